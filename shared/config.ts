@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+
+/**
+ * One typed configuration for the whole device. Every setting is a row of `settings`:
+ * its environment variable, its key in the optional JSON file (`CONFIG_FILE`), its type,
+ * default and meaning. The README's configuration table is generated from these rows.
+ *
+ * Precedence: environment variable > JSON file > default.
+ */
+type Kind = 'string' | 'int' | 'number' | 'boolean'
+
+interface Setting<K extends Kind = Kind> {
+  env: string
+  kind: K
+  default: K extends 'string' ? string : K extends 'boolean' ? boolean : number
+  doc: string
+}
+
+const MB = 1024 * 1024
+const s = <K extends Kind>(env: string, kind: K, def: Setting<K>['default'], doc: string): Setting<K> =>
+  ({ env, kind, default: def, doc })
+
+export const settings = {
+  port: s('PORT', 'int', 8080, 'HTTP port; 0 picks a free one (the chosen port is logged).'),
+  host: s('HOST', 'string', '0.0.0.0', 'HTTP bind address.'),
+  dataDir: s('DATA_DIR', 'string', './data', 'Every piece of state lives under it: database, upload staging, logs, prepared models.'),
+  libsqlUrl: s('LIBSQL_URL', 'string', '', 'Database URL; default `file:<DATA_DIR>/device.db`. A `libsql://` or `http://` URL points at a sqld server.'),
+  libsqlAuthToken: s('LIBSQL_AUTH_TOKEN', 'string', '', 'Auth token for a remote libsql server.'),
+  initialAdminPassword: s('INITIAL_ADMIN_PASSWORD', 'string', 'admin123', 'First password of the default account `admin`; used only when the database is created.'),
+  initialPasswordChangeRequired: s('INITIAL_PASSWORD_CHANGE_REQUIRED', 'boolean', true, 'Whether the default account must change its first password before business use (spec 5.7).'),
+  logLevel: s('LOG_LEVEL', 'string', 'info', 'pino level: trace, debug, info, warn, error, fatal.'),
+
+  sessionIdleTimeoutMs: s('SESSION_IDLE_TIMEOUT_MS', 'int', 2 * 60 * 60 * 1000, 'An mtk unused for this long expires (HTTP 401).'),
+  loginMaxFailures: s('LOGIN_MAX_FAILURES', 'int', 5, 'Consecutive failed sign-ins of one account before it is locked.'),
+  loginLockMs: s('LOGIN_LOCK_MS', 'int', 5 * 60 * 1000, 'How long an account stays locked after too many failures.'),
+
+  jsonBodyLimitBytes: s('JSON_BODY_LIMIT_BYTES', 'int', 1 * MB, 'Control-plane JSON request body limit (spec 8).'),
+  multipartBodyLimitBytes: s('MULTIPART_BODY_LIMIT_BYTES', 'int', 10 * MB, 'Regular single multipart request limit (spec 8).'),
+  backstopBodyLimitBytes: s('BACKSTOP_BODY_LIMIT_BYTES', 'int', 12 * MB, 'Emergency receive backstop of the HTTP layer (spec 8).'),
+  shutdownGraceMs: s('SHUTDOWN_GRACE_MS', 'int', 30_000, 'On SIGTERM, how long in-flight requests may take before the process exits anyway.'),
+
+  uploadMaxChunkBytes: s('UPLOAD_MAX_CHUNK_BYTES', 'int', 8 * MB, 'Per-request chunk limit, `maxChunkSize` (spec 2.5, 8).'),
+  uploadMaxTotalBytes: s('UPLOAD_MAX_TOTAL_BYTES', 'int', 0, 'Complete-file quota, `maxTotalSize`; 0 = none (spec 8).'),
+  uploadMaxChunks: s('UPLOAD_MAX_CHUNKS', 'int', 0, 'Chunk-count quota, `maxChunks`; 0 = none (spec 8).'),
+  uploadMetadataBudgetBytes: s('UPLOAD_METADATA_BUDGET_BYTES', 'int', 64 * MB, 'Per-session metadata budget (spec 8).'),
+  uploadIdleTimeoutMs: s('UPLOAD_IDLE_TIMEOUT_MS', 'int', 30 * 60 * 1000, 'Inactive upload sessions expire after this (spec 3.1, 8).'),
+  uploadAbsoluteTimeoutMs: s('UPLOAD_ABSOLUTE_TIMEOUT_MS', 'int', 0, 'Absolute lifetime of an upload session; 0 = none (spec 8).'),
+  uploadReserveBytes: s('UPLOAD_RESERVE_BYTES', 'int', 512 * MB, 'Fixed disk safety reserve (spec 8).'),
+  uploadReservePercent: s('UPLOAD_RESERVE_PERCENT', 'number', 0, 'Percentage disk reserve; the effective reserve is the larger of the two (spec 8).'),
+
+  maxEncodedImageBytes: s('MAX_ENCODED_IMAGE_BYTES', 'int', 32 * MB, 'Largest encoded image the media pipeline accepts (spec 2.5).'),
+  maxImagePixels: s('MAX_IMAGE_PIXELS', 'int', 64 * 1000 * 1000, 'Largest decoded pixel count the media pipeline accepts (spec 2.5).'),
+  inferenceThreads: s('INFERENCE_THREADS', 'int', 2, 'onnxruntime intra-op threads per session (the device has 2 cores).'),
+  fileServiceBaseUrl: s('FILE_SERVICE_BASE_URL', 'string', '', 'When set, fullPicture is a URL under this base instead of a data: URI (spec 2.6).'),
+
+  wsPort: s('WS_PORT', 'int', 9000, 'Event WebSocket listener port (spec 6).'),
+  wsHost: s('WS_HOST', 'string', '0.0.0.0', 'Event WebSocket listener address (spec 6).'),
+} as const
+
+type Settings = typeof settings
+type ValueOf<S> = S extends Setting<infer K> ? (K extends 'string' ? string : K extends 'boolean' ? boolean : number) : never
+export type Config = { readonly [K in keyof Settings]: ValueOf<Settings[K]> } & {
+  /** Absolute form of dataDir. */
+  readonly dataPath: string
+  /** Effective database URL. */
+  readonly databaseUrl: string
+}
+
+const parse = (setting: Setting, raw: unknown, source: string): string | number | boolean => {
+  if (setting.kind === 'string') return String(raw)
+  if (setting.kind === 'boolean') {
+    if (typeof raw === 'boolean') return raw
+    const text = String(raw).toLowerCase()
+    if (['1', 'true', 'yes', 'on'].includes(text)) return true
+    if (['0', 'false', 'no', 'off'].includes(text)) return false
+    throw new Error(`${source}: expected a boolean, got ${JSON.stringify(raw)}`)
+  }
+  const value = typeof raw === 'number' ? raw : Number(String(raw).trim())
+  if (!Number.isFinite(value) || value < 0 || (setting.kind === 'int' && !Number.isInteger(value)))
+    throw new Error(`${source}: expected a non-negative ${setting.kind === 'int' ? 'integer' : 'number'}, got ${JSON.stringify(raw)}`)
+  return value
+}
+
+/**
+ * Reads the configuration. `overrides` (used by tests) win over everything.
+ * A malformed value is a start-up error naming the variable, never a silent default.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof Settings, unknown>> = {}): Config {
+  let file: Record<string, unknown> = {}
+  if (env.CONFIG_FILE) {
+    try {
+      file = JSON.parse(readFileSync(env.CONFIG_FILE, 'utf8'))
+    } catch (error) {
+      throw new Error(`CONFIG_FILE ${env.CONFIG_FILE}: ${(error as Error).message}`)
+    }
+  }
+  const out: Record<string, unknown> = {}
+  for (const [key, setting] of Object.entries(settings) as [keyof Settings, Setting][]) {
+    if (key in overrides) out[key] = overrides[key]
+    else if (env[setting.env] !== undefined && env[setting.env] !== '') out[key] = parse(setting, env[setting.env], setting.env)
+    else if (key in file) out[key] = parse(setting, file[key], `${env.CONFIG_FILE}#${key}`)
+    else out[key] = setting.default
+  }
+  const dataPath = path.resolve(String(out.dataDir))
+  const databaseUrl = String(out.libsqlUrl) || `file:${path.join(dataPath, 'device.db')}`
+  return Object.freeze({ ...out, dataPath, databaseUrl }) as Config
+}

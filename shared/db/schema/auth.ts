@@ -1,0 +1,32 @@
+import { integer, sqliteTable, text, index } from 'drizzle-orm/sqlite-core'
+
+/** Accounts. `passwordHash` is scrypt over the MD5 hex digest the client sends (spec 4.1). */
+export const users = sqliteTable('users', {
+  id: text('id').primaryKey(),
+  accountName: text('account_name').notNull().unique(),
+  passwordHash: text('password_hash').notNull(),
+  passwordChangeRequired: integer('password_change_required', { mode: 'boolean' }).notNull(),
+  createdAt: integer('created_at').notNull(),
+  passwordChangedAt: integer('password_changed_at'),
+})
+
+/** Sessions. Only the SHA-256 of an `mtk` is stored, never the token itself. */
+export const sessions = sqliteTable('sessions', {
+  id: text('id').primaryKey(),
+  tokenHash: text('token_hash').notNull().unique(),
+  userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  createdAt: integer('created_at').notNull(),
+  lastSeenAt: integer('last_seen_at').notNull(),
+  revokedAt: integer('revoked_at'),
+}, (t) => [index('sessions_user_idx').on(t.userId)])
+
+/**
+ * Failed sign-ins per account name, kept whether or not the account exists so that an
+ * unknown account and a wrong password behave the same (including the lock).
+ */
+export const loginAttempts = sqliteTable('login_attempts', {
+  accountName: text('account_name').primaryKey(),
+  failures: integer('failures').notNull(),
+  lockedUntil: integer('locked_until'),
+  lastFailureAt: integer('last_failure_at').notNull(),
+})

@@ -1,0 +1,101 @@
+import { RecommendedAction as A } from './actions.ts'
+
+/**
+ * The error catalogue: every failure a client can see, as data.
+ *
+ * - `messageKey` is what clients branch on (spec 2.7, 7). Spec 7.1 identifiers of the form
+ *   `api.error.X` are used as the key verbatim; the upper-case transfer identifiers keep
+ *   their name as `msgCode` and get the camel-case key the spec gives for
+ *   IMAGE_INPUT_TOO_LARGE (`api.error.imageInputTooLarge`).
+ * - `msgCode` of ordinary business errors is a numeric compatibility code (spec 2.7).
+ * - `httpStatus`: spec 7.1 fixes 401, 413 and 416; a business error with resCode 0 is
+ *   otherwise answered with 200 (the envelope's resCode decides success, spec 2.1), except
+ *   where a generic HTTP client benefits from a distinct status (404 route, 500 internal).
+ */
+export interface CatalogueEntry {
+  msgCode: string
+  messageKey: string
+  msgText: string
+  httpStatus: number
+  retryable: boolean
+  recommendedAction: A
+  retryAfterSeconds?: number
+}
+
+const entry = (
+  msgCode: string,
+  messageKey: string,
+  msgText: string,
+  recommendedAction: A,
+  options: { httpStatus?: number; retryable?: boolean; retryAfterSeconds?: number } = {},
+): CatalogueEntry => ({
+  msgCode,
+  messageKey,
+  msgText,
+  recommendedAction,
+  httpStatus: options.httpStatus ?? 200,
+  retryable: options.retryable ?? false,
+  ...(options.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: options.retryAfterSeconds }),
+})
+
+export const catalogue = {
+  // ── spec 7.1: detection and task errors ────────────────────────────────────────────
+  ActionAlgLoadFailed: entry('1001', 'api.error.ActionAlgLoadFailed',
+    'The algorithm does not exist or its resources are unavailable.', A.QUERY_ALGORITHMS),
+  NotCreated: entry('1002', 'api.error.NotCreated',
+    'The task is not created, was cancelled, or its taskId/algorithmCode differ.', A.CREATE_TASK),
+  TaskCreateFailed: entry('1003', 'api.error.TaskCreateFailed',
+    'Model or pipeline initialization failed.', A.CHECK_MODEL_STATUS),
+  InvalidParam: entry('1004', 'api.error.InvalidParam',
+    'A request field is missing, has the wrong type or conflicts with another field.', A.CHECK_REQUEST_PARAMETERS),
+  ImageDecodeFailed: entry('1005', 'api.error.ImageDecodeFailed',
+    'The image is corrupt or in an unsupported format.', A.RE_ENCODE_IMAGE),
+  ImageDownloadFailed: entry('1006', 'api.error.ImageDownloadFailed',
+    'The device could not download the image from imageUrl.', A.CHECK_IMAGE_URL, { retryable: true }),
+
+  // ── spec 7.1: media and transfer limits ─────────────────────────────────────────────
+  IMAGE_INPUT_TOO_LARGE: entry('IMAGE_INPUT_TOO_LARGE', 'api.error.imageInputTooLarge',
+    'The encoded image exceeds the input limit.', A.RESIZE_OR_RECOMPRESS_IMAGE),
+  IMAGE_RESOLUTION_TOO_LARGE: entry('IMAGE_RESOLUTION_TOO_LARGE', 'api.error.imageResolutionTooLarge',
+    'The decoded pixel count exceeds the limit.', A.RESIZE_IMAGE),
+  STORAGE_RESERVE_REACHED: entry('STORAGE_RESERVE_REACHED', 'api.error.storageReserveReached',
+    'Not enough safe disk space for this upload.', A.FREE_DISK_SPACE),
+  TRANSFER_BUSY: entry('TRANSFER_BUSY', 'api.error.transferBusy',
+    'Another transfer is writing to this upload session.', A.RETRY_LATER, { retryable: true, retryAfterSeconds: 1 }),
+  UPLOAD_METADATA_BUDGET: entry('UPLOAD_METADATA_BUDGET', 'api.error.uploadMetadataBudget',
+    'The per-session metadata budget is exceeded.', A.USE_LARGER_CHUNKS_OR_CHANGE_POLICY),
+  HTTP_BODY_TOO_LARGE: entry('HTTP_BODY_TOO_LARGE', 'api.error.httpBodyTooLarge',
+    'The request body is larger than this request type allows.', A.REDUCE_REQUEST_BODY, { httpStatus: 413 }),
+  DefaultCantBeExport: entry('DefaultCantBeExport', 'api.error.DefaultCantBeExport',
+    'Preset, encrypted or device-bound models cannot be exported.', A.NONE),
+  RangeNotSatisfiable: entry('RANGE_NOT_SATISFIABLE', 'api.error.rangeNotSatisfiable',
+    'The requested byte range is outside the file.', A.CHECK_REQUEST_PARAMETERS, { httpStatus: 416 }),
+
+  // ── spec 5: authentication ──────────────────────────────────────────────────────────
+  Unauthorized: entry('401', 'api.error.Unauthorized',
+    'The mtk header is missing, unknown or expired.', A.SIGN_IN_AGAIN, { httpStatus: 401 }),
+  LoginFailed: entry('2001', 'api.error.LoginFailed',
+    'Account or password is wrong.', A.CHECK_REQUEST_PARAMETERS),
+  LoginLocked: entry('2002', 'api.error.LoginLocked',
+    'Too many failed sign-ins for this account; it is locked for a while.', A.RETRY_LATER, { retryable: true }),
+  PasswordChangeRequired: entry('2003', 'api.error.PasswordChangeRequired',
+    'The password must be changed before business use.', A.CHANGE_PASSWORD, { httpStatus: 403 }),
+  PasswordWeak: entry('2004', 'api.error.PasswordWeak',
+    'The new password is not accepted by the device password policy.', A.CHECK_REQUEST_PARAMETERS),
+
+  // ── runtime ─────────────────────────────────────────────────────────────────────────
+  RouteNotFound: entry('404', 'api.error.RouteNotFound',
+    'No endpoint is mounted at this path.', A.CHECK_REQUEST_PARAMETERS, { httpStatus: 404 }),
+  MethodNotAllowed: entry('405', 'api.error.MethodNotAllowed',
+    'This endpoint does not accept that HTTP method.', A.CHECK_REQUEST_PARAMETERS, { httpStatus: 405 }),
+  UnsupportedMediaType: entry('415', 'api.error.UnsupportedMediaType',
+    'The Content-Type of the request does not match what this endpoint accepts.', A.CHECK_REQUEST_PARAMETERS, { httpStatus: 415 }),
+  NotSupported: entry('1010', 'api.error.NotSupported',
+    'This operation is not supported on this device.', A.NONE),
+  ServiceUnavailable: entry('503', 'api.error.ServiceUnavailable',
+    'The device is starting or shutting down.', A.RETRY_LATER, { httpStatus: 503, retryable: true, retryAfterSeconds: 2 }),
+  Internal: entry('500', 'api.error.Internal',
+    'Internal error; quote the request id when reporting it.', A.RETRY_LATER, { httpStatus: 500, retryable: true }),
+} satisfies Record<string, CatalogueEntry>
+
+export type ErrorId = keyof typeof catalogue

@@ -1,0 +1,108 @@
+import type { Static, TSchema } from '@sinclair/typebox'
+import type { Config } from './config.ts'
+import type { Db } from './db/client.ts'
+
+/**
+ * The handler contract (ARCHITECTURE.md, "The handler contract").
+ *
+ * A handler file default-exports `defineHandler({...})`. The build turns each file into its
+ * own bundle and records `routes`, `auth`, `body` and `methods` in the routes manifest; the
+ * runtime mounts the bundle, validates `input`, injects `ctx`, wraps the returned value in
+ * the envelope of spec 2.1 and turns a thrown catalogue error into `resCode: 0`.
+ *
+ * @example
+ * export default defineHandler({
+ *   routes: ['/v1/cwai/aihost/Probe'],
+ *   auth: 'anonymous',
+ *   body: 'none',
+ *   summary: 'Liveness probe.',
+ *   input: Type.Object({}),
+ *   async handle() { return { alive: true } },
+ * })
+ */
+
+/**
+ * - `anonymous`: no `mtk` needed (only DoLogin and Probe, spec 5.2).
+ * - `session`: a valid `mtk` whose account has no pending password change (spec 5.7).
+ * - `session-any`: a valid `mtk`, even while a password change is pending (password change, sign-out).
+ */
+export type AuthMode = 'anonymous' | 'session' | 'session-any'
+
+/**
+ * - `json`: body parsed as JSON under the 1 MB limit (spec 8) and validated against `input`.
+ * - `multipart`: body not parsed; `ctx.request` streams it under the 10 MB limit, or under the
+ *   emergency backstop when `bodyLimit: 'backstop'` (upload chunks enforce their own, smaller, limit).
+ * - `none`: body ignored; `input` is validated against `{}` plus query parameters.
+ */
+export type BodyKind = 'json' | 'multipart' | 'none'
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD'
+
+export interface Identity {
+  userId: string
+  accountName: string
+  /** null on trusted internal transports (MQTT, spec 5.6). */
+  sessionId: string | null
+  transport: 'http' | 'mqtt' | 'internal'
+  passwordChangeRequired: boolean
+}
+
+export interface Clock {
+  now(): number
+}
+
+export interface Logger {
+  trace(obj: object | string, msg?: string): void
+  debug(obj: object | string, msg?: string): void
+  info(obj: object | string, msg?: string): void
+  warn(obj: object | string, msg?: string): void
+  error(obj: object | string, msg?: string): void
+  child(bindings: Record<string, unknown>): Logger
+}
+
+/** Long-lived resources owned by the runtime; handlers reach them only through `ctx`. */
+export interface Services {
+  db: Db
+  config: Config
+  clock: Clock
+  log: Logger
+  /** Facts about the running process (version, start time), for status endpoints. */
+  process: { softwareVersion: string; startedAt: number; buildHash: string }
+  /** The routes currently mounted (for ViewRoutes and the interface documents). */
+  routes(): MountedRoute[]
+}
+
+export interface Ctx extends Services {
+  identity: Identity | null
+  requestId: string
+  /** The HTTP request (streaming body for `multipart` handlers); null on non-HTTP transports. */
+  request: Request | null
+  /** Aborted when the client goes away. */
+  signal: AbortSignal
+}
+
+export interface MountedRoute {
+  path: string
+  methods: HttpMethod[]
+  auth: AuthMode
+  body: BodyKind
+  bundle: string
+  summary: string
+}
+
+export interface HandlerDefinition<S extends TSchema = TSchema, R = unknown> {
+  routes: string[]
+  auth: AuthMode
+  body: BodyKind
+  /** Default ['POST'] (spec 4: all endpoints use POST unless stated). */
+  methods?: HttpMethod[]
+  /** For multipart handlers that stream large bodies and enforce their own limit. */
+  bodyLimit?: 'default' | 'backstop'
+  summary: string
+  input: S
+  /** Returns `resData` (wrapped in the envelope), or a `Response` sent as it is (files, streams). */
+  handle(input: Static<S>, ctx: Ctx): Promise<R> | R
+}
+
+export function defineHandler<S extends TSchema, R>(definition: HandlerDefinition<S, R>): HandlerDefinition<S, R> {
+  return definition
+}
