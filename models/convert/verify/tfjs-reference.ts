@@ -25,7 +25,8 @@ export async function loadReferenceModel(graph: TfGraph): Promise<tf.GraphModel>
 /** Runs the model on one input; returns each requested output as flat float data. */
 export async function runReference(model: tf.GraphModel, inputName: string, dims: number[], data: Float32Array, outputs: string[]): Promise<{ dims: number[]; data: Float32Array }[]> {
   const x = tf.tensor(data, dims, 'float32')
-  const result = (await model.executeAsync({ [inputName]: x }, outputs)) as tf.Tensor | tf.Tensor[]
+  // execute(): none of these graphs has control flow, so the synchronous executor applies
+  const result = model.execute({ [inputName]: x }, outputs) as tf.Tensor | tf.Tensor[]
   const list = Array.isArray(result) ? result : [result]
   const out = await Promise.all(list.map(async (t) => ({ dims: t.shape, data: Float32Array.from(await t.data()) })))
   tf.dispose([x, ...list])
