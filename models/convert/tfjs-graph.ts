@@ -42,7 +42,7 @@ interface WeightSpec {
 
 export interface TfModelJson {
   format?: string
-  modelTopology: { node: TfNode[] }
+  modelTopology: { node: TfNode[]; versions?: { producer?: number } }
   weightsManifest: { paths: string[]; weights: WeightSpec[] }[]
   signature?: {
     inputs?: Record<string, { name: string }>

@@ -6,10 +6,24 @@ import { fusedActivation } from './activation.ts'
 import type { AttrValue } from '../onnx-builder.ts'
 import type { OpContext, OpMapping } from '../context.ts'
 
-/** TF padding attribute → ONNX Conv/Pool padding attributes (TF SAME pads the extra at the end). */
-export function paddingAttrs(ctx: OpContext): Record<string, AttrValue> {
+/**
+ * TF padding attribute → ONNX Conv/Pool padding attributes. TF SAME pads the extra at the
+ * end (ONNX SAME_UPPER). With stride 1 the SAME padding does not depend on the input size,
+ * so it is written out, which also serves dilated kernels (onnxruntime refuses auto_pad
+ * with dilations).
+ */
+export function paddingAttrs(ctx: OpContext, kernel: number[], dilations: number[] = [1, 1]): Record<string, AttrValue> {
   const padding = attrString(ctx.attr('padding'))
-  if (padding === 'SAME') return { auto_pad: 'SAME_UPPER' }
+  if (padding === 'SAME') {
+    const strides = spatial(ctx, attrInts(ctx.attr('strides')), 1)
+    if (strides.some((s) => s !== 1)) {
+      if (dilations.some((d) => d !== 1)) ctx.fail('SAME padding with both strides and dilations is not supported')
+      return { auto_pad: 'SAME_UPPER' }
+    }
+    const total = kernel.map((k, i) => (k - 1) * dilations[i]!)
+    const begin = total.map((t) => Math.floor(t / 2))
+    return { pads: [...begin, ...total.map((t, i) => t - begin[i]!)] }
+  }
   if (padding === 'VALID') return { auto_pad: 'VALID' }
   if (padding === 'EXPLICIT') {
     const p = attrInts(ctx.attr('explicit_paddings'))
@@ -25,12 +39,9 @@ function spatialPairs(ctx: OpContext, p: number[]): number[] {
 }
 
 function convAttrs(ctx: OpContext, kernel: ConstTensor): Record<string, AttrValue> {
-  return {
-    kernel_shape: [kernel.shape[0]!, kernel.shape[1]!],
-    strides: spatial(ctx, attrInts(ctx.attr('strides')), 1),
-    dilations: spatial(ctx, attrInts(ctx.attr('dilations')), 1),
-    ...paddingAttrs(ctx),
-  }
+  const kernelShape = [kernel.shape[0]!, kernel.shape[1]!]
+  const dilations = spatial(ctx, attrInts(ctx.attr('dilations')), 1)
+  return { kernel_shape: kernelShape, strides: spatial(ctx, attrInts(ctx.attr('strides')), 1), dilations, ...paddingAttrs(ctx, kernelShape, dilations) }
 }
 
 /** HWIO → OIHW */

@@ -5,7 +5,8 @@ import { paddingAttrs } from './conv.ts'
 import type { OpMapping } from '../context.ts'
 
 const pool = (onnxOp: string): OpMapping => (ctx) => {
-  const attrs = { kernel_shape: spatial(ctx, attrInts(ctx.attr('ksize')), 1), strides: spatial(ctx, attrInts(ctx.attr('strides')), 1), ...paddingAttrs(ctx) }
+  const kernel = spatial(ctx, attrInts(ctx.attr('ksize')), 1)
+  const attrs = { kernel_shape: kernel, strides: spatial(ctx, attrInts(ctx.attr('strides')), 1), ...paddingAttrs(ctx, kernel) }
   return [channelsFirst(ctx, ctx.input(0), (x) => ctx.emit(onnxOp, [x], attrs)[0]!)]
 }
 
