@@ -21,6 +21,11 @@ export class ByteGate extends Transform {
   constructor(private readonly source: Readable, private readonly declaredBytes: number, private readonly limitBytes: number,
     private readonly context: Record<string, unknown> = {}) {
     super()
+    // The source may have failed before the gate was attached (the request was already parsed).
+    if (source.errored || source.destroyed) {
+      this.stop(source.errored ?? new Error('the request body was closed before the chunk was read'))
+      return
+    }
     source.once('error', (error) => this.stop(error))
     source.pipe(this)
   }

@@ -93,6 +93,8 @@ export async function receiveChunk<T>(request: Request, options: ReceiveChunkOpt
     values.set(name, value)
   })
   parser.on('file', (name, stream, info) => {
+    // busboy errors the open file stream too when the body is malformed or cut short.
+    stream.on('error', (error) => fail(invalid('file', `malformed multipart body: ${error.message}`)))
     if (name !== 'file') {
       stream.resume()
       return fail(invalid(name, 'unexpected file part; the chunk goes in the part named "file"'))
@@ -109,6 +111,7 @@ export async function receiveChunk<T>(request: Request, options: ReceiveChunkOpt
         return fail(error)
       }
       const body = new PassThrough()
+      body.on('error', () => undefined) // the reader (ByteGate) learns of it through `errored`
       stream.pipe(body, { end: false }) // ends when the whole request is parsed (below)
       direct = { body, result: accept(fields, body) }
       direct.result.catch(() => undefined)
