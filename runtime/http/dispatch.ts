@@ -1,6 +1,6 @@
 import type { Context } from 'hono'
 import { ApiError, isApiError, invalidParam } from '../../shared/errors/index.ts'
-import { failure, success } from '../../shared/envelope.ts'
+import { failure, success, type Envelope } from '../../shared/envelope.ts'
 import type { Ctx, Identity, Services } from '../../shared/handler.ts'
 import { resolveSession } from '../../shared/auth/sessions.ts'
 import type { RouteEntry, RouteTable } from './routeTable.ts'
@@ -65,11 +65,11 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
       } else {
         input = Object.fromEntries(new URL(c.req.url).searchParams)
       }
-      const ctx: Ctx = { ...services, log, identity, requestId, request, signal: controller.signal }
-      const validInput = validator.validate(definition.input, input)
-      const result = await definition.handle(validInput as never, ctx)
-      if (result instanceof Response) return result
-      return c.json(success(result))
+      const outcome = await runHandler({ services, validator }, entry, input, { identity, requestId, request, signal: controller.signal })
+      // A handler streaming the body may turn the limit error into its own; the limit wins.
+      const crossed = body.exceeded()
+      if (crossed) throw crossed
+      return toResponse(c, outcome)
     } catch (error) {
       const tooLarge = body.exceeded() ?? (error instanceof BodyTooLarge ? error : null)
       if (tooLarge) {
@@ -77,10 +77,46 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
         return errorResponse(c, bodyTooLargeError(tooLarge.limitBytes, tooLarge.actualBytes, multipart))
       }
       if (isApiError(error)) return errorResponse(c, error)
-      log.error({ err: error, path: route.path }, 'unexpected error in handler')
+      log.error({ err: error, path: route.path }, 'unexpected error while reading the request')
       return errorResponse(c, new ApiError('Internal', { details: { requestId } }))
     }
   }
+}
+
+export interface Outcome {
+  status: number
+  envelope: Envelope
+}
+
+/**
+ * Validates the input and runs the handler; the one place where a handler's result or error
+ * becomes an envelope. HTTP dispatch and other transports (MQTT requests, spec 5.6) share it.
+ */
+export async function runHandler(
+  deps: { services: Services; validator: InputValidator },
+  entry: RouteEntry,
+  input: unknown,
+  call: Pick<Ctx, 'identity' | 'requestId' | 'request' | 'signal'>,
+): Promise<Outcome | Response> {
+  const log = deps.services.log.child({ requestId: call.requestId })
+  const ctx: Ctx = { ...deps.services, ...call, log }
+  try {
+    const validInput = deps.validator.validate(entry.definition.input, input)
+    const result = await entry.definition.handle(validInput as never, ctx)
+    if (result instanceof Response) return result
+    return { status: 200, envelope: success(result) }
+  } catch (error) {
+    if (error instanceof BodyTooLarge) throw error
+    if (isApiError(error)) return { status: error.httpStatus, envelope: failure([error.item]) }
+    log.error({ err: error, path: entry.route.path }, 'unexpected error in handler')
+    const internal = new ApiError('Internal', { details: { requestId: call.requestId } })
+    return { status: internal.httpStatus, envelope: failure([internal.item]) }
+  }
+}
+
+async function toResponse(c: Context, outcome: Outcome | Response): Promise<Response> {
+  if (outcome instanceof Response) return outcome
+  return c.json(outcome.envelope, outcome.status as 200)
 }
 
 async function readJson(stream: ReadableStream<Uint8Array> | null): Promise<unknown> {
