@@ -68,7 +68,7 @@ export class UploadRepository {
   async recordTusProgress(id: string, receivedBytes: number, complete: boolean, now: number): Promise<void> {
     await this.db.update(uploadSessions).set({
       receivedBytes, lastActivityAt: now, ...(complete ? { state: 'complete', nextChunkIndex: 1 } : {}),
-    }).where(and(eq(uploadSessions.id, id), eq(uploadSessions.state, 'open')))
+    }).where(and(eq(uploadSessions.id, id), eq(uploadSessions.state, 'open'), eq(uploadSessions.source, 'tus')))
   }
 
   /** Moves a session from one of `from` to a terminal state; false when it was not in `from`. */

@@ -4,8 +4,8 @@ import { rm, stat, truncate } from 'node:fs/promises'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import type { Readable } from 'node:stream'
-import { FileStore } from '@tus/file-store'
 import { Upload } from '@tus/server'
+import { SessionFileStore } from './sessionStore.ts'
 import type { Config } from '../../shared/config.ts'
 import type { Db } from '../../shared/db/client.ts'
 import { ApiError } from '../../shared/errors/index.ts'
@@ -13,7 +13,7 @@ import type { Clock, Identity, Logger } from '../../shared/handler.ts'
 import type {
   ChunkFields, ClaimedUpload, SweepResult, UploadCapabilities, UploadService, UploadSessionView,
 } from '../../shared/uploads/index.ts'
-import { ByteGate, countBody } from './byteGate.ts'
+import { ByteGate, countBody } from '../../shared/uploads/byteGate.ts'
 import { capacityOf, statDisk, type Capacity, type StatDisk } from './capacity.ts'
 import { Mutex, SessionWriteLocks, type SessionWrite } from './locks.ts'
 import { UploadRepository, type UploadSessionRow } from './repository.ts'
@@ -53,7 +53,7 @@ const notFound = (uploadId: string) => new ApiError('UPLOAD_NOT_FOUND', { detail
  * FileStore. Implements the state machine of spec 3.1.
  */
 export class UploadManager implements UploadService {
-  readonly store: FileStore
+  readonly store: SessionFileStore
   readonly stagingDir: string
   readonly repo: UploadRepository
   private readonly admission = new Mutex()
@@ -64,7 +64,10 @@ export class UploadManager implements UploadService {
   constructor(private readonly options: UploadServiceOptions) {
     this.stagingDir = path.resolve(options.stagingDir ?? path.join(options.config.dataPath, 'uploads'))
     mkdirSync(this.stagingDir, { recursive: true })
-    this.store = new FileStore({ directory: this.stagingDir })
+    this.store = new SessionFileStore(this.stagingDir, options.config.uploadIdleTimeoutMs, {
+      afterWrite: (id, offset) => this.afterTusWrite(id, offset),
+      beforeRemove: (id) => this.beforeTusRemove(id),
+    })
     this.repo = new UploadRepository(options.db)
     this.statDisk = options.statDisk ?? statDisk
     this.timer = options.sweepTimer === false ? null : setInterval(() => {
@@ -156,7 +159,7 @@ export class UploadManager implements UploadService {
    * availableForNewUploadsBytes, else STORAGE_RESERVE_REACHED (spec 2.5, 7.1, 8). Reserves it
    * by inserting the open manifest, and creates the empty file in the store.
    */
-  async admit(identity: Identity, spec: NewSession, uploadId = randomBytes(16).toString('hex')): Promise<UploadSessionRow> {
+  async admit(identity: Identity, spec: NewSession, uploadId = randomBytes(16).toString('hex'), createFile = true): Promise<UploadSessionRow> {
     const capacity = await this.capacity()
     if (spec.totalSize > capacity.availableForNewUploadsBytes)
       throw new ApiError('STORAGE_RESERVE_REACHED', {
@@ -174,6 +177,7 @@ export class UploadManager implements UploadService {
       metadataBytes: spec.metadataBytes, createdAt: now, lastActivityAt: now, endedAt: null, endReason: null, bytesDeletedAt: null,
     }
     await this.repo.insert(row)
+    if (!createFile) return row // tus creation: @tus/server creates the file right after
     try {
       await this.store.create(new Upload({
         id: uploadId, size: spec.totalSize, offset: 0, creation_date: new Date(now).toISOString(),
@@ -362,6 +366,47 @@ export class UploadManager implements UploadService {
     await rm(this.filePath(uploadId), { force: true })
     await this.store.configstore.delete(uploadId)
     await this.repo.deleteSession(uploadId)
+  }
+
+  // ── native tus endpoint (runtime/uploads/tus.ts): same store, same admission and reservations ──
+
+  /** tus creation: the same admission as uploadTemp chunk 0, under the same lock. */
+  async admitTus(identity: Identity, upload: Upload): Promise<void> {
+    const filename = upload.metadata?.filename ?? upload.metadata?.name ?? ''
+    const purpose = upload.metadata?.purpose || 'file'
+    const sha256 = upload.metadata?.sha256?.toLowerCase() || undefined
+    const chunk: ChunkFields = { filename, purpose, chunkIndex: 0, totalChunks: 1, totalSize: upload.size ?? 0, chunkSize: 0, sha256 }
+    checkChunkFields({ ...chunk, totalChunks: Math.max(1, Math.ceil(chunk.totalSize / this.config.uploadMaxChunkBytes)) }, this.config)
+    await this.admission.run(() => this.admit(identity, { source: 'tus', filename, purpose, totalSize: chunk.totalSize, totalChunks: 1, sha256, metadataBytes: metadataBytesOf(chunk) }, upload.id, false))
+  }
+
+  /** The store's offset after a tus PATCH is the truth; the manifest mirrors it, and completes the session. */
+  private async afterTusWrite(uploadId: string, offset: number): Promise<void> {
+    const session = await this.repo.find(uploadId)
+    if (!session || session.source !== 'tus' || session.state !== 'open') return
+    if (offset === session.totalSize && session.sha256) {
+      try {
+        await this.verifySha256(session)
+      } catch {
+        throw { status_code: 460, body: 'Checksum Mismatch: the sha256 of the file differs from its metadata; the upload failed\n' }
+      }
+    }
+    await this.repo.recordTusProgress(uploadId, offset, offset === session.totalSize, this.now())
+  }
+
+  /** tus termination = cancelUpload: reservation released at once, then the store removes the bytes. */
+  private async beforeTusRemove(uploadId: string): Promise<void> {
+    await this.repo.end(uploadId, ['open', 'complete'], 'cancelled', this.now(), 'tus termination')
+    await this.repo.markBytesDeleted(uploadId, this.now())
+  }
+
+  /** For tus requests on an existing upload: the caller's live tus session, or the error to answer. */
+  async tusSession(identity: Identity, uploadId: string): Promise<UploadSessionRow> {
+    const session = await this.ownSession(identity, uploadId, 'tus')
+    if (await this.expireIfDue(session, this.now())) throw endedSessionError({ ...session, state: 'expired' })!
+    const ended = endedSessionError(session)
+    if (ended) throw ended
+    return session
   }
 
   /** spec 2.5 / 5.4: a session is visible only to the user who created it; others get "unknown". */

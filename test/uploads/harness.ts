@@ -59,8 +59,6 @@ export async function harness(overrides: Partial<Record<keyof Config, unknown>> 
     async close() {
       await h.uploads.close()
       db.close()
-      // FileStore's constructor creates its folder asynchronously; let that finish first.
-      await new Promise((resolve) => setTimeout(resolve, 20))
       rmSync(dir, { recursive: true, force: true })
     },
   }

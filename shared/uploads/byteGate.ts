@@ -1,5 +1,5 @@
 import { Transform, type Readable, type TransformCallback } from 'node:stream'
-import { ApiError } from '../../shared/errors/index.ts'
+import { ApiError } from '../errors/index.ts'
 
 /**
  * Passes a chunk's bytes from the request to the store while counting them.

@@ -5,8 +5,8 @@ import path from 'node:path'
 import { PassThrough, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import busboy from 'busboy'
-import { ApiError } from '../../shared/errors/index.ts'
-import type { ChunkFields } from '../../shared/uploads/index.ts'
+import { ApiError } from '../errors/index.ts'
+import type { ChunkFields } from './types.ts'
 import { ByteGate } from './byteGate.ts'
 
 /**
