@@ -164,9 +164,8 @@ describe('native tus endpoint', () => {
       upload.start()
     })
     const uploadId = location.split('/').pop()!
-    await device.stop()
 
-    // Claim with the real service on the device's database and staging folder.
+    // Claim with the real service on the device's database file and staging folder (as a handler would).
     const config = loadConfig({}, { dataDir: device.dataDir })
     const db = openDb(config.databaseUrl)
     try {
@@ -180,5 +179,68 @@ describe('native tus endpoint', () => {
     } finally {
       db.close()
     }
+  })
+
+  const tusRequest = (method: string, url: string, headers: Record<string, string> = {}, body?: Buffer) =>
+    fetch(url.startsWith('http') ? url : `${device.url}${url}`, {
+      method, headers: { 'Tus-Resumable': '1.0.0', mtk, ...headers }, ...(body ? { body: new Uint8Array(body) } : {}),
+    })
+  const create = async (length: number, metadata = 'purpose aW1hZ2U=') => {
+    const response = await tusRequest('POST', `${BASE}/tus`, { 'Upload-Length': String(length), 'Upload-Metadata': metadata })
+    return { response, url: response.headers.get('location') ?? '' }
+  }
+
+  it('OPTIONS advertises creation, termination, expiration and checksum', async () => {
+    const response = await fetch(`${device.url}${BASE}/tus`, { method: 'OPTIONS' })
+    expect(response.status).toBe(204)
+    expect(response.headers.get('tus-version')).toBe('1.0.0')
+    expect(response.headers.get('tus-extension')?.split(',')).toEqual(expect.arrayContaining(['creation', 'termination', 'expiration', 'checksum']))
+    expect(response.headers.get('tus-checksum-algorithm')?.split(',')).toContain('sha256')
+  })
+
+  it('needs an mtk; an unknown upload is 404', async () => {
+    const anonymous = await fetch(`${device.url}${BASE}/tus`, { method: 'POST', headers: { 'Tus-Resumable': '1.0.0', 'Upload-Length': '10' } })
+    expect(anonymous.status).toBe(401)
+    expect((await anonymous.json() as any).resMsg[0].messageKey).toBe('api.error.Unauthorized')
+    expect((await tusRequest('HEAD', `${BASE}/tus/${'0'.repeat(32)}`)).status).toBe(404)
+  })
+
+  it('checksum: a PATCH whose Upload-Checksum does not match is 460 and leaves the offset; a matching one is stored', async () => {
+    const data = randomBytes(1000)
+    const { response, url } = await create(data.length)
+    expect(response.status).toBe(201)
+    expect(response.headers.get('upload-expires')).toBeTruthy()
+    const patch = (digest: string) => tusRequest('PATCH', url, {
+      'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': '0', 'Upload-Checksum': `sha256 ${digest}`,
+    }, data)
+    const wrong = await patch(createHash('sha256').update('other').digest('base64'))
+    expect(wrong.status).toBe(460)
+    expect((await tusRequest('HEAD', url)).headers.get('upload-offset')).toBe('0')
+    const right = await patch(createHash('sha256').update(data).digest('base64'))
+    expect(right.status).toBe(204)
+    expect(right.headers.get('upload-offset')).toBe('1000')
+    const unsupported = await tusRequest('PATCH', url, { 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': '1000', 'Upload-Checksum': 'crc32 AAAA' }, Buffer.alloc(0))
+    expect(unsupported.status).toBe(400)
+  })
+
+  it('termination releases the reservation; the upload is then gone (410) and cancelUpload says cancelled', async () => {
+    const before = (await device.post(`${BASE}/uploadCapabilities`, {}, mtk)).body.resData
+    const { url } = await create(5 * MB)
+    const during = (await device.post(`${BASE}/uploadCapabilities`, {}, mtk)).body.resData
+    expect(Number(during.reservedBySessionsBytes) - Number(before.reservedBySessionsBytes)).toBe(5 * MB)
+    expect((await tusRequest('DELETE', url)).status).toBe(204)
+    const after = (await device.post(`${BASE}/uploadCapabilities`, {}, mtk)).body.resData
+    expect(after.reservedBySessionsBytes).toBe(before.reservedBySessionsBytes)
+    expect(after.activeSessions).toBe(before.activeSessions)
+    expect((await tusRequest('HEAD', url)).status).toBe(410)
+    const cancel = await device.post(`${BASE}/cancelUpload`, { uploadId: url.split('/').pop() }, mtk)
+    expect(cancel.body.resMsg[0].messageKey).toBe('api.error.uploadCancelled')
+  })
+
+  it('creation goes through the same admission: too large → 507 with STORAGE_RESERVE_REACHED', async () => {
+    const caps = (await device.post(`${BASE}/uploadCapabilities`, {}, mtk)).body.resData
+    const { response } = await create(Number(caps.availableBytes) + 1024 * MB)
+    expect(response.status).toBe(507)
+    expect((await response.json() as any).resMsg[0]).toMatchObject({ messageKey: 'api.error.storageReserveReached', recommendedAction: 'FREE_DISK_SPACE' })
   })
 })
