@@ -8,12 +8,9 @@ import { createHash } from 'node:crypto'
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { convertTfGraph } from './convert.ts'
-import type { ModelSource } from './sources.ts'
+import { modelSources, type ModelSource } from './sources.ts'
 import { loadTfGraph } from './tfjs-graph.ts'
-
-const converterDir = dirname(fileURLToPath(import.meta.url))
 
 export interface BuiltModel {
   name: string
@@ -26,7 +23,9 @@ export function resolveModelJson(source: ModelSource, projectRoot: string): stri
   return createRequire(join(projectRoot, 'package.json')).resolve(source.modelJson)
 }
 
-async function converterHash(): Promise<string> {
+/** Hash of the converter's source (read from the project, so that a bundled copy keys the cache the same way). */
+async function converterHash(projectRoot: string): Promise<string> {
+  const converterDir = join(projectRoot, 'models/convert')
   const hash = createHash('sha256')
   const walk = async (dir: string): Promise<void> => {
     for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -47,9 +46,18 @@ async function sourceHash(modelJson: string): Promise<string> {
   return hash.digest('hex')
 }
 
+/** The build step: every model of sources.ts into `<dist>/models/`. */
+export async function convertModels({ root, dist }: { root: string; dist: string }): Promise<BuiltModel[]> {
+  const started = Date.now()
+  const built = await buildModels(modelSources, join(dist, 'models'), root)
+  const fresh = built.filter((m) => !m.cached).map((m) => m.name)
+  console.log(`models/convert: ${built.length} models in ${join(dist, 'models')} (${fresh.length ? `converted ${fresh.join(', ')}` : 'all cached'}) in ${Date.now() - started} ms`)
+  return built
+}
+
 export async function buildModels(sources: readonly ModelSource[], outDir: string, projectRoot: string): Promise<BuiltModel[]> {
   await mkdir(outDir, { recursive: true })
-  const converter = await converterHash()
+  const converter = await converterHash(projectRoot)
   const built: BuiltModel[] = []
   for (const source of sources) {
     const modelJson = resolveModelJson(source, projectRoot)

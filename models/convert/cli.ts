@@ -1,5 +1,6 @@
 /**
- * Build step: converts the TF.js graph models of sources.ts to ONNX.
+ * Converts the TF.js graph models of sources.ts to ONNX, outside the build (build.mjs runs
+ * the same conversion through convertModels()). Run from the project root:
  *   npx tsx models/convert/cli.ts [outDir]   (default dist/models)
  * Exits non-zero, naming the model, node and TF op, when a model cannot be converted.
  */
@@ -9,6 +10,7 @@ import { buildModels } from './build-models.ts'
 import { modelSources } from './sources.ts'
 
 const projectRoot = resolve(fileURLToPath(import.meta.url), '../../..')
+
 const outDir = resolve(projectRoot, process.argv[2] ?? 'dist/models')
 
 try {
