@@ -23,8 +23,8 @@ describe('conversion errors', () => {
   })
 
   it('names an input that must be constant but is computed', () => {
-    const graph = graphOf([placeholder, { name: 'out', op: 'Reshape', input: ['image', 'image'] }])
-    expect(() => convertTfGraph(graph, 'toy-model')).toThrow('model "toy-model": node "out" (TF op Reshape): shape (input 1) must be a constant')
+    const graph = graphOf([placeholder, { name: 'out', op: 'Transpose', input: ['image', 'image'] }])
+    expect(() => convertTfGraph(graph, 'toy-model')).toThrow('model "toy-model": node "out" (TF op Transpose): perm (input 1) must be a constant')
   })
 
   it('converts a graph whose ops are all known', () => {

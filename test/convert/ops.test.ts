@@ -137,6 +137,18 @@ const cases: Case[] = [
     consts: { b1: ints([0, 5, 1]), e1: ints([0, 0, 0]), s1: ints([1, -2, 2]), b2: ints([1, 0, 0]), e2: ints([2, 3, 3]), s2: ints([1, 1, 1]) },
   },
   {
+    name: 'Shape → StridedSlice → Pack → Reshape on a computed tensor',
+    input: [2, 3, 4],
+    nodes: [
+      { name: 'r', op: 'Relu', input: ['x'], attr: floatT },
+      { name: 'shape', op: 'Shape', input: ['r'], attr: { ...floatT, out_type: attr.type('DT_INT32') } },
+      { name: 'batch', op: 'StridedSlice', input: ['shape', 'b', 'e', 's'], attr: { T: attr.type('DT_INT32'), begin_mask: attr.i(0), end_mask: attr.i(0), shrink_axis_mask: attr.i(1), ellipsis_mask: attr.i(0), new_axis_mask: attr.i(0) } },
+      { name: 'target', op: 'Pack', input: ['batch', 'minus1'], attr: { T: attr.type('DT_INT32'), axis: attr.i(0), N: attr.i(2) } },
+      { name: 'y', op: 'Reshape', input: ['r', 'target'], attr: floatT },
+    ],
+    consts: { b: ints([0]), e: ints([1]), s: ints([1]), minus1: ints([-1], []) },
+  },
+  {
     name: 'Reductions with and without keep_dims',
     input: [2, 3, 4],
     nodes: [

@@ -1,6 +1,7 @@
 /** Shape and indexing ops. Axes stay TF's, since tensors keep TF's layout. */
 import { attrInt } from '../tfjs-graph.ts'
 import { stridedSliceSpec } from '../fold/tensor-math.ts'
+import { ElemType } from '../onnx-builder.ts'
 import type { OpContext, OpMapping } from '../context.ts'
 
 const ints = (ctx: OpContext, i: number, what: string) => Array.from(ctx.requireConst(i, what).data)
@@ -8,7 +9,16 @@ const int64Input = (ctx: OpContext, i: number, what: string) => ctx.b.int64(`${c
 const axisList = (ctx: OpContext) => (ctx.attr('squeeze_dims')?.list?.i ?? ctx.attr('axis')?.list?.i ?? []).map(Number)
 
 export const shapeOps: Record<string, OpMapping> = {
-  Reshape: (ctx) => ctx.emit('Reshape', [ctx.input(0), int64Input(ctx, 1, 'shape')]),
+  /** A constant target shape becomes an int64 initializer; a computed one is cast to int64. */
+  Reshape: (ctx) => {
+    const shape = ctx.constant(1) ? int64Input(ctx, 1, 'shape') : ctx.emit('Cast', [ctx.input(1)], { to: ElemType.int64 })[0]!
+    return ctx.emit('Reshape', [ctx.input(0), shape])
+  },
+  /**
+   * Shape of a computed tensor (the shape of a constant is folded): emitted as ONNX Shape,
+   * which onnxruntime folds when the shape is static. TF.js keeps it as int32.
+   */
+  Shape: (ctx) => ctx.emit('Cast', ctx.emit('Shape', [ctx.input(0)]), { to: ElemType.int32 }),
   Transpose: (ctx) => ctx.emit('Transpose', [ctx.input(0)], { perm: ints(ctx, 1, 'perm') }),
   ExpandDims: (ctx) => ctx.emit('Unsqueeze', [ctx.input(0), int64Input(ctx, 1, 'axis')]),
   Squeeze: (ctx) => {
