@@ -5,7 +5,7 @@
  *   npx tsx bench/convert.bench.ts [model ...]
  */
 import { mkdir, writeFile } from 'node:fs/promises'
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import * as ort from 'onnxruntime-node'
 import { resolveModelJson } from '../models/convert/build-models.ts'
@@ -43,6 +43,8 @@ async function measure(run: () => Promise<unknown>): Promise<Timing> {
 }
 
 const only = process.argv.slice(2)
+// other processes on the machine slow both engines alike; the load average tells how busy it was
+const loadAtStart = loadavg()
 const results = []
 for (const source of modelSources.filter((s) => only.length === 0 || only.includes(s.name))) {
   const graph = await loadTfGraph(resolveModelJson(source, root))
@@ -73,7 +75,7 @@ await writeFile(
     {
       benchmark: 'TF.js graph model → ONNX conversion: raw inference, median of runs after one warm-up, batch 1',
       baseline: '@tensorflow/tfjs CPU backend (pure JavaScript) on the original TF.js model',
-      machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version, onnxruntime: ort.env.versions.common },
+      machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version, onnxruntime: ort.env.versions.common, loadAverage1mAtStart: loadAtStart[0], loadAverage1mAtEnd: loadavg()[0] },
       date: new Date().toISOString(),
       results,
     },
