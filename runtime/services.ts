@@ -5,6 +5,9 @@ import type { Clock, Logger, MountedRoute, Services } from '../shared/handler.ts
 import { migrateDb, openDb } from '../shared/db/client.ts'
 import { ensureDefaultAccount } from '../shared/auth/accounts.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
+import { createInference } from './sidecar/start-inference.ts'
+import { seedAlgorithms } from './detection/seed-algorithms.ts'
+import { restoreTasks } from './detection/restore-tasks.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -47,6 +50,16 @@ export async function createServices(config: Config, log: Logger, options: Servi
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
 
   const components: Component[] = []
+  // Inference (issue 4): algorithm registry from the manifests, the supervised sidecar, and
+  // the created tasks loaded into it once it runs.
+  const manifestDir = config.modelsManifestDir ? path.resolve(config.modelsManifestDir) : undefined
+  await seedAlgorithms(database.db, projectRoot, clock.now(), manifestDir)
+  const inference = createInference({
+    config, projectRoot, entry: path.join(distDir, 'runtime', 'sidecar.mjs'), log: log.child({ component: 'inference' }),
+    ...(manifestDir ? { manifestDir } : {}),
+  })
+  components.push({ name: 'inference', start: () => inference.start(), stop: () => inference.close() })
+  components.push({ name: 'tasks', start: async () => { await restoreTasks(database.db, inference.inference, log) } })
   const services: Services = {
     db: database.db,
     config,
@@ -58,6 +71,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
       startedAt: clock.now(),
     },
     routes: options.routes ?? (() => []),
+    inference: inference.inference,
   }
 
   return {

@@ -1,6 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { Config } from './config.ts'
 import type { Db } from './db/client.ts'
+import type { InferenceService } from './inference/types.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -69,6 +70,8 @@ export interface Services {
   process: { softwareVersion: string; startedAt: number; buildHash: string }
   /** The routes currently mounted (for ViewRoutes and the interface documents). */
   routes(): MountedRoute[]
+  /** Client of the inference sidecar: pipelines, detection (shared/inference/types.ts). */
+  inference: InferenceService
 }
 
 export interface Ctx extends Services {

@@ -14,19 +14,20 @@ export interface StartInferenceOptions {
   backoff?: SupervisorOptions['backoff']
 }
 
-export interface RunningInference {
+export interface Inference {
   inference: SidecarClient
   supervisor: SidecarSupervisor
+  /** Spawns the sidecar; resolves when it listens. */
+  start(): Promise<void>
   close(): Promise<void>
 }
 
 /**
- * Starts the supervised sidecar and its client; the runtime puts `inference` on `ctx`.
- * The socket lives under DATA_DIR (`run/sidecar.sock`).
+ * The supervised sidecar and its client, not yet started; the runtime puts `inference` on
+ * `ctx` and starts it as a component. The socket lives under DATA_DIR (`run/sidecar.sock`).
  */
-export async function startInference(options: StartInferenceOptions): Promise<RunningInference> {
+export function createInference(options: StartInferenceOptions): Inference {
   const runDir = path.join(options.config.dataPath, 'run')
-  mkdirSync(runDir, { recursive: true })
   const supervisor = new SidecarSupervisor({
     entry: options.entry ?? path.join(options.projectRoot, 'dist/runtime/sidecar.mjs'),
     launch: {
@@ -41,13 +42,23 @@ export async function startInference(options: StartInferenceOptions): Promise<Ru
     ...(options.backoff ? { backoff: options.backoff } : {}),
   })
   const inference = new SidecarClient(supervisor, options.log ? { log: options.log } : {})
-  await supervisor.start()
   return {
     inference,
     supervisor,
+    async start() {
+      mkdirSync(runDir, { recursive: true })
+      await supervisor.start()
+    },
     async close() {
       inference.close()
       await supervisor.stop()
     },
   }
+}
+
+/** Creates and starts at once (tests, benchmarks). */
+export async function startInference(options: StartInferenceOptions): Promise<Inference> {
+  const running = createInference(options)
+  await running.start()
+  return running
 }

@@ -92,6 +92,8 @@ export const catalogue = {
     { retryable: true, retryAfterSeconds: 1 }),
   InferenceDeadlineExceeded: entry('1103', 'api.error.InferenceDeadlineExceeded',
     'The detection did not finish within its deadline.', A.RETRY_LATER, { retryable: true, retryAfterSeconds: 1 }),
+  PictureNotFound: entry('1104', 'api.error.PictureNotFound',
+    'The detection picture does not exist or has expired.', A.NONE, { httpStatus: 404 }),
 
   // ── runtime ─────────────────────────────────────────────────────────────────────────
   RouteNotFound: entry('404', 'api.error.RouteNotFound',

@@ -1,9 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { build } from 'esbuild'
-import { sidecarBuildOptions } from '../../runtime/sidecar/build-options.mjs'
-import { startInference, type RunningInference } from '../../runtime/sidecar/start-inference.ts'
+import { startInference, type Inference } from '../../runtime/sidecar/start-inference.ts'
 
 export const projectRoot = path.resolve(import.meta.dirname, '../..')
 export const samplePath = (n: number) => path.join(projectRoot, 'node_modules/@vladmandic/face-api/demo', `sample${n}.jpg`)
@@ -12,18 +10,14 @@ export const samplePeople = [3, 3, 3, 4, 5, 4] as const
 
 export const limits = { maxEncodedImageBytes: 32 * 1024 * 1024, maxImagePixels: 64_000_000 }
 
-/** Builds the sidecar bundle into a file of this test process (inside the project, so externals resolve). */
-export async function buildSidecar(): Promise<string> {
-  const outfile = path.join(projectRoot, 'dist', 'test', `sidecar-${process.pid}-${Math.random().toString(36).slice(2)}.mjs`)
-  await build(sidecarBuildOptions(projectRoot, outfile))
-  return outfile
-}
+/** The sidecar bundle built by the test run's global setup (build.mjs). */
+export const sidecarEntry = path.join(projectRoot, 'dist/runtime/sidecar.mjs')
 
-export interface TestInference extends RunningInference { dataDir: string; entry: string }
+export interface TestInference extends Inference { dataDir: string; entry: string }
 
 /** A real supervised sidecar with the shipped manifests, in a temporary DATA_DIR. */
 export async function startTestInference(overrides: Partial<typeof limits> = {}): Promise<TestInference> {
-  const entry = await buildSidecar()
+  const entry = sidecarEntry
   // Unix socket paths are short (108 bytes): keep the folder near the root of tmp.
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'inf-'))
   const running = await startInference({
@@ -39,8 +33,6 @@ export async function startTestInference(overrides: Partial<typeof limits> = {})
     async close() {
       await running.close()
       rmSync(dataDir, { recursive: true, force: true })
-      rmSync(entry, { force: true })
-      rmSync(`${entry}.map`, { force: true })
     },
   }
 }
