@@ -6,9 +6,9 @@ import { ApiError } from '../../shared/errors/index.ts'
 import { defineHandler, type Ctx } from '../../shared/handler.ts'
 import type { DetectionResult, ImageSource, TaskConfig } from '../../shared/inference/types.ts'
 
-/** The upload protocol's claim (issue: uploads), when the runtime provides it. */
+/** The upload protocol's claim (shared/uploads on the uploads branch), when the runtime provides it. */
 interface UploadClaims {
-  claim(uploadId: string, identity: NonNullable<Ctx['identity']>, purpose: string): Promise<{ path: string; consume(): Promise<void>; release(): Promise<void> }>
+  claim(uploadId: string, identity: NonNullable<Ctx['identity']>, purpose: string): Promise<{ path: string; release(): Promise<void> }>
 }
 
 export default defineHandler({
@@ -40,14 +40,13 @@ export default defineHandler({
     else {
       const uploads = (ctx as Ctx & { uploads?: UploadClaims }).uploads
       if (!uploads) throw new ApiError('NotSupported', { details: { field: 'uploadId' } })
+      // spec 3.1, 5.4: the claim consumes the complete upload, for the identity that made it;
+      // the sidecar reads the staged file in place (no copy).
       claim = await uploads.claim(input.uploadId!, ctx.identity!, 'image')
       image = { kind: 'path', path: claim.path }
     }
     try {
       const outcome = await ctx.inference.detect({ handle: taskId, image, purpose: 'image', deadline: ctx.clock.now() + ctx.config.detectTimeoutMs })
-      // spec 3.1: a successful detection consumes the upload.
-      await claim?.consume()
-      claim = null
       return {
         algorithmCode: outcome.result.algorithmCode,
         timestamp: outcome.result.timestamp,
