@@ -58,8 +58,14 @@ export async function createServices(config: Config, log: Logger, options: Servi
     config, projectRoot, entry: path.join(distDir, 'runtime', 'sidecar.mjs'), log: log.child({ component: 'inference' }),
     ...(manifestDir ? { manifestDir } : {}),
   })
-  components.push({ name: 'inference', start: () => inference.start(), stop: () => inference.close() })
   components.push({ name: 'tasks', start: async () => { await restoreTasks(database.db, inference.inference, log) } })
+  components.push({
+    name: 'inference',
+    // A sidecar that cannot start does not keep the device down: the supervisor retries with
+    // backoff and detection answers SidecarUnavailable (retryable) meanwhile.
+    start: () => inference.start().catch((error: Error) => log.error({ err: error.message }, 'inference sidecar failed to start; retrying')),
+    stop: () => inference.close(),
+  })
   const services: Services = {
     db: database.db,
     config,

@@ -156,6 +156,15 @@ export class SidecarClient implements InferenceService {
     }
   }
 
+  /**
+   * Takes over a handle loaded in an earlier life of the runtime (tasks restored from the
+   * database): loaded now when the sidecar is connected, otherwise on the next (re)connect.
+   */
+  async adopt(handle: string, algorithmId: string, taskConfig: TaskConfig = {}): Promise<void> {
+    this.#handles.set(handle, { algorithmId, taskConfig })
+    if (this.#ready) await this.#send('load', { handle, algorithmId, taskConfig })
+  }
+
   has(handle: string): boolean {
     return this.#handles.has(handle)
   }

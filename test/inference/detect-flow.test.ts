@@ -15,7 +15,8 @@ const targets = (resData: any) => resData.areaList.flatMap((a: any) => a.targetL
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** A large, highly compressible PNG: slow to decode and draw, tiny as Base64 (keeps an inference running). */
-const slowImage = async () => b64(await sharp({ create: { width: 6000, height: 6000, channels: 3, background: '#808080' } }).png({ compressionLevel: 9 }).toBuffer())
+let slow: Promise<string> | null = null
+const slowImage = () => (slow ??= sharp({ create: { width: 5000, height: 5000, channels: 3, background: '#808080' } }).png().toBuffer().then(b64))
 
 describe('typical image-detection flow over HTTP (spec 1) with the real sidecar', () => {
   let device: DeviceProcess
