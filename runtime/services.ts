@@ -8,6 +8,7 @@ import { migrationsDir, projectRoot, distDir } from './paths.ts'
 import { createInference } from './sidecar/start-inference.ts'
 import { seedAlgorithms } from './detection/seed-algorithms.ts'
 import { restoreTasks } from './detection/restore-tasks.ts'
+import { UploadManager } from './uploads/service.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -18,6 +19,8 @@ export interface Component {
 
 export interface RuntimeServices {
   services: Services
+  /** The upload service itself (the runtime mounts the native tus endpoint on it). */
+  uploads: UploadManager
   components: Component[]
   /** Starts every component in order. */
   start(): Promise<void>
@@ -66,6 +69,9 @@ export async function createServices(config: Config, log: Logger, options: Servi
     start: () => inference.start().catch((error: Error) => log.error({ err: error.message }, 'inference sidecar failed to start; retrying')),
     stop: () => inference.close(),
   })
+  // Upload sessions: manifests in this database, bytes under <DATA_DIR>/uploads; its sweeper runs on a timer.
+  const uploads = new UploadManager({ db: database.db, config, clock, log: log.child({ area: 'uploads' }) })
+  components.push({ name: 'uploads', stop: () => uploads.close() })
   const services: Services = {
     db: database.db,
     config,
@@ -78,10 +84,12 @@ export async function createServices(config: Config, log: Logger, options: Servi
     },
     routes: options.routes ?? (() => []),
     inference: inference.inference,
+    uploads,
   }
 
   return {
     services,
+    uploads,
     components,
     async start() {
       for (const component of components) await component.start?.()

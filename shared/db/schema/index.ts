@@ -3,3 +3,4 @@
 export * from './auth.ts'
 export * from './algorithms.ts'
 export * from './tasks.ts'
+export * from './uploads.ts'
