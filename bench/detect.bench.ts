@@ -3,13 +3,14 @@
  *
  *   (a) raw pipeline in process — decode, preprocess, session.run, postprocess, overlay and
  *       JPEG encode (InferenceEngine, no socket, no HTTP);
- *   (b) the full HTTP flow of the device (runtime + sidecar): PTaskDetectPic with the image,
- *       result with fullPicture as data: URL.
+ *   (b) the full HTTP flow of the device (runtime + sidecar): uploadTemp of the image (one
+ *       chunk) then PTaskDetectPic with its uploadId; result with fullPicture as data: URL.
  *
  * Both measured in this run: p50/p90 latency of one client, and throughput of 4 concurrent
  * clients. Targets (issue 4): (b) p50 ≤ 1.2 × (a) p50; (b) 4-client throughput ≥ 0.9 × (a).
  * Run: `node build.mjs && npx tsx bench/detect.bench.ts` → bench/out/detect.json.
  */
+import { randomUUID } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -73,9 +74,19 @@ try {
   const mtk = await device.adminToken()
   const created = await device.post('/gtw/cwai/aihost/PTaskCreate', { taskId: 'bench', algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) }, mtk)
   if (created.body.resCode !== 1) throw new Error(JSON.stringify(created.body))
-  const body = JSON.stringify({ taskId: 'bench', algorithmCode: 'face-detection', imageBase64: image.toString('base64') })
-  http = await measure('(b) HTTP PTaskDetectPic', async () => {
-    const response = await device.post('/gtw/cwai/aihost/PTaskDetectPic', body, mtk)
+  const uploadImage = async () => {
+    const form = new FormData()
+    const fields = { purpose: 'image', chunkIndex: 0, totalChunks: 1, totalSize: image.length, chunkSize: image.length, clientRequestId: randomUUID() }
+    for (const [name, value] of Object.entries(fields)) form.append(name, String(value))
+    form.append('file', new Blob([new Uint8Array(image)]), 'sample1.jpg')
+    const response = await fetch(`${device.url}/gtw/cwai/atomic/model/uploadTemp`, { method: 'POST', headers: { mtk }, body: form })
+    const body = await response.json() as { resCode: number; resData: { uploadId: string } }
+    if (body.resCode !== 1) throw new Error(JSON.stringify(body))
+    return body.resData.uploadId
+  }
+  http = await measure('(b) HTTP uploadTemp + PTaskDetectPic', async () => {
+    const uploadId = await uploadImage()
+    const response = await device.post('/gtw/cwai/aihost/PTaskDetectPic', { taskId: 'bench', algorithmCode: 'face-detection', uploadId }, mtk)
     if (response.body.resCode !== 1) throw new Error(JSON.stringify(response.body))
     if (!String(response.body.resData.fullPicture).startsWith('data:image/jpeg;base64,')) throw new Error('no fullPicture')
     return response.body.resData.areaList.flatMap((a: { targetList: unknown[] }) => a.targetList).length
@@ -90,7 +101,7 @@ const report = {
   image: 'sample1.jpg (1920x1280, 3 faces)',
   algorithm: 'face-detection',
   machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', node: process.version },
-  imageSource: 'imageBase64 (uploadId path once the upload protocol is on main)',
+  imageSource: 'uploadTemp (1 chunk) + PTaskDetectPic uploadId',
   sequentialRequests: SEQUENTIAL,
   concurrentRequests: CONCURRENT_TOTAL,
   clients: CLIENTS,

@@ -3,13 +3,9 @@ import { toFullPicture } from '../../shared/detection/full-picture.ts'
 import { decodeBase64Image, downloadImage, pickImageSource } from '../../shared/detection/image-source.ts'
 import { findTask } from '../../shared/detection/task-store.ts'
 import { ApiError } from '../../shared/errors/index.ts'
-import { defineHandler, type Ctx } from '../../shared/handler.ts'
+import { defineHandler } from '../../shared/handler.ts'
 import type { DetectionResult, ImageSource, TaskConfig } from '../../shared/inference/types.ts'
-
-/** The upload protocol's claim (shared/uploads on the uploads branch), when the runtime provides it. */
-interface UploadClaims {
-  claim(uploadId: string, identity: NonNullable<Ctx['identity']>, purpose: string): Promise<{ path: string; release(): Promise<void> }>
-}
+import type { ClaimedUpload } from '../../shared/uploads/index.ts'
 
 export default defineHandler({
   routes: ['/v1/cwai/aihost/PTaskDetectPic', '/gtw/cwai/aihost/PTaskDetectPic'],
@@ -34,15 +30,14 @@ export default defineHandler({
     if (!ctx.inference.has(taskId)) await ctx.inference.load(taskId, task.algorithmCode, task.taskConfig as TaskConfig)
 
     let image: ImageSource
-    let claim: Awaited<ReturnType<UploadClaims['claim']>> | null = null
+    let claim: ClaimedUpload | null = null
     if (source === 'imageBase64') image = decodeBase64Image(input.imageBase64!)
     else if (source === 'imageUrl') image = await downloadImage(input.imageUrl!, ctx)
     else {
-      const uploads = (ctx as Ctx & { uploads?: UploadClaims }).uploads
-      if (!uploads) throw new ApiError('NotSupported', { details: { field: 'uploadId' } })
-      // spec 3.1, 5.4: the claim consumes the complete upload, for the identity that made it;
-      // the sidecar reads the staged file in place (no copy).
-      claim = await uploads.claim(input.uploadId!, ctx.identity!, 'image')
+      // spec 3.1, 5.4: the claim consumes the complete upload, for the identity that made it
+      // (checked after the task, so a NotCreated never burns an upload); the sidecar reads the
+      // staged file in place (no copy).
+      claim = await ctx.uploads.claim(input.uploadId!, ctx.identity!, 'image')
       image = { kind: 'path', path: claim.path }
     }
     try {

@@ -26,6 +26,17 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
   const create = (body: Record<string, unknown>, prefix = '/gtw') => device.post(`${prefix}/cwai/aihost/PTaskCreate`, { algorithmUpdateTime: String(Date.now()), mvDebug: 'debug', ...body }, mtk)
   const detect = (body: Record<string, unknown>, prefix = '/gtw') => device.post(`${prefix}/cwai/aihost/PTaskDetectPic`, body, mtk)
   const cancel = (body: Record<string, unknown>, prefix = '/gtw') => device.post(`${prefix}/cwai/aihost/PTaskCancle`, { mvDebug: 'debug', ...body }, mtk)
+  /** spec 4.5: one single-chunk uploadTemp of `data`; returns the uploadId. */
+  const upload = async (data: Buffer, purpose = 'image') => {
+    const form = new FormData()
+    const fields = { purpose, chunkIndex: 0, totalChunks: 1, totalSize: data.length, chunkSize: data.length, clientRequestId: randomUUID() }
+    for (const [name, value] of Object.entries(fields)) form.append(name, String(value))
+    form.append('file', new Blob([new Uint8Array(data)]), 'photo.jpg')
+    const response = await fetch(`${device.url}/gtw/cwai/atomic/model/uploadTemp`, { method: 'POST', headers: { mtk }, body: form })
+    const body = await response.json() as any
+    if (body.resCode !== 1 || body.resData.complete !== true) throw new Error(JSON.stringify(body))
+    return body.resData.uploadId as string
+  }
   const sidecarPid = () => [...device.logs].reverse().find((l) => l.msg === 'inference sidecar ready')?.pid as number
 
   beforeAll(async () => {
@@ -63,6 +74,29 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     expect(none.body.resData).toEqual({ total: 0, rows: [] })
     const bad = await device.post('/gtw/cwai/algorithm/page', { pageNum: 0, pageSize: 10 }, mtk)
     expect(bad.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/pageNum' } })
+  })
+
+  it('typical flow with an upload: uploadId consumed by a successful detection, kept by a NotCreated one', async () => {
+    const taskId = randomUUID()
+    expect((await create({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
+    const uploadId = await upload(readFileSync(samplePath(5)))
+    // A detection that never starts (task not created) does not consume the upload.
+    const notCreated = await detect({ taskId: randomUUID(), algorithmCode: 'face-detection', uploadId })
+    expect(notCreated.body.resMsg[0].messageKey).toBe('api.error.NotCreated')
+    const result = await detect({ taskId, algorithmCode: 'face-detection', uploadId })
+    expect(result.body.resCode).toBe(1)
+    expect(targets(result.body.resData)).toHaveLength(5)
+    // spec 3.1: consumed, cannot be reused for another detection.
+    const again = await detect({ taskId, algorithmCode: 'face-detection', uploadId })
+    expect(again.body.resMsg[0].messageKey).toBe('api.error.uploadConsumed')
+    const unknown = await detect({ taskId, algorithmCode: 'face-detection', uploadId: randomUUID() })
+    expect(unknown.body.resMsg[0].messageKey).toBe('api.error.uploadNotFound')
+    const model = await upload(readFileSync(samplePath(1)), 'model')
+    expect((await detect({ taskId, algorithmCode: 'face-detection', uploadId: model })).body.resMsg[0].messageKey).toBe('api.error.uploadPurposeMismatch')
+    // An uploaded file that is no image → ImageDecodeFailed.
+    const junk = await upload(Buffer.from('definitely not an image'))
+    expect((await detect({ taskId, algorithmCode: 'face-detection', uploadId: junk })).body.resMsg[0].messageKey).toBe('api.error.ImageDecodeFailed')
+    expect((await cancel({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
   })
 
   it('create → detect (Base64, URL) → cancel, under both prefixes, with the result of spec 2.6', async () => {
