@@ -68,6 +68,7 @@ const raw = await measure('(a) raw pipeline in process', async () => {
 await engine.close()
 
 // (b) full HTTP flow
+const stageMs = { upload: [] as number[], detect: [] as number[] }
 const device = await startDevice({ env: { INFERENCE_THREADS: '2' } })
 let http
 try {
@@ -85,8 +86,12 @@ try {
     return body.resData.uploadId
   }
   http = await measure('(b) HTTP uploadTemp + PTaskDetectPic', async () => {
+    let started = performance.now()
     const uploadId = await uploadImage()
+    stageMs.upload.push(performance.now() - started)
+    started = performance.now()
     const response = await device.post('/gtw/cwai/aihost/PTaskDetectPic', { taskId: 'bench', algorithmCode: 'face-detection', uploadId }, mtk)
+    stageMs.detect.push(performance.now() - started)
     if (response.body.resCode !== 1) throw new Error(JSON.stringify(response.body))
     if (!String(response.body.resData.fullPicture).startsWith('data:image/jpeg;base64,')) throw new Error('no fullPicture')
     return response.body.resData.areaList.flatMap((a: { targetList: unknown[] }) => a.targetList).length
@@ -107,6 +112,8 @@ const report = {
   clients: CLIENTS,
   a_rawInProcess: raw,
   b_httpFlow: http,
+  b_stageMedianMs: { uploadTemp: +percentile(stageMs.upload, 50).toFixed(1), PTaskDetectPic: +percentile(stageMs.detect, 50).toFixed(1) },
+  loadAverageAtEnd: os.loadavg().map((v) => +v.toFixed(2)),
   ratios: {
     p50: +(http.p50Ms / raw.p50Ms).toFixed(3),
     throughput4Clients: +(http.throughput4ClientsPerSec / raw.throughput4ClientsPerSec).toFixed(3),
