@@ -4,7 +4,7 @@ import path from 'node:path'
 /**
  * One typed configuration for the whole device. Every setting is a row of `settings`:
  * its environment variable, its key in the optional JSON file (`CONFIG_FILE`), its type,
- * default and meaning. The README's configuration table is generated from these rows.
+ * default and meaning. The README lists every row (test/runtime/config.test.ts checks it).
  *
  * Precedence: environment variable > JSON file > default.
  */
@@ -29,6 +29,7 @@ export const settings = {
   libsqlAuthToken: s('LIBSQL_AUTH_TOKEN', 'string', '', 'Auth token for a remote libsql server.'),
   initialAdminPassword: s('INITIAL_ADMIN_PASSWORD', 'string', 'admin123', 'First password of the default account `admin`; used only when the database is created.'),
   initialPasswordChangeRequired: s('INITIAL_PASSWORD_CHANGE_REQUIRED', 'boolean', true, 'Whether the default account must change its first password before business use (spec 5.7).'),
+  functionsDir: s('FUNCTIONS_DIR', 'string', '', 'Folder of handler bundles and their manifest; default `dist/functions`. Watched for hot redeploys.'),
   logLevel: s('LOG_LEVEL', 'string', 'info', 'pino level: trace, debug, info, warn, error, fatal.'),
 
   sessionIdleTimeoutMs: s('SESSION_IDLE_TIMEOUT_MS', 'int', 2 * 60 * 60 * 1000, 'An mtk unused for this long expires (HTTP 401).'),

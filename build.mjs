@@ -1,0 +1,115 @@
+// Builds the device with esbuild:
+//   - every functions/**/*.ts into its own bundle dist/functions/<category>/<Endpoint>.mjs
+//     (shared/ inlined into each, npm packages external), plus dist/functions/manifest.json;
+//   - the runtime entries listed in RUNTIME_ENTRIES.
+// `--outdir DIR` builds into DIR instead of dist/.
+// `node build.mjs --only aihost/Probe` rebuilds one handler bundle (hot redeploy).
+// Files are written to a temporary name and renamed, so a running runtime never reads half a bundle.
+import { build } from 'esbuild'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+const root = path.dirname(fileURLToPath(import.meta.url))
+const outdirIndex = process.argv.indexOf('--outdir')
+const dist = outdirIndex === -1 ? path.join(root, 'dist') : path.resolve(process.argv[outdirIndex + 1])
+const functionsOut = path.join(dist, 'functions')
+
+/** Runtime processes, built whole; `optional` entries are skipped while their source is absent. */
+const RUNTIME_ENTRIES = [
+  { source: 'runtime/server.ts', out: 'runtime/server.mjs' },
+  { source: 'runtime/sidecar/main.ts', out: 'runtime/sidecar.mjs', optional: true },
+]
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'inline',
+  write: false,
+  logLevel: 'warning',
+}
+
+const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex')
+
+function writeAtomically(file, contents) {
+  mkdirSync(path.dirname(file), { recursive: true })
+  const temporary = `${file}.${process.pid}.tmp`
+  writeFileSync(temporary, contents)
+  renameSync(temporary, file)
+}
+
+function listHandlers(dir = path.join(root, 'functions')) {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name)
+    if (entry.isDirectory()) return listHandlers(full)
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [full] : []
+  })
+}
+
+const bundleName = (source) => path.relative(path.join(root, 'functions'), source).replace(/\.ts$/, '.mjs').split(path.sep).join('/')
+
+async function buildHandlers(sources) {
+  const result = await build({ ...common, entryPoints: sources, outdir: functionsOut, outbase: path.join(root, 'functions'), outExtension: { '.js': '.mjs' } })
+  for (const file of result.outputFiles) writeAtomically(file.path, file.contents)
+}
+
+/** Reads each bundle's definition to record routes, auth and body kind in the manifest. */
+async function writeManifest(sources) {
+  const bundles = {}
+  const routes = {}
+  for (const source of sources.sort()) {
+    const bundle = bundleName(source)
+    const file = path.join(functionsOut, bundle)
+    const bytes = readFileSync(file)
+    const hash = sha256(bytes)
+    const definition = (await import(`${pathToFileURL(file).href}?v=${hash}`)).default
+    if (!definition?.routes || typeof definition.handle !== 'function') throw new Error(`${source} does not default-export defineHandler({...})`)
+    const methods = definition.methods ?? ['POST']
+    bundles[bundle] = { source: path.relative(root, source), hash, routes: definition.routes, methods, auth: definition.auth, body: definition.body }
+    for (const route of definition.routes) {
+      if (routes[route]) throw new Error(`route ${route} is defined twice: ${routes[route].bundle} and ${bundle}`)
+      routes[route] = { bundle, auth: definition.auth, body: definition.body, methods, hash }
+    }
+  }
+  writeAtomically(path.join(functionsOut, 'manifest.json'), JSON.stringify({ generatedAt: new Date().toISOString(), bundles, routes }, null, 2))
+}
+
+async function buildRuntime() {
+  const entries = RUNTIME_ENTRIES.filter((entry) => !entry.optional || existsSync(path.join(root, entry.source)))
+  for (const entry of entries) {
+    const result = await build({ ...common, entryPoints: [path.join(root, entry.source)], outfile: path.join(dist, entry.out) })
+    for (const file of result.outputFiles) writeAtomically(file.path, file.contents)
+  }
+}
+
+/** Extra build steps of other areas (models, console, documents) register here as data. */
+const EXTRA_STEPS = []
+
+async function main() {
+  const onlyIndex = process.argv.indexOf('--only')
+  const all = listHandlers()
+  if (onlyIndex !== -1) {
+    const wanted = process.argv[onlyIndex + 1]
+    const source = all.find((file) => bundleName(file) === `${wanted}.mjs`)
+    if (!source) throw new Error(`--only ${wanted}: no functions/${wanted}.ts`)
+    await buildHandlers([source])
+    await writeManifest(all.filter((file) => existsSync(path.join(functionsOut, bundleName(file)))))
+    return
+  }
+  await buildHandlers(all)
+  await writeManifest(all)
+  await buildRuntime()
+  for (const step of EXTRA_STEPS) await step({ root, dist })
+  const sourcesHash = sha256(all.map((file) => readFileSync(file)).join('\0'))
+  writeAtomically(path.join(dist, 'build-info.json'), JSON.stringify({ builtAt: new Date().toISOString(), hash: sourcesHash.slice(0, 16) }, null, 2))
+}
+
+main().catch((error) => {
+  console.error(error.message ?? error)
+  process.exit(1)
+})

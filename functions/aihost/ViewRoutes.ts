@@ -1,0 +1,21 @@
+import { Type } from '@sinclair/typebox'
+import { defineHandler } from '../../shared/handler.ts'
+
+export default defineHandler({
+  routes: ['/v1/cwai/aihost/ViewRoutes'],
+  auth: 'session',
+  body: 'json',
+  summary: 'Every mounted route with its methods and authentication requirement.',
+  input: Type.Object({}),
+  handle(_input, ctx) {
+    const rows = ctx.routes().map((r) => ({
+      path: r.path,
+      methods: r.methods,
+      authenticated: r.auth !== 'anonymous',
+      auth: r.auth === 'anonymous' ? 'none' : 'mtk',
+      body: r.body,
+      summary: r.summary,
+    }))
+    return { total: rows.length, rows }
+  },
+})

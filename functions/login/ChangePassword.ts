@@ -1,0 +1,37 @@
+import { Type } from '@sinclair/typebox'
+import { eq } from 'drizzle-orm'
+import { defineHandler } from '../../shared/handler.ts'
+import { ApiError } from '../../shared/errors/index.ts'
+import { MD5_HEX, hashPasswordDigest, verifyPasswordDigest } from '../../shared/auth/password.ts'
+import { revokeUserSessions } from '../../shared/auth/sessions.ts'
+import { users } from '../../shared/db/schema/index.ts'
+
+const Input = Type.Object({
+  oldPwd: Type.String({ pattern: MD5_HEX.source }),
+  newPwd: Type.String({ pattern: MD5_HEX.source }),
+})
+
+export default defineHandler({
+  routes: ['/gtw/cwai/login/ChangePassword'],
+  // Reachable while a password change is pending: it is how that state ends (spec 5.7).
+  auth: 'session-any',
+  body: 'json',
+  summary: 'Change the signed-in account\'s password (MD5 digests); revokes every session of that account (spec 5.5).',
+  input: Input,
+  async handle({ oldPwd, newPwd }, ctx) {
+    const identity = ctx.identity!
+    const [user] = await ctx.db.select().from(users).where(eq(users.id, identity.userId)).limit(1)
+    if (!user || !(await verifyPasswordDigest(oldPwd, user.passwordHash)))
+      throw new ApiError('LoginFailed', { details: { field: 'oldPwd' }, msgText: 'The current password is wrong.' })
+    if (oldPwd.toLowerCase() === newPwd.toLowerCase())
+      throw new ApiError('PasswordWeak', { details: { field: 'newPwd', reason: 'must differ from the current password' } })
+
+    const now = ctx.clock.now()
+    await ctx.db.update(users)
+      .set({ passwordHash: await hashPasswordDigest(newPwd), passwordChangeRequired: false, passwordChangedAt: now })
+      .where(eq(users.id, user.id))
+    const revokedSessions = await revokeUserSessions(ctx.db, user.id, now)
+    ctx.log.info({ event: 'password.changed', account: user.accountName, revokedSessions }, 'password changed; sessions revoked')
+    return { revokedSessions }
+  },
+})

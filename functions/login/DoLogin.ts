@@ -1,0 +1,39 @@
+import { Type } from '@sinclair/typebox'
+import { defineHandler } from '../../shared/handler.ts'
+import { ApiError } from '../../shared/errors/index.ts'
+import { MD5_HEX, verifyPasswordDigest, DUMMY_PASSWORD_HASH } from '../../shared/auth/password.ts'
+import { findUserByAccount } from '../../shared/auth/accounts.ts'
+import { issueSession } from '../../shared/auth/sessions.ts'
+import { clearFailures, lockedForSeconds, recordFailure } from '../../shared/auth/lockout.ts'
+
+// spec 4.1: account and the 32-hex-character MD5 digest of the password.
+const Input = Type.Object({
+  account: Type.String({ minLength: 1, maxLength: 128 }),
+  pwd: Type.String({ pattern: MD5_HEX.source }),
+})
+
+export default defineHandler({
+  routes: ['/gtw/cwai/login/DoLogin'],
+  auth: 'anonymous',
+  body: 'json',
+  summary: 'Sign in with account and MD5 password digest; returns the session token mtk (spec 4.1, 2.2).',
+  input: Input,
+  async handle({ account, pwd }, ctx) {
+    const now = ctx.clock.now()
+    const lockSeconds = await lockedForSeconds(ctx.db, account, now)
+    if (lockSeconds > 0) throw new ApiError('LoginLocked', { retryAfterSeconds: lockSeconds, details: { retryAfterSeconds: lockSeconds } })
+
+    const user = await findUserByAccount(ctx.db, account)
+    // Unknown account and wrong password are indistinguishable, in answer and in cost.
+    const valid = await verifyPasswordDigest(pwd, user?.passwordHash ?? DUMMY_PASSWORD_HASH)
+    if (!user || !valid) {
+      const locked = await recordFailure(ctx.db, account, now, { maxFailures: ctx.config.loginMaxFailures, lockMs: ctx.config.loginLockMs })
+      if (locked) ctx.log.warn({ event: 'login.locked', account }, 'account locked after repeated failed sign-ins')
+      throw new ApiError('LoginFailed')
+    }
+
+    await clearFailures(ctx.db, account)
+    const mtk = await issueSession(ctx.db, user.id, now)
+    return { accountName: user.accountName, mtk, passwordChangeRequired: user.passwordChangeRequired }
+  },
+})

@@ -1,0 +1,20 @@
+import { Hono } from 'hono'
+import type { Services } from '../../shared/handler.ts'
+import { requestId } from './requestId.ts'
+import { accessLog } from './accessLog.ts'
+import { dispatch } from './dispatch.ts'
+import type { InFlight } from './inflight.ts'
+import type { RouteTable } from './routeTable.ts'
+import { InputValidator } from './validate.ts'
+
+type Vars = { Variables: { requestId: string } }
+
+/** The hono app: small named middleware, then the route table. */
+export function createApp(services: Services, table: RouteTable, inflight: InFlight) {
+  const app = new Hono<Vars>()
+  app.use('*', requestId())
+  app.use('*', accessLog(services.log))
+  app.use('*', inflight.middleware())
+  app.all('*', dispatch({ services, table, validator: new InputValidator() }))
+  return app
+}

@@ -1,0 +1,130 @@
+import type { Context } from 'hono'
+import { ApiError, isApiError, invalidParam } from '../../shared/errors/index.ts'
+import { failure, success, type Envelope } from '../../shared/envelope.ts'
+import type { Ctx, Identity, Services } from '../../shared/handler.ts'
+import { resolveSession } from '../../shared/auth/sessions.ts'
+import type { RouteEntry, RouteTable } from './routeTable.ts'
+import type { InputValidator } from './validate.ts'
+import { BodyTooLarge, bodyTooLargeError, limitBody } from './bodyLimit.ts'
+
+export interface DispatchDeps {
+  services: Services
+  table: RouteTable
+  validator: InputValidator
+}
+
+type Vars = { Variables: { requestId: string } }
+
+export const errorResponse = (c: Context, error: ApiError) => c.json(failure([error.item]), error.httpStatus as 200)
+
+/** The one route of the hono app: looks the path up in the live route table and runs it. */
+export function dispatch({ services, table, validator }: DispatchDeps) {
+  return async function dispatchToHandler(c: Context<Vars>) {
+    const requestId = c.get('requestId')
+    const log = services.log.child({ requestId })
+    const entry = table.lookup(c.req.path)
+    if (!entry) return errorResponse(c, new ApiError('RouteNotFound', { details: { path: c.req.path } }))
+    const method = c.req.method as RouteEntry['route']['methods'][number]
+    if (!entry.route.methods.includes(method) && !(method === 'HEAD' && entry.route.methods.includes('GET')))
+      return errorResponse(c, new ApiError('MethodNotAllowed', { details: { method, allowed: entry.route.methods } }))
+
+    const { definition, route } = entry
+    const multipart = route.body === 'multipart'
+    const limitBytes = route.body === 'json' ? services.config.jsonBodyLimitBytes
+      : definition.bodyLimit === 'backstop' ? services.config.backstopBodyLimitBytes
+      : services.config.multipartBodyLimitBytes
+
+    // A declared length over the limit is refused before anything is read (spec 8).
+    const declared = Number(c.req.header('content-length') ?? NaN)
+    if (route.body !== 'none' && Number.isFinite(declared) && declared > limitBytes) {
+      c.header('Connection', 'close')
+      return errorResponse(c, bodyTooLargeError(limitBytes, declared, multipart))
+    }
+
+    let identity: Identity | null = null
+    if (route.auth !== 'anonymous') {
+      // spec 5.2-5.3: every route but DoLogin and Probe needs a valid mtk; otherwise HTTP 401.
+      identity = await resolveSession(services.db, c.req.header('mtk'), services.clock.now(), services.config.sessionIdleTimeoutMs)
+      if (!identity) return errorResponse(c, new ApiError('Unauthorized'))
+      // spec 5.7: a pending password change blocks business use.
+      if (route.auth === 'session' && identity.passwordChangeRequired) return errorResponse(c, new ApiError('PasswordChangeRequired'))
+    }
+
+    const body = limitBody(route.body === 'none' ? null : c.req.raw.body, limitBytes)
+    const controller = new AbortController()
+    c.req.raw.signal?.addEventListener('abort', () => controller.abort(), { once: true })
+    try {
+      let input: unknown = {}
+      let request: Request | null = c.req.raw
+      if (route.body === 'json') {
+        input = await readJson(body.stream)
+      } else if (multipart) {
+        if (!/^multipart\/form-data/i.test(c.req.header('content-type') ?? ''))
+          throw new ApiError('UnsupportedMediaType', { details: { expected: 'multipart/form-data', received: c.req.header('content-type') ?? null } })
+        request = new Request(c.req.raw.url, { method: c.req.method, headers: c.req.raw.headers, body: body.stream, duplex: 'half' } as RequestInit)
+      } else {
+        input = Object.fromEntries(new URL(c.req.url).searchParams)
+      }
+      const outcome = await runHandler({ services, validator }, entry, input, { identity, requestId, request, signal: controller.signal })
+      // A handler streaming the body may turn the limit error into its own; the limit wins.
+      const crossed = body.exceeded()
+      if (crossed) throw crossed
+      return toResponse(c, outcome)
+    } catch (error) {
+      const tooLarge = body.exceeded() ?? (error instanceof BodyTooLarge ? error : null)
+      if (tooLarge) {
+        c.header('Connection', 'close')
+        return errorResponse(c, bodyTooLargeError(tooLarge.limitBytes, tooLarge.actualBytes, multipart))
+      }
+      if (isApiError(error)) return errorResponse(c, error)
+      log.error({ err: error, path: route.path }, 'unexpected error while reading the request')
+      return errorResponse(c, new ApiError('Internal', { details: { requestId } }))
+    }
+  }
+}
+
+export interface Outcome {
+  status: number
+  envelope: Envelope
+}
+
+/**
+ * Validates the input and runs the handler; the one place where a handler's result or error
+ * becomes an envelope. HTTP dispatch and other transports (MQTT requests, spec 5.6) share it.
+ */
+export async function runHandler(
+  deps: { services: Services; validator: InputValidator },
+  entry: RouteEntry,
+  input: unknown,
+  call: Pick<Ctx, 'identity' | 'requestId' | 'request' | 'signal'>,
+): Promise<Outcome | Response> {
+  const log = deps.services.log.child({ requestId: call.requestId })
+  const ctx: Ctx = { ...deps.services, ...call, log }
+  try {
+    const validInput = deps.validator.validate(entry.definition.input, input)
+    const result = await entry.definition.handle(validInput as never, ctx)
+    if (result instanceof Response) return result
+    return { status: 200, envelope: success(result) }
+  } catch (error) {
+    if (error instanceof BodyTooLarge) throw error
+    if (isApiError(error)) return { status: error.httpStatus, envelope: failure([error.item]) }
+    log.error({ err: error, path: entry.route.path }, 'unexpected error in handler')
+    const internal = new ApiError('Internal', { details: { requestId: call.requestId } })
+    return { status: internal.httpStatus, envelope: failure([internal.item]) }
+  }
+}
+
+async function toResponse(c: Context, outcome: Outcome | Response): Promise<Response> {
+  if (outcome instanceof Response) return outcome
+  return c.json(outcome.envelope, outcome.status as 200)
+}
+
+async function readJson(stream: ReadableStream<Uint8Array> | null): Promise<unknown> {
+  const text = stream ? await new Response(stream).text() : ''
+  if (text.trim() === '') return {}
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw invalidParam('/', 'request body is not valid JSON')
+  }
+}

@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { HandlerDefinition, HttpMethod, Logger, MountedRoute } from '../../shared/handler.ts'
+
+/** What build.mjs writes to dist/functions/manifest.json. */
+export interface RoutesManifest {
+  generatedAt: string
+  bundles: Record<string, { source: string; hash: string; routes: string[]; methods: HttpMethod[]; auth: string; body: string }>
+  routes: Record<string, { bundle: string; auth: string; body: string; methods: HttpMethod[]; hash: string }>
+}
+
+export interface RouteEntry {
+  route: MountedRoute
+  definition: HandlerDefinition
+  /** Hash of the bundle's bytes: the version being served. */
+  hash: string
+}
+
+/**
+ * The routes mounted from `dist/functions/manifest.json`, each backed by its own bundle.
+ *
+ * Hot redeploy: the folder is watched; when a bundle (or the manifest) changes, the changed
+ * bundles are imported afresh (a new URL per content hash) and the table is swapped in one
+ * assignment. Requests already dispatched keep the definition they started with, so nothing
+ * in flight is dropped. A bundle that fails to load keeps its previous version.
+ */
+export class RouteTable {
+  private byPath = new Map<string, RouteEntry>()
+  private loaded = new Map<string, { hash: string; definition: HandlerDefinition }>()
+  private watcher: FSWatcher | null = null
+  private timer: NodeJS.Timeout | null = null
+  private reloading: Promise<void> = Promise.resolve()
+
+  constructor(private readonly functionsDir: string, private readonly log: Logger) {}
+
+  /** Paths are matched case-insensitively: the spec itself writes `atomic/Model/` and `atomic/model/`. */
+  lookup(pathname: string): RouteEntry | undefined {
+    return this.byPath.get(pathname.toLowerCase())
+  }
+
+  routes(): MountedRoute[] {
+    return [...this.byPath.values()].map((e) => e.route).sort((a, b) => a.path.localeCompare(b.path))
+  }
+
+  async load(): Promise<void> {
+    const manifestPath = path.join(this.functionsDir, 'manifest.json')
+    if (!existsSync(manifestPath)) throw new Error(`no routes manifest at ${manifestPath}: run \`npm run build\``)
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as RoutesManifest
+    const next = new Map<string, RouteEntry>()
+    for (const bundle of Object.keys(manifest.bundles)) {
+      const entry = await this.importBundle(bundle)
+      if (!entry) continue
+      const { definition, hash } = entry
+      for (const routePath of definition.routes) {
+        const key = routePath.toLowerCase()
+        if (next.has(key)) throw new Error(`route ${routePath} is defined by two bundles: ${next.get(key)!.route.bundle} and ${bundle}`)
+        next.set(key, {
+          hash,
+          definition,
+          route: {
+            path: routePath,
+            methods: definition.methods ?? ['POST'],
+            auth: definition.auth,
+            body: definition.body,
+            bundle,
+            summary: definition.summary,
+          },
+        })
+      }
+    }
+    this.byPath = next
+  }
+
+  private async importBundle(bundle: string) {
+    const file = path.join(this.functionsDir, bundle)
+    let bytes: Buffer
+    try {
+      bytes = readFileSync(file)
+    } catch (error) {
+      this.log.error({ bundle, err: error }, 'bundle listed in the manifest is missing')
+      return this.loaded.get(bundle) ?? null
+    }
+    const hash = createHash('sha256').update(bytes).digest('hex')
+    const previous = this.loaded.get(bundle)
+    if (previous?.hash === hash) return previous
+    try {
+      const module = await import(`${pathToFileURL(file).href}?v=${hash}`)
+      const definition = module.default as HandlerDefinition
+      if (!definition || typeof definition.handle !== 'function' || !Array.isArray(definition.routes))
+        throw new Error('bundle does not default-export a handler definition')
+      const entry = { hash, definition }
+      this.loaded.set(bundle, entry)
+      if (previous) this.log.info({ bundle, hash: hash.slice(0, 12) }, 'handler redeployed')
+      return entry
+    } catch (error) {
+      if (!previous) throw error
+      this.log.error({ bundle, err: error }, 'redeployed bundle failed to load; keeping the previous version')
+      return previous
+    }
+  }
+
+  /** Starts watching the bundle folder for redeploys. */
+  watch(): void {
+    if (this.watcher) return
+    this.watcher = watch(this.functionsDir, { recursive: true }, () => {
+      if (this.timer) clearTimeout(this.timer)
+      // Builds write several files; reload once they settle.
+      this.timer = setTimeout(() => {
+        this.reloading = this.reloading.then(() => this.load()).catch((error) => this.log.error({ err: error }, 'route reload failed'))
+      }, 150)
+    })
+  }
+
+  async close(): Promise<void> {
+    this.watcher?.close()
+    this.watcher = null
+    if (this.timer) clearTimeout(this.timer)
+    await this.reloading
+  }
+}

@@ -1,0 +1,61 @@
+import { serve } from '@hono/node-server'
+import type { AddressInfo } from 'node:net'
+import path from 'node:path'
+import { loadConfig, type Config } from '../shared/config.ts'
+import { createLogger } from './log.ts'
+import { createServices } from './services.ts'
+import { RouteTable } from './http/routeTable.ts'
+import { InFlight } from './http/inflight.ts'
+import { createApp } from './http/app.ts'
+import { functionsDistDir } from './paths.ts'
+
+export interface RunningDevice {
+  port: number
+  stop(): Promise<void>
+}
+
+/** Starts the device: services, route table (hot-reloaded), HTTP server. */
+export async function startDevice(config: Config = loadConfig()): Promise<RunningDevice> {
+  const log = createLogger(config.logLevel)
+  const table = new RouteTable(config.functionsDir ? path.resolve(config.functionsDir) : functionsDistDir, log)
+  await table.load()
+  const runtime = await createServices(config, log, { routes: () => table.routes() })
+  await runtime.start()
+  table.watch()
+
+  const inflight = new InFlight()
+  const app = createApp(runtime.services, table, inflight)
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s))
+  })
+  const port = (server.address() as AddressInfo).port
+  log.info({ port, host: config.host, version: runtime.services.process.softwareVersion, routes: table.routes().length }, 'listening')
+
+  let stopping: Promise<void> | null = null
+  const stop = () => (stopping ??= (async () => {
+    log.info({ inFlight: inflight.size }, 'stopping')
+    // Stop accepting; let keep-alive connections go once idle; finish what is in flight.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+    if ('closeIdleConnections' in server) server.closeIdleConnections()
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceMs).unref())
+    await Promise.race([inflight.drained(), grace])
+    if ('closeAllConnections' in server) server.closeAllConnections()
+    await Promise.race([closed, grace])
+    await table.close()
+    await runtime.close()
+    log.info('stopped')
+  })())
+  return { port, stop }
+}
+
+const isMain = import.meta.url === `file://${process.argv[1]}`
+if (isMain) {
+  startDevice().then((device) => {
+    const shutdown = () => device.stop().then(() => process.exit(0), () => process.exit(1))
+    process.once('SIGTERM', shutdown)
+    process.once('SIGINT', shutdown)
+  }, (error) => {
+    console.error(error)
+    process.exit(1)
+  })
+}

@@ -1,0 +1,80 @@
+import { mkdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import type { Config } from '../shared/config.ts'
+import type { Clock, Logger, MountedRoute, Services } from '../shared/handler.ts'
+import { migrateDb, openDb } from '../shared/db/client.ts'
+import { ensureDefaultAccount } from '../shared/auth/accounts.ts'
+import { migrationsDir, projectRoot, distDir } from './paths.ts'
+
+/** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
+export interface Component {
+  name: string
+  start?(): Promise<void> | void
+  stop?(): Promise<void> | void
+}
+
+export interface RuntimeServices {
+  services: Services
+  components: Component[]
+  /** Starts every component in order. */
+  start(): Promise<void>
+  /** Stops components in reverse order, then closes the database. */
+  close(): Promise<void>
+}
+
+export interface ServiceOptions {
+  routes?: () => MountedRoute[]
+  clock?: Clock
+}
+
+const readJson = (file: string) => {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'))
+  } catch {
+    return {}
+  }
+}
+
+/**
+ * Builds everything handlers reach through `ctx`. Each area adds its service here as one
+ * line: construct it from what exists so far, register it as a component if it runs.
+ */
+export async function createServices(config: Config, log: Logger, options: ServiceOptions = {}): Promise<RuntimeServices> {
+  mkdirSync(config.dataPath, { recursive: true })
+  const clock = options.clock ?? { now: () => Date.now() }
+  const database = openDb(config.databaseUrl, config.libsqlAuthToken || undefined)
+  await migrateDb(database.db, migrationsDir)
+  await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
+
+  const components: Component[] = []
+  const services: Services = {
+    db: database.db,
+    config,
+    clock,
+    log,
+    process: {
+      softwareVersion: String(readJson(path.join(projectRoot, 'package.json')).version ?? '0.0.0'),
+      buildHash: String(readJson(path.join(distDir, 'build-info.json')).hash ?? 'unbuilt'),
+      startedAt: clock.now(),
+    },
+    routes: options.routes ?? (() => []),
+  }
+
+  return {
+    services,
+    components,
+    async start() {
+      for (const component of components) await component.start?.()
+    },
+    async close() {
+      for (const component of [...components].reverse()) {
+        try {
+          await component.stop?.()
+        } catch (error) {
+          log.error({ err: error, component: component.name }, 'component failed to stop')
+        }
+      }
+      database.close()
+    },
+  }
+}

@@ -1,0 +1,131 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { createInterface } from 'node:readline'
+import { md5Hex } from '../../shared/auth/password.ts'
+
+export const INITIAL_PASSWORD = 'initial-Passw0rd'
+export const CHANGED_PASSWORD = 'changed-Passw0rd'
+
+export interface DeviceProcess {
+  url: string
+  port: number
+  dataDir: string
+  process: ChildProcess
+  /** Log lines (parsed JSON) printed so far. */
+  logs: Record<string, unknown>[]
+  /** POST JSON to a route; returns HTTP status and parsed body. */
+  post(route: string, body?: unknown, mtk?: string, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>
+  /** Signs in as admin and, when required, changes the initial password; returns a usable mtk. */
+  adminToken(): Promise<string>
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<number | null>
+  /** SIGKILL and wait for exit (keeps the data folder). */
+  kill(): Promise<void>
+  /** Removes the data folder (after stop/kill). */
+  cleanup(): void
+}
+
+export interface StartOptions {
+  env?: Record<string, string>
+  /** Reuse a data folder (restart after a kill); a new temporary one otherwise. */
+  dataDir?: string
+}
+
+const root = path.resolve(import.meta.dirname, '../..')
+
+/** Starts the built runtime (`dist/runtime/server.mjs`) on an ephemeral port with its own data folder. */
+export async function startDevice(options: StartOptions = {}): Promise<DeviceProcess> {
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'device-test-'))
+  const child = spawn(process.execPath, [path.join(root, 'dist/runtime/server.mjs')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      WS_PORT: '0',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      INITIAL_ADMIN_PASSWORD: INITIAL_PASSWORD,
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const logs: Record<string, unknown>[] = []
+  let stderr = ''
+  child.stderr!.on('data', (chunk) => { stderr += chunk })
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`device did not start in time\n${stderr}`)), 60_000)
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      try {
+        const entry = JSON.parse(line)
+        logs.push(entry)
+        if (entry.msg === 'listening') {
+          clearTimeout(timer)
+          resolve(entry.port)
+        }
+      } catch {
+        // not a log line
+      }
+    })
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`device exited with ${code} before listening\n${stderr}`))
+    })
+  })
+  const url = `http://127.0.0.1:${port}`
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+
+  const post: DeviceProcess['post'] = async (route, body = {}, mtk, headers = {}) => {
+    const response = await fetch(url + route, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(mtk ? { mtk } : {}), ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    })
+    const text = await response.text()
+    let parsed: unknown = text
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      // non-JSON body
+    }
+    return { status: response.status, body: parsed, headers: response.headers }
+  }
+
+  let token: string | null = null
+  const adminToken = async () => {
+    if (token) return token
+    let login = await post('/gtw/cwai/login/DoLogin', { account: 'admin', pwd: md5Hex(INITIAL_PASSWORD) })
+    if (login.body.resCode !== 1) login = await post('/gtw/cwai/login/DoLogin', { account: 'admin', pwd: md5Hex(CHANGED_PASSWORD) })
+    if (login.body.resCode !== 1) throw new Error(`sign-in failed: ${JSON.stringify(login.body)}`)
+    if (login.body.resData.passwordChangeRequired) {
+      const change = await post('/gtw/cwai/login/ChangePassword', { oldPwd: md5Hex(INITIAL_PASSWORD), newPwd: md5Hex(CHANGED_PASSWORD) }, login.body.resData.mtk)
+      if (change.body.resCode !== 1) throw new Error(`password change failed: ${JSON.stringify(change.body)}`)
+      login = await post('/gtw/cwai/login/DoLogin', { account: 'admin', pwd: md5Hex(CHANGED_PASSWORD) })
+    }
+    token = login.body.resData.mtk as string
+    return token
+  }
+
+  return {
+    url,
+    port,
+    dataDir,
+    process: child,
+    logs,
+    post,
+    adminToken,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM')
+      return exited
+    },
+    async kill() {
+      if (child.exitCode === null) child.kill('SIGKILL')
+      await exited
+    },
+    cleanup() {
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}

@@ -1,0 +1,47 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { loadConfig, type Config } from '../../shared/config.ts'
+import type { Clock, Ctx, Identity } from '../../shared/handler.ts'
+import { createLogger } from '../../runtime/log.ts'
+import { createServices, type RuntimeServices } from '../../runtime/services.ts'
+import { Writable } from 'node:stream'
+
+export interface TestRuntime {
+  runtime: RuntimeServices
+  config: Config
+  clock: Clock & { set(ms: number): void; advance(ms: number): void }
+  /** A ctx as a handler would get it, for the given identity. */
+  ctx(identity?: Identity | null, request?: Request | null): Ctx
+  close(): Promise<void>
+}
+
+/**
+ * Real services (a libsql file database with migrations applied, the default account) in a
+ * temporary data folder, with an injectable clock: for unit tests that call a handler directly.
+ */
+export async function createTestRuntime(overrides: Partial<Record<keyof Config, unknown>> = {}): Promise<TestRuntime> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'device-unit-'))
+  let now = Date.now()
+  const clock = { now: () => now, set: (ms: number) => { now = ms }, advance: (ms: number) => { now += ms } }
+  const config = loadConfig({}, { dataDir, initialAdminPassword: 'initial-Passw0rd', ...overrides })
+  const sink = new Writable({ write: (_chunk, _encoding, done) => done() })
+  const log = createLogger('silent', sink)
+  const runtime = await createServices(config, log, { clock })
+  return {
+    runtime,
+    config,
+    clock,
+    ctx: (identity = null, request = null) => ({
+      ...runtime.services,
+      identity,
+      requestId: 'test-request',
+      request,
+      signal: new AbortController().signal,
+    }),
+    async close() {
+      await runtime.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
