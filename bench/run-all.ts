@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- name ...]`: runs every benchmark `bench/*.bench.{ts,mjs}` (or only the
+ * `npm run bench [-- name ...]`: builds the device (`node build.mjs`), then runs every benchmark `bench/*.bench.{ts,mjs}` (or only the
  * named ones) one after another, each in its own Node process, then writes
  * `bench/out/summary.json` and `bench/out/summary.md` from the reports they wrote
  * (`bench/out/<name>.json`, contract in `bench/lib/report.ts`).
@@ -7,7 +7,7 @@
  * Exits non-zero when a benchmark crashed or wrote no valid report; a figure that misses its
  * target is reported (pass = no) but is not a crash.
  */
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { readdir, rm, writeFile, mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { describeMachine } from './lib/machine.ts'
@@ -34,6 +34,8 @@ async function main(only: string[]): Promise<number> {
     return 2
   }
   await mkdir(BENCH_OUT_DIR, { recursive: true })
+  // Benchmarks run the built device (dist/), so build it first, as `npm test` does.
+  execFileSync(process.execPath, [path.join(path.dirname(BENCH_DIR), 'build.mjs')], { stdio: 'inherit' })
   const entries: SummaryEntry[] = []
   for (const file of selected) {
     const name = file.match(BENCH_FILE)!.groups!.name!
