@@ -35,3 +35,17 @@ describe('parseCapacityArgs', () => {
     expect(() => parseCapacityArgs(argv)).toThrow(message)
   })
 })
+
+describe('setupBlockOf', () => {
+  it('maps pipeline-binding and storage errors to their boundary kinds, and nothing else', async () => {
+    const { setupBlockOf } = await import('../../bench/capacity/setup-errors.ts')
+    const { ApiError } = await import('../../shared/errors/index.ts')
+    expect(setupBlockOf(new ApiError('ActionAlgLoadFailed'), 'person-detector on 4 channels')).toMatchObject({
+      boundaryKind: 'binding-blocked', reason: expect.stringContaining('api.error.ActionAlgLoadFailed'),
+    })
+    expect(setupBlockOf(new ApiError('TaskCreateFailed'), 'x')?.boundaryKind).toBe('binding-blocked')
+    expect(setupBlockOf(new ApiError('STORAGE_RESERVE_REACHED'), 'x')?.boundaryKind).toBe('storage-blocked')
+    expect(setupBlockOf(new ApiError('InvalidParam'), 'x')).toBeNull()
+    expect(setupBlockOf(new Error('socket closed'), 'x')).toBeNull()
+  })
+})
