@@ -95,3 +95,10 @@ export function validCaseFile(): CaseFile {
     ],
   }
 }
+
+/** A valid file changed by `mutate` (tests break one rule at a time). */
+export function brokenCaseFile(mutate: (f: Record<string, any>) => void): Record<string, any> {
+  const f = validCaseFile() as Record<string, any>
+  mutate(f)
+  return f
+}

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { GATE_RULES } from '../../shared/benchmark/gates.ts'
 import { CASE_RULES, FILE_RULES } from '../../shared/benchmark/rules.ts'
 import { createCaseFileValidator } from '../../shared/benchmark/validator.ts'
-import { validCaseFile } from './case-file-fixture.ts'
+import { brokenCaseFile, validCaseFile } from './case-file-fixture.ts'
 
 // Cross-field rules (issue 9 / shared/benchmark/rules.ts): each row breaks exactly one rule
 // of a file that passes the schema and names the one violation expected.
@@ -10,11 +10,7 @@ type Mutable = Record<string, any>
 const validate = createCaseFileValidator()
 const pointersAndRules = (file: unknown) => validate(file).map((v) => ({ pointer: v.pointer, rule: v.rule }))
 
-function broken(mutate: (f: Mutable) => void): Mutable {
-  const f = validCaseFile() as Mutable
-  mutate(f)
-  return f
-}
+const broken = brokenCaseFile
 
 const ruleCases: Array<[string, (f: Mutable) => void, string, string]> = [
   ['caseCount above the number of cases', (f) => { f.caseCount = 3 }, '/caseCount', 'case-count'],

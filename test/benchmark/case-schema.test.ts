@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { BENCHMARK_TITLE, CASE_SCHEMA_REF } from '../../shared/benchmark/constants.ts'
 import type { CaseFile } from '../../shared/benchmark/schema.ts'
 import { createCaseFileValidator, formatViolation } from '../../shared/benchmark/validator.ts'
-import { validCaseFile } from './case-file-fixture.ts'
+import { brokenCaseFile, validCaseFile } from './case-file-fixture.ts'
 
 // Spec 2.8: each row breaks exactly one schema rule of a valid file and names the single
 // violation expected: the JSON pointer of the offending field and the schema keyword.
@@ -10,11 +10,7 @@ type Mutable = Record<string, any>
 const validate = createCaseFileValidator()
 const pointersAndRules = (file: unknown) => validate(file).map((v) => ({ pointer: v.pointer, rule: v.rule }))
 
-function broken(mutate: (f: Mutable) => void): Mutable {
-  const f = validCaseFile() as Mutable
-  mutate(f)
-  return f
-}
+const broken = brokenCaseFile
 
 const schemaCases: Array<[string, (f: Mutable) => void, string, string]> = [
   // missing required field, one per level
