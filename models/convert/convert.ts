@@ -155,6 +155,6 @@ export function convertTfGraph(graph: TfGraph, model: string): ConvertedModel {
 function outputElemType(node: TfNode): ElemTypeCode {
   if (['Equal', 'Greater', 'Less'].includes(node.op)) return ElemType.bool
   if (node.op === 'Shape') return ElemType.int32
-  const type = node.attr?.DstT?.type ?? node.attr?.T?.type ?? node.attr?.dtype?.type
+  const type = node.attr?.DstT?.type ?? node.attr?.T?.type ?? node.attr?.Tparams?.type ?? node.attr?.dtype?.type
   return type ? elemTypeOf(tfDtype(type)) : ElemType.float
 }
