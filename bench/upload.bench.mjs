@@ -54,6 +54,7 @@ function startProcess(args, env) {
       try {
         const entry = JSON.parse(line)
         if (entry.msg === 'listening' || entry.listening) resolve(entry.port)
+        if (process.env.BENCH_TRACE && entry.msg === 'request') console.error('REQ', entry.path, entry.ms)
       } catch { /* not a log line */ }
     })
     child.once('exit', (code) => reject(new Error(`process exited with ${code}`)))

@@ -67,10 +67,9 @@ export class SessionFileStore extends FileStore {
    * leave in few large writev calls instead of one thread-pool round trip each.
    */
   async writeChunk(readable: Readable, id: string, offset: number): Promise<number> {
-    let written = 0
-    const counter = new Transform({ transform(chunk, _encoding, callback) { written += chunk.length; callback(null, chunk) } })
-    await pipeline(readable, counter, createWriteStream(path.join(this.directory, id), { flags: 'r+', start: offset, highWaterMark: MB }))
-    return offset + written
+    const file = createWriteStream(path.join(this.directory, id), { flags: 'r+', start: offset, highWaterMark: MB })
+    await pipeline(readable, file)
+    return offset + file.bytesWritten
   }
 
   override async remove(id: string): Promise<void> {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { createReadStream, createWriteStream, mkdirSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
+import { once } from 'node:events'
 import { PassThrough, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { ApiError } from '../errors/index.ts'
@@ -130,11 +131,25 @@ export async function receiveChunk<T>(request: Request, options: ReceiveChunkOpt
     parser.once('close', resolve)
     parser.once('error', (error) => fail(invalid('file', `malformed multipart body: ${error.message}`)))
   })
-  const source = Readable.fromWeb(request.body as import('node:stream/web').ReadableStream)
-  source.once('error', (error) => { fail(error); parser.destroy(error) })
-  source.pipe(parser)
+  // Read the web body with its reader and write into the parser with backpressure: about twice
+  // as fast as Readable.fromWeb on this device (bench/upload.bench.mjs).
+  const reader = (request.body as ReadableStream<Uint8Array>).getReader()
+  const pump = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        if (parser.destroyed) continue // keep draining so the client gets its answer
+        if (!parser.write(Buffer.from(value.buffer, value.byteOffset, value.byteLength))) await Promise.race([once(parser, 'drain'), once(parser, 'close')]).catch(() => undefined)
+      }
+      if (!parser.destroyed) parser.end()
+    } catch (error) {
+      fail(error)
+      parser.destroy(error as Error)
+    }
+  })()
   await parsed
-  source.resume()
+  await pump
 
   if (direct) {
     const { body, result } = direct as { body: PassThrough; result: Promise<T> }
