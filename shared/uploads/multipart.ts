@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto'
 import { createReadStream, createWriteStream, mkdirSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
-import { once } from 'node:events'
 import { PassThrough, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { ApiError } from '../errors/index.ts'
@@ -62,6 +61,17 @@ export function parseChunkFields(values: Map<string, string>, filename: string):
 const fieldsReady = (values: Map<string, string>) =>
   REQUIRED.every((field) => (values.get(field) ?? '') !== '') &&
   (values.get('chunkIndex') === '0' || (values.get('uploadId') ?? '') !== '')
+
+/** Resolves on 'drain' or 'close', removing both listeners either way (no leak per wait). */
+const drained = (stream: NodeJS.EventEmitter) => new Promise<void>((resolve) => {
+  const done = () => {
+    stream.off('drain', done)
+    stream.off('close', done)
+    resolve()
+  }
+  stream.on('drain', done)
+  stream.on('close', done)
+})
 
 export async function receiveChunk<T>(request: Request, options: ReceiveChunkOptions,
   accept: (fields: ChunkFields, body: Readable) => Promise<T>): Promise<T> {
@@ -140,7 +150,7 @@ export async function receiveChunk<T>(request: Request, options: ReceiveChunkOpt
         const { done, value } = await reader.read()
         if (done) break
         if (parser.destroyed) continue // keep draining so the client gets its answer
-        if (!parser.write(Buffer.from(value.buffer, value.byteOffset, value.byteLength))) await Promise.race([once(parser, 'drain'), once(parser, 'close')]).catch(() => undefined)
+        if (!parser.write(Buffer.from(value.buffer, value.byteOffset, value.byteLength))) await drained(parser)
       }
       if (!parser.destroyed) parser.end()
     } catch (error) {
