@@ -3,7 +3,7 @@ import { createReadStream, createWriteStream, mkdirSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import { PassThrough, Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
+import { finished, pipeline } from 'node:stream/promises'
 import { ApiError } from '../errors/index.ts'
 import type { ChunkFields } from './types.ts'
 import { ByteGate } from './byteGate.ts'
@@ -83,7 +83,7 @@ export async function receiveChunk<T>(request: Request, options: ReceiveChunkOpt
   let failure: unknown = null
   let fileSeen = false
   let filename = ''
-  let direct: { body: PassThrough; result: Promise<T> } | null = null
+  let direct: { body: PassThrough; result: Promise<T>; drained: Promise<unknown> } | null = null
   let spool: { file: string; gate: ByteGate; written: Promise<void> } | null = null
   const fail = (error: unknown) => {
     failure ??= error
@@ -126,7 +126,9 @@ export async function receiveChunk<T>(request: Request, options: ReceiveChunkOpt
       // If the reader gives up (body destroyed), keep draining the part so the parse goes on.
       body.once('close', () => { stream.unpipe(body); stream.resume() })
       stream.pipe(body, { end: false }) // ends when the whole request is parsed (below)
-      direct = { body, result: accept(fields, body) }
+      // Every byte of the part must be in `body` before it ends: wait for the part's own end.
+      const drainedPart = finished(stream).catch(() => undefined)
+      direct = { body, result: accept(fields, body), drained: drainedPart }
       direct.result.catch(() => undefined)
       return
     }
@@ -162,7 +164,8 @@ export async function receiveChunk<T>(request: Request, options: ReceiveChunkOpt
   await pump
 
   if (direct) {
-    const { body, result } = direct as { body: PassThrough; result: Promise<T> }
+    const { body, result, drained: drainedPart } = direct as { body: PassThrough; result: Promise<T>; drained: Promise<unknown> }
+    await drainedPart
     if (!failure) body.end()
     return result
   }
