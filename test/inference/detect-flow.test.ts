@@ -99,6 +99,20 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     expect((await cancel({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
   })
 
+  it('text algorithm over HTTP: lines as maskPolygon, words as labels', async () => {
+    const taskId = randomUUID()
+    expect((await create({ taskId, algorithmCode: 'text-ocr' })).body.resCode).toBe(1)
+    const png = await sharp(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="600" height="150"><rect width="100%" height="100%" fill="white"/><text x="30" y="90" font-family="DejaVu Sans" font-size="48">Gate 42 open</text></svg>')).png().toBuffer()
+    const result = await detect({ taskId, algorithmCode: 'text-ocr', imageBase64: b64(png) })
+    expect(result.body.resCode).toBe(1)
+    const [line, ...rest] = targets(result.body.resData)
+    expect(rest).toEqual([])
+    expect(line.confidence.map((c: any) => c.label.replace(/\s/g, ''))).toEqual(['text', 'Gate42open'])
+    expect(line.maskPolygon).toHaveLength(4)
+    expect(line.landmark).toEqual([])
+    expect((await cancel({ taskId, algorithmCode: 'text-ocr' })).body.resCode).toBe(1)
+  })
+
   it('create → detect (Base64, URL) → cancel, under both prefixes, with the result of spec 2.6', async () => {
     const taskId = randomUUID()
     const created = await create({ taskId, algorithmCode: 'face-detection' }, '/v1')
@@ -135,6 +149,9 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     // A logic node: bLogicResult on every target, bDetected from the area logic.
     for (const t of targets(shared.body.resData)) expect(typeof t.bLogicResult).toBe('boolean')
     expect(shared.body.resData.areaList[0].bDetected).toBe(true)
+    // a created taskId is not silently switched to another algorithm
+    const switched = await create({ taskId: 'face-presence', algorithmCode: 'face-detection' })
+    expect(switched.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/taskId', algorithmCode: 'face-presence' } })
     // mismatched algorithmCode → NotCreated
     const mismatch = await detect({ taskId: 'face-presence', algorithmCode: 'face-detection', imageBase64: b64(sample1) })
     expect(mismatch.body.resMsg[0].messageKey).toBe('api.error.NotCreated')
@@ -212,26 +229,26 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
 
 describe('device restart, fullPicture URL mode and a model that fails to initialize', () => {
   it('tasks persist across a runtime restart; fullPicture is a URL the device serves', async () => {
-    let device = await startDevice({ env: { FILE_SERVICE_BASE_URL: 'http://device.example:8080/' } })
+    const env = { FILE_SERVICE_BASE_URL: 'http://device.example:8080/' }
+    let device = await startDevice({ env })
     try {
       const mtk = await device.adminToken()
       const taskId = randomUUID()
-      expect((await device.post('/v1/cwai/aihost/PTaskCreate', { taskId, algorithmCode: 'text-ocr', algorithmUpdateTime: String(Date.now()) }, mtk)).body.resCode).toBe(1)
+      expect((await device.post('/v1/cwai/aihost/PTaskCreate', { taskId, algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) }, mtk)).body.resCode).toBe(1)
       await device.stop()
-      device = await startDevice({ dataDir: device.dataDir, env: { FILE_SERVICE_BASE_URL: 'http://device.example:8080/' } })
+      device = await startDevice({ dataDir: device.dataDir, env })
       const mtk2 = await device.adminToken()
-      const text = await sharp(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="600" height="150"><rect width="100%" height="100%" fill="white"/><text x="30" y="90" font-family="DejaVu Sans" font-size="48">Gate 42 open</text></svg>')).png().toBuffer()
-      const result = await device.post('/v1/cwai/aihost/PTaskDetectPic', { taskId, algorithmCode: 'text-ocr', imageBase64: b64(text) }, mtk2)
+      // No PTaskCreate after the restart: the task was restored from the database.
+      const result = await device.post('/v1/cwai/aihost/PTaskDetectPic', { taskId, algorithmCode: 'face-detection', imageBase64: b64(sample1) }, mtk2)
       expect(result.body.resCode).toBe(1)
-      const [line] = targets(result.body.resData)
-      expect(line.confidence[1].label.replace(/\s/g, '')).toBe('Gate42open')
+      expect(targets(result.body.resData)).toHaveLength(3)
       const url = new URL(result.body.resData.fullPicture)
       expect(`${url.protocol}//${url.host}`).toBe('http://device.example:8080')
       const picture = await fetch(device.url + url.pathname + url.search, { headers: { mtk: mtk2 } })
       expect(picture.status).toBe(200)
       expect(picture.headers.get('content-type')).toBe('image/jpeg')
       const jpeg = Buffer.from(await picture.arrayBuffer())
-      expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width: 600, height: 150 })
+      expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width: 1920, height: 1280 })
       expect((await fetch(device.url + url.pathname + url.search)).status).toBe(401)
       const missing = await fetch(`${device.url}${url.pathname}?id=${randomUUID()}`, { headers: { mtk: mtk2 } })
       expect(missing.status).toBe(404)
@@ -241,7 +258,7 @@ describe('device restart, fullPicture URL mode and a model that fails to initial
       await device.stop()
       device.cleanup()
     }
-  })
+  }, 180_000)
 
   it('a model that fails to initialize → TaskCreateFailed, and the task is not created', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'manifests-'))
@@ -261,5 +278,5 @@ describe('device restart, fullPicture URL mode and a model that fails to initial
       device.cleanup()
       rmSync(dir, { recursive: true, force: true })
     }
-  })
+  }, 120_000)
 })
