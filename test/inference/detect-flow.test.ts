@@ -8,6 +8,7 @@ import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { samplePath } from './helpers.ts'
+import { pngBombHeader } from './images.ts'
 
 const sample1 = readFileSync(samplePath(1))
 const b64 = (bytes: Buffer) => bytes.toString('base64')
@@ -46,6 +47,9 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
       if (req.url === '/face.jpg') { res.writeHead(200, { 'content-type': 'image/jpeg' }); res.end(sample1); return }
       if (req.url === '/to-file') { res.writeHead(302, { location: 'file:///etc/passwd' }); res.end(); return }
       if (req.url === '/hop') { res.writeHead(301, { location: '/face.jpg' }); res.end(); return }
+      if (req.url === '/huge.jpg') { res.on('error', () => {}); res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': 40 * 1024 * 1024 }); res.end(Buffer.alloc(40 * 1024 * 1024)); return }
+      // No declared length: the download counts what arrives.
+      if (req.url === '/huge-chunked.jpg') { res.on('error', () => {}); res.writeHead(200, { 'content-type': 'image/jpeg' }); res.end(Buffer.alloc(40 * 1024 * 1024)); return }
       res.writeHead(404); res.end()
     })
     await new Promise<void>((r) => imageServer.listen(0, '127.0.0.1', r))
@@ -189,6 +193,17 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     expect(await key({ imageUrl: `${imageBase}/to-file` })).toMatchObject({ messageKey: 'api.error.ImageDownloadFailed', details: { reason: 'redirect to a non-HTTP scheme' } })
     expect(await key({ imageUrl: 'http://127.0.0.1:1/closed.jpg' })).toMatchObject({ messageKey: 'api.error.ImageDownloadFailed' })
     expect(await key({ imageUrl: 'file:///etc/passwd' })).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/imageUrl' } })
+    // spec 7.1: encoded size over maxEncodedImageBytes (32 MB default) and a decompression bomb's header.
+    expect(await key({ imageUrl: `${imageBase}/huge.jpg` })).toMatchObject({
+      messageKey: 'api.error.imageInputTooLarge', recommendedAction: 'RESIZE_OR_RECOMPRESS_IMAGE',
+      details: { actualBytes: 40 * 1024 * 1024, limitBytes: 32 * 1024 * 1024, resource: 'encoded-image', purpose: 'image' },
+    })
+    const chunked = await key({ imageUrl: `${imageBase}/huge-chunked.jpg` })
+    expect(chunked).toMatchObject({ messageKey: 'api.error.imageInputTooLarge', details: { limitBytes: 32 * 1024 * 1024 } })
+    expect(chunked.details.actualBytes).toBeGreaterThan(32 * 1024 * 1024)
+    expect(await key({ imageBase64: b64(pngBombHeader(100_000, 100_000)) })).toMatchObject({
+      messageKey: 'api.error.imageResolutionTooLarge', recommendedAction: 'RESIZE_IMAGE', details: { width: 100_000, height: 100_000 },
+    })
     // spec 8: Base64 requests are bound by the 1 MB JSON limit.
     const huge = await detect({ taskId, algorithmCode: 'face-detection', imageBase64: 'A'.repeat(1_100_000) })
     expect(huge.status).toBe(413)
