@@ -17,7 +17,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** A large, highly compressible PNG: slow to decode and draw, tiny as Base64 (keeps an inference running). */
 let slow: Promise<string> | null = null
-const slowImage = () => (slow ??= sharp({ create: { width: 5000, height: 5000, channels: 3, background: '#808080' } }).png().toBuffer().then(b64))
+const slowImage = () => (slow ??= sharp({ create: { width: 6000, height: 6000, channels: 3, background: '#808080' } }).png().toBuffer().then(b64))
 
 describe('typical image-detection flow over HTTP (spec 1) with the real sidecar', () => {
   let device: DeviceProcess
@@ -216,10 +216,18 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
   it('cancel while an inference runs on the task is refused (retryable); afterwards it succeeds', async () => {
     const taskId = randomUUID()
     await create({ taskId, algorithmCode: 'face-detection' })
-    const running = detect({ taskId, algorithmCode: 'face-detection', imageBase64: await slowImage() })
-    await sleep(400)
-    const refused = await cancel({ taskId, algorithmCode: 'face-detection' })
-    expect(refused.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.TaskBusy', retryable: true })
+    let settled = false
+    const running = detect({ taskId, algorithmCode: 'face-detection', imageBase64: await slowImage() }).finally(() => { settled = true })
+    await sleep(200)
+    // Cancel until the device answers TaskBusy (the detection has reached the sidecar).
+    let refused: any = null
+    while (!settled && !refused) {
+      const attempt = await cancel({ taskId, algorithmCode: 'face-detection' })
+      expect(attempt.body.resCode).toBe(0)
+      if (attempt.body.resMsg[0].messageKey === 'api.error.TaskBusy') refused = attempt.body.resMsg[0]
+      else await sleep(50)
+    }
+    expect(refused).toMatchObject({ messageKey: 'api.error.TaskBusy', retryable: true, recommendedAction: 'RETRY_LATER' })
     expect((await running).body.resCode).toBe(1)
     expect((await cancel({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
   })
