@@ -5,6 +5,7 @@ import type { Clock, Logger, MountedRoute, Services } from '../shared/handler.ts
 import { migrateDb, openDb } from '../shared/db/client.ts'
 import { ensureDefaultAccount } from '../shared/auth/accounts.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
+import { createEventSystem, type RequestRouter } from './events/index.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -25,6 +26,8 @@ export interface RuntimeServices {
 export interface ServiceOptions {
   routes?: () => MountedRoute[]
   clock?: Clock
+  /** Route table and validator shared with HTTP, for MQTT requests (spec 5.6). */
+  router?: RequestRouter
 }
 
 const readJson = (file: string) => {
@@ -47,6 +50,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
 
   const components: Component[] = []
+  const eventSystem = createEventSystem({ db: database.db, config, clock, log, services: () => services, router: options.router ?? null })
+  components.push(eventSystem.component)
   const services: Services = {
     db: database.db,
     config,
@@ -58,6 +63,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
       startedAt: clock.now(),
     },
     routes: options.routes ?? (() => []),
+    events: eventSystem.events,
   }
 
   return {

@@ -1,6 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { Config } from './config.ts'
 import type { Db } from './db/client.ts'
+import type { EventsService } from './events/types.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -69,6 +70,8 @@ export interface Services {
   process: { softwareVersion: string; startedAt: number; buildHash: string }
   /** The routes currently mounted (for ViewRoutes and the interface documents). */
   routes(): MountedRoute[]
+  /** Event outbox and channel settings (`ctx.events.emit(kind, payload, { tx })`, README "Events"). */
+  events: EventsService
 }
 
 export interface Ctx extends Services {

@@ -10,11 +10,11 @@ import { InputValidator } from './validate.ts'
 type Vars = { Variables: { requestId: string } }
 
 /** The hono app: small named middleware, then the route table. */
-export function createApp(services: Services, table: RouteTable, inflight: InFlight) {
+export function createApp(services: Services, table: RouteTable, inflight: InFlight, validator: InputValidator = new InputValidator()) {
   const app = new Hono<Vars>()
   app.use('*', requestId())
   app.use('*', accessLog(services.log))
   app.use('*', inflight.middleware())
-  app.all('*', dispatch({ services, table, validator: new InputValidator() }))
+  app.all('*', dispatch({ services, table, validator }))
   return app
 }

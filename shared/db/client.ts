@@ -4,6 +4,10 @@ import { migrate } from 'drizzle-orm/libsql/migrator'
 import * as schema from './schema/index.ts'
 
 export type Db = LibSQLDatabase<typeof schema>
+/** A drizzle transaction (`db.transaction(async (tx) => ...)`); queries on it commit together. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
+/** Either the database or a transaction on it. */
+export type DbOrTx = Db | Tx
 export { schema }
 
 export interface OpenDb {

@@ -83,6 +83,10 @@ export const catalogue = {
   PasswordWeak: entry('2004', 'api.error.PasswordWeak',
     'The new password is not accepted by the device password policy.', A.CHECK_REQUEST_PARAMETERS),
 
+  // ── events: MQTT request transport (spec 5.6) ───────────────────────────────────────
+  MqttNotRegistered: entry('3001', 'api.error.MqttNotRegistered',
+    'The device has not completed its MQTT connection and registration; the request was not run.', A.RETRY_LATER, { retryable: true, retryAfterSeconds: 1 }),
+
   // ── runtime ─────────────────────────────────────────────────────────────────────────
   RouteNotFound: entry('404', 'api.error.RouteNotFound',
     'No endpoint is mounted at this path.', A.CHECK_REQUEST_PARAMETERS, { httpStatus: 404 }),

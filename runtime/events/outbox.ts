@@ -1,0 +1,121 @@
+import { and, asc, desc, gt, inArray, lt, lte, max, min } from 'drizzle-orm'
+import type { Db } from '../../shared/db/client.ts'
+import { events } from '../../shared/db/schema/index.ts'
+import { EVENT_KINDS, isEventKind, type EventKind } from '../../shared/events/kinds.ts'
+import type { DeviceEvent, EmitOptions } from '../../shared/events/types.ts'
+import type { Clock, Logger } from '../../shared/handler.ts'
+
+type Row = typeof events.$inferSelect
+type NewRow = typeof events.$inferInsert
+
+export const toDeviceEvent = (row: Row): DeviceEvent => ({
+  id: row.id,
+  kind: row.kind as EventKind,
+  time: new Date(row.time).toISOString(),
+  source: row.source,
+  payload: JSON.parse(row.payload),
+})
+
+// Events emitted outside a transaction are written together, one multi-row insert per turn
+// of the event loop (group commit): one fsync for many events under load.
+const MAX_GROUP = 500
+
+/**
+ * The outbox: writes events, tells channels when new ones exist, reads them in id order and
+ * prunes them (bounded retention). Channels keep their own cursors (see tail.ts).
+ */
+export class Outbox {
+  private pending: { row: NewRow; resolve(id: number): void; reject(error: unknown): void }[] = []
+  private flushScheduled = false
+  private readonly listeners = new Set<() => void>()
+  private highest = 0
+
+  constructor(private readonly db: Db, private readonly clock: Clock, private readonly log: Logger) {}
+
+  async init(): Promise<void> {
+    const [row] = await this.db.select({ id: max(events.id) }).from(events)
+    this.highest = row?.id ?? 0
+  }
+
+  /** The highest event id written so far (by this process). */
+  get lastId(): number {
+    return this.highest
+  }
+
+  emit(kind: EventKind, payload: Record<string, unknown>, options: EmitOptions = {}): Promise<number> {
+    if (!isEventKind(kind)) return Promise.reject(new Error(`unknown event kind ${String(kind)}`))
+    const row: NewRow = { kind, time: this.clock.now(), source: options.source ?? EVENT_KINDS[kind].source, payload: JSON.stringify(payload) }
+    if (options.tx) return this.emitInTransaction(options.tx as Db, row)
+    return new Promise((resolve, reject) => {
+      this.pending.push({ row, resolve, reject })
+      if (!this.flushScheduled) {
+        this.flushScheduled = true
+        setImmediate(() => void this.flush())
+      }
+    })
+  }
+
+  private async emitInTransaction(tx: Db, row: NewRow): Promise<number> {
+    const [inserted] = await tx.insert(events).values(row).returning({ id: events.id })
+    // The row is visible to channels once the caller's transaction commits: wake them shortly
+    // after; the poll interval catches a transaction that takes longer.
+    setTimeout(() => this.wake(inserted!.id), 5).unref()
+    return inserted!.id
+  }
+
+  private async flush(): Promise<void> {
+    while (this.pending.length > 0) {
+      const group = this.pending.splice(0, MAX_GROUP)
+      try {
+        const ids = (await this.db.insert(events).values(group.map((p) => p.row)).returning({ id: events.id }))
+          .map((r) => r.id).sort((a, b) => a - b)
+        // Ids are assigned in insertion order within one statement.
+        group.forEach((p, i) => p.resolve(ids[i]!))
+        this.wake(ids[ids.length - 1]!)
+      } catch (error) {
+        this.log.error({ err: error, count: group.length }, 'writing events to the outbox failed')
+        for (const p of group) p.reject(error)
+      }
+    }
+    this.flushScheduled = false
+  }
+
+  private wake(id: number): void {
+    if (id > this.highest) this.highest = id
+    for (const listener of this.listeners) listener()
+  }
+
+  /** Calls `listener` whenever new events may exist; returns the unsubscribe function. */
+  onNew(listener: () => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Events with id > afterId, in id order, optionally of some kinds only. */
+  async read(afterId: number, limit: number, kinds: readonly string[] | null = null): Promise<DeviceEvent[]> {
+    const where = kinds && kinds.length > 0 ? and(gt(events.id, afterId), inArray(events.kind, [...kinds])) : gt(events.id, afterId)
+    const rows = await this.db.select().from(events).where(where).orderBy(asc(events.id)).limit(limit)
+    const last = rows[rows.length - 1]
+    if (last && last.id > this.highest) this.highest = last.id
+    return rows.map(toDeviceEvent)
+  }
+
+  async oldestId(): Promise<number | null> {
+    const [row] = await this.db.select({ id: min(events.id) }).from(events)
+    return row?.id ?? null
+  }
+
+  /** Bounded retention: drops events older than `retentionMs` and all but the newest `maxRows`. */
+  async prune(retentionMs: number, maxRows: number): Promise<number> {
+    let removed = 0
+    if (retentionMs > 0) {
+      const result = await this.db.delete(events).where(lt(events.time, this.clock.now() - retentionMs))
+      removed += result.rowsAffected
+    }
+    if (maxRows > 0) {
+      const [edge] = await this.db.select({ id: events.id }).from(events).orderBy(desc(events.id)).limit(1).offset(maxRows)
+      if (edge) removed += (await this.db.delete(events).where(lte(events.id, edge.id))).rowsAffected
+    }
+    return removed
+  }
+}
