@@ -9,6 +9,18 @@ import { Tail } from './tail.ts'
 
 // RFC 6455 7.4.1: 1008 = policy violation (no valid mtk, bad parameters).
 export const POLICY_VIOLATION = 1008
+// How long a client over the buffer limit has to read before it is disconnected.
+const SLOW_CLIENT_GRACE_MS = 5000
+
+/** Waits until the unsent bytes fall to half the limit; false when they did not in time. */
+async function drained(ws: WebSocket, limit: number, graceMs: number): Promise<boolean> {
+  const deadline = Date.now() + graceMs
+  while (ws.readyState === ws.OPEN && ws.bufferedAmount > limit / 2) {
+    if (Date.now() > deadline) return false
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  return ws.readyState === ws.OPEN
+}
 
 export interface WebSocketDeps {
   host: string
@@ -100,13 +112,16 @@ export class EventWebSocketServer {
       pollMs: this.deps.pollMs,
       log: services.log,
       deliver: async (events) => {
-        if (ws.readyState !== ws.OPEN) throw new Error('closed')
-        for (const event of events) ws.send(JSON.stringify({ type: 'event', event }))
-        // Backpressure: never buffer without bound for a client that does not read.
-        if (ws.bufferedAmount > this.deps.maxBufferedBytes) {
-          services.log.warn({ bufferedBytes: ws.bufferedAmount, account: identity.accountName }, 'event websocket client too slow; disconnecting')
-          ws.terminate()
-          throw new Error('slow client')
+        for (const event of events) {
+          if (ws.readyState !== ws.OPEN) throw new Error('closed')
+          // Backpressure: past the limit, wait a moment for the client to read; a client
+          // that does not is disconnected, never buffered without bound.
+          if (ws.bufferedAmount > this.deps.maxBufferedBytes && !(await drained(ws, this.deps.maxBufferedBytes, SLOW_CLIENT_GRACE_MS))) {
+            services.log.warn({ bufferedBytes: ws.bufferedAmount, account: identity.accountName }, 'event websocket client does not read; disconnecting')
+            ws.terminate()
+            throw new Error('slow client')
+          }
+          ws.send(JSON.stringify({ type: 'event', event }))
         }
       },
     })
