@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Config } from '../shared/config.ts'
 import type { Clock, Logger, MountedRoute, Services } from '../shared/handler.ts'
-import { migrateDb, openDb } from '../shared/db/client.ts'
+import { migrateDb, openDb, tuneDb } from '../shared/db/client.ts'
 import { ensureDefaultAccount } from '../shared/auth/accounts.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
 import { createEventSystem, type RequestRouter } from './events/index.ts'
@@ -46,6 +46,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   mkdirSync(config.dataPath, { recursive: true })
   const clock = options.clock ?? { now: () => Date.now() }
   const database = openDb(config.databaseUrl, config.libsqlAuthToken || undefined)
+  await tuneDb(database.db, config.dbSynchronous)
   await migrateDb(database.db, migrationsDir)
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
 

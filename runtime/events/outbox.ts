@@ -1,4 +1,4 @@
-import { and, asc, desc, gt, inArray, lt, lte, max, min } from 'drizzle-orm'
+import { asc, desc, gt, lt, lte, max, min } from 'drizzle-orm'
 import type { Db } from '../../shared/db/client.ts'
 import { events } from '../../shared/db/schema/index.ts'
 import { EVENT_KINDS, isEventKind, type EventKind } from '../../shared/events/kinds.ts'
@@ -16,9 +16,14 @@ export const toDeviceEvent = (row: Row): DeviceEvent => ({
   payload: JSON.parse(row.payload),
 })
 
-// Events emitted outside a transaction are written together, one multi-row insert per turn
-// of the event loop (group commit): one fsync for many events under load.
-const MAX_GROUP = 500
+// Events emitted outside a transaction are written together (group commit): the first
+// emit opens a short window, then one multi-row insert commits everything that arrived.
+// The embedded database commits synchronously (the fsync blocks the event loop), so fewer,
+// larger commits keep the loop free under load.
+const MAX_GROUP = 1000
+const GROUP_WINDOW_MS = 2
+// Recently written events kept in memory, so live channels rarely read the database.
+const RECENT_CAPACITY = 20_000
 
 /**
  * The outbox: writes events, tells channels when new ones exist, reads them in id order and
@@ -29,6 +34,8 @@ export class Outbox {
   private flushScheduled = false
   private readonly listeners = new Set<() => void>()
   private highest = 0
+  /** Events this process wrote outside transactions, in id order (ids may have gaps). */
+  private recent: DeviceEvent[] = []
 
   constructor(private readonly db: Db, private readonly clock: Clock, private readonly log: Logger) {}
 
@@ -50,7 +57,7 @@ export class Outbox {
       this.pending.push({ row, resolve, reject })
       if (!this.flushScheduled) {
         this.flushScheduled = true
-        setImmediate(() => void this.flush())
+        setTimeout(() => void this.flush(), GROUP_WINDOW_MS)
       }
     })
   }
@@ -70,7 +77,12 @@ export class Outbox {
         const ids = (await this.db.insert(events).values(group.map((p) => p.row)).returning({ id: events.id }))
           .map((r) => r.id).sort((a, b) => a - b)
         // Ids are assigned in insertion order within one statement.
-        group.forEach((p, i) => p.resolve(ids[i]!))
+        group.forEach((p, i) => {
+          const row = p.row
+          this.recent.push({ id: ids[i]!, kind: row.kind as EventKind, time: new Date(row.time!).toISOString(), source: row.source, payload: JSON.parse(row.payload) })
+          p.resolve(ids[i]!)
+        })
+        if (this.recent.length > RECENT_CAPACITY) this.recent = this.recent.slice(-RECENT_CAPACITY / 2)
         this.wake(ids[ids.length - 1]!)
       } catch (error) {
         this.log.error({ err: error, count: group.length }, 'writing events to the outbox failed')
@@ -91,13 +103,41 @@ export class Outbox {
     return () => this.listeners.delete(listener)
   }
 
-  /** Events with id > afterId, in id order, optionally of some kinds only. */
-  async read(afterId: number, limit: number, kinds: readonly string[] | null = null): Promise<DeviceEvent[]> {
-    const where = kinds && kinds.length > 0 ? and(gt(events.id, afterId), inArray(events.kind, [...kinds])) : gt(events.id, afterId)
-    const rows = await this.db.select().from(events).where(where).orderBy(asc(events.id)).limit(limit)
+  /**
+   * Events with id > afterId in id order, optionally of some kinds only, and the highest id
+   * looked at (the cursor moves past events a filter skipped). The range is read on the
+   * primary key and filtered here, so a read costs the same however large the outbox is.
+   */
+  async read(afterId: number, limit: number, kinds: readonly string[] | null = null, fromDatabase = false): Promise<{ events: DeviceEvent[]; scannedTo: number }> {
+    const fromMemory = fromDatabase ? null : this.readRecent(afterId, limit)
+    const rows = fromMemory ?? (await this.db.select().from(events).where(gt(events.id, afterId)).orderBy(asc(events.id)).limit(limit)).map(toDeviceEvent)
     const last = rows[rows.length - 1]
-    if (last && last.id > this.highest) this.highest = last.id
-    return rows.map(toDeviceEvent)
+    if (!last) return { events: [], scannedTo: afterId }
+    if (last.id > this.highest) this.highest = last.id
+    return { events: kinds && kinds.length > 0 ? rows.filter((r) => kinds.includes(r.kind)) : rows, scannedTo: last.id }
+  }
+
+  /**
+   * Serves a read from the recent events when they hold the next ids without a gap. A gap
+   * is an event written in a transaction (or by another process): SQLite has one writer, so
+   * it committed before the later ids were assigned and the database has it.
+   */
+  private readRecent(afterId: number, limit: number): DeviceEvent[] | null {
+    const recent = this.recent
+    if (recent.length === 0 || recent[0]!.id > afterId + 1) return null
+    // Binary search for the first event after afterId.
+    let lo = 0
+    let hi = recent.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (recent[mid]!.id <= afterId) lo = mid + 1
+      else hi = mid
+    }
+    if (lo === recent.length) return afterId >= this.highest ? [] : null
+    const out: DeviceEvent[] = []
+    let expected = afterId + 1
+    for (let i = lo; i < recent.length && out.length < limit && recent[i]!.id === expected; i++, expected++) out.push(recent[i]!)
+    return out.length > 0 ? out : null
   }
 
   async oldestId(): Promise<number | null> {
@@ -107,6 +147,7 @@ export class Outbox {
 
   /** Bounded retention: drops events older than `retentionMs` and all but the newest `maxRows`. */
   async prune(retentionMs: number, maxRows: number): Promise<number> {
+    this.recent = []
     let removed = 0
     if (retentionMs > 0) {
       const result = await this.db.delete(events).where(lt(events.time, this.clock.now() - retentionMs))

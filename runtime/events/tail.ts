@@ -32,6 +32,8 @@ export class Tail {
   private unsubscribe: (() => void) | null = null
   private loop: Promise<void> | null = null
   private dirty = false
+  /** The last wait ended by its timer: read the database (events of other writers). */
+  private timedOut = false
   private retrying = false
 
   constructor(private readonly options: TailOptions) {
@@ -67,7 +69,10 @@ export class Tail {
   private wait(ms: number): Promise<void> {
     if ((this.dirty && !this.retrying) || !this.running) return Promise.resolve()
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms)
+      const timer = setTimeout(() => {
+        this.timedOut = true
+        done()
+      }, ms)
       function done() {
         clearTimeout(timer)
         resolve()
@@ -82,21 +87,22 @@ export class Tail {
     const { outbox, kinds = null, batch = 200, pollMs, retryMs = 1000, log } = this.options
     while (this.running) {
       this.dirty = false
-      let events: DeviceEvent[]
+      let read: { events: DeviceEvent[]; scannedTo: number }
       try {
-        events = await outbox.read(this.cursor, batch, kinds)
+        read = await outbox.read(this.cursor, batch, kinds, this.timedOut)
+        this.timedOut = false
       } catch (error) {
         log.error({ err: error, channel: this.options.name }, 'reading the outbox failed')
         await this.wait(retryMs)
         continue
       }
-      if (events.length === 0) {
+      if (read.scannedTo === this.cursor) {
         await this.wait(pollMs)
         continue
       }
       try {
-        await this.options.deliver(events)
-        this.cursor = events[events.length - 1]!.id
+        if (read.events.length > 0) await this.options.deliver(read.events)
+        this.cursor = read.scannedTo
         this.lastError = null
         await this.options.delivered?.(this.cursor)
         this.dirty = true
