@@ -22,19 +22,19 @@ export const EVENT_KINDS = {
   'device.stopping': kind('runtime', false, 'The runtime received a stop request and is shutting down.', {
     reason: 'string; e.g. "SIGTERM"', uptimeMs: 'number' }),
   'sidecar.restarted': kind('sidecar', true, 'The inference sidecar died and was restarted by its supervisor.', {
-    exitCode: 'number|null', signal: 'string|null', restarts: 'number; restarts since the runtime started', backoffMs: 'number' }),
+    exitCode: 'number or null', signal: 'string or null', restarts: 'number; restarts since the runtime started', backoffMs: 'number' }),
   'storage.reserveReached': kind('uploads', true, 'An upload was refused because the disk safety reserve would be crossed (STORAGE_RESERVE_REACHED).', {
     purpose: 'string; upload purpose', requestedBytes: 'string; decimal bytes', availableBytes: 'string; decimal bytes', reserveBytes: 'string; decimal bytes' }),
   'upload.expired': kind('uploads', false, 'An upload session expired (idle or absolute timeout, spec 3.1).', {
-    uploadId: 'string', purpose: 'string', reason: '"idle" | "absolute"', receivedBytes: 'string; decimal bytes' }),
+    uploadId: 'string', purpose: 'string', reason: '"idle" or "absolute"', receivedBytes: 'string; decimal bytes' }),
   'password.changed': kind('login', false, 'An account changed its password; every session of that account was revoked (spec 5.5).', {
     accountName: 'string', revokedSessions: 'number' }),
   'login.locked': kind('login', true, 'An account name was locked after repeated failed sign-ins.', {
     accountName: 'string', failures: 'number', lockedUntil: 'number; ms since epoch' }),
   'alarm.raised': kind('analysis', true, 'An analysis task raised an alarm (produced by analysis tasks).', {
-    taskId: 'string', alarmType: 'string', cameraId: 'string|null', message: 'string', imageUrl: 'string|null' }),
+    taskId: 'string', alarmType: 'string', cameraId: 'string or null', message: 'string', imageUrl: 'string or null' }),
   'passengerFlow.counted': kind('analysis', false, 'A passenger-flow task counted crossings (produced by analysis tasks).', {
-    taskId: 'string', cameraId: 'string|null', in: 'number', out: 'number' }),
+    taskId: 'string', cameraId: 'string or null', in: 'number', out: 'number' }),
 } as const satisfies Record<string, EventKindInfo>
 
 export type EventKind = keyof typeof EVENT_KINDS
