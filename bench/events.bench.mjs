@@ -5,8 +5,8 @@
 //
 //   node build.mjs && node bench/events.bench.mjs [--rate 2000] [--seconds 10]
 //
-// Needs `mosquitto` on PATH. Writes bench/out/events.json. The receiving clients run in a
-// worker thread (as they would in another process), so they do not share the runtime's
+// Needs `mosquitto` on PATH. Writes bench/out/events.json. Each receiving client runs in its
+// own worker thread (as it would in another process), so they do not share the runtime's
 // event loop; receive times are absolute (timeOrigin + now) and comparable across threads.
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -130,9 +130,10 @@ function receiverThread() {
   })
 }
 
+/** One worker thread per receiving client, as separate processes would be. */
 function receivers() {
-  const worker = new Worker(fileURLToPath(import.meta.url), { workerData: { receiver: true } })
-  const ask = (message, type, match = () => true) => new Promise((resolve) => {
+  const workers = new Map()
+  const ask = (worker, message, type, match = () => true) => new Promise((resolve) => {
     const listener = (reply) => {
       if (reply.type !== type || !match(reply)) return
       worker.off('message', listener)
@@ -142,20 +143,24 @@ function receivers() {
     worker.postMessage(message)
   })
   return {
-    add: (message) => ask(message, 'ready', (r) => r.name === message.name),
+    add(message) {
+      const worker = new Worker(fileURLToPath(import.meta.url), { workerData: { receiver: true } })
+      workers.set(message.name, worker)
+      return ask(worker, message, 'ready', (r) => r.name === message.name)
+    },
     async waitAll(names, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs
       while (Date.now() < deadline) {
-        const { counts } = await ask({ type: 'count' }, 'count')
-        if (names.every((n) => (counts[n] ?? 0) >= TOTAL)) return
+        const counts = await Promise.all(names.map(async (n) => (await ask(workers.get(n), { type: 'count' }, 'count')).counts[n] ?? 0))
+        if (counts.every((c) => c >= TOTAL)) return
         await sleep(100)
       }
     },
     async collect(name) {
-      const { seen } = await ask({ type: 'collect' }, 'collect')
+      const { seen } = await ask(workers.get(name), { type: 'collect' }, 'collect')
       return new Map(seen[name] ?? [])
     },
-    stop: () => worker.terminate(),
+    stop: () => Promise.all([...workers.values()].map((w) => w.terminate())),
   }
 }
 

@@ -51,7 +51,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
 
   const components: Component[] = []
-  const eventSystem = createEventSystem({ db: database.db, config, clock, log, services: () => services, router: options.router ?? null })
+  const eventSystem = createEventSystem({ db: database.db, client: database.client, config, clock, log, services: () => services, router: options.router ?? null })
   components.push(eventSystem.component)
   const services: Services = {
     db: database.db,

@@ -1,4 +1,5 @@
 import { count } from 'drizzle-orm'
+import type { Client } from '@libsql/client'
 import type { Config } from '../../shared/config.ts'
 import type { Db } from '../../shared/db/client.ts'
 import { webhookDeadLetters } from '../../shared/db/schema/index.ts'
@@ -15,6 +16,8 @@ export type { RequestRouter } from './mqtt.ts'
 
 export interface EventChannelDeps {
   db: Db
+  /** The libsql client under `db` (the outbox writes its group commits with plain SQL). */
+  client: Client
   config: Config
   clock: Clock
   log: Logger
@@ -33,7 +36,7 @@ const PRUNE_INTERVAL_MS = 60_000
 export function createEventSystem(deps: EventChannelDeps) {
   const { db, config, clock } = deps
   const log = deps.log.child({ area: 'events' })
-  const outbox = new Outbox(db, clock, log)
+  const outbox = new Outbox(db, deps.client, clock, log)
   const cursors = new CursorStore(db, clock.now)
   const store = new ChannelSettingsStore(db, config, clock.now)
   const websocket = new EventWebSocketServer({ host: config.wsHost, port: config.wsPort, outbox, services: deps.services, maxBufferedBytes: config.wsMaxBufferedBytes, pollMs: config.eventPollMs })

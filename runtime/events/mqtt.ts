@@ -30,6 +30,8 @@ export const mqttTopics = (prefix: string, clientId: string) => {
   }
 }
 
+const MAX_IN_FLIGHT = 2000
+
 // spec 5.6: MQTT requests run with a trusted internal transport context; no mtk check.
 const MQTT_IDENTITY: Identity = { userId: 'mqtt', accountName: 'mqtt', sessionId: null, transport: 'mqtt', passwordChangeRequired: false }
 
@@ -63,13 +65,19 @@ export class MqttChannel {
   private readonly topics
   private readonly inflight = new Set<AbortController>()
   private stopped = false
+  // Publishes are pipelined: up to MAX_IN_FLIGHT wait for their PUBACK while the next are
+  // sent; the cursor saved is the highest id below which every event was acknowledged.
+  private acked = 0
+  private pending: { id: number; done: boolean }[] = []
+  private ackWaiter: (() => void) | null = null
 
   constructor(private readonly deps: MqttChannelDeps) {
     this.topics = mqttTopics(deps.settings.topicPrefix, deps.settings.clientId)
   }
 
+  /** Highest event id up to which every event was acknowledged by the broker. */
   get deliveredId(): number {
-    return this.tail?.cursor ?? 0
+    return this.acked
   }
 
   async start(): Promise<void> {
@@ -92,6 +100,8 @@ export class MqttChannel {
       ...(settings.keyFile ? { key: read(settings.keyFile) } : {}),
     }
     const from = await cursors.getOrCreate('mqtt', outbox.lastId)
+    this.acked = from
+    this.saveCursor = throttledSave((id) => cursors.set('mqtt', id))
     this.tail = new Tail({
       name: 'mqtt',
       outbox,
@@ -101,7 +111,6 @@ export class MqttChannel {
       retryMs: 1000,
       log,
       deliver: (events) => this.publishEvents(events),
-      delivered: (this.saveCursor = throttledSave((id) => cursors.set('mqtt', id))),
     })
     const client = mqtt.connect(settings.url, options)
     this.client = client
@@ -149,8 +158,30 @@ export class MqttChannel {
   private async publishEvents(events: { id: number; kind: string }[]) {
     const client = this.client
     if (!client || this.state !== 'registered') throw new Error('mqtt not registered')
-    // QoS 1: each publish resolves on PUBACK; the cursor moves only after all are acknowledged.
-    await Promise.all(events.map((event) => client.publishAsync(this.topics.event(event.kind), JSON.stringify(event), { qos: 1 })))
+    for (const event of events) {
+      const entry = { id: event.id, done: false }
+      this.pending.push(entry)
+      // QoS 1: resolves on PUBACK. While disconnected, mqtt.js keeps it and resends it after
+      // reconnecting (persistent session); if the client is replaced, reading rewinds.
+      client.publishAsync(this.topics.event(event.kind), JSON.stringify(event), { qos: 1 }).then(() => {
+        entry.done = true
+        this.advanceAcked()
+      }, (error: Error) => {
+        if (client !== this.client) return
+        this.lastError = error.message
+        this.pending = []
+        this.tail?.rewind(this.acked)
+        this.ackWaiter?.()
+      })
+    }
+    while (this.pending.length > MAX_IN_FLIGHT && client === this.client && !this.stopped) await new Promise<void>((resolve) => (this.ackWaiter = resolve))
+  }
+
+  private advanceAcked() {
+    const before = this.acked
+    while (this.pending.length > 0 && this.pending[0]!.done) this.acked = this.pending.shift()!.id
+    if (this.acked !== before) void this.saveCursor?.(this.acked).catch(() => {})
+    if (this.pending.length <= MAX_IN_FLIGHT) this.ackWaiter?.()
   }
 
   private async handleRequest(payload: Buffer) {
@@ -195,8 +226,8 @@ export class MqttChannel {
   async stop(): Promise<void> {
     this.stopped = true
     for (const controller of this.inflight) controller.abort()
+    this.ackWaiter?.()
     await this.tail?.stop()
-    await this.saveCursor?.flush().catch(() => {})
     const client = this.client
     this.client = null
     if (!client) return
@@ -208,6 +239,7 @@ export class MqttChannel {
       ])
     }
     await client.endAsync(true).catch(() => {})
+    await this.saveCursor?.flush().catch(() => {})
     this.state = 'disconnected'
   }
 }

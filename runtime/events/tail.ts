@@ -35,6 +35,8 @@ export class Tail {
   /** The last wait ended by its timer: read the database (events of other writers). */
   private timedOut = false
   private retrying = false
+  private delivering = false
+  private rewindTo: number | null = null
 
   constructor(private readonly options: TailOptions) {
     this.cursor = options.from
@@ -51,6 +53,16 @@ export class Tail {
   nudge(): void {
     this.dirty = true
     if (!this.retrying) this.wakeUp?.()
+  }
+
+  /**
+   * Moves the read position back (a channel that delivers asynchronously lost what it had
+   * in flight): reading continues after `id`.
+   */
+  rewind(id: number): void {
+    if (this.delivering) this.rewindTo = Math.min(this.rewindTo ?? id, id)
+    else this.cursor = Math.min(this.cursor, id)
+    this.kick()
   }
 
   /** The channel became ready (e.g. MQTT registered): retry at once. */
@@ -100,9 +112,10 @@ export class Tail {
         await this.wait(pollMs)
         continue
       }
+      this.delivering = true
       try {
         if (read.events.length > 0) await this.options.deliver(read.events)
-        this.cursor = read.scannedTo
+        this.cursor = this.rewindTo ?? read.scannedTo
         this.lastError = null
         await this.options.delivered?.(this.cursor)
         this.dirty = true
@@ -113,6 +126,10 @@ export class Tail {
         this.retrying = true
         await this.wait(retryMs)
         this.retrying = false
+      } finally {
+        this.delivering = false
+        if (this.rewindTo !== null) this.cursor = Math.min(this.cursor, this.rewindTo)
+        this.rewindTo = null
       }
     }
   }

@@ -4,6 +4,7 @@ import { WebSocketServer, type WebSocket } from 'ws'
 import { resolveSession } from '../../shared/auth/sessions.ts'
 import { isEventKind } from '../../shared/events/kinds.ts'
 import type { Services } from '../../shared/handler.ts'
+import type { DeviceEvent } from '../../shared/events/types.ts'
 import type { Outbox } from './outbox.ts'
 import { Tail } from './tail.ts'
 
@@ -111,19 +112,7 @@ export class EventWebSocketServer {
       batch: 500,
       pollMs: this.deps.pollMs,
       log: services.log,
-      deliver: async (events) => {
-        for (const event of events) {
-          if (ws.readyState !== ws.OPEN) throw new Error('closed')
-          // Backpressure: past the limit, wait a moment for the client to read; a client
-          // that does not is disconnected, never buffered without bound.
-          if (ws.bufferedAmount > this.deps.maxBufferedBytes && !(await drained(ws, this.deps.maxBufferedBytes, SLOW_CLIENT_GRACE_MS))) {
-            services.log.warn({ bufferedBytes: ws.bufferedAmount, account: identity.accountName }, 'event websocket client does not read; disconnecting')
-            ws.terminate()
-            throw new Error('slow client')
-          }
-          ws.send(JSON.stringify({ type: 'event', event }))
-        }
-      },
+      deliver: (events) => this.sendAll(ws, events, identity.accountName, services),
     })
     this.tails.set(ws, tail)
     ws.on('close', () => {
@@ -131,6 +120,30 @@ export class EventWebSocketServer {
       void tail.stop()
     })
     tail.start()
+  }
+
+  /**
+   * Sends a batch with one socket write per run of frames (corked). Backpressure: past the
+   * limit, the client gets a moment to read; one that does not is disconnected, never
+   * buffered without bound.
+   */
+  private async sendAll(ws: WebSocket, events: DeviceEvent[], account: string, services: Services) {
+    const socket = (ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket
+    let i = 0
+    while (i < events.length) {
+      if (ws.readyState !== ws.OPEN) throw new Error('closed')
+      if (ws.bufferedAmount > this.deps.maxBufferedBytes && !(await drained(ws, this.deps.maxBufferedBytes, SLOW_CLIENT_GRACE_MS))) {
+        services.log.warn({ bufferedBytes: ws.bufferedAmount, account }, 'event websocket client does not read; disconnecting')
+        ws.terminate()
+        throw new Error('slow client')
+      }
+      socket?.cork()
+      try {
+        for (; i < events.length && ws.bufferedAmount <= this.deps.maxBufferedBytes; i++) ws.send(JSON.stringify({ type: 'event', event: events[i] }))
+      } finally {
+        socket?.uncork()
+      }
+    }
   }
 
   async stop(): Promise<void> {

@@ -5,6 +5,7 @@ import { connectEvents } from '../helpers/wsClient.ts'
 import { events, users } from '../../shared/db/schema/index.ts'
 import { issueSession } from '../../shared/auth/sessions.ts'
 import { Outbox } from '../../runtime/events/outbox.ts'
+import { createClient } from '@libsql/client'
 
 // The outbox and the WebSocket channel on real services (libsql file database, real ws
 // listener on a free port), driven in-process.
@@ -42,12 +43,14 @@ describe('event outbox', () => {
     const { events: ev, db } = t.runtime.services
     await Promise.all(Array.from({ length: 1500 }, (_, i) => ev.emit('passengerFlow.counted', { taskId: 't', cameraId: null, in: i, out: 0 })))
     // The prune that runs at start and every minute, run now.
-    const outbox = new Outbox(db, t.clock, t.runtime.services.log)
+    const client = createClient({ url: t.config.databaseUrl })
+    const outbox = new Outbox(db, client, t.clock, t.runtime.services.log)
     expect(await outbox.prune(0, 1000)).toBe(500)
     const [left] = await db.select({ n: count() }).from(events)
     expect(left!.n).toBe(1000)
     t.clock.advance(8 * 24 * 60 * 60 * 1000)
     expect(await outbox.prune(7 * 24 * 60 * 60 * 1000, 1000)).toBe(1000)
+    client.close()
   })
 
   it('disconnects a WebSocket client that does not read, while a reading client gets everything', async () => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createConnection, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -41,6 +41,9 @@ async function waitForPort(port: number, timeoutMs = 10_000) {
 /** A real mosquitto (Debian package) on a free port with a generated config and persistence. */
 export async function startBroker(): Promise<Broker> {
   const dir = mkdtempSync(path.join(tmpdir(), 'mosquitto-test-'))
+  // Started as root, mosquitto drops to its own user: it must be able to write its
+  // persistence file here.
+  chmodSync(dir, 0o777)
   const port = await freePort()
   const configFile = path.join(dir, 'mosquitto.conf')
   writeFileSync(configFile, [
