@@ -79,6 +79,8 @@ export class ChannelSettingsStore {
     const next = { ...(await this.mqtt()), ...patch }
     if (next.url !== '') checkUrl('/url', next.url, MQTT_PROTOCOLS)
     if (next.enabled && next.url === '') throw invalidParam('/url', 'is required when MQTT is enabled')
+    // MQTT 3.1.1 (3.1.2.9): a password without a user name is a protocol violation.
+    if (next.password !== '' && next.username === '') throw invalidParam('/username', 'is required when a password is set')
     await this.save('mqtt', { ...(await this.stored<MqttSettings>('mqtt')), ...patch })
     return next
   }

@@ -108,4 +108,31 @@ describe('MQTT channel', () => {
       expect(m.body.kind).toBe('login.locked')
     }
   })
+
+  it('applies new MQTT settings from the System endpoint without a restart', async () => {
+    const mtk = await device.adminToken()
+    const bad = await device.post('/gtw/cwai/System/SetMqttParam', { url: 'http://127.0.0.1:1' }, mtk)
+    expect(bad.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/url' } })
+    const wildcard = await device.post('/gtw/cwai/System/SetMqttParam', { topicPrefix: 'a/#' }, mtk)
+    expect(wildcard.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/topicPrefix' } })
+    const passwordOnly = await device.post('/gtw/cwai/System/SetMqttParam', { password: 'secret' }, mtk)
+    expect(passwordOnly.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/username' } })
+    expect((await device.post('/gtw/cwai/System/QueryEventChannelStatus', {}, mtk)).body.resData.mqtt.state).toBe('registered')
+
+    const other = await recordTopics(broker.url, `moved/${clientId}/#`)
+    try {
+      const set = await device.post('/gtw/cwai/System/SetMqttParam', { topicPrefix: 'moved', username: 'device', password: 'not-used-by-this-broker' }, mtk)
+      expect(set.body.resData).toMatchObject({ enabled: true, url: broker.url, clientId, topicPrefix: 'moved', username: 'device', passwordSet: true })
+      expect(JSON.stringify(set.body)).not.toContain('not-used-by-this-broker')
+      await other.waitFor((m) => m.topic === `moved/${clientId}/registration`)
+      await failSignIn(device, 'moved-prefix')
+      const event = await other.waitFor((m) => m.topic === `moved/${clientId}/event/login.locked`)
+      expect(event.body.payload.accountName).toBe('moved-prefix')
+      const query = await device.post('/gtw/cwai/System/QueryMqttParam', {}, mtk)
+      expect(query.body.resData).toMatchObject({ topicPrefix: 'moved', passwordSet: true })
+      expect(query.body.resData.password).toBeUndefined()
+    } finally {
+      await other.close()
+    }
+  })
 })
