@@ -6,6 +6,11 @@ import { migrateDb, openDb, tuneDb } from '../shared/db/client.ts'
 import { ensureDefaultAccount } from '../shared/auth/accounts.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
 import { createEventSystem, type RequestRouter } from './events/index.ts'
+import { emitSidecarRestarts } from './events/producers.ts'
+import { createInference } from './sidecar/start-inference.ts'
+import { seedAlgorithms } from './detection/seed-algorithms.ts'
+import { restoreTasks } from './detection/restore-tasks.ts'
+import { UploadManager } from './uploads/service.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -16,6 +21,8 @@ export interface Component {
 
 export interface RuntimeServices {
   services: Services
+  /** The upload service itself (the runtime mounts the native tus endpoint on it). */
+  uploads: UploadManager
   components: Component[]
   /** Starts every component in order. */
   start(): Promise<void>
@@ -53,6 +60,26 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const components: Component[] = []
   const eventSystem = createEventSystem({ db: database.db, client: database.client, config, clock, log, services: () => services, router: options.router ?? null })
   components.push(eventSystem.component)
+  // Inference (issue 4): algorithm registry from the manifests, the supervised sidecar, and
+  // the created tasks loaded into it once it runs.
+  const manifestDir = config.modelsManifestDir ? path.resolve(config.modelsManifestDir) : undefined
+  await seedAlgorithms(database.db, projectRoot, clock.now(), manifestDir)
+  const inference = createInference({
+    config, projectRoot, entry: path.join(distDir, 'runtime', 'sidecar.mjs'), log: log.child({ component: 'inference' }),
+    ...(manifestDir ? { manifestDir } : {}),
+  })
+  emitSidecarRestarts(inference.supervisor, eventSystem.events, log)
+  components.push({ name: 'tasks', start: async () => { await restoreTasks(database.db, inference.inference, log) } })
+  components.push({
+    name: 'inference',
+    // A sidecar that cannot start does not keep the device down: the supervisor retries with
+    // backoff and detection answers SidecarUnavailable (retryable) meanwhile.
+    start: () => inference.start().catch((error: Error) => log.error({ err: error.message }, 'inference sidecar failed to start; retrying')),
+    stop: () => inference.close(),
+  })
+  // Upload sessions: manifests in this database, bytes under <DATA_DIR>/uploads; its sweeper runs on a timer.
+  const uploads = new UploadManager({ db: database.db, config, clock, log: log.child({ area: 'uploads' }) })
+  components.push({ name: 'uploads', stop: () => uploads.close() })
   const services: Services = {
     db: database.db,
     config,
@@ -65,10 +92,13 @@ export async function createServices(config: Config, log: Logger, options: Servi
     },
     routes: options.routes ?? (() => []),
     events: eventSystem.events,
+    inference: inference.inference,
+    uploads,
   }
 
   return {
     services,
+    uploads,
     components,
     async start() {
       for (const component of components) await component.start?.()

@@ -21,12 +21,12 @@ export const EVENT_KINDS = {
     softwareVersion: 'string; version of the running process', buildHash: 'string', startedAt: 'number; ms since epoch' }),
   'device.stopping': kind('runtime', false, 'The runtime received a stop request and is shutting down.', {
     reason: 'string; e.g. "SIGTERM"', uptimeMs: 'number' }),
-  'sidecar.restarted': kind('sidecar', true, 'The inference sidecar died and was restarted by its supervisor.', {
-    exitCode: 'number or null', signal: 'string or null', restarts: 'number; restarts since the runtime started', backoffMs: 'number' }),
-  'storage.reserveReached': kind('uploads', true, 'An upload was refused because the disk safety reserve would be crossed (STORAGE_RESERVE_REACHED).', {
-    purpose: 'string; upload purpose', requestedBytes: 'string; decimal bytes', availableBytes: 'string; decimal bytes', reserveBytes: 'string; decimal bytes' }),
-  'upload.expired': kind('uploads', false, 'An upload session expired (idle or absolute timeout, spec 3.1).', {
-    uploadId: 'string', purpose: 'string', reason: '"idle" or "absolute"', receivedBytes: 'string; decimal bytes' }),
+  'sidecar.restarted': kind('sidecar', true, 'The inference sidecar died and its supervisor started a new one (emitted when the new one is ready).', {
+    exitCode: 'number or null; exit code of the process that died', signal: 'string or null; signal that ended it', restarts: 'number; restarts since the runtime started' }),
+  'storage.reserveReached': kind('uploads', true, 'An upload was refused because the disk safety reserve would be crossed (STORAGE_RESERVE_REACHED, spec 7.1).', {
+    purpose: 'string; upload purpose', requiredBytes: 'number', availableBytes: 'number', reserveBytes: 'number', availableForNewUploadsBytes: 'number' }),
+  'upload.expired': kind('uploads', false, 'An upload session expired (spec 3.1 open → expired).', {
+    uploadId: 'string', purpose: 'string', reason: '"idle" or "absolute lifetime"', receivedBytes: 'number' }),
   'password.changed': kind('login', false, 'An account changed its password; every session of that account was revoked (spec 5.5).', {
     accountName: 'string', revokedSessions: 'number' }),
   'login.locked': kind('login', true, 'An account name was locked after repeated failed sign-ins.', {

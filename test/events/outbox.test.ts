@@ -75,3 +75,27 @@ describe('event outbox', () => {
     stalled.ws.terminate()
   })
 })
+
+describe('sidecar.restarted producer', () => {
+  it('emits one event per restart from the supervisor notifications, none for the first start', async () => {
+    const t = await createTestRuntime()
+    try {
+      const { EventEmitter } = await import('node:events')
+      const { emitSidecarRestarts } = await import('../../runtime/events/producers.ts')
+      const supervisor = new EventEmitter()
+      emitSidecarRestarts(supervisor, t.runtime.services.events, t.runtime.services.log)
+      supervisor.emit('ready', { pid: 1, generation: 1 })
+      supervisor.emit('exit', { code: null, signal: 'SIGKILL', generation: 1 })
+      supervisor.emit('ready', { pid: 2, generation: 2 })
+      const deadline = Date.now() + 5000
+      let rows: (typeof events.$inferSelect)[] = []
+      while (rows.length === 0 && Date.now() < deadline) {
+        rows = await t.runtime.services.db.select().from(events).where(eq(events.kind, 'sidecar.restarted'))
+        await new Promise((r) => setTimeout(r, 20))
+      }
+      expect(rows.map((r) => [r.source, JSON.parse(r.payload)])).toEqual([['sidecar', { exitCode: null, signal: 'SIGKILL', restarts: 1 }]])
+    } finally {
+      await t.close()
+    }
+  })
+})
