@@ -1,10 +1,10 @@
 /**
  * Raw inference time of each converted model: onnxruntime-node on the ONNX conversion vs
  * the same TF.js graph model on @tensorflow/tfjs's CPU backend (the baseline), measured in
- * one run on the same random input. Writes bench/out/convert.json.
+ * one run on the same random input. Writes bench/out/convert.json (bench/lib/report.ts).
+ *   npm run bench -- convert       (all models, after a build)
  *   npx tsx bench/convert.bench.ts [model ...]
  */
-import { mkdir, writeFile } from 'node:fs/promises'
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import * as ort from 'onnxruntime-node'
@@ -13,6 +13,7 @@ import { convertTfGraph } from '../models/convert/convert.ts'
 import { modelSources } from '../models/convert/sources.ts'
 import { loadTfGraph } from '../models/convert/tfjs-graph.ts'
 import { seededUniform } from '../models/convert/verify/compare.ts'
+import { figure, writeReport } from './lib/report.ts'
 import { loadReferenceModel, runReference } from '../models/convert/verify/tfjs-reference.ts'
 
 const root = join(import.meta.dirname, '..')
@@ -43,7 +44,6 @@ async function measure(run: () => Promise<unknown>): Promise<Timing> {
 }
 
 const only = process.argv.slice(2)
-// other processes on the machine slow both engines alike; the load average tells how busy it was
 const loadAtStart = loadavg()
 const results = []
 for (const source of modelSources.filter((s) => only.length === 0 || only.includes(s.name))) {
@@ -67,20 +67,29 @@ for (const source of modelSources.filter((s) => only.length === 0 || only.includ
   results.push(row)
 }
 
-const out = join(root, 'bench/out/convert.json')
-await mkdir(join(root, 'bench/out'), { recursive: true })
-await writeFile(
-  out,
-  JSON.stringify(
-    {
-      benchmark: 'TF.js graph model → ONNX conversion: raw inference, median of runs after one warm-up, batch 1',
-      baseline: '@tensorflow/tfjs CPU backend (pure JavaScript) on the original TF.js model',
-      machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version, onnxruntime: ort.env.versions.common, loadAverage1mAtStart: loadAtStart[0], loadAverage1mAtEnd: loadavg()[0] },
-      date: new Date().toISOString(),
-      results,
-    },
-    null,
-    2,
-  ) + '\n',
-)
-console.log(`written ${out}`)
+// report contract of bench/lib/report.ts: one figure per model, onnxruntime vs the TF.js baseline
+const file = await writeReport({
+  benchmark: 'convert',
+  description: 'TF.js graph models converted to ONNX: raw inference on onnxruntime-node vs the same TF.js model on @tensorflow/tfjs (CPU backend), batch 1, same random input, median after one warm-up',
+  settings: {
+    budgetMsPerEngineAndModel: BUDGET_MS,
+    minRuns: MIN_RUNS,
+    maxRuns: MAX_RUNS,
+    onnxruntime: ort.env.versions.common,
+    cpus: cpus().length,
+    // other processes on the machine slow both engines alike; the load average tells how busy it was
+    loadAverage1m: { start: loadAtStart[0], end: loadavg()[0] },
+    perModel: results,
+  },
+  figures: results.map((r) =>
+    figure({
+      name: `${r.model} inference (median)`,
+      unit: 'ms',
+      value: r.onnxruntime.medianMs,
+      baseline: { name: `${r.model} on @tensorflow/tfjs CPU`, value: r.tfjsCpu.medianMs },
+      // the conversion is worth shipping only if onnxruntime beats the TF.js CPU backend
+      target: { ratioAtMost: 1 },
+    }),
+  ),
+})
+console.log(`written ${file}`)
