@@ -2,7 +2,9 @@ import { serve } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { loadConfig, type Config } from '../shared/config.ts'
-import { createLogger } from './log.ts'
+import { createDeviceLogger } from './log.ts'
+import { logDirOf } from './device.ts'
+import { RESTART_EXIT_CODE } from '../shared/aihost/types.ts'
 import { createServices } from './services.ts'
 import { RouteTable } from './http/routeTable.ts'
 import { InFlight } from './http/inflight.ts'
@@ -12,11 +14,13 @@ import { functionsDistDir } from './paths.ts'
 export interface RunningDevice {
   port: number
   stop(): Promise<void>
+  /** Resolves with the reason when a handler asked for a restart (software upgrade). */
+  restartRequested: Promise<string>
 }
 
 /** Starts the device: services, route table (hot-reloaded), HTTP server. */
 export async function startDevice(config: Config = loadConfig()): Promise<RunningDevice> {
-  const log = createLogger(config.logLevel)
+  const { log, flush } = await createDeviceLogger({ level: config.logLevel, logDir: logDirOf(config.dataPath), maxBytes: config.logFileMaxBytes, count: config.logFileCount })
   const table = new RouteTable(config.functionsDir ? path.resolve(config.functionsDir) : functionsDistDir, log)
   await table.load()
   const runtime = await createServices(config, log, { routes: () => table.routes() })
@@ -44,8 +48,10 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
     await table.close()
     await runtime.close()
     log.info('stopped')
+    flush()
   })())
-  return { port, stop }
+  const restartRequested = new Promise<string>((resolve) => runtime.deviceHost.onRestart(resolve))
+  return { port, stop, restartRequested }
 }
 
 const isMain = import.meta.url === `file://${process.argv[1]}`
@@ -54,6 +60,8 @@ if (isMain) {
     const shutdown = () => device.stop().then(() => process.exit(0), () => process.exit(1))
     process.once('SIGTERM', shutdown)
     process.once('SIGINT', shutdown)
+    // A restart request (upgrade) ends the process with the code the supervisor understands.
+    device.restartRequested.then(() => device.stop().then(() => process.exit(RESTART_EXIT_CODE), () => process.exit(1)))
   }, (error) => {
     console.error(error)
     process.exit(1)

@@ -5,6 +5,8 @@ import type { Clock, Logger, MountedRoute, Services } from '../shared/handler.ts
 import { migrateDb, openDb } from '../shared/db/client.ts'
 import { ensureDefaultAccount } from '../shared/auth/accounts.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
+import { RuntimeDeviceHost } from './device.ts'
+import { registerPresetModels } from './models/presets.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -15,6 +17,8 @@ export interface Component {
 
 export interface RuntimeServices {
   services: Services
+  /** The concrete `ctx.device`, for the server to attach its restart procedure. */
+  deviceHost: RuntimeDeviceHost
   components: Component[]
   /** Starts every component in order. */
   start(): Promise<void>
@@ -46,7 +50,12 @@ export async function createServices(config: Config, log: Logger, options: Servi
   await migrateDb(database.db, migrationsDir)
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
 
+  // Preset models: the ones the shipped pipelines use (spec 4.11 exportConfig).
+  const manifestsDir = config.modelManifestsDir ? path.resolve(config.modelManifestsDir) : path.join(projectRoot, 'models', 'manifests')
+  await registerPresetModels(database.db, manifestsDir, projectRoot, clock.now(), log)
+
   const components: Component[] = []
+  const deviceHost = new RuntimeDeviceHost(config.dataPath, log)
   const services: Services = {
     db: database.db,
     config,
@@ -58,10 +67,12 @@ export async function createServices(config: Config, log: Logger, options: Servi
       startedAt: clock.now(),
     },
     routes: options.routes ?? (() => []),
+    device: deviceHost,
   }
 
   return {
     services,
+    deviceHost,
     components,
     async start() {
       for (const component of components) await component.start?.()

@@ -55,6 +55,15 @@ export const settings = {
   inferenceThreads: s('INFERENCE_THREADS', 'int', 2, 'onnxruntime intra-op threads per session (the device has 2 cores).'),
   fileServiceBaseUrl: s('FILE_SERVICE_BASE_URL', 'string', '', 'When set, fullPicture is a URL under this base instead of a data: URI (spec 2.6).'),
 
+  // ── AI host, device status, models, upgrade (issue 7) ─────────────────────────────────
+  logFileMaxBytes: s('LOG_FILE_MAX_BYTES', 'int', 10 * MB, 'Size at which the log file under DATA_DIR/logs rotates.'),
+  logFileCount: s('LOG_FILE_COUNT', 'int', 5, 'Rotated log files kept besides the active one; disk use stays below (count + 1) x LOG_FILE_MAX_BYTES.'),
+  modelManifestsDir: s('MODEL_MANIFESTS_DIR', 'string', '', 'Pipeline manifests whose models are registered as preset models; default `models/manifests` of the installation.'),
+  upgradeProduct: s('UPGRADE_PRODUCT', 'string', 'EdgeAIDevice', 'Product prefix of upgrade package names `<product>-V<x>.<y>.<z>-<md5>.tar.gz` (spec 4.11).'),
+  upgradeMaxEntries: s('UPGRADE_MAX_ENTRIES', 'int', 20_000, 'Most entries an upgrade archive may hold.'),
+  upgradeMaxExpandedBytes: s('UPGRADE_MAX_EXPANDED_BYTES', 'int', 1024 * MB, 'Largest total size an upgrade archive may expand to.'),
+  upgradeProbationMs: s('UPGRADE_PROBATION_MS', 'int', 60_000, 'After an install, how long the new version has to start listening before the supervisor rolls back.'),
+
   wsPort: s('WS_PORT', 'int', 9000, 'Event WebSocket listener port (spec 6).'),
   wsHost: s('WS_HOST', 'string', '0.0.0.0', 'Event WebSocket listener address (spec 6).'),
 } as const

@@ -1,6 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { Config } from './config.ts'
 import type { Db } from './db/client.ts'
+import type { DeviceHost } from './aihost/types.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -69,6 +70,8 @@ export interface Services {
   process: { softwareVersion: string; startedAt: number; buildHash: string }
   /** The routes currently mounted (for ViewRoutes and the interface documents). */
   routes(): MountedRoute[]
+  /** The device itself: inference report, logs, supervised restart (shared/aihost/types.ts). */
+  device: DeviceHost
 }
 
 export interface Ctx extends Services {
