@@ -38,13 +38,18 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
   let stopping: Promise<void> | null = null
   const stop = () => (stopping ??= (async () => {
     log.info({ inFlight: inflight.size }, 'stopping')
-    // Stop accepting; let keep-alive connections go once idle; finish what is in flight.
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-    if ('closeIdleConnections' in server) server.closeIdleConnections()
+    // Stop accepting; finish what is in flight; let keep-alive connections go once their
+    // responses are written (a connection becomes idle only after its response is sent).
+    let closed = false
+    const serverClosed = new Promise<void>((resolve) => server.close(() => { closed = true; resolve() }))
+    const deadline = Date.now() + config.shutdownGraceMs
     const grace = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceMs).unref())
     await Promise.race([inflight.drained(), grace])
-    if ('closeAllConnections' in server) server.closeAllConnections()
-    await Promise.race([closed, grace])
+    while (!closed && Date.now() < deadline) {
+      if ('closeIdleConnections' in server) server.closeIdleConnections()
+      await Promise.race([serverClosed, new Promise((resolve) => setTimeout(resolve, 25))])
+    }
+    if (!closed && 'closeAllConnections' in server) server.closeAllConnections()
     await table.close()
     await runtime.close()
     log.info('stopped')

@@ -1,0 +1,105 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createTestRuntime, type TestRuntime } from '../helpers/testCtx.ts'
+import DoLogin from '../../functions/login/DoLogin.ts'
+import ChangePassword from '../../functions/login/ChangePassword.ts'
+import Logout from '../../functions/login/Logout.ts'
+import { md5Hex } from '../../shared/auth/password.ts'
+import { resolveSession } from '../../shared/auth/sessions.ts'
+import { isApiError } from '../../shared/errors/index.ts'
+
+const INITIAL = 'initial-Passw0rd'
+
+async function failureOf(promise: unknown) {
+  try {
+    await promise
+  } catch (error) {
+    if (isApiError(error)) return error
+    throw error
+  }
+  throw new Error('expected the handler to fail')
+}
+
+describe('DoLogin, ChangePassword, Logout (handlers with a test ctx)', () => {
+  let t: TestRuntime
+  beforeEach(async () => {
+    t = await createTestRuntime({ loginMaxFailures: 3, loginLockMs: 60_000, sessionIdleTimeoutMs: 600_000 })
+  })
+  afterEach(async () => t.close())
+
+  const login = (account: string, password: string) => DoLogin.handle({ account, pwd: md5Hex(password) }, t.ctx())
+  const identityOf = (mtk: string) => resolveSession(t.runtime.services.db, mtk, t.clock.now(), t.config.sessionIdleTimeoutMs)
+
+  it('signs the default account in with its MD5 digest and requires a password change (spec 2.2, 5.7)', async () => {
+    const result = await login('admin', INITIAL)
+    expect(result.accountName).toBe('admin')
+    expect(result.passwordChangeRequired).toBe(true)
+    expect(result.mtk).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    const identity = await identityOf(result.mtk)
+    expect(identity).toMatchObject({ accountName: 'admin', transport: 'http', passwordChangeRequired: true })
+  })
+
+  it('accepts the digest in upper case too', async () => {
+    const result = await DoLogin.handle({ account: 'admin', pwd: md5Hex(INITIAL).toUpperCase() }, t.ctx())
+    expect(result.accountName).toBe('admin')
+  })
+
+  it('answers a wrong password and an unknown account with the same message item', async () => {
+    const wrongPassword = await failureOf(login('admin', 'not-it'))
+    const unknownAccount = await failureOf(login('nobody', INITIAL))
+    expect(wrongPassword.item).toEqual(unknownAccount.item)
+    expect(wrongPassword.item.messageKey).toBe('api.error.LoginFailed')
+  })
+
+  it('locks an account name after repeated failures, even for the right password, and unlocks after the lock time', async () => {
+    for (let i = 0; i < 3; i++) expect((await failureOf(login('admin', 'wrong'))).item.messageKey).toBe('api.error.LoginFailed')
+    const locked = await failureOf(login('admin', INITIAL))
+    expect(locked.item.messageKey).toBe('api.error.LoginLocked')
+    expect(locked.item.retryable).toBe(true)
+    expect(locked.item.retryAfterSeconds).toBe(60)
+    // unknown accounts lock the same way, so locking reveals nothing
+    for (let i = 0; i < 3; i++) await failureOf(login('ghost', 'wrong'))
+    expect((await failureOf(login('ghost', 'wrong'))).item.messageKey).toBe('api.error.LoginLocked')
+
+    t.clock.advance(60_001)
+    expect((await login('admin', INITIAL)).accountName).toBe('admin')
+  })
+
+  it('changes the password, clears the pending change and revokes every session of the user (spec 5.5)', async () => {
+    const first = await login('admin', INITIAL)
+    const second = await login('admin', INITIAL)
+    const identity = (await identityOf(first.mtk))!
+    const result = await ChangePassword.handle({ oldPwd: md5Hex(INITIAL), newPwd: md5Hex('n3w-Password') }, t.ctx(identity))
+    expect(result).toEqual({ revokedSessions: 2 })
+    expect(await identityOf(first.mtk)).toBeNull()
+    expect(await identityOf(second.mtk)).toBeNull()
+    expect((await failureOf(login('admin', INITIAL))).item.messageKey).toBe('api.error.LoginFailed')
+    const again = await login('admin', 'n3w-Password')
+    expect(again.passwordChangeRequired).toBe(false)
+  })
+
+  it('refuses a wrong current password and an unchanged new password, leaving sessions intact', async () => {
+    const session = await login('admin', INITIAL)
+    const identity = (await identityOf(session.mtk))!
+    const wrongOld = await failureOf(ChangePassword.handle({ oldPwd: md5Hex('nope'), newPwd: md5Hex('x-new') }, t.ctx(identity)))
+    expect(wrongOld.item).toMatchObject({ messageKey: 'api.error.LoginFailed', details: { field: 'oldPwd' } })
+    const same = await failureOf(ChangePassword.handle({ oldPwd: md5Hex(INITIAL), newPwd: md5Hex(INITIAL) }, t.ctx(identity)))
+    expect(same.item).toMatchObject({ messageKey: 'api.error.PasswordWeak', details: { field: 'newPwd' } })
+    expect(await identityOf(session.mtk)).not.toBeNull()
+  })
+
+  it('expires a session that stays idle longer than the idle timeout', async () => {
+    const session = await login('admin', INITIAL)
+    t.clock.advance(599_000)
+    expect(await identityOf(session.mtk)).not.toBeNull()
+    t.clock.advance(600_001)
+    expect(await identityOf(session.mtk)).toBeNull()
+  })
+
+  it('signs out by revoking only the presented token', async () => {
+    const a = await login('admin', INITIAL)
+    const b = await login('admin', INITIAL)
+    await Logout.handle({}, t.ctx(await identityOf(a.mtk)))
+    expect(await identityOf(a.mtk)).toBeNull()
+    expect(await identityOf(b.mtk)).not.toBeNull()
+  })
+})

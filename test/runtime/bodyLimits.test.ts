@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Type } from '@sinclair/typebox'
+import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { createTestRuntime, type TestRuntime } from '../helpers/testCtx.ts'
+import { createApp } from '../../runtime/http/app.ts'
+import { InFlight } from '../../runtime/http/inflight.ts'
+import type { RouteTable } from '../../runtime/http/routeTable.ts'
+import { defineHandler } from '../../shared/handler.ts'
+import { md5Hex } from '../../shared/auth/password.ts'
+import { issueSession } from '../../shared/auth/sessions.ts'
+import { users } from '../../shared/db/schema/index.ts'
+
+const MB = 1024 * 1024
+
+/** A body that arrives in pieces with no Content-Length, so only the streaming limit can stop it. */
+function chunkedBody(totalBytes: number, piece = 64 * 1024) {
+  let sent = 0
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= totalBytes) return controller.close()
+      const size = Math.min(piece, totalBytes - sent)
+      sent += size
+      controller.enqueue(new Uint8Array(size).fill(0x61))
+    },
+  })
+}
+
+describe('JSON body limit on the real runtime (spec 8)', () => {
+  let device: DeviceProcess
+  beforeAll(async () => {
+    device = await startDevice()
+  })
+  afterAll(async () => {
+    await device.stop()
+    device.cleanup()
+  })
+
+  const expect413 = async (response: Response) => {
+    expect(response.status).toBe(413)
+    const body = await response.json()
+    expect(body.resCode).toBe(0)
+    expect(body.resMsg[0]).toMatchObject({
+      msgCode: 'HTTP_BODY_TOO_LARGE',
+      messageKey: 'api.error.httpBodyTooLarge',
+      recommendedAction: 'REDUCE_REQUEST_BODY',
+      retryable: false,
+      details: { limitBytes: MB },
+    })
+    return body.resMsg[0]
+  }
+
+  it('refuses a 1 MB + 1 byte body with a declared length, naming the actual size', async () => {
+    const body = `{"account":"${'a'.repeat(MB + 1 - 14)}"}`
+    expect(Buffer.byteLength(body)).toBe(MB + 1)
+    const item = await expect413(await fetch(`${device.url}/gtw/cwai/login/DoLogin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }))
+    expect(item.details.actualBytes).toBe(MB + 1)
+  })
+
+  it('refuses a streamed body without Content-Length once it passes 1 MB', async () => {
+    await expect413(await fetch(`${device.url}/gtw/cwai/login/DoLogin`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: chunkedBody(MB + 1), duplex: 'half',
+    } as RequestInit))
+  })
+
+  it('accepts a body of exactly 1 MB and keeps serving after refusals', async () => {
+    const body = `{"account":"${'a'.repeat(MB - 64)}","pwd":"${md5Hex('x')}"}`.padEnd(MB, ' ')
+    expect(Buffer.byteLength(body)).toBe(MB)
+    const response = await device.post('/gtw/cwai/login/DoLogin', body)
+    // Not a size problem: the account name is simply too long for the schema.
+    expect(response.status).toBe(200)
+    expect(response.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/account' } })
+    const probe = await fetch(`${device.url}/v1/cwai/aihost/Probe`)
+    expect(probe.status).toBe(200)
+  })
+})
+
+describe('multipart body limit in the dispatcher (spec 8), with a scripted streaming handler', () => {
+  let t: TestRuntime
+  let mtk: string
+  let bytesSeen = 0
+  const streaming = defineHandler({
+    routes: ['/test/multipart'],
+    auth: 'session',
+    body: 'multipart',
+    summary: 'test handler that reads the whole body as a stream',
+    input: Type.Object({}),
+    async handle(_input, ctx) {
+      const reader = ctx.request!.body!.getReader()
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        bytesSeen += value.byteLength
+      }
+      return { bytesSeen }
+    },
+  })
+  const table = {
+    lookup: (path: string) => (path === '/test/multipart'
+      ? { hash: 'x', definition: streaming, route: { path, methods: ['POST'], auth: 'session', body: 'multipart', bundle: 'test', summary: '' } }
+      : undefined),
+    routes: () => [],
+  } as unknown as RouteTable
+
+  beforeAll(async () => {
+    t = await createTestRuntime({ multipartBodyLimitBytes: 10 * MB })
+    const [admin] = await t.runtime.services.db.select().from(users)
+    await t.runtime.services.db.update(users).set({ passwordChangeRequired: false })
+    mtk = await issueSession(t.runtime.services.db, admin!.id, t.clock.now())
+  })
+  afterAll(async () => t.close())
+
+  const send = (body: BodyInit, extraHeaders: Record<string, string> = {}) => {
+    const app = createApp(t.runtime.services, table, new InFlight())
+    return app.request('/test/multipart', { method: 'POST', headers: { mtk, 'content-type': 'multipart/form-data; boundary=x', ...extraHeaders }, body, duplex: 'half' } as RequestInit)
+  }
+
+  it('refuses 10 MB + 1 byte while streaming, with USE_CHUNKED_UPLOAD, having read no more than the limit', async () => {
+    bytesSeen = 0
+    const response = await send(chunkedBody(10 * MB + 1))
+    expect(response.status).toBe(413)
+    const body = await response.json()
+    expect(body.resMsg[0]).toMatchObject({ messageKey: 'api.error.httpBodyTooLarge', recommendedAction: 'USE_CHUNKED_UPLOAD', details: { limitBytes: 10 * MB } })
+    expect(bytesSeen).toBeLessThanOrEqual(10 * MB)
+  })
+
+  it('refuses a declared length over 10 MB before reading anything', async () => {
+    bytesSeen = 0
+    const response = await send(new Uint8Array(10 * MB + 1), { 'content-length': String(10 * MB + 1) })
+    expect(response.status).toBe(413)
+    expect((await response.json()).resMsg[0].details).toMatchObject({ actualBytes: 10 * MB + 1, limitBytes: 10 * MB })
+    expect(bytesSeen).toBe(0)
+  })
+
+  it('passes exactly 10 MB through to the handler', async () => {
+    bytesSeen = 0
+    const response = await send(chunkedBody(10 * MB))
+    expect(response.status).toBe(200)
+    expect((await response.json()).resData).toEqual({ bytesSeen: 10 * MB })
+  })
+
+  it('refuses a non-multipart content type with 415', async () => {
+    const response = await send('{}', { 'content-type': 'application/json' })
+    expect(response.status).toBe(415)
+    expect((await response.json()).resMsg[0].messageKey).toBe('api.error.UnsupportedMediaType')
+  })
+})
