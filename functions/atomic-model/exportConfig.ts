@@ -6,8 +6,8 @@ import { getModel, modelFilePath } from '../../shared/models/store.ts'
 import { MODEL_ID_PATTERN } from '../../shared/models/types.ts'
 
 export default defineHandler({
-  // spec 4.11 spells it with a lower-case `model`; the category prefix of 4.10 is `Model`.
-  routes: ['/gtw/cwai/atomic/model/exportConfig', '/gtw/cwai/atomic/Model/exportConfig'],
+  // spec 4.11 spells it `atomic/model/`, 4.10 `atomic/Model/`: the router matches paths case-insensitively.
+  routes: ['/gtw/cwai/atomic/model/exportConfig'],
   auth: 'session',
   body: 'json',
   summary: 'Streams an exportable user model as an attachment (single Range supported); presets answer DefaultCantBeExport.',
