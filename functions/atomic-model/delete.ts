@@ -17,10 +17,11 @@ export default defineHandler({
     const row = await getModel(ctx.db, input.modelId)
     if (row.source === 'preset') throw new ApiError('ModelPresetReadOnly', { details: { modelId: row.modelId, usedBy: JSON.parse(row.usedBy) } })
     // A model with an open session in the sidecar belongs to a running task.
-    const loaded = (await ctx.device.inference())?.loadedModels.find((m) => m.model === row.modelId && m.refs > 0)
+    const file = modelFilePath(row, ctx.config.dataPath)
+    const loaded = (await ctx.device.inference())?.loadedModels.find((m) => (m.model === row.modelId || m.model === file) && m.refs > 0)
     if (loaded) throw new ApiError('ModelInUse', { details: { modelId: row.modelId, tasks: loaded.refs } })
     await ctx.db.delete(models).where(eq(models.modelId, row.modelId))
-    await rm(modelFilePath(row, ctx.config.dataPath), { force: true })
+    await rm(file, { force: true })
     ctx.log.info({ modelId: row.modelId }, 'model deleted')
     return { modelId: row.modelId, deleted: true }
   },

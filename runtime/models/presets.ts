@@ -70,7 +70,16 @@ export async function registerPresetModels(db: Db, manifestsDir: string, project
       log.warn({ modelId }, 'a user model has the id of a preset model; preset not registered')
       continue
     }
-    const signature = existing?.sha256 === sha256 ? existing.signature : JSON.stringify(await inspectOnnx(preset.file))
+    let signature = existing?.sha256 === sha256 ? existing.signature : null
+    if (signature === null) {
+      try {
+        signature = JSON.stringify(await inspectOnnx(preset.file))
+      } catch (error) {
+        // The pipeline will fail to load it too (TaskCreateFailed); the registry stays usable.
+        log.warn({ modelId, file: preset.file, err: error }, 'preset model does not open as ONNX; not registered')
+        continue
+      }
+    }
     const row = {
       modelId,
       modelName: preset.name,
