@@ -7,6 +7,12 @@ import { ensureDefaultAccount } from '../shared/auth/accounts.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
 import { RuntimeDeviceHost } from './device.ts'
 import { registerPresetModels } from './models/presets.ts'
+import { wireInference } from './aihost/wireInference.ts'
+import { defaultManifestDir, loadManifests } from '../models/load-manifests.ts'
+import { createInference } from './sidecar/start-inference.ts'
+import { seedAlgorithms } from './detection/seed-algorithms.ts'
+import { restoreTasks } from './detection/restore-tasks.ts'
+import { UploadManager } from './uploads/service.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -19,6 +25,8 @@ export interface RuntimeServices {
   services: Services
   /** The concrete `ctx.device`, for the server to attach its restart procedure. */
   deviceHost: RuntimeDeviceHost
+  /** The upload service itself (the runtime mounts the native tus endpoint on it). */
+  uploads: UploadManager
   components: Component[]
   /** Starts every component in order. */
   start(): Promise<void>
@@ -50,12 +58,32 @@ export async function createServices(config: Config, log: Logger, options: Servi
   await migrateDb(database.db, migrationsDir)
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
 
-  // Preset models: the ones the shipped pipelines use (spec 4.11 exportConfig).
-  const manifestsDir = config.modelManifestsDir ? path.resolve(config.modelManifestsDir) : path.join(projectRoot, 'models', 'manifests')
-  await registerPresetModels(database.db, manifestsDir, projectRoot, clock.now(), log)
-
   const components: Component[] = []
   const deviceHost = new RuntimeDeviceHost(config.dataPath, log)
+  // Inference (issue 4): algorithm registry from the manifests, the supervised sidecar, and
+  // the created tasks loaded into it once it runs.
+  const manifestDir = config.modelsManifestDir ? path.resolve(config.modelsManifestDir) : undefined
+  await seedAlgorithms(database.db, projectRoot, clock.now(), manifestDir)
+  const inference = createInference({
+    config, projectRoot, entry: path.join(distDir, 'runtime', 'sidecar.mjs'), log: log.child({ component: 'inference' }),
+    ...(manifestDir ? { manifestDir } : {}),
+  })
+  components.push({ name: 'tasks', start: async () => { await restoreTasks(database.db, inference.inference, log) } })
+  components.push({
+    name: 'inference',
+    // A sidecar that cannot start does not keep the device down: the supervisor retries with
+    // backoff and detection answers SidecarUnavailable (retryable) meanwhile.
+    start: () => inference.start().catch((error: Error) => log.error({ err: error.message }, 'inference sidecar failed to start; retrying')),
+    stop: () => inference.close(),
+  })
+  // AI host (issue 7): preset models = the models of the shipped pipelines (spec 4.11);
+  // the inference report, pipelines and task activity behind the AI-host routes.
+  const manifestsFolder = manifestDir ?? defaultManifestDir(projectRoot)
+  await registerPresetModels(database.db, manifestsFolder, projectRoot, clock.now(), log)
+  const inferenceForHandlers = wireInference(deviceHost, inference, loadManifests(manifestsFolder, projectRoot), config.dataPath, clock, log)
+  // Upload sessions: manifests in this database, bytes under <DATA_DIR>/uploads; its sweeper runs on a timer.
+  const uploads = new UploadManager({ db: database.db, config, clock, log: log.child({ area: 'uploads' }) })
+  components.push({ name: 'uploads', stop: () => uploads.close() })
   const services: Services = {
     db: database.db,
     config,
@@ -68,11 +96,14 @@ export async function createServices(config: Config, log: Logger, options: Servi
     },
     routes: options.routes ?? (() => []),
     device: deviceHost,
+    inference: inferenceForHandlers,
+    uploads,
   }
 
   return {
     services,
     deviceHost,
+    uploads,
     components,
     async start() {
       for (const component of components) await component.start?.()

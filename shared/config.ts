@@ -49,6 +49,8 @@ export const settings = {
   uploadAbsoluteTimeoutMs: s('UPLOAD_ABSOLUTE_TIMEOUT_MS', 'int', 0, 'Absolute lifetime of an upload session; 0 = none (spec 8).'),
   uploadReserveBytes: s('UPLOAD_RESERVE_BYTES', 'int', 512 * MB, 'Fixed disk safety reserve (spec 8).'),
   uploadReservePercent: s('UPLOAD_RESERVE_PERCENT', 'number', 0, 'Percentage disk reserve; the effective reserve is the larger of the two (spec 8).'),
+  // uploads (issue 3)
+  uploadSweepIntervalMs: s('UPLOAD_SWEEP_INTERVAL_MS', 'int', 60_000, 'How often the sweeper expires idle upload sessions and deletes bytes of released ones.'),
 
   maxEncodedImageBytes: s('MAX_ENCODED_IMAGE_BYTES', 'int', 32 * MB, 'Largest encoded image the media pipeline accepts (spec 2.5).'),
   maxImagePixels: s('MAX_IMAGE_PIXELS', 'int', 64 * 1000 * 1000, 'Largest decoded pixel count the media pipeline accepts (spec 2.5).'),
@@ -58,11 +60,17 @@ export const settings = {
   // ── AI host, device status, models, upgrade (issue 7) ─────────────────────────────────
   logFileMaxBytes: s('LOG_FILE_MAX_BYTES', 'int', 10 * MB, 'Size at which the log file under DATA_DIR/logs rotates.'),
   logFileCount: s('LOG_FILE_COUNT', 'int', 5, 'Rotated log files kept besides the active one; disk use stays below (count + 1) x LOG_FILE_MAX_BYTES.'),
-  modelManifestsDir: s('MODEL_MANIFESTS_DIR', 'string', '', 'Pipeline manifests whose models are registered as preset models; default `models/manifests` of the installation.'),
   upgradeProduct: s('UPGRADE_PRODUCT', 'string', 'EdgeAIDevice', 'Product prefix of upgrade package names `<product>-V<x>.<y>.<z>-<md5>.tar.gz` (spec 4.11).'),
   upgradeMaxEntries: s('UPGRADE_MAX_ENTRIES', 'int', 20_000, 'Most entries an upgrade archive may hold.'),
   upgradeMaxExpandedBytes: s('UPGRADE_MAX_EXPANDED_BYTES', 'int', 1024 * MB, 'Largest total size an upgrade archive may expand to.'),
   upgradeProbationMs: s('UPGRADE_PROBATION_MS', 'int', 60_000, 'After an install, how long the new version has to start listening before the supervisor rolls back.'),
+
+  // ── inference and image detection (issue 4) ─────────────────────────────────────────
+  modelsManifestDir: s('MODELS_MANIFEST_DIR', 'string', '', 'Folder of the pipeline manifests (the algorithms offered); default `models/manifests` of the project.'),
+  detectTimeoutMs: s('DETECT_TIMEOUT_MS', 'int', 55_000, 'Deadline of one PTaskDetectPic inference; past it the request fails retryably (clients wait at least 60 s, spec 8).'),
+  imageDownloadTimeoutMs: s('IMAGE_DOWNLOAD_TIMEOUT_MS', 'int', 15_000, 'Timeout of an imageUrl download (spec 4.7, 4.11).'),
+  imageDownloadMemoryShare: s('IMAGE_DOWNLOAD_MEMORY_SHARE', 'number', 0.1, 'An imageUrl download may use at most this share of the free memory (and never more than maxEncodedImageBytes) (spec 4.11).'),
+  fullPictureRetentionMs: s('FULL_PICTURE_RETENTION_MS', 'int', 60 * 60 * 1000, 'In URL mode (FILE_SERVICE_BASE_URL), how long overlay pictures stay downloadable.'),
 
   wsPort: s('WS_PORT', 'int', 9000, 'Event WebSocket listener port (spec 6).'),
   wsHost: s('WS_HOST', 'string', '0.0.0.0', 'Event WebSocket listener address (spec 6).'),

@@ -183,7 +183,7 @@ describe('AI-host routes without the sidecar, on the real runtime', () => {
       supervised: false,
       pendingUpgrade: null,
       lastUpgrade: null,
-      sidecar: null,
+      sidecar: { state: 'running' },
     })
     expect(body.resData.storage.path).toBe(device.dataDir)
     expect(Number(body.resData.storage.totalBytes)).toBeGreaterThan(0)

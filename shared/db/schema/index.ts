@@ -2,3 +2,6 @@
 // these files by `npm run db:generate` (drizzle-kit) into shared/db/migrations.
 export * from './auth.ts'
 export * from './models.ts'
+export * from './algorithms.ts'
+export * from './tasks.ts'
+export * from './uploads.ts'
