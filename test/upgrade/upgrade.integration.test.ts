@@ -4,7 +4,8 @@ import path from 'node:path'
 import { create } from 'tar'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
-import { md5, sha256 } from '../helpers/tarball.ts'
+import { md5, sha256, writePackage } from '../helpers/tarball.ts'
+import { uploadFile } from '../helpers/uploadFile.ts'
 import { stageUpgrade } from '../../shared/upgrade/stage.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
@@ -69,15 +70,12 @@ describe('software upgrade through the supervisor (npm start)', () => {
 
   const status = async () => (await device.post('/gtw/cwai/System/QueryDeviceStatus', {}, mtk)).body.resData
   const listeningCount = () => device.logs.filter((l) => l.msg === 'listening').length
-  /** Stages the package as the Upgrade endpoint does after claiming the upload, then asks for the restart. */
-  async function upgradeTo(release: { file: string; name: string }, fromVersion: string) {
-    await stageUpgrade({
-      dataPath: device.dataDir, file: release.file, take: 'copy', originalFilename: release.name, product: PRODUCT,
-      limits: { maxEntries: 20_000, maxExpandedBytes: 1024 * 1024 * 1024 }, runningVersion: fromVersion, requestedBy: 'admin', now: Date.now(),
-    })
+  /** Uploads the package (purpose upgrade), calls Upgrade and waits for the restarted device. */
+  async function upgradeTo(release: { file: string; name: string }, fromVersion: string, expectedVersion: string) {
+    const uploadId = await uploadFile(device, mtk, readFileSync(release.file), release.name, 'upgrade')
     const before = listeningCount()
-    const restart = await device.post('/gtw/cwai/System/Restart', {}, mtk)
-    expect(restart.body).toMatchObject({ resCode: 1, resData: { restarting: true, softwareVersion: fromVersion } })
+    const answer = await device.post('/gtw/cwai/System/Upgrade', { uploadId }, mtk)
+    expect(answer.body).toMatchObject({ resCode: 1, resData: { version: expectedVersion, fromVersion, restarting: true } })
     await waitFor(() => (listeningCount() > before ? true : null), 'the device to listen again')
   }
 
@@ -86,10 +84,27 @@ describe('software upgrade through the supervisor (npm start)', () => {
     expect(first).toMatchObject({ softwareVersion: baseVersion, supervised: true, pendingUpgrade: null })
   })
 
-  it('installs a staged package at start-up and restarts into the new version; bootId does not change', async () => {
+  it('refuses unsafe or misnamed packages through the API before anything is staged', async () => {
+    const traversal = writePackage(workDir, { version: '5.0.0', extra: [{ path: '../evil.sh', data: 'rm -rf /' }] })
+    const cases: [string, Buffer, string][] = [
+      [traversal.name, traversal.bytes, 'api.error.upgradeUnsafePath'],
+      ['EdgeAIDevice-5.0.0.tar.gz', traversal.bytes, 'api.error.upgradeBadFilename'],
+      [`EdgeAIDevice-V5.0.0-${'0'.repeat(32)}.tar.gz`, traversal.bytes, 'api.error.upgradeMd5Mismatch'],
+    ]
+    for (const [name, bytes, key] of cases) {
+      const uploadId = await uploadFile(device, mtk, bytes, name, 'upgrade')
+      const answer = await device.post('/gtw/cwai/System/Upgrade', { uploadId }, mtk)
+      expect(answer.body.resMsg[0], name).toMatchObject({ messageKey: key })
+    }
+    const state = (await device.post('/gtw/cwai/System/UpgradeStatus', {}, mtk)).body.resData
+    expect(state).toMatchObject({ softwareVersion: baseVersion, pending: null, history: [] })
+    expect(existsSync(path.join(device.dataDir, 'upgrade', 'staging')) ? readdirSync(path.join(device.dataDir, 'upgrade', 'staging')) : []).toEqual([])
+  })
+
+  it('uploads, validates, stages, restarts and installs the new version; bootId does not change', async () => {
     const before = await status()
     const release = await buildRelease(workDir, '9.8.7')
-    await upgradeTo(release, baseVersion)
+    await upgradeTo(release, baseVersion, '9.8.7')
     const after = await status()
     expect(after.softwareVersion).toBe('9.8.7')
     expect(after.bootId).toBe(before.bootId)
@@ -105,7 +120,7 @@ describe('software upgrade through the supervisor (npm start)', () => {
 
   it('rolls back to the running version when the new one does not start, and records why', async () => {
     const release = await buildRelease(workDir, '9.9.0', true)
-    await upgradeTo(release, '9.8.7')
+    await upgradeTo(release, '9.8.7', '9.9.0')
     const after = await status()
     expect(after.softwareVersion).toBe('9.8.7')
     expect(after.lastUpgrade).toMatchObject({ version: '9.9.0', fromVersion: '9.8.7', outcome: 'rolled-back' })
