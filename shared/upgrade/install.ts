@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { rename, rm, symlink } from 'node:fs/promises'
+import { readdir, rename, rm, symlink } from 'node:fs/promises'
 import path from 'node:path'
 import { isApiError } from '../errors/index.ts'
 import { checkMd5, extractPackage, inspectArchive, parsePackageName, type ArchiveLimits } from './package.ts'
@@ -46,6 +46,12 @@ export async function installPending(dataPath: string, baseRoot: string, limits:
       pending: null,
       history: [...state.history, { version: pending.version, fromVersion: pending.fromVersion, outcome: 'installed', reason: null, at: now }],
     })
+    // Keep the new release and the one to roll back to; older ones only take disk space.
+    const previousDir = state.current?.dir ?? null
+    for (const name of await readdir(releasesDir(dataPath))) {
+      const dir = path.join(releasesDir(dataPath), name)
+      if (dir !== releaseDir && dir !== previousDir) await rm(dir, { recursive: true, force: true })
+    }
     return { kind: 'installed', release }
   } catch (error) {
     const reason = reasonOf(error)
