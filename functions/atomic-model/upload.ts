@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
-import { claimUpload } from '../../shared/files/claimUpload.ts'
 import { registerUserModel } from '../../shared/models/register.ts'
 import { toView } from '../../shared/models/store.ts'
 
@@ -15,7 +14,8 @@ export default defineHandler({
     exportable: Type.Optional(Type.Boolean({ default: true })),
   }, { additionalProperties: false }),
   async handle(input, ctx) {
-    const file = await claimUpload(ctx, input.uploadId, 'model')
+    // spec 3.1, 5.4: consumed once, by the identity that uploaded it, for this purpose.
+    const file = await ctx.uploads.claim(input.uploadId, ctx.identity!, 'model')
     try {
       const row = await registerUserModel(ctx.db, ctx.config.dataPath, ctx.clock.now(), {
         sourcePath: file.path,

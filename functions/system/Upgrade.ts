@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { ApiError } from '../../shared/errors/index.ts'
-import { claimUpload } from '../../shared/files/claimUpload.ts'
 import { stageUpgrade } from '../../shared/upgrade/stage.ts'
 import { readUpgradeState } from '../../shared/upgrade/state.ts'
 
@@ -18,7 +17,8 @@ export default defineHandler({
     if (!ctx.device.supervised) throw new ApiError('UpgradeNotSupervised', { details: { start: 'npm start' } })
     const pendingNow = readUpgradeState(ctx.config.dataPath).pending
     if (pendingNow) throw new ApiError('UpgradeInProgress', { details: { version: pendingNow.version } })
-    const file = await claimUpload(ctx, input.uploadId, 'upgrade')
+    // spec 3.1, 5.4: consumed once, by the identity that uploaded it, for this purpose.
+    const file = await ctx.uploads.claim(input.uploadId, ctx.identity!, 'upgrade')
     try {
       const pending = await stageUpgrade({
         dataPath: ctx.config.dataPath,
