@@ -2,13 +2,15 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Config } from '../shared/config.ts'
 import type { Clock, Logger, MountedRoute, Services } from '../shared/handler.ts'
-import { migrateDb, openDb } from '../shared/db/client.ts'
+import { migrateDb, openDb, tuneDb } from '../shared/db/client.ts'
 import { ensureDefaultAccount } from '../shared/auth/accounts.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
 import { RuntimeDeviceHost } from './device.ts'
 import { registerPresetModels } from './models/presets.ts'
 import { wireInference } from './aihost/wireInference.ts'
 import { defaultManifestDir, loadManifests } from '../models/load-manifests.ts'
+import { createEventSystem, type RequestRouter } from './events/index.ts'
+import { emitSidecarRestarts } from './events/producers.ts'
 import { createInference } from './sidecar/start-inference.ts'
 import { seedAlgorithms } from './detection/seed-algorithms.ts'
 import { restoreTasks } from './detection/restore-tasks.ts'
@@ -37,6 +39,8 @@ export interface RuntimeServices {
 export interface ServiceOptions {
   routes?: () => MountedRoute[]
   clock?: Clock
+  /** Route table and validator shared with HTTP, for MQTT requests (spec 5.6). */
+  router?: RequestRouter
 }
 
 const readJson = (file: string) => {
@@ -55,11 +59,16 @@ export async function createServices(config: Config, log: Logger, options: Servi
   mkdirSync(config.dataPath, { recursive: true })
   const clock = options.clock ?? { now: () => Date.now() }
   const database = openDb(config.databaseUrl, config.libsqlAuthToken || undefined)
+  // WAL: a commit appends to the log instead of rewriting pages (upload chunks commit their
+  // manifest once per chunk); DB_SYNCHRONOUS chooses what a power cut may lose.
+  if (config.databaseUrl.startsWith('file:')) await tuneDb(database.db, config.dbSynchronous)
   await migrateDb(database.db, migrationsDir)
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
 
   const components: Component[] = []
   const deviceHost = new RuntimeDeviceHost(config.dataPath, log)
+  const eventSystem = createEventSystem({ db: database.db, client: database.client, config, clock, log, services: () => services, router: options.router ?? null })
+  components.push(eventSystem.component)
   // Inference (issue 4): algorithm registry from the manifests, the supervised sidecar, and
   // the created tasks loaded into it once it runs.
   const manifestDir = config.modelsManifestDir ? path.resolve(config.modelsManifestDir) : undefined
@@ -68,6 +77,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     config, projectRoot, entry: path.join(distDir, 'runtime', 'sidecar.mjs'), log: log.child({ component: 'inference' }),
     ...(manifestDir ? { manifestDir } : {}),
   })
+  emitSidecarRestarts(inference.supervisor, eventSystem.events, log)
   components.push({ name: 'tasks', start: async () => { await restoreTasks(database.db, inference.inference, log) } })
   components.push({
     name: 'inference',
@@ -96,6 +106,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     },
     routes: options.routes ?? (() => []),
     device: deviceHost,
+    events: eventSystem.events,
     inference: inferenceForHandlers,
     uploads,
   }
