@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { buildDocs } from './runtime/docs/step.mjs'
 
 const root = path.dirname(fileURLToPath(import.meta.url))
 const outdirIndex = process.argv.indexOf('--outdir')
@@ -88,7 +89,9 @@ async function buildRuntime() {
 }
 
 /** Extra build steps of other areas (models, console, documents) register here as data. */
-const EXTRA_STEPS = []
+const EXTRA_STEPS = [
+  buildDocs, // interface documents: dist/staticfile/{httpInterface,mqttInterface}.html, openapi.json
+]
 
 async function main() {
   const onlyIndex = process.argv.indexOf('--only')

@@ -6,6 +6,7 @@ import { dispatch } from './dispatch.ts'
 import type { InFlight } from './inflight.ts'
 import type { RouteTable } from './routeTable.ts'
 import { InputValidator } from './validate.ts'
+import { staticFiles } from './staticFiles.ts'
 
 type Vars = { Variables: { requestId: string } }
 
@@ -15,6 +16,7 @@ export function createApp(services: Services, table: RouteTable, inflight: InFli
   app.use('*', requestId())
   app.use('*', accessLog(services.log))
   app.use('*', inflight.middleware())
+  app.route('/', staticFiles(services))
   app.all('*', dispatch({ services, table, validator: new InputValidator() }))
   return app
 }
