@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { buildDocs } from './runtime/docs/step.mjs'
+import { buildCli } from './shared/client/cli/step.mjs'
 
 const root = path.dirname(fileURLToPath(import.meta.url))
 const outdirIndex = process.argv.indexOf('--outdir')
@@ -91,6 +92,7 @@ async function buildRuntime() {
 /** Extra build steps of other areas (models, console, documents) register here as data. */
 const EXTRA_STEPS = [
   buildDocs, // interface documents: dist/staticfile/{httpInterface,mqttInterface}.html, openapi.json
+  buildCli, // integrator CLI: dist/cli/device-cli.mjs (bin device-cli → runtime/device-cli.mjs)
 ]
 
 async function main() {
