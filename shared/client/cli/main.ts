@@ -82,9 +82,17 @@ interface Io {
 }
 
 /** The commands as data: arguments they need and what they do. */
-const COMMANDS: Record<string, { args: string[]; signIn: boolean; run: (c: Context) => Promise<unknown> }> = {
+interface CommandSpec {
+  /** Positional arguments; `file`/`image` are local files read before anything is sent. */
+  args: ('file' | 'image')[]
+  /** Options the command cannot run without. */
+  needs?: (keyof typeof OPTIONS)[]
+  run: (c: Context) => Promise<unknown>
+}
+
+const COMMANDS: Record<string, CommandSpec> = {
   login: {
-    args: [], signIn: true,
+    args: [],
     async run({ client, values, session, password, account }) {
       if (values['new-password'] === undefined) return session
       await client.changePassword(password, values['new-password'])
@@ -93,42 +101,38 @@ const COMMANDS: Record<string, { args: string[]; signIn: boolean; run: (c: Conte
       return { ...again, mtk: undefined, passwordChanged: true }
     },
   },
-  algorithms: { args: [], signIn: true, run: ({ client }) => imageAlgorithms(client) },
-  capabilities: { args: [], signIn: true, run: ({ client }) => client.uploadCapabilities() },
-  status: { args: [], signIn: true, run: ({ client }) => client.deviceStatus() },
+  algorithms: { args: [], run: ({ client }) => imageAlgorithms(client) },
+  capabilities: { args: [], run: ({ client }) => client.uploadCapabilities() },
+  status: { args: [], run: ({ client }) => client.deviceStatus() },
   docs: {
-    args: [], signIn: true,
+    args: [],
     async run({ client }) {
       return { http: (await client.interfaceDocUrl(0)).url, mqtt: (await client.interfaceDocUrl(1)).url, openapi: '/staticfile/openapi.json' }
     },
   },
   upload: {
-    args: ['file'], signIn: true,
-    async run({ client, values, positionals, store, account, io, chunkSize, retries }) {
-      const source = await readSource(positionals[0]!)
+    args: ['file'],
+    async run({ client, values, source, store, account, io, chunkSize, retries }) {
       const purpose = values.purpose ?? 'image'
-      return uploadFile(client, source, {
-        purpose, resumeKey: fileResumeKey(source, account, purpose), store, chunkSize, retries,
+      return uploadFile(client, source!, {
+        purpose, resumeKey: fileResumeKey(source!, account, purpose), store, chunkSize, retries,
         onRetry: (attempt, error) => io.err(`connection lost (${error.message}); resuming, attempt ${attempt}`),
       })
     },
   },
   'cancel-upload': {
-    args: ['file'], signIn: true,
-    async run({ client, values, positionals, store, account }) {
-      const source = await readSource(positionals[0]!)
-      const record = await cancelStoredUpload(client, store, fileResumeKey(source, account, values.purpose ?? 'image'))
+    args: ['file'],
+    async run({ client, values, source, store, account }) {
+      const record = await cancelStoredUpload(client, store, fileResumeKey(source!, account, values.purpose ?? 'image'))
       return { cancelled: !!record, uploadId: record?.uploadId ?? null }
     },
   },
   detect: {
-    args: ['image'], signIn: true,
-    async run({ client, values, positionals, store, account, io, chunkSize, retries }) {
-      if (!values.algorithm) throw new UsageError('detect needs --algorithm <id> (see `device-cli algorithms`)')
-      const source = await readSource(positionals[0]!)
-      const outcome = await detectImage(client, source, {
-        algorithmCode: values.algorithm, taskId: values['task-id'], keepTask: values['keep-task'],
-        resumeKey: fileResumeKey(source, account, 'image'), store, chunkSize, retries,
+    args: ['image'], needs: ['algorithm'],
+    async run({ client, values, source, store, account, io, chunkSize, retries }) {
+      const outcome = await detectImage(client, source!, {
+        algorithmCode: values.algorithm!, taskId: values['task-id'], keepTask: values['keep-task'],
+        resumeKey: fileResumeKey(source!, account, 'image'), store, chunkSize, retries,
         onRetry: (attempt, error) => io.err(`connection lost (${error.message}); resuming, attempt ${attempt}`),
       })
       if (values.picture) await writePicture(values.picture, outcome.result.fullPicture)
@@ -140,7 +144,8 @@ const COMMANDS: Record<string, { args: string[]; signIn: boolean; run: (c: Conte
 interface Context {
   client: DeviceClient
   values: Values
-  positionals: string[]
+  /** The local file of a file/image command, read before sign-in. */
+  source: Awaited<ReturnType<typeof fileSource>> | null
   session: unknown
   account: string
   password: string
@@ -197,6 +202,8 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     const spec = COMMANDS[command]
     if (!spec) throw new UsageError(`unknown command ${JSON.stringify(command)}`)
     if (rest.length !== spec.args.length) throw new UsageError(`${command} takes ${spec.args.length ? spec.args.map((a) => `<${a}>`).join(' ') : 'no arguments'}`)
+    const missing = (spec.needs ?? []).find((option) => values[option] === undefined)
+    if (missing) throw new UsageError(`${command} needs --${missing}${missing === 'algorithm' ? ' <id> (see `device-cli algorithms`)' : ''}`)
     const chunkSize = positiveInt('chunk-size', values['chunk-size'], undefined)
     const retries = positiveInt('retries', values.retries, 3)
     const password = values.password ?? io.env.DEVICE_PASSWORD
@@ -206,10 +213,12 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     if (!/^https?:\/\/[^/]+/.test(url)) throw new UsageError(`--url must be an http(s) address, got ${JSON.stringify(url)}`)
     const store = new FileResumeStore(values['state-dir'] ?? io.env.DEVICE_CLI_STATE_DIR ?? defaultStateDir())
 
+    const source = spec.args.length ? await readSource(rest[0]!) : null
+
     const client = new DeviceClient({ baseUrl: url })
-    const session = spec.signIn ? await client.login(account, password) : null
-    const printable = session ? { ...session, mtk: undefined } : null
-    const result = await spec.run({ client, values, positionals: rest, session: printable, account, password, store, io, chunkSize, retries })
+    const session = await client.login(account, password)
+    const printable = { ...session, mtk: undefined }
+    const result = await spec.run({ client, values, source, session: printable, account, password, store, io, chunkSize, retries })
     io.out(render(command, result, json))
     return EXIT.OK
   } catch (error) {
