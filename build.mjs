@@ -12,6 +12,7 @@ import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { buildDocs } from './runtime/docs/step.mjs'
 import { buildCli } from './shared/client/cli/step.mjs'
+import { buildConsole } from './runtime/console/step.mjs'
 
 const root = path.dirname(fileURLToPath(import.meta.url))
 const outdirIndex = process.argv.indexOf('--outdir')
@@ -92,6 +93,7 @@ async function buildRuntime() {
 /** Extra build steps of other areas (models, console, documents) register here as data. */
 const EXTRA_STEPS = [
   buildDocs, // interface documents: dist/staticfile/{httpInterface,mqttInterface}.html, openapi.json
+  buildConsole, // the console: dist/console/{index.html,app.js,styles.css}, served at /console/
   buildCli, // integrator CLI: dist/cli/device-cli.mjs (bin device-cli → runtime/device-cli.mjs)
 ]
 
