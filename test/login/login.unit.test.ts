@@ -9,7 +9,7 @@ import { isApiError } from '../../shared/errors/index.ts'
 
 const INITIAL = 'initial-Passw0rd'
 
-async function failureOf(promise: Promise<unknown>) {
+async function failureOf(promise: unknown) {
   try {
     await promise
   } catch (error) {

@@ -28,7 +28,7 @@ describe('authentication matrix over every route in the manifest', () => {
 
   it.each(protectedRoutes)('%s refuses a request without mtk and one with a random mtk', async (path, route) => {
     const method = route.methods.includes('POST') ? 'POST' : route.methods[0]!
-    for (const headers of [{}, { mtk: randomBytes(32).toString('base64url') }]) {
+    for (const headers of [{}, { mtk: randomBytes(32).toString('base64url') }] as Record<string, string>[]) {
       const response = await fetch(device.url + path, {
         method,
         headers: { 'content-type': 'application/json', ...headers },
