@@ -5,6 +5,7 @@ import type { Clock, Logger, MountedRoute, Services } from '../shared/handler.ts
 import { migrateDb, openDb } from '../shared/db/client.ts'
 import { ensureDefaultAccount } from '../shared/auth/accounts.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
+import { UploadManager } from './uploads/service.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -15,6 +16,8 @@ export interface Component {
 
 export interface RuntimeServices {
   services: Services
+  /** The upload service itself (the runtime mounts the native tus endpoint on it). */
+  uploads: UploadManager
   components: Component[]
   /** Starts every component in order. */
   start(): Promise<void>
@@ -47,6 +50,9 @@ export async function createServices(config: Config, log: Logger, options: Servi
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
 
   const components: Component[] = []
+  // Upload sessions: manifests in this database, bytes under <DATA_DIR>/uploads; its sweeper runs on a timer.
+  const uploads = new UploadManager({ db: database.db, config, clock, log: log.child({ area: 'uploads' }) })
+  components.push({ name: 'uploads', stop: () => uploads.close() })
   const services: Services = {
     db: database.db,
     config,
@@ -58,10 +64,12 @@ export async function createServices(config: Config, log: Logger, options: Servi
       startedAt: clock.now(),
     },
     routes: options.routes ?? (() => []),
+    uploads,
   }
 
   return {
     services,
+    uploads,
     components,
     async start() {
       for (const component of components) await component.start?.()

@@ -49,6 +49,8 @@ export const settings = {
   uploadAbsoluteTimeoutMs: s('UPLOAD_ABSOLUTE_TIMEOUT_MS', 'int', 0, 'Absolute lifetime of an upload session; 0 = none (spec 8).'),
   uploadReserveBytes: s('UPLOAD_RESERVE_BYTES', 'int', 512 * MB, 'Fixed disk safety reserve (spec 8).'),
   uploadReservePercent: s('UPLOAD_RESERVE_PERCENT', 'number', 0, 'Percentage disk reserve; the effective reserve is the larger of the two (spec 8).'),
+  // uploads (issue 3)
+  uploadSweepIntervalMs: s('UPLOAD_SWEEP_INTERVAL_MS', 'int', 60_000, 'How often the sweeper expires idle upload sessions and deletes bytes of released ones.'),
 
   maxEncodedImageBytes: s('MAX_ENCODED_IMAGE_BYTES', 'int', 32 * MB, 'Largest encoded image the media pipeline accepts (spec 2.5).'),
   maxImagePixels: s('MAX_IMAGE_PIXELS', 'int', 64 * 1000 * 1000, 'Largest decoded pixel count the media pipeline accepts (spec 2.5).'),

@@ -1,6 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { Config } from './config.ts'
 import type { Db } from './db/client.ts'
+import type { UploadService } from './uploads/index.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -69,6 +70,8 @@ export interface Services {
   process: { softwareVersion: string; startedAt: number; buildHash: string }
   /** The routes currently mounted (for ViewRoutes and the interface documents). */
   routes(): MountedRoute[]
+  /** Chunked uploads and upload sessions (spec 2.5, 3.1, 4.4-4.6, 4.12); `claim` hands a complete upload to a consumer. */
+  uploads: UploadService
 }
 
 export interface Ctx extends Services {

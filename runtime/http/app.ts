@@ -7,16 +7,24 @@ import type { InFlight } from './inflight.ts'
 import type { RouteTable } from './routeTable.ts'
 import { InputValidator } from './validate.ts'
 import { staticFiles } from './staticFiles.ts'
+import type { UploadManager } from '../uploads/service.ts'
+import { TUS_PATH, tusEndpoint } from '../uploads/tus.ts'
 
 type Vars = { Variables: { requestId: string } }
 
 /** The hono app: small named middleware, then the route table. */
-export function createApp(services: Services, table: RouteTable, inflight: InFlight) {
+export function createApp(services: Services, table: RouteTable, inflight: InFlight, uploads?: UploadManager) {
   const app = new Hono<Vars>()
   app.use('*', requestId())
   app.use('*', accessLog(services.log))
   app.use('*', inflight.middleware())
   app.route('/', staticFiles(services))
+  if (uploads) {
+    // The native tus endpoint (issue 3): not a handler bundle, since it owns a path prefix.
+    const tus = tusEndpoint(services, uploads)
+    app.all(TUS_PATH, tus)
+    app.all(`${TUS_PATH}/*`, tus)
+  }
   app.all('*', dispatch({ services, table, validator: new InputValidator() }))
   return app
 }

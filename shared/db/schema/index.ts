@@ -1,3 +1,4 @@
 // The database schema as code (drizzle); one file per domain. Migrations are generated from
 // these files by `npm run db:generate` (drizzle-kit) into shared/db/migrations.
 export * from './auth.ts'
+export * from './uploads.ts'

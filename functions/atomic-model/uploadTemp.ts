@@ -1,0 +1,20 @@
+import path from 'node:path'
+import { Type } from '@sinclair/typebox'
+import { defineHandler } from '../../shared/handler.ts'
+import { receiveChunk } from '../../shared/uploads/multipart.ts'
+
+export default defineHandler({
+  routes: ['/gtw/cwai/atomic/model/uploadTemp'],
+  auth: 'session',
+  // spec 4.5, 8: one chunk per request, streamed; the chunk enforces maxChunkSize itself, the
+  // HTTP layer only the emergency backstop.
+  body: 'multipart',
+  bodyLimit: 'backstop',
+  summary: 'Uploads one chunk of a resumable upload; chunk 0 opens (or resumes) the session (spec 4.5, 4.12).',
+  input: Type.Object({}),
+  handle(_input, ctx) {
+    const spoolDir = path.join(ctx.config.dataPath, 'upload-spool')
+    return receiveChunk(ctx.request!, { maxChunkBytes: ctx.config.uploadMaxChunkBytes, spoolDir },
+      (fields, body) => ctx.uploads.putChunk(ctx.identity!, fields, body))
+  },
+})

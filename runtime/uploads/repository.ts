@@ -1,0 +1,106 @@
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
+import type { Db } from '../../shared/db/client.ts'
+import { uploadChunks, uploadSessions } from '../../shared/db/schema/uploads.ts'
+import type { UploadState } from '../../shared/uploads/index.ts'
+
+export type UploadSessionRow = typeof uploadSessions.$inferSelect
+export type NewUploadSession = typeof uploadSessions.$inferInsert
+
+const LIVE: UploadState[] = ['open', 'complete']
+
+/** Manifest queries of the upload service (spec 2.5, 3.1). All state changes are guarded by the expected state. */
+export class UploadRepository {
+  constructor(private readonly db: Db) {}
+
+  async find(id: string): Promise<UploadSessionRow | undefined> {
+    return (await this.db.select().from(uploadSessions).where(eq(uploadSessions.id, id)).limit(1))[0]
+  }
+
+  /** The caller's live session for a clientRequestId (spec 4.12 resume). */
+  async findLiveByRequest(userId: string, clientRequestId: string): Promise<UploadSessionRow | undefined> {
+    return (await this.db.select().from(uploadSessions).where(and(
+      eq(uploadSessions.userId, userId),
+      eq(uploadSessions.clientRequestId, clientRequestId),
+      inArray(uploadSessions.state, LIVE),
+    )).limit(1))[0]
+  }
+
+  async insert(row: NewUploadSession): Promise<void> {
+    await this.db.insert(uploadSessions).values(row)
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    await this.db.batch([
+      this.db.delete(uploadChunks).where(eq(uploadChunks.uploadId, id)),
+      this.db.delete(uploadSessions).where(eq(uploadSessions.id, id)),
+    ])
+  }
+
+  async chunkSize(id: string, chunkIndex: number): Promise<number | undefined> {
+    const row = (await this.db.select({ size: uploadChunks.size }).from(uploadChunks)
+      .where(and(eq(uploadChunks.uploadId, id), eq(uploadChunks.chunkIndex, chunkIndex))).limit(1))[0]
+    return row?.size
+  }
+
+  /**
+   * Records an accepted chunk and advances the session, only if the session is still open at
+   * the expected position. Returns false when it moved meanwhile (cancelled, expired).
+   */
+  async commitChunk(session: UploadSessionRow, size: number, now: number): Promise<boolean> {
+    const complete = session.nextChunkIndex + 1 === session.totalChunks
+    const [, update] = await this.db.batch([
+      this.db.insert(uploadChunks).values({ uploadId: session.id, chunkIndex: session.nextChunkIndex, offset: session.receivedBytes, size })
+        .onConflictDoNothing(),
+      this.db.update(uploadSessions).set({
+        nextChunkIndex: session.nextChunkIndex + 1,
+        receivedBytes: session.receivedBytes + size,
+        lastActivityAt: now,
+        state: complete ? 'complete' : 'open',
+      }).where(and(eq(uploadSessions.id, session.id), eq(uploadSessions.state, 'open'),
+        eq(uploadSessions.nextChunkIndex, session.nextChunkIndex))),
+    ])
+    if (update.rowsAffected === 1) return true
+    await this.db.delete(uploadChunks).where(and(eq(uploadChunks.uploadId, session.id), eq(uploadChunks.chunkIndex, session.nextChunkIndex)))
+    return false
+  }
+
+  /** Native tus progress: the store's offset is the truth; the manifest mirrors it. */
+  async recordTusProgress(id: string, receivedBytes: number, complete: boolean, now: number): Promise<void> {
+    await this.db.update(uploadSessions).set({
+      receivedBytes, lastActivityAt: now, ...(complete ? { state: 'complete', nextChunkIndex: 1 } : {}),
+    }).where(and(eq(uploadSessions.id, id), eq(uploadSessions.state, 'open'), eq(uploadSessions.source, 'tus')))
+  }
+
+  /** Moves a session from one of `from` to a terminal state; false when it was not in `from`. */
+  async end(id: string, from: UploadState[], to: UploadState, now: number, reason?: string): Promise<boolean> {
+    const result = await this.db.update(uploadSessions).set({ state: to, endedAt: now, endReason: reason ?? null })
+      .where(and(eq(uploadSessions.id, id), inArray(uploadSessions.state, from)))
+    return result.rowsAffected === 1
+  }
+
+  /**
+   * In-flight reservations: bytes admitted but not yet written by open sessions (bytes already
+   * written show up in the filesystem's free space), and the number of live sessions.
+   */
+  async reservations(): Promise<{ reservedBytes: number; activeSessions: number }> {
+    const [row] = await this.db.select({
+      reserved: sql<number>`coalesce(sum(case when ${uploadSessions.state} = 'open' then ${uploadSessions.totalSize} - ${uploadSessions.receivedBytes} else 0 end), 0)`,
+      active: sql<number>`count(*)`,
+    }).from(uploadSessions).where(inArray(uploadSessions.state, LIVE))
+    return { reservedBytes: Number(row?.reserved ?? 0), activeSessions: Number(row?.active ?? 0) }
+  }
+
+  async listByState(states: UploadState[]): Promise<UploadSessionRow[]> {
+    return this.db.select().from(uploadSessions).where(inArray(uploadSessions.state, states))
+  }
+
+  async markBytesDeleted(id: string, now: number): Promise<void> {
+    await this.db.update(uploadSessions).set({ bytesDeletedAt: now }).where(eq(uploadSessions.id, id))
+  }
+
+  /** Ended sessions whose bytes may still be on disk. */
+  async endedWithBytes(): Promise<UploadSessionRow[]> {
+    return this.db.select().from(uploadSessions).where(and(
+      inArray(uploadSessions.state, ['consumed', 'cancelled', 'expired', 'failed']), isNull(uploadSessions.bytesDeletedAt)))
+  }
+}

@@ -1,0 +1,427 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { createReadStream, mkdirSync } from 'node:fs'
+import { rm, stat, truncate } from 'node:fs/promises'
+import path from 'node:path'
+import { pipeline } from 'node:stream/promises'
+import type { Readable } from 'node:stream'
+import { Upload } from '@tus/server'
+import { SessionFileStore } from './sessionStore.ts'
+import type { Config } from '../../shared/config.ts'
+import type { Db } from '../../shared/db/client.ts'
+import { ApiError } from '../../shared/errors/index.ts'
+import type { Clock, Identity, Logger } from '../../shared/handler.ts'
+import type {
+  ChunkFields, ClaimedUpload, SweepResult, UploadCapabilities, UploadService, UploadSessionView,
+} from '../../shared/uploads/index.ts'
+import { ByteGate, countBody } from '../../shared/uploads/byteGate.ts'
+import { capacityOf, statDisk, type Capacity, type StatDisk } from './capacity.ts'
+import { Mutex, SessionWriteLocks, type SessionWrite } from './locks.ts'
+import { UploadRepository, type UploadSessionRow } from './repository.ts'
+import {
+  checkChunkFields, checkChunkPlacement, checkResentChunk, checkSameFile, endedSessionError, metadataBytesOf,
+} from './rules.ts'
+
+export interface UploadServiceOptions {
+  db: Db
+  config: Config
+  clock: Clock
+  log: Logger
+  /** Staging folder of the tus FileStore; default `<DATA_DIR>/uploads`. */
+  stagingDir?: string
+  /** Free-space probe of the staging filesystem (default `fs.statfs`). */
+  statDisk?: StatDisk
+  /** Run `sweep()` every `uploadSweepIntervalMs` (default true; tests sweep by hand). */
+  sweepTimer?: boolean
+}
+
+/** What a new session needs, whichever protocol opens it (uploadTemp chunk 0 or tus creation). */
+export interface NewSession {
+  source: 'uploadTemp' | 'tus'
+  filename: string
+  purpose: string
+  totalSize: number
+  totalChunks: number
+  clientRequestId?: string
+  sha256?: string
+  metadataBytes: number
+}
+
+const notFound = (uploadId: string) => new ApiError('UPLOAD_NOT_FOUND', { details: { uploadId } })
+
+/**
+ * The upload service (shared/uploads/types.ts): session manifests in libsql, bytes in a tus
+ * FileStore. Implements the state machine of spec 3.1.
+ */
+export class UploadManager implements UploadService {
+  readonly store: SessionFileStore
+  readonly stagingDir: string
+  readonly repo: UploadRepository
+  private readonly admission = new Mutex()
+  private readonly locks = new SessionWriteLocks()
+  private readonly statDisk: StatDisk
+  private readonly timer: NodeJS.Timeout | null
+
+  constructor(private readonly options: UploadServiceOptions) {
+    this.stagingDir = path.resolve(options.stagingDir ?? path.join(options.config.dataPath, 'uploads'))
+    mkdirSync(this.stagingDir, { recursive: true })
+    this.store = new SessionFileStore(this.stagingDir, options.config.uploadIdleTimeoutMs, {
+      afterWrite: (id, offset) => this.afterTusWrite(id, offset),
+      beforeRemove: (id) => this.beforeTusRemove(id),
+    })
+    this.repo = new UploadRepository(options.db)
+    this.statDisk = options.statDisk ?? statDisk
+    this.timer = options.sweepTimer === false ? null : setInterval(() => {
+      this.sweep().catch((error) => options.log.error({ err: error }, 'upload sweep failed'))
+    }, options.config.uploadSweepIntervalMs)
+    this.timer?.unref()
+  }
+
+  private get config(): Config { return this.options.config }
+  private now(): number { return this.options.clock.now() }
+
+  /** Absolute path of a session's bytes; the id is server-made (hex), never client text. */
+  filePath(uploadId: string): string { return path.join(this.stagingDir, uploadId) }
+
+  async capacity(): Promise<Capacity> {
+    await this.expireDue(this.now())
+    const [disk, { reservedBytes }] = await Promise.all([this.statDisk(this.stagingDir), this.repo.reservations()])
+    return capacityOf(disk, reservedBytes, this.config)
+  }
+
+  async capabilities(): Promise<UploadCapabilities> {
+    const capacity = await this.capacity()
+    const { activeSessions } = await this.repo.reservations()
+    const c = this.config
+    return {
+      maxTotalSize: String(c.uploadMaxTotalBytes),
+      maxChunkSize: String(c.uploadMaxChunkBytes),
+      maxChunks: c.uploadMaxChunks,
+      availableBytes: String(capacity.availableBytes),
+      reserveBytes: String(capacity.reserveBytes),
+      availableForNewUploadsBytes: String(capacity.availableForNewUploadsBytes),
+      reservedBySessionsBytes: String(capacity.reservedBySessionsBytes),
+      activeSessions,
+      idleTimeoutMs: c.uploadIdleTimeoutMs,
+      absoluteTimeoutMs: c.uploadAbsoluteTimeoutMs,
+      resumable: true,
+      persistentAcrossRestart: c.databaseUrl !== ':memory:',
+      maxEncodedImageBytes: String(c.maxEncodedImageBytes),
+      maxImagePixels: c.maxImagePixels,
+    }
+  }
+
+  async putChunk(identity: Identity, chunk: ChunkFields, body: Readable): Promise<UploadSessionView> {
+    try {
+      checkChunkFields(chunk, this.config)
+      if (chunk.uploadId === undefined) return await this.openOrResume(identity, chunk, body)
+      const session = await this.ownSession(identity, chunk.uploadId, 'uploadTemp')
+      const write = this.locks.acquire(session.id)
+      try {
+        return await this.acceptChunk(session, chunk, body, write)
+      } finally {
+        write.release()
+      }
+    } finally {
+      body.resume() // whatever happened, let the rest of the body drain
+    }
+  }
+
+  /** spec 3.1 rows 1–2: chunk 0 opens a session after admission, or resumes the caller's live one (spec 4.12). */
+  private async openOrResume(identity: Identity, chunk: ChunkFields, body: Readable): Promise<UploadSessionView> {
+    const { session, write, created } = await this.admission.run(async () => {
+      if (chunk.clientRequestId !== undefined) {
+        const existing = await this.repo.findLiveByRequest(identity.userId, chunk.clientRequestId)
+        if (existing && existing.source === 'uploadTemp' && !(await this.expireIfDue(existing, this.now()))) {
+          checkSameFile(chunk, existing)
+          return { session: existing, write: this.locks.acquire(existing.id), created: false }
+        }
+      }
+      const session = await this.admit(identity, {
+        source: 'uploadTemp', filename: chunk.filename, purpose: chunk.purpose, totalSize: chunk.totalSize,
+        totalChunks: chunk.totalChunks, clientRequestId: chunk.clientRequestId, sha256: chunk.sha256,
+        metadataBytes: metadataBytesOf(chunk),
+      })
+      return { session, write: this.locks.acquire(session.id), created: true }
+    })
+    try {
+      return await this.acceptChunk(session, chunk, body, write)
+    } catch (error) {
+      // A session whose first chunk failed never existed for the client: undo it entirely.
+      if (created) await this.forget(session.id)
+      throw error
+    } finally {
+      write.release()
+    }
+  }
+
+  /**
+   * Admission (call inside `this.admission`): the whole file must fit in
+   * availableForNewUploadsBytes, else STORAGE_RESERVE_REACHED (spec 2.5, 7.1, 8). Reserves it
+   * by inserting the open manifest, and creates the empty file in the store.
+   */
+  async admit(identity: Identity, spec: NewSession, uploadId = randomBytes(16).toString('hex'), createFile = true): Promise<UploadSessionRow> {
+    const capacity = await this.capacity()
+    if (spec.totalSize > capacity.availableForNewUploadsBytes)
+      throw new ApiError('STORAGE_RESERVE_REACHED', {
+        details: {
+          requiredBytes: spec.totalSize, availableBytes: capacity.availableBytes, reserveBytes: capacity.reserveBytes,
+          reservedBySessionsBytes: capacity.reservedBySessionsBytes, availableForNewUploadsBytes: capacity.availableForNewUploadsBytes,
+          purpose: spec.purpose,
+        },
+      })
+    const now = this.now()
+    const row: UploadSessionRow = {
+      id: uploadId, userId: identity.userId, source: spec.source, clientRequestId: spec.clientRequestId ?? null,
+      filenameJson: JSON.stringify(spec.filename), purpose: spec.purpose, totalChunks: spec.totalChunks,
+      totalSize: spec.totalSize, sha256: spec.sha256 ?? null, state: 'open', nextChunkIndex: 0, receivedBytes: 0,
+      metadataBytes: spec.metadataBytes, createdAt: now, lastActivityAt: now, endedAt: null, endReason: null, bytesDeletedAt: null,
+    }
+    await this.repo.insert(row)
+    if (!createFile) return row // tus creation: @tus/server creates the file right after
+    try {
+      await this.store.create(new Upload({
+        id: uploadId, size: spec.totalSize, offset: 0, creation_date: new Date(now).toISOString(),
+        metadata: { purpose: spec.purpose, source: spec.source },
+      }))
+    } catch (error) {
+      await this.repo.deleteSession(uploadId)
+      throw error
+    }
+    return row
+  }
+
+  /** spec 3.1 rows 3–4 (and idempotent resend): one chunk of a session whose write lock is held. */
+  private async acceptChunk(session: UploadSessionRow, chunk: ChunkFields, body: Readable, write: SessionWrite): Promise<UploadSessionView> {
+    if (await this.expireIfDue(session, this.now())) throw endedSessionError({ ...session, state: 'expired' })!
+    const ended = endedSessionError(session)
+    if (ended) throw ended
+    checkSameFile(chunk, session)
+    const maxChunk = this.config.uploadMaxChunkBytes
+
+    if (chunk.chunkIndex < session.nextChunkIndex) {
+      // Already accepted: acknowledge without writing it again (spec 4.12 resend after a lost answer).
+      checkResentChunk(chunk, (await this.repo.chunkSize(session.id, chunk.chunkIndex)) ?? -1)
+      const gate = await countBody(body, chunk.chunkSize, maxChunk)
+      this.checkGate(gate, chunk)
+      return view(session)
+    }
+    if (chunk.chunkIndex > session.nextChunkIndex)
+      throw new ApiError('UPLOAD_CHUNK_OUT_OF_ORDER', {
+        details: { uploadId: session.id, chunkIndex: chunk.chunkIndex, nextChunkIndex: String(session.nextChunkIndex) },
+      })
+    checkChunkPlacement(chunk, session, maxChunk)
+    await this.alignFile(session)
+
+    const gate = new ByteGate(body, chunk.chunkSize, maxChunk, { purpose: chunk.purpose, uploadId: session.id })
+    const onAbort = () => gate.stop(new ApiError('UPLOAD_CANCELLED', { details: { uploadId: session.id, state: 'cancelled' } }))
+    write.abort.signal.addEventListener('abort', onAbort, { once: true })
+    try {
+      await this.store.write(gate, session.id, session.receivedBytes)
+      this.checkGate(gate, chunk)
+      if (chunk.chunkIndex === session.totalChunks - 1 && session.sha256) await this.verifySha256(session)
+      if (!(await this.repo.commitChunk(session, chunk.chunkSize, this.now()))) {
+        const fresh = await this.repo.find(session.id)
+        throw (fresh && endedSessionError(fresh)) ?? new ApiError('TRANSFER_BUSY', { details: { uploadId: session.id } })
+      }
+    } catch (error) {
+      // Leave the session exactly as it was: drop whatever part of this chunk reached the file.
+      await truncate(this.filePath(session.id), session.receivedBytes).catch(() => undefined)
+      throw error
+    } finally {
+      write.abort.signal.removeEventListener('abort', onAbort)
+    }
+    return view({ ...session, nextChunkIndex: session.nextChunkIndex + 1 })
+  }
+
+  /** chunkSize must equal the bytes received (spec 4.5); a stopped gate carries its reason. */
+  private checkGate(gate: ByteGate, chunk: ChunkFields): void {
+    if (gate.failure) throw gate.failure
+    if (gate.received !== chunk.chunkSize)
+      throw new ApiError('UPLOAD_PARAMETERS_MISMATCH', {
+        details: { field: 'chunkSize', expected: chunk.chunkSize, actual: gate.received },
+        msgText: `chunkSize: declared ${chunk.chunkSize} bytes, received ${gate.received}`,
+      })
+  }
+
+  /**
+   * Makes the stored file end where the manifest says (a process killed mid-chunk may have
+   * left extra bytes); bytes missing from it mean the file was lost: the session fails.
+   */
+  private async alignFile(session: UploadSessionRow): Promise<void> {
+    const file = this.filePath(session.id)
+    const size = await stat(file).then((s) => s.size, () => -1)
+    if (size > session.receivedBytes) await truncate(file, session.receivedBytes)
+    if (size < session.receivedBytes) {
+      await this.endAndDelete(session, 'failed', 'stored bytes are missing')
+      throw new ApiError('UPLOAD_FAILED', { details: { uploadId: session.id, state: 'failed', reason: 'stored bytes are missing' } })
+    }
+  }
+
+  /** When sha256 was given, the completed file must match it; else the session fails and is released. */
+  private async verifySha256(session: UploadSessionRow): Promise<void> {
+    const hash = createHash('sha256')
+    await pipeline(createReadStream(this.filePath(session.id)), hash)
+    const actual = hash.digest('hex')
+    if (actual === session.sha256) return
+    await this.endAndDelete(session, 'failed', 'sha256 mismatch')
+    throw new ApiError('UPLOAD_CHECKSUM_MISMATCH', { details: { uploadId: session.id, expected: session.sha256, actual, state: 'failed' } })
+  }
+
+  /** spec 3.1 "open or complete → cancelled": reservation released at once, then the bytes deleted. */
+  async cancel(identity: Identity, uploadId: string): Promise<void> {
+    const session = await this.ownSession(identity, uploadId)
+    if (await this.expireIfDue(session, this.now())) throw endedSessionError({ ...session, state: 'expired' })!
+    if (!(await this.repo.end(uploadId, ['open', 'complete'], 'cancelled', this.now(), 'cancelled by client'))) {
+      const fresh = await this.repo.find(uploadId)
+      throw (fresh && endedSessionError(fresh)) ?? notFound(uploadId)
+    }
+    const write = this.locks.get(uploadId)
+    if (write) {
+      write.abort.abort()
+      await write.done
+    }
+    await this.deleteBytes(uploadId)
+  }
+
+  /** spec 3.1 "complete → consumed" (shared/uploads/types.ts documents the contract). */
+  async claim(uploadId: string, identity: Identity, purpose: string): Promise<ClaimedUpload> {
+    const session = await this.ownSession(identity, uploadId)
+    if (await this.expireIfDue(session, this.now())) throw endedSessionError({ ...session, state: 'expired' })!
+    const ended = endedSessionError(session)
+    if (ended) throw ended
+    if (session.state !== 'complete')
+      throw new ApiError('UPLOAD_NOT_COMPLETE', {
+        details: { uploadId, nextChunkIndex: String(session.nextChunkIndex), receivedBytes: session.receivedBytes, totalSize: session.totalSize },
+      })
+    if (session.purpose !== purpose)
+      throw new ApiError('UPLOAD_PURPOSE_MISMATCH', { details: { uploadId, expected: purpose, actual: session.purpose, purpose } })
+    if (!(await this.repo.end(uploadId, ['complete'], 'consumed', this.now(), 'claimed'))) {
+      const fresh = await this.repo.find(uploadId)
+      throw (fresh && endedSessionError(fresh)) ?? notFound(uploadId)
+    }
+    return {
+      uploadId,
+      path: this.filePath(uploadId),
+      originalFilename: JSON.parse(session.filenameJson) as string,
+      size: session.totalSize,
+      purpose: session.purpose,
+      sha256: session.sha256,
+      release: () => this.deleteBytes(uploadId),
+    }
+  }
+
+  /** spec 3.1 "open → expired": expires due sessions, and deletes bytes that released sessions left behind. */
+  async sweep(): Promise<SweepResult> {
+    const now = this.now()
+    const expired = await this.expireDue(now)
+    let deletedFiles = 0
+    for (const session of await this.repo.endedWithBytes()) {
+      // A consumer may still be reading a claimed file; forgotten ones go after the idle timeout.
+      if (session.state === 'consumed' && now - (session.endedAt ?? 0) < this.config.uploadIdleTimeoutMs) continue
+      if (this.locks.get(session.id)) continue
+      await this.deleteBytes(session.id)
+      deletedFiles++
+    }
+    return { expired, deletedFiles }
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer)
+  }
+
+  /** Sessions past their idle or absolute deadline, except those being written right now. */
+  private async expireDue(now: number): Promise<number> {
+    let count = 0
+    for (const session of await this.repo.listByState(['open', 'complete']))
+      if (!this.locks.get(session.id) && (await this.expireIfDue(session, now))) count++
+    return count
+  }
+
+  private isDue(session: UploadSessionRow, now: number): boolean {
+    const { uploadIdleTimeoutMs: idle, uploadAbsoluteTimeoutMs: absolute } = this.config
+    // spec 3.1: only an open session expires by idleness; absoluteTimeoutMs 0 = no absolute expiry.
+    return (session.state === 'open' && idle > 0 && now - session.lastActivityAt >= idle) ||
+      ((session.state === 'open' || session.state === 'complete') && absolute > 0 && now - session.createdAt >= absolute)
+  }
+
+  private async expireIfDue(session: UploadSessionRow, now: number): Promise<boolean> {
+    if (!this.isDue(session, now)) return false
+    await this.endAndDelete(session, 'expired', now - session.lastActivityAt >= this.config.uploadIdleTimeoutMs ? 'idle' : 'absolute lifetime')
+    return true
+  }
+
+  private async endAndDelete(session: UploadSessionRow, to: 'expired' | 'failed', reason: string): Promise<void> {
+    if (await this.repo.end(session.id, [session.state as 'open'], to, this.now(), reason)) await this.deleteBytes(session.id)
+  }
+
+  /** Deletes a session's bytes and its store record; idempotent. */
+  async deleteBytes(uploadId: string): Promise<void> {
+    await rm(this.filePath(uploadId), { force: true })
+    await this.store.configstore.delete(uploadId)
+    await this.repo.markBytesDeleted(uploadId, this.now())
+  }
+
+  /** Removes a session that never became visible (its first chunk failed). */
+  private async forget(uploadId: string): Promise<void> {
+    await rm(this.filePath(uploadId), { force: true })
+    await this.store.configstore.delete(uploadId)
+    await this.repo.deleteSession(uploadId)
+  }
+
+  // ── native tus endpoint (runtime/uploads/tus.ts): same store, same admission and reservations ──
+
+  /** tus creation: the same admission as uploadTemp chunk 0, under the same lock. */
+  async admitTus(identity: Identity, upload: Upload): Promise<void> {
+    const filename = upload.metadata?.filename ?? upload.metadata?.name ?? ''
+    const purpose = upload.metadata?.purpose || 'file'
+    const sha256 = upload.metadata?.sha256?.toLowerCase() || undefined
+    const chunk: ChunkFields = { filename, purpose, chunkIndex: 0, totalChunks: 1, totalSize: upload.size ?? 0, chunkSize: 0, sha256 }
+    checkChunkFields({ ...chunk, totalChunks: Math.max(1, Math.ceil(chunk.totalSize / this.config.uploadMaxChunkBytes)) }, this.config)
+    await this.admission.run(() => this.admit(identity, { source: 'tus', filename, purpose, totalSize: chunk.totalSize, totalChunks: 1, sha256, metadataBytes: metadataBytesOf(chunk) }, upload.id, false))
+  }
+
+  /** The store's offset after a tus PATCH is the truth; the manifest mirrors it, and completes the session. */
+  private async afterTusWrite(uploadId: string, offset: number): Promise<void> {
+    const session = await this.repo.find(uploadId)
+    if (!session || session.source !== 'tus' || session.state !== 'open') return
+    if (offset === session.totalSize && session.sha256) {
+      try {
+        await this.verifySha256(session)
+      } catch {
+        throw { status_code: 460, body: 'Checksum Mismatch: the sha256 of the file differs from its metadata; the upload failed\n' }
+      }
+    }
+    await this.repo.recordTusProgress(uploadId, offset, offset === session.totalSize, this.now())
+  }
+
+  /** tus termination = cancelUpload: reservation released at once, then the store removes the bytes. */
+  private async beforeTusRemove(uploadId: string): Promise<void> {
+    await this.repo.end(uploadId, ['open', 'complete'], 'cancelled', this.now(), 'tus termination')
+    await this.repo.markBytesDeleted(uploadId, this.now())
+  }
+
+  /** For tus requests on an existing upload: the caller's live tus session, or the error to answer. */
+  async tusSession(identity: Identity, uploadId: string): Promise<UploadSessionRow> {
+    const session = await this.ownSession(identity, uploadId, 'tus')
+    if (await this.expireIfDue(session, this.now())) throw endedSessionError({ ...session, state: 'expired' })!
+    const ended = endedSessionError(session)
+    if (ended) throw ended
+    return session
+  }
+
+  /** spec 2.5 / 5.4: a session is visible only to the user who created it; others get "unknown". */
+  async ownSession(identity: Identity, uploadId: string, source?: 'uploadTemp' | 'tus'): Promise<UploadSessionRow> {
+    const session = await this.repo.find(uploadId)
+    if (!session || session.userId !== identity.userId || (source && session.source !== source)) throw notFound(uploadId)
+    return session
+  }
+}
+
+const view = (session: Pick<UploadSessionRow, 'id' | 'nextChunkIndex' | 'totalChunks'>): UploadSessionView => ({
+  uploadId: session.id,
+  nextChunkIndex: String(session.nextChunkIndex),
+  complete: session.nextChunkIndex >= session.totalChunks,
+  filePath: `upload://${session.id}`,
+})
+
+export const createUploadService = (options: UploadServiceOptions): UploadManager => new UploadManager(options)

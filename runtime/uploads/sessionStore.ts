@@ -1,0 +1,69 @@
+import { createHash, type Hash } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { truncate } from 'node:fs/promises'
+import path from 'node:path'
+import { Transform, type Readable } from 'node:stream'
+import type http from 'node:http'
+import { FileStore } from '@tus/file-store'
+
+/** What the upload service does around the store's own work (manifest bookkeeping). */
+export interface StoreHooks {
+  /** After bytes of a tus PATCH were stored; may throw a tus error ({status_code, body}). */
+  afterWrite(uploadId: string, offset: number): Promise<void>
+  /** Before a tus termination (DELETE) removes the bytes. */
+  beforeRemove(uploadId: string): Promise<void>
+}
+
+/** tus checksum extension: `Upload-Checksum: <algorithm> <base64 digest>` of one PATCH body. */
+export interface ExpectedChecksum {
+  algorithm: string
+  digest: string
+}
+
+export const CHECKSUM_ALGORITHMS = ['sha1', 'sha256', 'md5']
+
+/**
+ * The tus FileStore shared by both protocols, with the checksum extension (which @tus/server
+ * leaves to the store) and hooks that keep the session manifests in step with tus requests.
+ * `uploadTemp` chunks call `write` too; the hooks ignore sessions that are not tus sessions.
+ */
+export class SessionFileStore extends FileStore {
+  /** Checksums announced by PATCH requests in flight, by upload id (tus locks one PATCH per upload). */
+  readonly expectedChecksums = new Map<string, ExpectedChecksum>()
+
+  constructor(directory: string, expirationMs: number, private readonly hooks: StoreHooks) {
+    mkdirSync(directory, { recursive: true })
+    super({ directory, expirationPeriodInMilliseconds: expirationMs })
+    this.extensions = [...this.extensions, 'checksum']
+  }
+
+  override async write(readable: http.IncomingMessage | Readable, id: string, offset: number): Promise<number> {
+    const expected = this.expectedChecksums.get(id)
+    if (!expected) {
+      const end = await super.write(readable, id, offset)
+      await this.hooks.afterWrite(id, end)
+      return end
+    }
+    this.expectedChecksums.delete(id)
+    const hash: Hash = createHash(expected.algorithm)
+    const hashing = new Transform({ transform(chunk, _encoding, callback) { hash.update(chunk); callback(null, chunk) } })
+    readable.once('error', (error) => hashing.destroy(error))
+    const end = await super.write(readable.pipe(hashing), id, offset)
+    if (hash.digest('base64') !== expected.digest) {
+      // tus checksum extension: a mismatching PATCH is discarded and answered 460.
+      await truncate(path.join(this.directory, id), offset)
+      throw { status_code: 460, body: 'Checksum Mismatch\n' }
+    }
+    await this.hooks.afterWrite(id, end)
+    return end
+  }
+
+  override async remove(id: string): Promise<void> {
+    await this.hooks.beforeRemove(id)
+    await super.remove(id)
+  }
+}
+
+// FileStore's constructor also creates the folder, asynchronously, throwing from a callback
+// when the folder vanished meanwhile (a test cleaning up); it exists already (see above).
+Object.defineProperty(SessionFileStore.prototype, 'checkOrCreateDirectory', { value: () => undefined })

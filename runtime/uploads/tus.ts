@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto'
+import type { Context } from 'hono'
+import { Server, type Upload } from '@tus/server'
+import { resolveSession } from '../../shared/auth/sessions.ts'
+import { failure } from '../../shared/envelope.ts'
+import { ApiError, isApiError } from '../../shared/errors/index.ts'
+import type { Identity, Services } from '../../shared/handler.ts'
+import { CHECKSUM_ALGORITHMS } from './sessionStore.ts'
+import type { UploadManager } from './service.ts'
+
+/**
+ * The native tus 1.0.0 endpoint (extensions creation, termination, expiration, checksum), for
+ * any stock tus client. Same `mtk` authentication as every other route (spec 5.2), same store,
+ * same admission and reservation accounting as `uploadTemp`: a finished tus upload is a
+ * complete session that `ctx.uploads.claim` consumes, and `cancelUpload` works on it too.
+ *
+ * Upload metadata: `filename` (or `name`), `purpose` (default `file`), optional `sha256`
+ * (hex, verified when the upload completes).
+ */
+export const TUS_PATH = '/gtw/cwai/atomic/model/tus'
+
+/** A tus error answer: the catalogue item as an envelope body, with a non-2xx status. */
+const tusError = (error: ApiError, status: number) => ({ status_code: status, body: JSON.stringify(failure([error.item])) })
+
+const statusOf = (error: ApiError): number => {
+  if (error.httpStatus >= 400) return error.httpStatus
+  switch (error.id) {
+    case 'STORAGE_RESERVE_REACHED': return 507
+    case 'UPLOAD_NOT_FOUND': return 404
+    case 'UPLOAD_EXPIRED': case 'UPLOAD_CANCELLED': case 'UPLOAD_CONSUMED': case 'UPLOAD_FAILED': return 410
+    case 'TRANSFER_BUSY': return 423
+    default: return 400
+  }
+}
+
+export function tusEndpoint(services: Services, uploads: UploadManager) {
+  const identities = new WeakMap<Request, Identity>()
+  const identityOf = (req: Request) => {
+    const identity = identities.get(req)
+    if (!identity) throw tusError(new ApiError('Unauthorized'), 401)
+    return identity
+  }
+  const asTus = (error: unknown) => (isApiError(error) ? tusError(error, statusOf(error)) : error)
+
+  const server = new Server({
+    path: TUS_PATH,
+    datastore: uploads.store,
+    relativeLocation: true,
+    // spec 8: no product quota unless the deployment sets one; live admission decides.
+    ...(services.config.uploadMaxTotalBytes > 0 ? { maxSize: services.config.uploadMaxTotalBytes } : {}),
+    namingFunction: () => randomBytes(16).toString('hex'),
+    async onUploadCreate(req, upload: Upload) {
+      if (upload.sizeIsDeferred)
+        throw tusError(new ApiError('InvalidParam', { details: { field: 'Upload-Length', reason: 'required: admission needs the size' } }), 400)
+      try {
+        await uploads.admitTus(identityOf(req as unknown as Request), upload)
+      } catch (error) {
+        throw asTus(error)
+      }
+      return {}
+    },
+    async onIncomingRequest(req, uploadId) {
+      if (req.method === 'POST' || req.method === 'OPTIONS') return
+      try {
+        // Another user's upload answers like an unknown one (spec 2.5: bound to its creator).
+        await uploads.tusSession(identityOf(req as unknown as Request), uploadId)
+      } catch (error) {
+        throw asTus(error)
+      }
+    },
+  })
+
+  return async function tus(c: Context): Promise<Response> {
+    const request = c.req.raw
+    if (request.method !== 'OPTIONS') {
+      const identity = await resolveSession(services.db, c.req.header('mtk'), services.clock.now(), services.config.sessionIdleTimeoutMs)
+      if (!identity) return c.json(failure([new ApiError('Unauthorized').item]), 401)
+      if (identity.passwordChangeRequired) return c.json(failure([new ApiError('PasswordChangeRequired').item]), 403)
+      identities.set(request, identity)
+    }
+    if (request.method === 'PATCH') {
+      const header = c.req.header('upload-checksum')
+      if (header !== undefined) {
+        const [algorithm, digest] = header.trim().split(/\s+/)
+        // tus checksum extension: an unsupported algorithm is 400.
+        if (!algorithm || !digest || !CHECKSUM_ALGORITHMS.includes(algorithm))
+          return new Response('Unsupported Upload-Checksum algorithm\n', { status: 400, headers: { 'Tus-Resumable': '1.0.0' } })
+        const id = decodeURIComponent(new URL(request.url).pathname.slice(TUS_PATH.length + 1))
+        uploads.store.expectedChecksums.set(id, { algorithm, digest })
+      }
+    }
+    const response = await server.handleWeb(request)
+    if (request.method === 'OPTIONS') response.headers.set('Tus-Checksum-Algorithm', CHECKSUM_ALGORITHMS.join(','))
+    return response
+  }
+}

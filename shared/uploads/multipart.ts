@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto'
+import { createReadStream, createWriteStream, mkdirSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import path from 'node:path'
+import { PassThrough, Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import busboy from 'busboy'
+import { ApiError } from '../errors/index.ts'
+import type { ChunkFields } from './types.ts'
+import { ByteGate } from './byteGate.ts'
+
+/**
+ * Streams one `uploadTemp` multipart request (spec 4.5) into `accept(fields, body)`.
+ *
+ * Part order. The file part may come before or after the fields:
+ * - When every required field (purpose, chunkIndex, totalChunks, totalSize, chunkSize, and
+ *   uploadId for chunks after 0) precedes the file part, the file is streamed straight to
+ *   the store. The body handed to `accept` ends only once the whole request is parsed; a
+ *   field that arrives after the file part in this case is rejected (InvalidParam naming
+ *   it) and the chunk is rolled back, since it was validated without it.
+ * - When the file part comes before the fields it needs, it is spooled into a temporary file
+ *   under `spoolDir`, bounded by maxChunkSize (larger → UPLOAD_CHUNK_TOO_LARGE while
+ *   streaming), and handed to `accept` once all fields are known. The spool file is deleted
+ *   afterwards in every case.
+ *
+ * Whatever fails, the rest of the request is drained before the promise settles, so the
+ * client always gets its answer.
+ */
+export interface ReceiveChunkOptions {
+  maxChunkBytes: number
+  spoolDir: string
+}
+
+const REQUIRED = ['purpose', 'chunkIndex', 'totalChunks', 'totalSize', 'chunkSize'] as const
+const OPTIONAL = ['clientRequestId', 'uploadId', 'sha256'] as const
+const KNOWN = new Set<string>([...REQUIRED, ...OPTIONAL])
+const INTEGER_FIELDS = new Set(['chunkIndex', 'totalChunks', 'totalSize', 'chunkSize'])
+
+const invalid = (field: string, reason: string) => new ApiError('InvalidParam', {
+  details: { field, reason }, msgText: `Invalid part ${field}: ${reason}`, recommendedAction: 'CHECK_UPLOAD_PARAMETERS',
+})
+
+/** Parses the collected text parts into ChunkFields; InvalidParam names the first bad part. */
+export function parseChunkFields(values: Map<string, string>, filename: string): ChunkFields {
+  const out: Record<string, unknown> = { filename }
+  for (const field of REQUIRED) {
+    const raw = values.get(field)
+    if (raw === undefined || raw === '') throw invalid(field, 'missing')
+    if (INTEGER_FIELDS.has(field)) {
+      if (!/^\d{1,16}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw invalid(field, `must be a non-negative integer, got ${JSON.stringify(raw.slice(0, 32))}`)
+      out[field] = Number(raw)
+    } else out[field] = raw
+  }
+  for (const field of OPTIONAL) {
+    const raw = values.get(field)
+    if (raw !== undefined && raw !== '') out[field] = field === 'sha256' ? raw.toLowerCase() : raw
+  }
+  return out as unknown as ChunkFields
+}
+
+const fieldsReady = (values: Map<string, string>) =>
+  REQUIRED.every((field) => (values.get(field) ?? '') !== '') &&
+  (values.get('chunkIndex') === '0' || (values.get('uploadId') ?? '') !== '')
+
+export async function receiveChunk<T>(request: Request, options: ReceiveChunkOptions,
+  accept: (fields: ChunkFields, body: Readable) => Promise<T>): Promise<T> {
+  const contentType = request.headers.get('content-type') ?? ''
+  if (!/^multipart\/form-data/i.test(contentType) || !request.body)
+    throw new ApiError('UnsupportedMediaType', { details: { expected: 'multipart/form-data', actual: contentType } })
+
+  const values = new Map<string, string>()
+  let failure: unknown = null
+  let fileSeen = false
+  let filename = ''
+  let direct: { body: PassThrough; result: Promise<T> } | null = null
+  let spool: { file: string; gate: ByteGate; written: Promise<void> } | null = null
+  const fail = (error: unknown) => {
+    failure ??= error
+    direct?.body.destroy(error as Error)
+  }
+
+  const parser = busboy({
+    headers: { 'content-type': contentType },
+    defParamCharset: 'utf8',
+    limits: { files: 1, fields: 32, parts: 33, fieldSize: 4096, fieldNameSize: 64 },
+  })
+  parser.on('field', (name, value, info) => {
+    if (name === 'file') return fail(invalid('file', 'must be a file part (with a filename), not a text field'))
+    if (!KNOWN.has(name)) return // unknown parts are ignored, as a form may carry extra inputs
+    if (info.valueTruncated) return fail(invalid(name, 'value too long'))
+    if (values.has(name)) return fail(invalid(name, 'sent more than once'))
+    if (direct) return fail(invalid(name, 'arrived after the file part; send every field before the file part, or the file part first'))
+    values.set(name, value)
+  })
+  parser.on('file', (name, stream, info) => {
+    // busboy errors the open file stream too when the body is malformed or cut short.
+    stream.on('error', (error) => fail(invalid('file', `malformed multipart body: ${error.message}`)))
+    if (name !== 'file') {
+      stream.resume()
+      return fail(invalid(name, 'unexpected file part; the chunk goes in the part named "file"'))
+    }
+    fileSeen = true
+    filename = info.filename ?? ''
+    if (failure) return void stream.resume()
+    if (fieldsReady(values)) {
+      let fields: ChunkFields
+      try {
+        fields = parseChunkFields(values, filename)
+      } catch (error) {
+        stream.resume()
+        return fail(error)
+      }
+      const body = new PassThrough()
+      body.on('error', () => undefined) // the reader (ByteGate) learns of it through `errored`
+      stream.pipe(body, { end: false }) // ends when the whole request is parsed (below)
+      direct = { body, result: accept(fields, body) }
+      direct.result.catch(() => undefined)
+      return
+    }
+    mkdirSync(options.spoolDir, { recursive: true })
+    const file = path.join(options.spoolDir, `spool-${randomBytes(12).toString('hex')}`)
+    const gate = new ByteGate(stream, options.maxChunkBytes, options.maxChunkBytes)
+    spool = { file, gate, written: pipeline(gate, createWriteStream(file)) }
+  })
+  parser.on('filesLimit', () => fail(invalid('file', 'only one file part is allowed')))
+  parser.on('fieldsLimit', () => fail(invalid('fields', 'too many parts')))
+  parser.on('partsLimit', () => fail(invalid('fields', 'too many parts')))
+
+  const parsed = new Promise<void>((resolve) => {
+    parser.once('close', resolve)
+    parser.once('error', (error) => { fail(invalid('file', `malformed multipart body: ${(error as Error).message}`)); resolve() })
+  })
+  const source = Readable.fromWeb(request.body as import('node:stream/web').ReadableStream)
+  source.once('error', (error) => { fail(error); parser.destroy(error) })
+  source.pipe(parser)
+  await parsed
+  source.resume()
+
+  if (direct) {
+    const { body, result } = direct as { body: PassThrough; result: Promise<T> }
+    if (!failure) body.end()
+    return result
+  }
+  const spooled = spool as { file: string; gate: ByteGate; written: Promise<void> } | null
+  try {
+    if (spooled) {
+      await spooled.written.catch((error) => fail(error))
+      if (spooled.gate.failure) fail(spooled.gate.failure)
+    }
+    if (failure) throw failure
+    if (!fileSeen || !spooled) throw invalid('file', 'missing')
+    const fields = parseChunkFields(values, filename)
+    return await accept(fields, createReadStream(spooled.file))
+  } finally {
+    if (spooled) await rm(spooled.file, { force: true })
+  }
+}

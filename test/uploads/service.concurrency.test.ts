@@ -1,0 +1,53 @@
+import { statfsSync } from 'node:fs'
+import { afterEach, describe, expect, it } from 'vitest'
+import { apiError, bytes, chunkOf, harness, identity, MB, stream, type Harness } from './harness.ts'
+
+// Issue 3: reservation accounting under 8 concurrent uploads. The reserve is set so that only
+// about 3.5 files fit in what is left, so admission must be serialized for the limit to hold.
+describe('reservation accounting under 8 concurrent uploads', () => {
+  let h: Harness
+  afterEach(async () => { await h.close() })
+
+  it('never admits more than fits above the reserve; the rejected ones get STORAGE_RESERVE_REACHED', async () => {
+    const size = 32 * MB
+    const probe = await harness()
+    const fs = statfsSync(probe.uploads.stagingDir)
+    await probe.close()
+    const reserve = fs.bavail * fs.bsize - Math.floor(3.5 * size)
+    h = await harness({ uploadReserveBytes: reserve, uploadMaxChunkBytes: 8 * MB })
+
+    const file = bytes(size)
+    let minHeadroom = Infinity
+    const watch = async () => {
+      const caps = await h.uploads.capabilities()
+      minHeadroom = Math.min(minHeadroom, Number(caps.availableBytes) - Number(caps.reservedBySessionsBytes) - Number(caps.reserveBytes))
+    }
+    const upload = async (user: number) => {
+      const who = identity(`user-${user}`)
+      const first = chunkOf(file, 8 * MB, 0, { clientRequestId: `req-${user}` })
+      const { uploadId } = await h.uploads.putChunk(who, first.fields, stream(first.body))
+      for (let index = 1; index < 4; index++) {
+        await watch()
+        const next = chunkOf(file, 8 * MB, index, { clientRequestId: `req-${user}`, uploadId })
+        await h.uploads.putChunk(who, next.fields, stream(next.body))
+      }
+      return uploadId
+    }
+    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, user) => upload(user)))
+    const admitted = results.filter((r) => r.status === 'fulfilled')
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+
+    // 3 fit (3.5 in theory); other processes on the machine may take a little space meanwhile.
+    expect(admitted.length).toBeGreaterThanOrEqual(1)
+    expect(admitted.length).toBeLessThanOrEqual(3)
+    for (const { reason } of refused) {
+      const item = await apiError(Promise.reject(reason))
+      expect(item).toMatchObject({ messageKey: 'api.error.storageReserveReached', recommendedAction: 'FREE_DISK_SPACE', details: { requiredBytes: size, reserveBytes: reserve } })
+    }
+    // Free space minus what admitted sessions still had to write never dipped below the reserve
+    // (16 MB slack for other writers on the machine).
+    expect(minHeadroom).toBeGreaterThan(-16 * MB)
+    const caps = await h.uploads.capabilities()
+    expect(caps).toMatchObject({ activeSessions: admitted.length, reservedBySessionsBytes: '0' })
+  })
+})
