@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { CHANGED_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { startProxy, type Proxy } from '../helpers/proxy.ts'
 
@@ -38,11 +38,27 @@ async function ready(device: DeviceProcess) {
   return device
 }
 
+let device: DeviceProcess
+beforeAll(async () => {
+  device = await ready(await startDevice())
+})
+afterAll(async () => {
+  await device?.stop()
+  device?.cleanup()
+})
+
+function newStateDir() {
+  const stateDir = mkdtempSync(path.join(tmpdir(), 'cli-state-'))
+  cleanups.push(() => rmSync(stateDir, { recursive: true, force: true }))
+  return stateDir
+}
+
+const activeSessions = async () =>
+  (await device.post('/gtw/cwai/atomic/model/uploadCapabilities', {}, await device.adminToken())).body.resData.activeSessions as number
+
 describe('device-cli chunked upload (spec 4.5, 4.12)', () => {
   it('uploads in chunks bounded by the requested size and deletes the resume identity on completion', async () => {
-    const device = await ready(await startDevice())
-    const stateDir = mkdtempSync(path.join(tmpdir(), 'cli-state-'))
-    cleanups.push(async () => { await device.stop(); device.cleanup(); rmSync(stateDir, { recursive: true, force: true }) })
+    const stateDir = newStateDir()
     const proxy = await startProxy(device.url)
     cleanups.push(() => proxy.close())
 
@@ -58,13 +74,12 @@ describe('device-cli chunked upload (spec 4.5, 4.12)', () => {
 
   it('resumes after the runtime is restarted mid-upload, from the chunk the device asks for', async () => {
     const first = await ready(await startDevice())
-    const stateDir = mkdtempSync(path.join(tmpdir(), 'cli-state-'))
+    const stateDir = newStateDir()
     let second: DeviceProcess | null = null
     cleanups.push(async () => {
       await first.stop()
       await second?.stop()
       first.cleanup()
-      rmSync(stateDir, { recursive: true, force: true })
     })
     const proxy: Proxy = await startProxy(first.url)
     cleanups.push(() => proxy.close())
@@ -96,30 +111,24 @@ describe('device-cli chunked upload (spec 4.5, 4.12)', () => {
   })
 
   it('cancel-upload releases a stored upload and deletes its resume identity (spec 4.6)', async () => {
-    const device = await ready(await startDevice())
-    const stateDir = mkdtempSync(path.join(tmpdir(), 'cli-state-'))
-    cleanups.push(async () => { await device.stop(); device.cleanup(); rmSync(stateDir, { recursive: true, force: true }) })
+    const stateDir = newStateDir()
     const proxy = await startProxy(device.url)
     cleanups.push(() => proxy.close())
     proxy.rule = (r) => (r.path.endsWith('/uploadTemp') && r.n === 3 ? 'drop-mid-body' : 'pass')
     const broken = await cli(['upload', SAMPLE, '--url', proxy.url, '--chunk-size', String(CHUNK), '--retries', '0'], stateDir)
     expect(broken.code).toBe(4)
     expect(resumeFiles(stateDir)).toHaveLength(1)
-    const before = await device.post('/gtw/cwai/atomic/model/uploadCapabilities', {}, await device.adminToken())
-    expect(before.body.resData.activeSessions).toBe(1)
+    const before = await activeSessions()
 
     const cancelled = await cli(['cancel-upload', SAMPLE, '--url', device.url], stateDir)
     expect(cancelled.code).toBe(0)
     expect(JSON.parse(cancelled.stdout)).toEqual({ cancelled: true, uploadId: expect.any(String) })
     expect(resumeFiles(stateDir)).toEqual([])
-    const after = await device.post('/gtw/cwai/atomic/model/uploadCapabilities', {}, await device.adminToken())
-    expect(after.body.resData.activeSessions).toBe(0)
+    expect(await activeSessions()).toBe(before - 1)
   })
 
   it('a connection dropped mid-chunk is resumed within the same run (--retries)', async () => {
-    const device = await ready(await startDevice())
-    const stateDir = mkdtempSync(path.join(tmpdir(), 'cli-state-'))
-    cleanups.push(async () => { await device.stop(); device.cleanup(); rmSync(stateDir, { recursive: true, force: true }) })
+    const stateDir = newStateDir()
     const proxy = await startProxy(device.url)
     cleanups.push(() => proxy.close())
     proxy.rule = (r) => (r.path.endsWith('/uploadTemp') && r.n === 5 ? 'drop-mid-body' : 'pass')
