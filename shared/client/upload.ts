@@ -48,13 +48,13 @@ export interface UploadOptions {
   chunkSize?: number
   /** Live capabilities when the caller already has them (they must not be hard-coded, spec 2.5). */
   capabilities?: UploadCapabilities
-  /** How many times a broken connection is resumed before giving up (default 0). */
+  /** How many times a broken connection (or a retryable refusal with retryAfterSeconds) is resumed before giving up (default 0). */
   retries?: number
   /** Delay before resume attempt n (1-based). */
   retryDelayMs?: (attempt: number) => number
   onProgress?: (progress: UploadProgress) => void
-  /** Told before each resume after a network error. */
-  onRetry?: (attempt: number, error: NetworkError) => void
+  /** Told before each resume after a network error or a retryable refusal. */
+  onRetry?: (attempt: number, error: NetworkError | DeviceError) => void
   signal?: AbortSignal
 }
 
@@ -151,10 +151,15 @@ export async function uploadFile(client: DeviceClient, source: UploadSource, opt
       await options.store.remove(options.resumeKey)
       return { uploadId: session.uploadId, totalChunks: r.totalChunks, resumedFromChunk, resumed }
     } catch (error) {
-      if (!(error instanceof NetworkError) || attempt >= (options.retries ?? 0)) throw error
+      // A broken connection, or a retryable refusal with a suggested wait (e.g. TRANSFER_BUSY while
+      // the device still finishes the aborted request, spec 7.2), is resumed; anything else is final.
+      const waitSeconds = error instanceof DeviceError && error.item?.retryable ? error.item.retryAfterSeconds : undefined
+      const resumable = error instanceof NetworkError || waitSeconds !== undefined
+      if (!resumable || attempt >= (options.retries ?? 0)) throw error
       attempt++
-      options.onRetry?.(attempt, error)
-      await sleep(options.retryDelayMs?.(attempt) ?? Math.min(8000, 500 * 2 ** (attempt - 1)), options.signal)
+      options.onRetry?.(attempt, error as NetworkError | DeviceError)
+      const delay = options.retryDelayMs?.(attempt) ?? Math.min(8000, 500 * 2 ** (attempt - 1))
+      await sleep(Math.max(delay, (waitSeconds ?? 0) * 1000), options.signal)
     }
   }
 }

@@ -187,7 +187,7 @@ export function Detect({ client, account, memory }: { client: DeviceClient; acco
           ${step === 'upload' ? html`<button type="button" class="secondary" onClick=${cancel}>Cancel upload</button>` : null}
         </div>
 
-        ${busy ? html`<p role="status" data-testid="step">${STEP_TEXT[step]}${retrying ? ` Connection lost — resuming (attempt ${retrying} of ${UPLOAD_RETRIES})…` : ''}</p>` : null}
+        ${busy ? html`<p role="status" data-testid="step">${STEP_TEXT[step]}${retrying ? ` Interrupted — resuming (attempt ${retrying} of ${UPLOAD_RETRIES})…` : ''}</p>` : null}
         ${progress ? html`<div class="progress">
           <progress max="100" value=${percent} aria-label="Upload progress" data-testid="progress"></progress>
           <span>${percent}% · chunk ${Math.min(progress.nextChunkIndex, progress.totalChunks)} of ${progress.totalChunks}</span>
