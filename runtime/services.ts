@@ -5,6 +5,9 @@ import type { Clock, Logger, MountedRoute, Services } from '../shared/handler.ts
 import { migrateDb, openDb } from '../shared/db/client.ts'
 import { ensureDefaultAccount } from '../shared/auth/accounts.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
+import { createInference } from './sidecar/start-inference.ts'
+import { seedAlgorithms } from './detection/seed-algorithms.ts'
+import { restoreTasks } from './detection/restore-tasks.ts'
 import { UploadManager } from './uploads/service.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
@@ -50,6 +53,22 @@ export async function createServices(config: Config, log: Logger, options: Servi
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
 
   const components: Component[] = []
+  // Inference (issue 4): algorithm registry from the manifests, the supervised sidecar, and
+  // the created tasks loaded into it once it runs.
+  const manifestDir = config.modelsManifestDir ? path.resolve(config.modelsManifestDir) : undefined
+  await seedAlgorithms(database.db, projectRoot, clock.now(), manifestDir)
+  const inference = createInference({
+    config, projectRoot, entry: path.join(distDir, 'runtime', 'sidecar.mjs'), log: log.child({ component: 'inference' }),
+    ...(manifestDir ? { manifestDir } : {}),
+  })
+  components.push({ name: 'tasks', start: async () => { await restoreTasks(database.db, inference.inference, log) } })
+  components.push({
+    name: 'inference',
+    // A sidecar that cannot start does not keep the device down: the supervisor retries with
+    // backoff and detection answers SidecarUnavailable (retryable) meanwhile.
+    start: () => inference.start().catch((error: Error) => log.error({ err: error.message }, 'inference sidecar failed to start; retrying')),
+    stop: () => inference.close(),
+  })
   // Upload sessions: manifests in this database, bytes under <DATA_DIR>/uploads; its sweeper runs on a timer.
   const uploads = new UploadManager({ db: database.db, config, clock, log: log.child({ area: 'uploads' }) })
   components.push({ name: 'uploads', stop: () => uploads.close() })
@@ -64,6 +83,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
       startedAt: clock.now(),
     },
     routes: options.routes ?? (() => []),
+    inference: inference.inference,
     uploads,
   }
 

@@ -57,6 +57,13 @@ export const settings = {
   inferenceThreads: s('INFERENCE_THREADS', 'int', 2, 'onnxruntime intra-op threads per session (the device has 2 cores).'),
   fileServiceBaseUrl: s('FILE_SERVICE_BASE_URL', 'string', '', 'When set, fullPicture is a URL under this base instead of a data: URI (spec 2.6).'),
 
+  // ── inference and image detection (issue 4) ─────────────────────────────────────────
+  modelsManifestDir: s('MODELS_MANIFEST_DIR', 'string', '', 'Folder of the pipeline manifests (the algorithms offered); default `models/manifests` of the project.'),
+  detectTimeoutMs: s('DETECT_TIMEOUT_MS', 'int', 55_000, 'Deadline of one PTaskDetectPic inference; past it the request fails retryably (clients wait at least 60 s, spec 8).'),
+  imageDownloadTimeoutMs: s('IMAGE_DOWNLOAD_TIMEOUT_MS', 'int', 15_000, 'Timeout of an imageUrl download (spec 4.7, 4.11).'),
+  imageDownloadMemoryShare: s('IMAGE_DOWNLOAD_MEMORY_SHARE', 'number', 0.1, 'An imageUrl download may use at most this share of the free memory (and never more than maxEncodedImageBytes) (spec 4.11).'),
+  fullPictureRetentionMs: s('FULL_PICTURE_RETENTION_MS', 'int', 60 * 60 * 1000, 'In URL mode (FILE_SERVICE_BASE_URL), how long overlay pictures stay downloadable.'),
+
   wsPort: s('WS_PORT', 'int', 9000, 'Event WebSocket listener port (spec 6).'),
   wsHost: s('WS_HOST', 'string', '0.0.0.0', 'Event WebSocket listener address (spec 6).'),
 } as const
