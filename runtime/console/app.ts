@@ -23,12 +23,13 @@ export function App() {
   const [account, setAccount] = useState(stored?.accountName ?? '')
   const [page, setPage] = useState<Page>(pageFromHash())
   // What survives a sign-out in the middle of work: the chosen file and algorithm, the created tasks.
-  const memory = useRef<DetectMemory>({ file: null, algorithmCode: null, tasks: new Map(), interrupted: false })
+  const memory = useRef<DetectMemory>({ file: null, algorithmCode: null, tasks: new Map(), interrupted: false, staleUploadIds: [] })
 
   const client = useMemo(() => createClient(() => {
     // spec 5.3: a missing or expired mtk → sign in again; the interrupted upload restarts as a new session.
     sessionStore.clear()
-    browserResumeStore.clear()
+    const stale = browserResumeStore.drain().map((r) => r.uploadId).filter((id): id is string => !!id)
+    memory.current.staleUploadIds.push(...stale)
     memory.current.tasks.clear()
     if (memory.current.file) memory.current.interrupted = true
     setScreen({ name: 'signin', notice: 'Your session has ended. Sign in again.' })
@@ -55,7 +56,7 @@ export function App() {
 
   const signOut = async () => {
     for (const [algorithmCode, taskId] of memory.current.tasks) await client.taskCancel({ taskId, algorithmCode, mvDebug: DEBUG_MARKER }).catch(() => undefined)
-    memory.current = { file: null, algorithmCode: null, tasks: new Map(), interrupted: false }
+    memory.current = { file: null, algorithmCode: null, tasks: new Map(), interrupted: false, staleUploadIds: [] }
     await client.logout().catch(() => undefined)
     sessionStore.clear()
     setScreen({ name: 'signin', notice: 'Signed out.' })

@@ -31,7 +31,7 @@ export const sessionStore = {
  * Resume identities in localStorage (spec 4.12): kept until the upload completes or is
  * cancelled, so that a dropped connection or a reload continues the same upload session.
  */
-export const browserResumeStore: ResumeStore & { clear(): void } = {
+export const browserResumeStore: ResumeStore & { drain(): ResumeRecord[] } = {
   async load(key) {
     try {
       return JSON.parse(localStorage.getItem(RESUME_PREFIX + key) ?? 'null') as ResumeRecord | null
@@ -45,9 +45,23 @@ export const browserResumeStore: ResumeStore & { clear(): void } = {
   async remove(key) {
     localStorage.removeItem(RESUME_PREFIX + key)
   },
-  /** spec 5.3: after a 401 the client signs in again and creates a new upload session. */
-  clear() {
-    for (const key of Object.keys(localStorage)) if (key.startsWith(RESUME_PREFIX)) localStorage.removeItem(key)
+  /**
+   * spec 5.3: after a 401 the client signs in again and creates a new upload session; the
+   * old identities are removed and returned, so that their sessions can be cancelled.
+   */
+  drain() {
+    const records: ResumeRecord[] = []
+    for (const key of Object.keys(localStorage)) {
+      if (!key.startsWith(RESUME_PREFIX)) continue
+      try {
+        const record = JSON.parse(localStorage.getItem(key) ?? 'null') as ResumeRecord | null
+        if (record) records.push(record)
+      } catch {
+        // unreadable: dropped
+      }
+      localStorage.removeItem(key)
+    }
+    return records
   },
 }
 

@@ -123,6 +123,39 @@ describe('console: detection', () => {
     await context.close()
   })
 
+  it('a 401 in the middle of an upload returns to sign-in; after signing in the upload starts as a new session (spec 5.3)', { timeout: 180_000 }, async () => {
+    const { page, screenshot, context } = await openConsole(browser, proxy.url, 1440)
+    await signIn(page)
+    await page.getByTestId('file').setInputFiles(SAMPLE)
+    let chunkRequests = 0
+    proxy.rule = (r) => (r.path.endsWith('/uploadTemp') && ++chunkRequests === 3 ? 'hold' : 'pass')
+    await page.getByTestId('detect').click()
+    await proxy.held()
+    // The session ends while chunk 2 is on its way; the console resumes, and the device answers 401.
+    const mtk = await page.evaluate(() => JSON.parse(sessionStorage.getItem('device-console.session')!).mtk as string)
+    expect((await device.post('/gtw/cwai/login/Logout', {}, mtk)).body.resCode).toBe(1)
+    proxy.rule = () => 'pass'
+    proxy.releaseHeld()
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor()
+    expect(await page.getByTestId('notice').textContent()).toBe('Your session has ended. Sign in again.')
+    expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('device-console.upload.')))).toEqual([])
+
+    await page.getByLabel('Password').fill(CHANGED_PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('heading', { name: 'Detection' }).waitFor()
+    expect(await page.getByTestId('notice').textContent()).toBe('The previous upload was interrupted when the session ended; it starts again as a new upload.')
+    expect(await page.getByTestId('file-name').textContent()).toBe('sample1.jpg')
+    await screenshot('detect-interrupted')
+    await page.getByTestId('algorithm').selectOption('face-detection')
+    await page.getByTestId('detect').click()
+    await page.getByTestId('target-count').waitFor({ timeout: 120_000 })
+    expect(await page.getByTestId('target-count').textContent()).toBe(String(SAMPLE_FACES))
+    // The interrupted session was cancelled after signing in again: no reservation is left behind.
+    const capabilities = await device.post('/gtw/cwai/atomic/model/uploadCapabilities', {}, await device.adminToken())
+    expect(capabilities.body.resData.activeSessions).toBe(0)
+    await context.close()
+  })
+
   it('refuses a file that is not a JPEG, PNG or BMP image before uploading it', async () => {
     const { page, context } = await openConsole(browser, proxy.url, 1440)
     await signIn(page)

@@ -18,6 +18,8 @@ export interface DetectMemory {
   tasks: Map<string, string>
   /** A 401 interrupted an upload: it restarts as a new upload session (spec 5.3). */
   interrupted: boolean
+  /** Sessions of uploads interrupted by a 401, cancelled once signed in again (spec 4.6: releases the reservation). */
+  staleUploadIds: string[]
 }
 
 // spec 4.5: the console accepts JPEG, PNG and BMP; the device decoder has the last word.
@@ -57,6 +59,7 @@ export function Detect({ client, account, memory }: { client: DeviceClient; acco
 
   useEffect(() => {
     memory.interrupted = false
+    for (const uploadId of memory.staleUploadIds.splice(0)) client.cancelUpload(uploadId).catch(() => undefined)
     client.algorithmPage({ algorithmUsage: '2' }).then((page) => {
       setAlgorithms(page.rows)
       if (!algorithmCode && page.rows[0]) setAlgorithmCode(page.rows[0].algorithmId)
