@@ -41,8 +41,14 @@ export function App() {
     return () => removeEventListener('hashchange', onHash)
   }, [])
 
-  // Move focus to the main heading when the screen or page changes (keyboard and screen-reader users).
+  // Move focus to the main heading when the screen or page changes (keyboard and screen-reader
+  // users), but not on first load, where Tab starts at the skip link.
+  const firstRender = useRef(true)
   useEffect(() => {
+    if (firstRender.current) {
+      firstRender.current = false
+      return
+    }
     document.querySelector<HTMLElement>('main h1')?.focus()
   }, [screen.name, page])
 

@@ -40,7 +40,7 @@ export function ChangePassword({ client, account, currentPassword, forced, onCha
 
   const input = (set: (v: string) => void) => (e: Event) => set((e.target as HTMLInputElement).value)
   return html`<main class="narrow" id="main">
-    <h1>Change password</h1>
+    <h1 tabindex="-1">Change password</h1>
     ${forced ? html`<p class="notice" role="status" data-testid="forced-change">The device requires a new password before it can be used.</p>` : null}
     <form onSubmit=${submit} class="stack">
       ${currentPassword === null ? html`<label>Current password<input name="oldPassword" type="password" autocomplete="current-password" required value=${oldPassword} onInput=${input(setOldPassword)} /></label>` : null}

@@ -31,9 +31,13 @@ export function Events({ client }: { client: DeviceClient }) {
         socket.onopen = () => setState('open')
         socket.onmessage = (message) => {
           try {
-            const event = JSON.parse(String(message.data)) as DeviceEvent
-            if (typeof event?.id === 'number') lastId.current = event.id
-            if (event?.kind) setEvents((list) => [event, ...list].slice(0, MAX_SHOWN))
+            // Frames: {type:"ready", lastId} first, then {type:"event", event} per event.
+            const frame = JSON.parse(String(message.data)) as { type?: string; event?: DeviceEvent; lastId?: number }
+            if (frame.type === 'ready' && typeof frame.lastId === 'number' && lastId.current === null) lastId.current = frame.lastId
+            const event = frame.type === 'event' ? frame.event : undefined
+            if (!event?.kind) return
+            if (typeof event.id === 'number') lastId.current = event.id
+            setEvents((list) => [event, ...list].slice(0, MAX_SHOWN))
           } catch {
             // not an event frame
           }

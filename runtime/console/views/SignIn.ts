@@ -26,7 +26,7 @@ export function SignIn({ client, notice, onSignedIn }: { client: DeviceClient; n
   }
 
   return html`<main class="narrow" id="main">
-    <h1>Sign in</h1>
+    <h1 tabindex="-1">Sign in</h1>
     ${notice ? html`<p class="notice" role="status" data-testid="notice">${notice}</p>` : null}
     <form onSubmit=${submit} class="stack">
       <label>Account<input name="account" autocomplete="username" required value=${account} onInput=${(e: Event) => setAccount((e.target as HTMLInputElement).value)} /></label>
