@@ -14,8 +14,12 @@ export function staticFiles(services: Services) {
   const app = new Hono()
   app.get('/', (c) => c.redirect('/console/', 302))
   app.get('/console', (c) => c.redirect('/console/', 301))
-  // What the console cannot learn from a static file: the event WebSocket port (spec 6).
-  app.get('/console/device.json', (c) => c.json({ wsPort: services.config.wsPort }))
+  // What the console cannot learn from a static file: the port the event WebSocket listener
+  // actually bound (spec 6; WS_PORT=0 picks a free one).
+  app.get('/console/device.json', async (c) => {
+    const status = await services.events.settings.status().catch(() => null)
+    return c.json({ wsPort: status?.websocket.port || services.config.wsPort })
+  })
   app.use('/console/*', consoleHeaders())
   app.use('/console/*', serveStatic({ root }))
   app.use('/staticfile/*', serveStatic({ root }))

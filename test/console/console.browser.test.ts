@@ -70,6 +70,11 @@ describe('console: sign-in, forced password change, sign-out, 401', () => {
     await page.getByTestId('route-count').waitFor()
     const routes = await device.post('/v1/cwai/aihost/ViewRoutes', {}, await device.adminToken())
     expect(await page.getByTestId('route-count').textContent()).toBe(String(routes.body.resData.total))
+    // Live events over the WebSocket listener: a lockout raised now shows up.
+    await page.getByTestId('events-state').filter({ hasText: 'Live' }).waitFor()
+    for (let i = 0; i < 5; i++) await device.post('/gtw/cwai/login/DoLogin', { account: 'someone-else', pwd: '0'.repeat(32) })
+    await page.locator('.event-list li', { hasText: 'login.locked' }).waitFor()
+    expect(await page.locator('.event-list li', { hasText: 'login.locked' }).textContent()).toContain('"accountName":"someone-else"')
     await screenshot('device')
 
     await page.getByTestId('sign-out').click()

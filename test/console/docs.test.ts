@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { EVENT_KINDS } from '../../shared/events/kinds.ts'
+import { mqttTopics } from '../../runtime/events/mqtt.ts'
 
 let device: DeviceProcess
 let mtk: string
@@ -74,12 +76,18 @@ describe('packaged interface documents (spec 4.11, 9)', () => {
     expect(login.properties.pwd.pattern).toBeDefined()
   })
 
-  it('the MQTT document is public and v1.0', async () => {
+  it('the MQTT document is public, v1.0, and lists every topic and every event kind with its payload', async () => {
     const response = await get('/staticfile/mqttInterface.html')
     expect(response.status).toBe(200)
     const html = await response.text()
     expect(html).toContain('<title>MQTT interface v1.0</title>')
-    expect(html).toMatch(/<h2>Topics<\/h2>/)
+    const topics = mqttTopics('<topicPrefix>', '<clientId>')
+    for (const topic of [topics.registration, topics.status, topics.request, topics.response, topics.event('<kind>')])
+      expect(html, topic).toContain(`<code>${topic.replace(/</g, '&lt;').replace(/>/g, '&gt;')}</code>`)
+    const documented = [...html.matchAll(/<section id="event-[^"]+"><h3>([^<]+)<\/h3>/g)].map((m) => m[1]).sort()
+    expect(documented).toEqual(Object.keys(EVENT_KINDS).sort())
+    for (const [kind, info] of Object.entries(EVENT_KINDS))
+      for (const field of Object.keys(info.payload)) expect(html, `${kind}.${field}`).toContain(`<td><code>${field}</code></td>`)
   })
 
   it('static paths never leave their folder', async () => {
