@@ -156,12 +156,25 @@ describe('console: detection', () => {
     await context.close()
   })
 
-  it('refuses a file that is not a JPEG, PNG or BMP image before uploading it', async () => {
+  it('refuses a file that is not a JPEG, PNG or BMP image before uploading it, and takes a dropped image', async () => {
     const { page, context } = await openConsole(browser, proxy.url, 1440)
     await signIn(page)
     await page.getByTestId('file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') })
     expect(await page.getByTestId('error-text').textContent()).toBe('notes.txt is not a JPEG, PNG or BMP image.')
     expect(await page.getByTestId('detect').isDisabled()).toBe(true)
+
+    // Dropping an image on the drop zone chooses it.
+    const base64 = readFileSync(SAMPLE).toString('base64')
+    const transfer = await page.evaluateHandle((data) => {
+      const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0))
+      const dt = new DataTransfer()
+      dt.items.add(new File([bytes], 'dropped.jpg', { type: 'image/jpeg' }))
+      return dt
+    }, base64)
+    await page.locator('label.drop').dispatchEvent('drop', { dataTransfer: transfer })
+    expect(await page.getByTestId('file-name').textContent()).toBe('dropped.jpg')
+    expect(await page.getByTestId('error').count()).toBe(0)
+    expect(await page.getByTestId('detect').isDisabled()).toBe(false)
     await context.close()
   })
 })
