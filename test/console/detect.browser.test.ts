@@ -156,6 +156,27 @@ describe('console: detection', () => {
     await context.close()
   })
 
+  it('draws the mask polygons of a text-detection result and toggles them', { timeout: 180_000 }, async () => {
+    // A PNG with two lines of printed text, rendered by the browser itself.
+    const { page, context, screenshot } = await openConsole(browser, proxy.url, 1440)
+    await page.setContent('<body style="margin:0;background:#fff"><p style="font:64px sans-serif;margin:40px">EDGE DEVICE 2026</p><p style="font:64px sans-serif;margin:40px">Hello console</p></body>')
+    const png = await page.screenshot({ type: 'png', clip: { x: 0, y: 0, width: 900, height: 360 } })
+    await signIn(page)
+    await page.getByTestId('algorithm').selectOption('text-ocr')
+    await page.getByTestId('file').setInputFiles({ name: 'text.png', mimeType: 'image/png', buffer: png })
+    await page.getByTestId('detect').click()
+    await page.getByTestId('target-count').waitFor({ timeout: 120_000 })
+    const lines = Number(await page.getByTestId('target-count').textContent())
+    expect(lines).toBeGreaterThanOrEqual(2)
+    await page.locator('svg.overlay polygon.mask').first().waitFor()
+    expect(await page.locator('svg.overlay polygon.mask').count()).toBe(lines)
+    expect(await page.locator('[data-testid="targets"] tbody').textContent()).toMatch(/EDGE|Hello/i)
+    await screenshot('detect-ocr')
+    await page.getByTestId('toggle-polygons').uncheck()
+    expect(await page.locator('svg.overlay polygon.mask').count()).toBe(0)
+    await context.close()
+  })
+
   it('refuses a file that is not a JPEG, PNG or BMP image before uploading it, and takes a dropped image', async () => {
     const { page, context } = await openConsole(browser, proxy.url, 1440)
     await signIn(page)
