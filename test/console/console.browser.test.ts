@@ -16,7 +16,7 @@ afterAll(async () => {
 })
 
 describe('console: sign-in, forced password change, sign-out, 401', () => {
-  it('signs in with the initial password, must change it, and reaches the detection page (375 px)', async () => {
+  it('signs in with the initial password, must change it, and reaches the detection page (375 px)', { timeout: 180_000 }, async () => {
     const { page, foreignRequests, pageErrors, screenshot, context } = await openConsole(browser, device.url, 375)
     await page.goto(device.url + '/')
     await page.getByRole('heading', { name: 'Sign in' }).waitFor()
@@ -56,7 +56,7 @@ describe('console: sign-in, forced password change, sign-out, 401', () => {
     await context.close()
   })
 
-  it('signs out, and a 401 anywhere returns to sign-in (1440 px)', async () => {
+  it('signs out, and a 401 anywhere returns to sign-in (1440 px)', { timeout: 180_000 }, async () => {
     const { page, foreignRequests, screenshot, context } = await openConsole(browser, device.url, 1440)
     await page.goto(device.url + '/console/')
     await page.getByLabel('Password').fill(CHANGED_PASSWORD)
@@ -71,9 +71,10 @@ describe('console: sign-in, forced password change, sign-out, 401', () => {
     const routes = await device.post('/v1/cwai/aihost/ViewRoutes', {}, await device.adminToken())
     expect(await page.getByTestId('route-count').textContent()).toBe(String(routes.body.resData.total))
     // Live events over the WebSocket listener: a lockout raised now shows up.
-    await page.getByTestId('events-state').filter({ hasText: 'Live' }).waitFor()
+    // Generous waits: under a loaded CI machine other devices and sidecars start in parallel.
+    await page.getByTestId('events-state').filter({ hasText: 'Live' }).waitFor({ timeout: 60_000 })
     for (let i = 0; i < 5; i++) await device.post('/gtw/cwai/login/DoLogin', { account: 'someone-else', pwd: '0'.repeat(32) })
-    await page.locator('.event-list li', { hasText: 'login.locked' }).waitFor()
+    await page.locator('.event-list li', { hasText: 'login.locked' }).waitFor({ timeout: 60_000 })
     expect(await page.locator('.event-list li', { hasText: 'login.locked' }).textContent()).toContain('"accountName":"someone-else"')
     await screenshot('device')
 
@@ -97,7 +98,7 @@ describe('console: sign-in, forced password change, sign-out, 401', () => {
     await context.close()
   })
 
-  it('is keyboard-usable: Tab reaches the sign-in fields and button in order', async () => {
+  it('is keyboard-usable: Tab reaches the sign-in fields and button in order', { timeout: 120_000 }, async () => {
     const { page, context } = await openConsole(browser, device.url, 375)
     await page.goto(device.url + '/console/')
     await page.getByRole('heading', { name: 'Sign in' }).waitFor()

@@ -177,7 +177,7 @@ describe('console: detection', () => {
     await context.close()
   })
 
-  it('refuses a file that is not a JPEG, PNG or BMP image before uploading it, and takes a dropped image', async () => {
+  it('refuses a file that is not a JPEG, PNG or BMP image before uploading it, and takes a dropped image', { timeout: 120_000 }, async () => {
     const { page, context } = await openConsole(browser, proxy.url, 1440)
     await signIn(page)
     await page.getByTestId('file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') })

@@ -26,6 +26,8 @@ export interface ConsolePage {
 export async function openConsole(browser: Browser, deviceUrl: string, width: number, height = width < 600 ? 812 : 900): Promise<ConsolePage> {
   const context = await browser.newContext({ viewport: { width, height } })
   const page = await context.newPage()
+  // CI machines are loaded (2 cores, devices and sidecars starting in parallel): wait generously.
+  page.setDefaultTimeout(60_000)
   const device = new URL(deviceUrl)
   const foreignRequests: string[] = []
   const pageErrors: string[] = []
