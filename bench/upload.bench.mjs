@@ -117,7 +117,7 @@ async function main() {
     })
 
     // Warm-up (JIT, page cache, connection) on both sides, not counted.
-    const warm = randomBytes(16 * MB)
+    const warm = randomBytes(64 * MB)
     await uploadAll(barePort, '/upload', warm, {}, (i, n, size) => ({ purpose: 'model', chunkIndex: i, totalChunks: n, totalSize: warm.length, chunkSize: size }))
     const warmRun = await uploadAll(runtimePort, '/gtw/cwai/atomic/model/uploadTemp', warm, { mtk }, (i, n, size, id) => ({ purpose: 'model', chunkIndex: i, totalChunks: n, totalSize: warm.length, chunkSize: size, clientRequestId: 'warm', ...(id ? { uploadId: id } : {}) }))
     await postJson(runtimePort, '/gtw/cwai/atomic/model/cancelUpload', { uploadId: warmRun.uploadId }, mtk)
