@@ -2,9 +2,14 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Config } from '../shared/config.ts'
 import type { Clock, Logger, MountedRoute, Services } from '../shared/handler.ts'
-import { migrateDb, openDb } from '../shared/db/client.ts'
+import { migrateDb, openDb, tuneDb } from '../shared/db/client.ts'
 import { ensureDefaultAccount } from '../shared/auth/accounts.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
+import { createEventSystem, type RequestRouter } from './events/index.ts'
+import { emitSidecarRestarts } from './events/producers.ts'
+import { createInference } from './sidecar/start-inference.ts'
+import { seedAlgorithms } from './detection/seed-algorithms.ts'
+import { restoreTasks } from './detection/restore-tasks.ts'
 import { UploadManager } from './uploads/service.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
@@ -28,6 +33,8 @@ export interface RuntimeServices {
 export interface ServiceOptions {
   routes?: () => MountedRoute[]
   clock?: Clock
+  /** Route table and validator shared with HTTP, for MQTT requests (spec 5.6). */
+  router?: RequestRouter
 }
 
 const readJson = (file: string) => {
@@ -46,17 +53,32 @@ export async function createServices(config: Config, log: Logger, options: Servi
   mkdirSync(config.dataPath, { recursive: true })
   const clock = options.clock ?? { now: () => Date.now() }
   const database = openDb(config.databaseUrl, config.libsqlAuthToken || undefined)
-  if (config.databaseUrl.startsWith('file:')) {
-    // WAL: a commit appends to the log instead of rewriting pages with several fsyncs; upload
-    // chunks commit their manifest once per chunk (issue 3, throughput). A killed process loses
-    // nothing committed; only a power cut may lose the last commits (NORMAL sync).
-    await database.client.execute('PRAGMA journal_mode=WAL')
-    await database.client.execute('PRAGMA synchronous=NORMAL')
-  }
+  // WAL: a commit appends to the log instead of rewriting pages (upload chunks commit their
+  // manifest once per chunk); DB_SYNCHRONOUS chooses what a power cut may lose.
+  if (config.databaseUrl.startsWith('file:')) await tuneDb(database.db, config.dbSynchronous)
   await migrateDb(database.db, migrationsDir)
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
 
   const components: Component[] = []
+  const eventSystem = createEventSystem({ db: database.db, client: database.client, config, clock, log, services: () => services, router: options.router ?? null })
+  components.push(eventSystem.component)
+  // Inference (issue 4): algorithm registry from the manifests, the supervised sidecar, and
+  // the created tasks loaded into it once it runs.
+  const manifestDir = config.modelsManifestDir ? path.resolve(config.modelsManifestDir) : undefined
+  await seedAlgorithms(database.db, projectRoot, clock.now(), manifestDir)
+  const inference = createInference({
+    config, projectRoot, entry: path.join(distDir, 'runtime', 'sidecar.mjs'), log: log.child({ component: 'inference' }),
+    ...(manifestDir ? { manifestDir } : {}),
+  })
+  emitSidecarRestarts(inference.supervisor, eventSystem.events, log)
+  components.push({ name: 'tasks', start: async () => { await restoreTasks(database.db, inference.inference, log) } })
+  components.push({
+    name: 'inference',
+    // A sidecar that cannot start does not keep the device down: the supervisor retries with
+    // backoff and detection answers SidecarUnavailable (retryable) meanwhile.
+    start: () => inference.start().catch((error: Error) => log.error({ err: error.message }, 'inference sidecar failed to start; retrying')),
+    stop: () => inference.close(),
+  })
   // Upload sessions: manifests in this database, bytes under <DATA_DIR>/uploads; its sweeper runs on a timer.
   const uploads = new UploadManager({ db: database.db, config, clock, log: log.child({ area: 'uploads' }) })
   components.push({ name: 'uploads', stop: () => uploads.close() })
@@ -71,6 +93,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
       startedAt: clock.now(),
     },
     routes: options.routes ?? (() => []),
+    events: eventSystem.events,
+    inference: inference.inference,
     uploads,
   }
 

@@ -1,6 +1,8 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { Config } from './config.ts'
 import type { Db } from './db/client.ts'
+import type { EventsService } from './events/types.ts'
+import type { InferenceService } from './inference/types.ts'
 import type { UploadService } from './uploads/index.ts'
 
 /**
@@ -31,8 +33,7 @@ export type AuthMode = 'anonymous' | 'session' | 'session-any'
 
 /**
  * - `json`: body parsed as JSON under the 1 MB limit (spec 8) and validated against `input`.
- * - `multipart`: body not parsed; `ctx.request` streams it under the 10 MB limit, or under the
- *   emergency backstop when `bodyLimit: 'backstop'` (upload chunks enforce their own, smaller, limit).
+ * - `multipart`: body not parsed; `ctx.request` streams it under the 10 MB limit (see `bodyLimit`).
  * - `none`: body ignored; `input` is validated against `{}` plus query parameters.
  */
 export type BodyKind = 'json' | 'multipart' | 'none'
@@ -70,6 +71,10 @@ export interface Services {
   process: { softwareVersion: string; startedAt: number; buildHash: string }
   /** The routes currently mounted (for ViewRoutes and the interface documents). */
   routes(): MountedRoute[]
+  /** Event outbox and channel settings (`ctx.events.emit(kind, payload, { tx })`, README "Events"). */
+  events: EventsService
+  /** Client of the inference sidecar: pipelines, detection (shared/inference/types.ts). */
+  inference: InferenceService
   /** Chunked uploads and upload sessions (spec 2.5, 3.1, 4.4-4.6, 4.12); `claim` hands a complete upload to a consumer. */
   uploads: UploadService
 }
@@ -98,8 +103,12 @@ export interface HandlerDefinition<S extends TSchema = TSchema, R = unknown> {
   body: BodyKind
   /** Default ['POST'] (spec 4: all endpoints use POST unless stated). */
   methods?: HttpMethod[]
-  /** For multipart handlers that stream large bodies and enforce their own limit. */
-  bodyLimit?: 'default' | 'backstop'
+  /**
+   * `chunk`: for upload-chunk handlers that stream and enforce maxChunkSize themselves. The HTTP
+   * limit is then the regular multipart limit, raised to maxChunkSize + 1 MB of form overhead
+   * when a deployment configures larger chunks, and never above the emergency backstop (spec 8).
+   */
+  bodyLimit?: 'default' | 'chunk'
   summary: string
   input: S
   /** Returns `resData` (wrapped in the envelope), or a `Response` sent as it is (files, streams). */

@@ -1,11 +1,11 @@
 import type { Context } from 'hono'
 import { ApiError, isApiError, invalidParam } from '../../shared/errors/index.ts'
 import { failure, success, type Envelope } from '../../shared/envelope.ts'
-import type { Ctx, Identity, Services } from '../../shared/handler.ts'
+import type { Ctx, HandlerDefinition, Identity, Services } from '../../shared/handler.ts'
 import { resolveSession } from '../../shared/auth/sessions.ts'
 import type { RouteEntry, RouteTable } from './routeTable.ts'
 import type { InputValidator } from './validate.ts'
-import { BodyTooLarge, bodyTooLargeError, limitBody } from './bodyLimit.ts'
+import { BodyTooLarge, bodyTooLargeError, discard, DRAIN_CAP_BYTES, limitBody } from './bodyLimit.ts'
 
 export interface DispatchDeps {
   services: Services
@@ -30,13 +30,12 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
 
     const { definition, route } = entry
     const multipart = route.body === 'multipart'
-    const limitBytes = route.body === 'json' ? services.config.jsonBodyLimitBytes
-      : definition.bodyLimit === 'backstop' ? services.config.backstopBodyLimitBytes
-      : services.config.multipartBodyLimitBytes
+    const limitBytes = bodyLimitOf(services.config, route.body, definition.bodyLimit)
 
     // A declared length over the limit is refused before anything is read (spec 8).
     const declared = Number(c.req.header('content-length') ?? NaN)
     if (route.body !== 'none' && Number.isFinite(declared) && declared > limitBytes) {
+      if (c.req.raw.body && declared <= DRAIN_CAP_BYTES) await discard(c.req.raw.body.getReader(), declared)
       c.header('Connection', 'close')
       return errorResponse(c, bodyTooLargeError(limitBytes, declared, multipart))
     }
@@ -66,11 +65,13 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
         input = Object.fromEntries(new URL(c.req.url).searchParams)
       }
       const outcome = await runHandler({ services, validator }, entry, input, { identity, requestId, request, signal: controller.signal })
+      await body.settle()
       // A handler streaming the body may turn the limit error into its own; the limit wins.
       const crossed = body.exceeded()
       if (crossed) throw crossed
       return toResponse(c, outcome)
     } catch (error) {
+      await body.settle()
       const tooLarge = body.exceeded() ?? (error instanceof BodyTooLarge ? error : null)
       if (tooLarge) {
         c.header('Connection', 'close')
@@ -81,6 +82,15 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
       return errorResponse(c, new ApiError('Internal', { details: { requestId } }))
     }
   }
+}
+
+const FORM_OVERHEAD_BYTES = 1024 * 1024
+
+/** spec 8: 1 MB JSON, 10 MB multipart; chunk routes follow maxChunkSize up to the 12 MB backstop. */
+function bodyLimitOf(config: Services['config'], body: string, kind: HandlerDefinition['bodyLimit']) {
+  if (body === 'json') return config.jsonBodyLimitBytes
+  if (kind !== 'chunk') return config.multipartBodyLimitBytes
+  return Math.min(config.backstopBodyLimitBytes, Math.max(config.multipartBodyLimitBytes, config.uploadMaxChunkBytes + FORM_OVERHEAD_BYTES))
 }
 
 export interface Outcome {

@@ -113,6 +113,22 @@ export const catalogue = {
   PasswordWeak: entry('2004', 'api.error.PasswordWeak',
     'The new password is not accepted by the device password policy.', A.CHECK_REQUEST_PARAMETERS),
 
+  // ── inference sidecar and tasks (issue 4) ───────────────────────────────────────────
+  SidecarUnavailable: entry('1101', 'api.error.SidecarUnavailable',
+    'The inference engine is restarting; the request did not complete.', A.RETRY,
+    { httpStatus: 503, retryable: true, retryAfterSeconds: 1 }),
+  TaskBusy: entry('1102', 'api.error.TaskBusy',
+    'An inference is still running on this task; cancel it when the detection has finished.', A.RETRY_LATER,
+    { retryable: true, retryAfterSeconds: 1 }),
+  InferenceDeadlineExceeded: entry('1103', 'api.error.InferenceDeadlineExceeded',
+    'The detection did not finish within its deadline.', A.RETRY_LATER, { retryable: true, retryAfterSeconds: 1 }),
+  PictureNotFound: entry('1104', 'api.error.PictureNotFound',
+    'The detection picture does not exist or has expired.', A.NONE, { httpStatus: 404 }),
+
+  // ── events: MQTT request transport (spec 5.6) ───────────────────────────────────────
+  MqttNotRegistered: entry('3001', 'api.error.MqttNotRegistered',
+    'The device has not completed its MQTT connection and registration; the request was not run.', A.RETRY_LATER, { retryable: true, retryAfterSeconds: 1 }),
+
   // ── runtime ─────────────────────────────────────────────────────────────────────────
   RouteNotFound: entry('404', 'api.error.RouteNotFound',
     'No endpoint is mounted at this path.', A.CHECK_REQUEST_PARAMETERS, { httpStatus: 404 }),

@@ -62,6 +62,24 @@ describe('JSON body limit on the real runtime (spec 8)', () => {
     } as RequestInit))
   })
 
+  it('refuses a 10 MB + 1 byte multipart request to uploadTemp with USE_CHUNKED_UPLOAD, then keeps serving', async () => {
+    const mtk = await device.adminToken()
+    for (const streamed of [false, true]) {
+      const payload = new Uint8Array(10 * MB + 1)
+      const response = await fetch(`${device.url}/gtw/cwai/atomic/model/uploadTemp`, {
+        method: 'POST',
+        headers: { mtk, 'content-type': 'multipart/form-data; boundary=b' },
+        body: streamed ? chunkedBody(10 * MB + 1) : payload,
+        duplex: 'half',
+      } as RequestInit)
+      expect(response.status).toBe(413)
+      const body = await response.json()
+      expect(body.resMsg[0]).toMatchObject({ messageKey: 'api.error.httpBodyTooLarge', recommendedAction: 'USE_CHUNKED_UPLOAD', details: { limitBytes: 10 * MB } })
+    }
+    const capabilities = await device.post('/gtw/cwai/atomic/model/uploadCapabilities', {}, mtk)
+    expect(capabilities.body.resData).toMatchObject({ activeSessions: 0, reservedBySessionsBytes: '0' })
+  })
+
   it('accepts a body of exactly 1 MB and keeps serving after refusals', async () => {
     const body = `{"account":"${'a'.repeat(MB - 64)}","pwd":"${md5Hex('x')}"}`.padEnd(MB, ' ')
     expect(Buffer.byteLength(body)).toBe(MB)

@@ -1,0 +1,33 @@
+import { gateMisses } from '../../shared/benchmark/gates.ts'
+import type { Gates, StepRecord } from '../../shared/benchmark/schema.ts'
+import type { StepMeasurement } from './measure.ts'
+
+/**
+ * A step passes when it meets every gate (issue 9), judged by the same `gateMisses` the
+ * validator uses, so a PASS step written by the runner always validates. A FAIL step's
+ * `failureReason` lists every gate it missed.
+ */
+export function judgeStep(step: StepMeasurement, gates: Gates): StepRecord {
+  const misses = gateMisses(step, gates)
+  return misses.length === 0
+    ? { ...step, result: 'PASS', failureReason: null }
+    : { ...step, result: 'FAIL', failureReason: misses.map((m) => m.message).join('; ') }
+}
+
+/** A step that could not be run: its channels could not be set up (issue 9: setup-blocked). */
+export function blockedStep(plan: { channels: number; holdSeconds: number; tasks: { name: StepRecord['tasks'][number]['name']; targetFps: number }[] }, reason: string): StepRecord {
+  return {
+    channels: plan.channels,
+    holdSeconds: plan.holdSeconds,
+    result: 'STOP',
+    tasks: plan.tasks.map((t) => ({
+      name: t.name, targetFps: t.targetFps,
+      minimumProcessingFps: null, minimumFpsRatio: null, missingRate: null, averageDiscardRate: null,
+      maximumDetectorLatencyMs: null, maximumCriticalPathLatencyMs: null,
+    })),
+    minimumProcessingFps: null, maximumDetectorLatencyMs: null, maximumCriticalPathLatencyMs: null,
+    averageDiscardRate: null, maximumChannelDiscardRate: null,
+    acceleratorPeakPercent: null, acceleratorMemoryPeakPercent: null, cpuPeakPercent: null, memoryPeakPercent: null,
+    failureReason: reason,
+  }
+}

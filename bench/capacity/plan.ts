@@ -1,0 +1,15 @@
+/**
+ * The channel counts a run steps through (issue 9: 1, 2, 4, … or +1), never above the
+ * ceiling `maxChannels`; the last step is the ceiling itself, so a run that passes every
+ * step measures exactly `maxChannels` (a `lower-bound` case).
+ */
+export type StepMode = 'double' | 'increment'
+
+export function channelSchedule(maxChannels: number, mode: StepMode, start = 1): number[] {
+  if (!Number.isInteger(maxChannels) || maxChannels < 1) throw new RangeError(`maxChannels must be an integer >= 1, got ${maxChannels}`)
+  if (!Number.isInteger(start) || start < 1 || start > maxChannels) throw new RangeError(`start must be an integer in 1..${maxChannels}, got ${start}`)
+  const counts: number[] = []
+  for (let n = start; n < maxChannels; n = mode === 'double' ? n * 2 : n + 1) counts.push(n)
+  counts.push(maxChannels)
+  return counts
+}

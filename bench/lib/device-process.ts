@@ -1,0 +1,62 @@
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { md5Hex } from '../../shared/auth/password.ts'
+import { firstJsonLine, spawnChild } from './child-process.ts'
+import { BENCH_DIR } from './report.ts'
+
+export interface BenchDevice {
+  url: string
+  /** Signs in with DoLogin (spec 4.1) and returns the `mtk`. */
+  signIn(): Promise<string>
+  stop(): Promise<void>
+}
+
+const ROOT = path.dirname(BENCH_DIR)
+const SERVER = path.join(ROOT, 'dist/runtime/server.mjs')
+const PASSWORD = 'bench-Passw0rd'
+
+/**
+ * Starts the built device runtime (`node build.mjs` first) on loopback with its default log
+ * level and a fresh data folder. The first password need not change, so DoLogin alone gives
+ * a usable session (INITIAL_PASSWORD_CHANGE_REQUIRED=false).
+ */
+export async function startBenchDevice(env: Record<string, string> = {}): Promise<BenchDevice> {
+  if (!existsSync(SERVER)) throw new Error(`${SERVER} is missing: run \`node build.mjs\` first`)
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'bench-device-'))
+  const child = spawnChild(process.execPath, [SERVER], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      PORT: '0', HOST: '127.0.0.1', WS_PORT: '0', DATA_DIR: dataDir,
+      INITIAL_ADMIN_PASSWORD: PASSWORD, INITIAL_PASSWORD_CHANGE_REQUIRED: 'false',
+      ...env,
+    },
+  })
+  try {
+    const { port } = await firstJsonLine(child.process, (v): v is { port: number } => v?.msg === 'listening' && typeof v.port === 'number', 60_000)
+    const url = `http://127.0.0.1:${port}`
+    return {
+      url,
+      async signIn() {
+        const response = await fetch(`${url}/gtw/cwai/login/DoLogin`, {
+          method: 'POST', headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ account: 'admin', pwd: md5Hex(PASSWORD) }),
+        })
+        const body = await response.json() as { resCode: number; resData?: { mtk: string } }
+        if (body.resCode !== 1 || !body.resData) throw new Error(`DoLogin failed: ${JSON.stringify(body)}`)
+        return body.resData.mtk
+      },
+      async stop() {
+        await child.stop()
+        await rm(dataDir, { recursive: true, force: true })
+      },
+    }
+  } catch (err) {
+    await child.stop()
+    await rm(dataDir, { recursive: true, force: true })
+    throw err
+  }
+}

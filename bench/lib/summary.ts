@@ -1,0 +1,46 @@
+import type { Report } from './report.ts'
+
+export interface SummaryEntry {
+  benchmark: string
+  file: string
+  exitCode: number
+  /** Why the benchmark produced no usable report; null when it did. */
+  error: string | null
+  report: Report | null
+}
+
+export interface Summary {
+  generatedAt: string
+  machine: { platformId: string; platform: string }
+  benchmarks: SummaryEntry[]
+}
+
+const num = (n: number | null) => n === null ? '–' : Number.isInteger(n) ? String(n) : n.toPrecision(4).replace(/\.?0+$/, '')
+const cell = (s: string) => s.replace(/\|/g, '\\|')
+
+function targetText(t: { ratioAtLeast?: number; ratioAtMost?: number }): string {
+  const parts = [t.ratioAtLeast !== undefined ? `ratio ≥ ${num(t.ratioAtLeast)}` : null, t.ratioAtMost !== undefined ? `ratio ≤ ${num(t.ratioAtMost)}` : null]
+  return parts.filter(Boolean).join(', ') || 'none'
+}
+
+/** The short markdown table of `bench/out/summary.md`: one row per figure. */
+export function summaryMarkdown(s: Summary): string {
+  const lines = [
+    `# Benchmarks — ${s.generatedAt}`,
+    '',
+    `Machine: ${s.machine.platform} (\`${s.machine.platformId}\`)`,
+    '',
+    '| benchmark | figure | value | baseline | ratio | target | pass |',
+    '|---|---|---|---|---|---|---|',
+  ]
+  for (const e of s.benchmarks) {
+    if (e.report === null || e.error !== null) {
+      lines.push(`| ${e.benchmark} | – | – | – | – | – | error: ${cell(e.error ?? 'no report')} |`)
+      continue
+    }
+    for (const f of e.report.figures) {
+      lines.push(`| ${e.benchmark} | ${cell(f.name)} | ${num(f.value)} ${cell(f.unit)} | ${num(f.baseline.value)} ${cell(f.unit)} (${cell(f.baseline.name)}) | ${num(f.ratio)} | ${targetText(f.target)} | ${f.pass ? 'yes' : 'no'} |`)
+    }
+  }
+  return lines.join('\n') + '\n'
+}

@@ -1,0 +1,64 @@
+/**
+ * `npm run bench [-- name ...]`: builds the device (`node build.mjs`), then runs every benchmark `bench/*.bench.{ts,mjs}` (or only the
+ * named ones) one after another, each in its own Node process, then writes
+ * `bench/out/summary.json` and `bench/out/summary.md` from the reports they wrote
+ * (`bench/out/<name>.json`, contract in `bench/lib/report.ts`).
+ *
+ * Exits non-zero when a benchmark crashed or wrote no valid report; a figure that misses its
+ * target is reported (pass = no) but is not a crash.
+ */
+import { execFileSync, spawn } from 'node:child_process'
+import { readdir, rm, writeFile, mkdir } from 'node:fs/promises'
+import path from 'node:path'
+import { describeMachine } from './lib/machine.ts'
+import { BENCH_DIR, BENCH_OUT_DIR, readReport, type Report } from './lib/report.ts'
+import { summaryMarkdown, type SummaryEntry } from './lib/summary.ts'
+
+const BENCH_FILE = /^(?<name>[a-z0-9-]+)\.bench\.(ts|mjs)$/
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 15 * 60_000)
+
+function runNode(file: string): Promise<number> {
+  return new Promise((resolve) => {
+    // tsx as a loader lets .mjs benchmarks import the .ts helpers in bench/lib too.
+    const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: path.dirname(BENCH_DIR), stdio: 'inherit' })
+    const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS)
+    child.on('exit', (code, signal) => { clearTimeout(timer); resolve(code ?? (signal ? 128 : 1)) })
+  })
+}
+
+async function main(only: string[]): Promise<number> {
+  const files = (await readdir(BENCH_DIR)).filter((f) => BENCH_FILE.test(f)).sort()
+  const selected = files.filter((f) => only.length === 0 || only.includes(f.match(BENCH_FILE)!.groups!.name!))
+  if (selected.length === 0) {
+    console.error(`no benchmark matches ${only.join(', ') || 'bench/*.bench.{ts,mjs}'}`)
+    return 2
+  }
+  await mkdir(BENCH_OUT_DIR, { recursive: true })
+  // Benchmarks run the built device (dist/), so build it first, as `npm test` does.
+  execFileSync(process.execPath, [path.join(path.dirname(BENCH_DIR), 'build.mjs')], { stdio: 'inherit' })
+  const entries: SummaryEntry[] = []
+  for (const file of selected) {
+    const name = file.match(BENCH_FILE)!.groups!.name!
+    const out = path.join(BENCH_OUT_DIR, `${name}.json`)
+    await rm(out, { force: true }) // never summarise a stale report
+    console.log(`\n=== ${name} (${file})`)
+    const exitCode = await runNode(path.join(BENCH_DIR, file))
+    let report: Report | null = null
+    let error: string | null = exitCode === 0 ? null : `exited with code ${exitCode}`
+    try {
+      report = await readReport(out)
+      if (report.benchmark !== name) error = `report names benchmark ${report.benchmark}, expected ${name}`
+    } catch (err) {
+      error ??= `no valid report: ${(err as Error).message}`
+    }
+    entries.push({ benchmark: name, file: `bench/${file}`, exitCode, error, report })
+  }
+  const summary = { generatedAt: new Date().toISOString(), machine: describeMachine(), benchmarks: entries }
+  await writeFile(path.join(BENCH_OUT_DIR, 'summary.json'), JSON.stringify(summary, null, 2) + '\n')
+  const md = summaryMarkdown(summary)
+  await writeFile(path.join(BENCH_OUT_DIR, 'summary.md'), md)
+  console.log(`\n${md}`)
+  return entries.some((e) => e.error !== null) ? 1 : 0
+}
+
+process.exitCode = await main(process.argv.slice(2))

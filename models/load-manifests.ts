@@ -1,0 +1,85 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { Ajv } from 'ajv'
+import { PipelineManifest, type PackageFile } from './manifest-schema.ts'
+
+/**
+ * Loads and validates every pipeline manifest of a folder (default `models/manifests`).
+ * A manifest that fails validation is a start-up error naming the file and the field: a
+ * device never runs a half-understood pipeline.
+ */
+export interface LoadedManifest {
+  manifest: PipelineManifest
+  file: string
+  /** Absolute path of each model file, keyed like `manifest.models`. */
+  modelPaths: Record<string, string>
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false })
+const validate = ajv.compile(PipelineManifest)
+
+/**
+ * Finds an installed package's folder the way Node resolves packages (walking up the
+ * node_modules folders from `projectRoot`), without consulting its `exports` map, which
+ * often hides data files such as model weights.
+ */
+export function packageDir(pkg: string, projectRoot: string): string {
+  const require = createRequire(path.join(projectRoot, 'package.json'))
+  for (const base of require.resolve.paths(pkg) ?? []) {
+    const dir = path.join(base, pkg)
+    if (existsSync(path.join(dir, 'package.json'))) return dir
+  }
+  throw new Error(`package ${pkg} is not installed (looked from ${projectRoot})`)
+}
+
+export function resolvePackageFile(ref: PackageFile, projectRoot: string): string {
+  const dir = packageDir(ref.package, projectRoot)
+  const file = path.resolve(dir, ref.file)
+  if (!file.startsWith(dir + path.sep)) throw new Error(`${ref.package}/${ref.file} escapes its package`)
+  if (!existsSync(file)) throw new Error(`${ref.package}/${ref.file} is missing (is the package complete?)`)
+  return file
+}
+
+/** Cross-references the schema cannot express: ids, `from`, `model`, `result.targets`. */
+function checkGraph(m: PipelineManifest, file: string): void {
+  const fail = (why: string) => { throw new Error(`${file}: ${why}`) }
+  const seen = new Map<string, string>()
+  for (const node of m.nodes) {
+    if (seen.has(node.id)) fail(`node id ${node.id} is used twice`)
+    if ('model' in node && !(node.model in m.models)) fail(`node ${node.id} names unknown model ${node.model}`)
+    if (node.action === 'crop' && seen.get(node.from) !== 'detector') fail(`crop ${node.id} must come after detector ${node.from}`)
+    if (node.action === 'classifier' && seen.get(node.from) !== 'crop') fail(`classifier ${node.id} must come after crop ${node.from}`)
+    seen.set(node.id, node.action)
+  }
+  if (seen.get(m.result.targets) !== 'detector') fail(`result.targets ${m.result.targets} is not a detector node`)
+  if (m.nodes.filter((n) => n.action === 'logic').length > 1) fail('at most one logic node')
+}
+
+export function loadManifest(file: string, projectRoot: string): LoadedManifest {
+  const json: unknown = JSON.parse(readFileSync(file, 'utf8'))
+  if (!validate(json)) {
+    const why = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')
+    throw new Error(`${file}: invalid pipeline manifest: ${why}`)
+  }
+  const manifest = json as PipelineManifest
+  checkGraph(manifest, file)
+  const modelPaths: Record<string, string> = {}
+  for (const [key, model] of Object.entries(manifest.models)) modelPaths[key] = resolvePackageFile(model.source, projectRoot)
+  for (const node of manifest.nodes)
+    if (node.action === 'classifier' && node.head.kind === 'ctc') resolvePackageFile(node.head.keys, projectRoot)
+  return { manifest, file, modelPaths }
+}
+
+/** The folder of the manifests shipped with the device. */
+export const defaultManifestDir = (projectRoot: string) => path.join(projectRoot, 'models', 'manifests')
+
+export function loadManifests(dir: string, projectRoot: string): Map<string, LoadedManifest> {
+  const out = new Map<string, LoadedManifest>()
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
+    const loaded = loadManifest(path.join(dir, name), projectRoot)
+    if (out.has(loaded.manifest.algorithmId)) throw new Error(`${name}: algorithmId ${loaded.manifest.algorithmId} is used twice`)
+    out.set(loaded.manifest.algorithmId, loaded)
+  }
+  return out
+}

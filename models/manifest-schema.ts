@@ -1,0 +1,219 @@
+import { Type, type Static } from '@sinclair/typebox'
+
+/**
+ * The pipeline manifest format: one JSON file per algorithm in `models/manifests/`.
+ *
+ * A pipeline is a small graph of nodes from the atomic-action catalogue (ARCHITECTURE.md,
+ * "The inference sidecar"): `detector` → `crop` → `classifier`(s) → `logic`. Every number
+ * that shapes the computation (input size, layout, normalization, thresholds, NMS, label map,
+ * anchor options) is data here, so a new algorithm is a new manifest, not new code. Decoders
+ * and classifier heads are picked by `kind` from small tables in the sidecar.
+ *
+ * Manifests are validated with ajv against this schema when they are loaded; unknown
+ * properties are rejected so that a typo never silently falls back to a default.
+ */
+
+const strict = { additionalProperties: false } as const
+const Id = Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 64 })
+
+/** A file inside an installed npm package: resolved through node_modules, never downloaded. */
+export const PackageFile = Type.Object({
+  package: Type.String({ minLength: 1 }),
+  file: Type.String({ minLength: 1, pattern: '^(?!/)(?!.*\\.\\.)' }),
+}, strict)
+
+/** Per-channel `(value - mean) / std`, applied to 0..255 pixel values in `channelOrder`. */
+export const Normalization = Type.Object({
+  mean: Type.Array(Type.Number(), { minItems: 3, maxItems: 3 }),
+  std: Type.Array(Type.Number({ exclusiveMinimum: 0 }), { minItems: 3, maxItems: 3 }),
+}, strict)
+
+/**
+ * How an image becomes the model's input tensor.
+ * - `letterbox`: scale to fit `width`×`height` keeping the aspect ratio, pad right/bottom.
+ * - `stretch`: scale to exactly `width`×`height`.
+ * - `fit-multiple`: keep the ratio, longest side at most `limitSideLen`, each side rounded to
+ *   a multiple of `multipleOf` (segmentation-style detectors with dynamic input shapes).
+ * - `fixed-height`: height `height`, width from the aspect ratio, between `minWidth` and
+ *   `maxWidth` (sequence recognizers); when `width` is set the tensor is padded to it.
+ */
+export const InputSpec = Type.Object({
+  name: Type.Optional(Type.String()),
+  resize: Type.Union([Type.Literal('letterbox'), Type.Literal('stretch'), Type.Literal('fit-multiple'), Type.Literal('fixed-height')]),
+  width: Type.Optional(Type.Integer({ minimum: 1 })),
+  height: Type.Optional(Type.Integer({ minimum: 1 })),
+  limitSideLen: Type.Optional(Type.Integer({ minimum: 32 })),
+  multipleOf: Type.Optional(Type.Integer({ minimum: 1 })),
+  minWidth: Type.Optional(Type.Integer({ minimum: 1 })),
+  maxWidth: Type.Optional(Type.Integer({ minimum: 1 })),
+  layout: Type.Union([Type.Literal('NHWC'), Type.Literal('NCHW')]),
+  channelOrder: Type.Union([Type.Literal('RGB'), Type.Literal('BGR')]),
+  normalization: Normalization,
+}, strict)
+
+export const Nms = Type.Object({
+  /** `weighted` blends overlapping boxes by score (MediaPipe); `hard` keeps the best. */
+  method: Type.Union([Type.Literal('hard'), Type.Literal('weighted')]),
+  iouThreshold: Type.Number({ minimum: 0, maximum: 1 }),
+  maxDetections: Type.Integer({ minimum: 1 }),
+}, strict)
+
+/** MediaPipe's SsdAnchorsCalculatorOptions; anchors are generated in code from these. */
+export const SsdAnchorOptions = Type.Object({
+  numLayers: Type.Integer({ minimum: 1 }),
+  minScale: Type.Number(),
+  maxScale: Type.Number(),
+  inputSizeWidth: Type.Integer({ minimum: 1 }),
+  inputSizeHeight: Type.Integer({ minimum: 1 }),
+  anchorOffsetX: Type.Number(),
+  anchorOffsetY: Type.Number(),
+  strides: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1 }),
+  aspectRatios: Type.Array(Type.Number({ exclusiveMinimum: 0 }), { minItems: 1 }),
+  fixedAnchorSize: Type.Boolean(),
+  interpolatedScaleAspectRatio: Type.Number(),
+  reduceBoxesInLowestLayer: Type.Boolean(),
+}, strict)
+
+/** Single-shot detector with anchor regression and keypoints (BlazeFace family). */
+export const SsdDecoder = Type.Object({
+  kind: Type.Literal('ssd-anchors'),
+  /** Output names, concatenated in this order along the anchor axis. */
+  scoreOutputs: Type.Array(Type.String(), { minItems: 1 }),
+  regressorOutputs: Type.Array(Type.String(), { minItems: 1 }),
+  anchors: SsdAnchorOptions,
+  /** Values per anchor in the regressor output: 4 box values then 2 per keypoint. */
+  numCoords: Type.Integer({ minimum: 4 }),
+  numKeypoints: Type.Integer({ minimum: 0 }),
+  /** Regressor values are in input pixels: divided by these before use (x, y, w, h). */
+  coordScale: Type.Array(Type.Number({ exclusiveMinimum: 0 }), { minItems: 4, maxItems: 4 }),
+  scoreClip: Type.Number({ exclusiveMinimum: 0 }),
+  keypointNames: Type.Optional(Type.Array(Type.String())),
+}, strict)
+
+/** Differentiable-binarization text detector: probability map → polygons (PP-OCR DB). */
+export const DbDecoder = Type.Object({
+  kind: Type.Literal('db-text'),
+  output: Type.String(),
+  /** Pixel threshold of the probability map. */
+  binaryThreshold: Type.Number({ minimum: 0, maximum: 1 }),
+  /** Region expansion: distance = area × ratio / perimeter. */
+  unclipRatio: Type.Number({ minimum: 0 }),
+  /** Regions whose shorter side (input pixels) is below this are dropped. */
+  minSize: Type.Number({ minimum: 0 }),
+  maxCandidates: Type.Integer({ minimum: 1 }),
+}, strict)
+
+const NodeBase = { id: Id }
+
+export const DetectorNode = Type.Object({
+  ...NodeBase,
+  action: Type.Literal('detector'),
+  model: Id,
+  input: InputSpec,
+  decoder: Type.Union([SsdDecoder, DbDecoder]),
+  /** Minimum detection score; a task may override it (`taskConfig.thresholds[id]`). */
+  scoreThreshold: Type.Number({ minimum: 0, maximum: 1 }),
+  nms: Type.Optional(Nms),
+  /** Label map: class index → label in `confidence[]`. */
+  labels: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+}, strict)
+
+/** Cuts every target of `from` out of the image: its box (plus `padding` × size) or its polygon. */
+export const CropNode = Type.Object({
+  ...NodeBase,
+  action: Type.Literal('crop'),
+  from: Id,
+  shape: Type.Union([Type.Literal('box'), Type.Literal('polygon')]),
+  padding: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
+  /** Crops taller than wide by this ratio are turned upright (text lines). */
+  rotateTallerThan: Type.Optional(Type.Number({ minimum: 1 })),
+}, strict)
+
+export const SoftmaxHead = Type.Object({
+  kind: Type.Literal('softmax'),
+  output: Type.Optional(Type.String()),
+  labels: Type.Array(Type.String({ minLength: 1 }), { minItems: 2 }),
+  /** `label`: add the best label to `confidence[]`; `rotate180-crop`: turn the crop when the best label is `whenLabel` (direction classifier). */
+  effect: Type.Union([Type.Literal('label'), Type.Literal('rotate180-crop')]),
+  whenLabel: Type.Optional(Type.String()),
+}, strict)
+
+/** CTC sequence recognizer: greedy decode over a key list; the text becomes a label. */
+export const CtcHead = Type.Object({
+  kind: Type.Literal('ctc'),
+  output: Type.Optional(Type.String()),
+  keys: PackageFile,
+  blankIndex: Type.Integer({ minimum: 0 }),
+  appendSpace: Type.Boolean(),
+}, strict)
+
+export const ClassifierNode = Type.Object({
+  ...NodeBase,
+  action: Type.Literal('classifier'),
+  /** A crop node. */
+  from: Id,
+  model: Id,
+  input: InputSpec,
+  head: Type.Union([SoftmaxHead, CtcHead]),
+  /** Outputs below this do not take effect; a task may override it. */
+  scoreThreshold: Type.Number({ minimum: 0, maximum: 1 }),
+}, strict)
+
+/** Decides `bLogicResult` per target and `bDetected` per area (spec 2.6). */
+export const LogicNode = Type.Object({
+  ...NodeBase,
+  action: Type.Literal('logic'),
+  condition: Type.Object({
+    label: Type.String({ minLength: 1 }),
+    minConfidence: Type.Number({ minimum: 0, maximum: 1 }),
+  }, strict),
+  /** An area is `bDetected` when at least this many of its targets meet the condition. */
+  minTargets: Type.Integer({ minimum: 1 }),
+}, strict)
+
+export const PipelineNode = Type.Union([DetectorNode, CropNode, ClassifierNode, LogicNode])
+
+export const ModelEntry = Type.Object({
+  /** The model file, resolved from an installed npm package (never the network). */
+  source: PackageFile,
+  format: Type.Literal('onnx'),
+}, strict)
+
+export const PipelineManifest = Type.Object({
+  $schema: Type.Optional(Type.String()),
+  // spec 2.3: the algorithm row
+  algorithmId: Id,
+  algorithmName: Type.String({ minLength: 1 }),
+  algorithmUsage: Type.Literal('2'),
+  algorithmCategory: Type.String({ minLength: 1 }),
+  supplier: Type.String({ minLength: 1 }),
+  version: Type.String({ minLength: 1 }),
+  description: Type.String(),
+  models: Type.Record(Id, ModelEntry),
+  nodes: Type.Array(PipelineNode, { minItems: 1 }),
+  /** How the node outputs map onto spec 2.6 targets. */
+  result: Type.Object({
+    /** The detector whose targets become `targetList` entries. */
+    targets: Id,
+    /** `polygon`: the detector's polygon becomes normalized `maskPolygon`. */
+    maskPolygon: Type.Union([Type.Literal('none'), Type.Literal('polygon')]),
+    /** Whether detector keypoints become `landmark[]` (pixel values, spec 2.6). */
+    landmarks: Type.Boolean(),
+  }, strict),
+}, strict)
+
+export type PackageFile = Static<typeof PackageFile>
+export type InputSpec = Static<typeof InputSpec>
+export type Nms = Static<typeof Nms>
+export type SsdAnchorOptions = Static<typeof SsdAnchorOptions>
+export type SsdDecoder = Static<typeof SsdDecoder>
+export type DbDecoder = Static<typeof DbDecoder>
+export type DetectorNode = Static<typeof DetectorNode>
+export type CropNode = Static<typeof CropNode>
+export type ClassifierNode = Static<typeof ClassifierNode>
+export type LogicNode = Static<typeof LogicNode>
+export type PipelineNode = Static<typeof PipelineNode>
+export type PipelineManifest = Static<typeof PipelineManifest>
+
+/** The atomic-action catalogue: the node kinds a manifest may use. */
+export const atomicActions = ['detector', 'crop', 'classifier', 'logic'] as const

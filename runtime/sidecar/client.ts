@@ -1,0 +1,225 @@
+import net from 'node:net'
+import { ApiError } from '../../shared/errors/index.ts'
+import { catalogue, type ErrorId } from '../../shared/errors/catalogue.ts'
+import type {
+  AlgorithmInfo, DetectOutcome, DetectRequest, DetectionResultCore, InferenceService, SidecarStats, TaskConfig,
+} from '../../shared/inference/types.ts'
+import { encodeFrame, FrameDecoder, type SidecarOp, type WireError } from './protocol.ts'
+import type { SidecarSupervisor, SupervisorLog } from './supervisor.ts'
+
+interface Pending {
+  resolve(frame: { result: unknown; body: Buffer }): void
+  reject(error: Error): void
+}
+
+export interface ClientOptions {
+  /** How long a new request waits for a (re)starting sidecar before failing retryably. */
+  readyWaitMs?: number
+  /** Extra time past a request's deadline before the client gives up on the answer. */
+  deadlineGraceMs?: number
+  log?: SupervisorLog
+}
+
+const unavailable = (why: string) => new ApiError('SidecarUnavailable', { details: { reason: why } })
+
+/**
+ * `ctx.inference`: the runtime's side of the sidecar socket (shared/inference/types.ts).
+ *
+ * - A request in flight when the sidecar dies fails at once with the retryable
+ *   `SidecarUnavailable` (ARCHITECTURE.md: "it never hangs").
+ * - Every loaded handle is remembered; after a restart the pipelines are loaded again before
+ *   new requests go through, so a task id keeps working.
+ * - Detections in flight are counted per handle: `release` of a busy handle is refused with
+ *   the retryable `TaskBusy` (spec 4.8).
+ */
+export class SidecarClient implements InferenceService {
+  readonly #supervisor: SidecarSupervisor
+  readonly #options: Required<Omit<ClientOptions, 'log'>>
+  readonly #log: SupervisorLog | undefined
+  readonly #handles = new Map<string, { algorithmId: string; taskConfig: TaskConfig }>()
+  readonly #inflight = new Map<string, number>()
+  readonly #pending = new Map<number, Pending>()
+  #socket: net.Socket | null = null
+  #ready = false
+  #waiters: (() => void)[] = []
+  #nextId = 1
+  #closed = false
+
+  constructor(supervisor: SidecarSupervisor, options: ClientOptions = {}) {
+    this.#supervisor = supervisor
+    this.#options = { readyWaitMs: options.readyWaitMs ?? 30_000, deadlineGraceMs: options.deadlineGraceMs ?? 2_000 }
+    this.#log = options.log
+    supervisor.on('ready', () => { void this.#connect() })
+    supervisor.on('exit', () => this.#disconnected('sidecar exited'))
+    if (supervisor.ready) void this.#connect()
+  }
+
+  // ── connection ─────────────────────────────────────────────────────────────────────
+  async #connect(): Promise<void> {
+    if (this.#closed) return
+    this.#socket?.destroy()
+    const socket = net.connect(this.#supervisor.socketPath)
+    this.#socket = socket
+    const decoder = new FrameDecoder()
+    socket.on('data', (chunk) => {
+      try {
+        for (const frame of decoder.push(chunk)) {
+          const h = frame.header as { id: number; ok: boolean; result?: unknown; error?: WireError }
+          const pending = this.#pending.get(h.id)
+          if (!pending) continue
+          this.#pending.delete(h.id)
+          if (h.ok) pending.resolve({ result: h.result, body: frame.body })
+          else pending.reject(toApiError(h.error!))
+        }
+      } catch (error) {
+        socket.destroy(error as Error)
+      }
+    })
+    socket.on('error', () => {})
+    socket.on('close', () => { if (this.#socket === socket) this.#disconnected('connection to sidecar closed') })
+    const connected = await new Promise<boolean>((resolve) => { socket.once('connect', () => resolve(true)); socket.once('error', () => resolve(false)) })
+    if (!connected) {
+      // The process listens but the connection failed (transient): try again while it is up.
+      if ((this.#socket === socket || this.#socket === null) && this.#supervisor.ready && !this.#closed) setTimeout(() => { void this.#connect() }, 200)
+      return
+    }
+    if (this.#socket !== socket || socket.destroyed) return
+    // Re-establish what the runtime had loaded (after a restart the new process has nothing).
+    for (const [handle, { algorithmId, taskConfig }] of this.#handles) {
+      try {
+        await this.#send('load', { handle, algorithmId, taskConfig })
+      } catch (error) {
+        this.#log?.error({ handle, algorithmId, err: (error as Error).message }, 'could not re-establish pipeline after sidecar restart')
+      }
+    }
+    if (this.#socket !== socket || socket.destroyed) return
+    this.#ready = true
+    for (const wake of this.#waiters.splice(0)) wake()
+  }
+
+  #disconnected(why: string): void {
+    this.#ready = false
+    this.#socket?.destroy()
+    this.#socket = null
+    const failed = [...this.#pending.values()]
+    this.#pending.clear()
+    for (const p of failed) p.reject(unavailable(why))
+  }
+
+  async #whenReady(): Promise<void> {
+    if (this.#ready) return
+    if (this.#closed) throw unavailable('inference client is closed')
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== wake)
+        reject(unavailable('sidecar is not ready'))
+      }, this.#options.readyWaitMs)
+      const wake = () => { clearTimeout(timer); resolve() }
+      this.#waiters.push(wake)
+    })
+  }
+
+  #send(op: SidecarOp, header: Record<string, unknown>, body?: Uint8Array, timeoutAt?: number): Promise<{ result: unknown; body: Buffer }> {
+    const socket = this.#socket
+    if (!socket || socket.destroyed) return Promise.reject(unavailable('not connected'))
+    const id = this.#nextId++
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined
+      const settle = <T>(f: (v: T) => void) => (v: T) => { if (timer) clearTimeout(timer); f(v) }
+      this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject) })
+      if (timeoutAt !== undefined)
+        timer = setTimeout(() => {
+          if (!this.#pending.delete(id)) return
+          reject(new ApiError('InferenceDeadlineExceeded', { details: { stage: 'sidecar' } }))
+        }, Math.max(0, timeoutAt - Date.now()))
+      socket.cork()
+      for (const part of encodeFrame({ id, op, ...header }, body)) socket.write(part)
+      socket.uncork()
+    })
+  }
+
+  async #request(op: SidecarOp, header: Record<string, unknown> = {}, body?: Uint8Array, timeoutAt?: number) {
+    await this.#whenReady()
+    return this.#send(op, header, body, timeoutAt)
+  }
+
+  // ── InferenceService ───────────────────────────────────────────────────────────────
+  async load(handle: string, algorithmId: string, taskConfig: TaskConfig = {}): Promise<void> {
+    await this.#request('load', { handle, algorithmId, taskConfig })
+    this.#handles.set(handle, { algorithmId, taskConfig })
+  }
+
+  async release(handle: string): Promise<void> {
+    if ((this.#inflight.get(handle) ?? 0) > 0)
+      throw new ApiError('TaskBusy', { details: { taskId: handle, running: this.#inflight.get(handle) } })
+    this.#handles.delete(handle)
+    try {
+      await this.#request('release', { handle })
+    } catch (error) {
+      // A sidecar that is down holds nothing: it will not load this handle again.
+      if (!(error instanceof ApiError && error.id === 'SidecarUnavailable')) throw error
+    }
+  }
+
+  /**
+   * Takes over a handle loaded in an earlier life of the runtime (tasks restored from the
+   * database): loaded now when the sidecar is connected, otherwise on the next (re)connect.
+   */
+  async adopt(handle: string, algorithmId: string, taskConfig: TaskConfig = {}): Promise<void> {
+    this.#handles.set(handle, { algorithmId, taskConfig })
+    if (this.#ready) await this.#send('load', { handle, algorithmId, taskConfig })
+  }
+
+  has(handle: string): boolean {
+    return this.#handles.has(handle)
+  }
+
+  loaded(handle: string): { algorithmId: string; taskConfig: TaskConfig } | undefined {
+    return this.#handles.get(handle)
+  }
+
+  async detect(request: DetectRequest): Promise<DetectOutcome> {
+    const { image } = request
+    const header: Record<string, unknown> = {
+      handle: request.handle,
+      purpose: request.purpose ?? 'image',
+      overlay: request.overlay !== false,
+      ...(request.deadline !== undefined ? { deadline: request.deadline } : {}),
+      image: image.kind === 'path' ? { kind: 'path', path: image.path }
+        : image.kind === 'rgb' ? { kind: 'rgb', width: image.width, height: image.height } : { kind: 'bytes' },
+    }
+    const body = image.kind === 'bytes' ? image.bytes : image.kind === 'rgb' ? image.data : undefined
+    const timeoutAt = request.deadline !== undefined ? request.deadline + this.#options.deadlineGraceMs : undefined
+    this.#inflight.set(request.handle, (this.#inflight.get(request.handle) ?? 0) + 1)
+    try {
+      const { result, body: jpeg } = await this.#request('detect', header, body, timeoutAt)
+      const r = result as { result: DetectionResultCore; timings: Record<string, number> }
+      return { result: r.result, timings: r.timings, overlayJpeg: jpeg.length > 0 ? jpeg : null }
+    } finally {
+      const left = (this.#inflight.get(request.handle) ?? 1) - 1
+      if (left > 0) this.#inflight.set(request.handle, left)
+      else this.#inflight.delete(request.handle)
+    }
+  }
+
+  async algorithms(): Promise<AlgorithmInfo[]> {
+    return (await this.#request('algorithms')).result as AlgorithmInfo[]
+  }
+
+  async stats(): Promise<SidecarStats> {
+    return (await this.#request('stats')).result as SidecarStats
+  }
+
+  close(): void {
+    this.#closed = true
+    this.#disconnected('inference client closed')
+    for (const wake of this.#waiters.splice(0)) wake()
+  }
+}
+
+function toApiError(error: WireError): ApiError {
+  if (error.errorId in catalogue && error.errorId !== 'Internal')
+    return new ApiError(error.errorId as ErrorId, { details: error.details, msgText: error.message })
+  // An unexpected sidecar failure: no internals reach the client.
+  return new ApiError('Internal', { details: {}, cause: new Error(error.message) })
+}

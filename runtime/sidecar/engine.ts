@@ -1,0 +1,140 @@
+import { defaultManifestDir, loadManifests, type LoadedManifest } from '../../models/load-manifests.ts'
+import type { AlgorithmInfo, DetectOutcome, SidecarStats, TaskConfig } from '../../shared/inference/types.ts'
+import { EngineError } from './engine-error.ts'
+import { checkPixels, decodeImage, type EncodedSource, type ImageLimits } from './image/decode.ts'
+import { ImageError } from './image/image-error.ts'
+import { DeadlineExceeded } from './pipeline/deadline.ts'
+import { renderOverlay } from './pipeline/overlay.ts'
+import { Pipeline } from './pipeline/pipeline.ts'
+import { buildResult } from './pipeline/result.ts'
+import type { RgbImage } from './pipeline/rgb-image.ts'
+import { SessionPool } from './session-pool.ts'
+
+export interface EngineOptions {
+  projectRoot: string
+  manifestDir?: string
+  intraOpThreads: number
+  limits: ImageLimits
+}
+
+export type EngineImage = EncodedSource | { kind: 'rgb'; width: number; height: number; data: Buffer }
+
+export interface EngineDetectRequest {
+  handle: string
+  image: EngineImage
+  purpose?: string
+  deadline?: number
+  overlay?: boolean
+}
+
+interface LoadedPipeline { pipeline: Promise<Pipeline>; refs: number }
+interface Handle { algorithmId: string; config: TaskConfig }
+
+/**
+ * Everything the sidecar does, without the socket: pipelines by algorithm (shared by the
+ * handles that use them, released with the last one), model sessions by file (shared by
+ * pipelines), and detection = decode → pipeline → result → overlay. The benchmark's
+ * in-process baseline uses this class directly.
+ */
+export class InferenceEngine {
+  readonly #manifests: Map<string, LoadedManifest>
+  readonly #pool: SessionPool
+  readonly #pipelines = new Map<string, LoadedPipeline>()
+  readonly #handles = new Map<string, Handle>()
+  readonly #options: EngineOptions
+
+  constructor(options: EngineOptions) {
+    this.#options = options
+    this.#manifests = loadManifests(options.manifestDir ?? defaultManifestDir(options.projectRoot), options.projectRoot)
+    this.#pool = new SessionPool({ intraOpThreads: options.intraOpThreads })
+  }
+
+  algorithms(): AlgorithmInfo[] {
+    return [...this.#manifests.values()].map(({ manifest: m }) => ({
+      algorithmId: m.algorithmId, algorithmName: m.algorithmName, algorithmUsage: m.algorithmUsage,
+      algorithmCategory: m.algorithmCategory, supplier: m.supplier, version: m.version, description: m.description,
+      models: Object.entries(m.models).map(([modelId, e]) => ({ modelId, package: e.source.package, file: e.source.file, format: e.format })),
+    }))
+  }
+
+  /** spec 3.2: loading an existing handle reuses it (the config is replaced). */
+  async load(handle: string, algorithmId: string, config: TaskConfig = {}): Promise<void> {
+    const existing = this.#handles.get(handle)
+    if (existing) {
+      if (existing.algorithmId === algorithmId) { existing.config = config; return }
+      await this.release(handle)
+    }
+    const loaded = this.#manifests.get(algorithmId)
+    if (!loaded) throw new EngineError('ActionAlgLoadFailed', `unknown algorithm ${algorithmId}`, { algorithmCode: algorithmId })
+    let entry = this.#pipelines.get(algorithmId)
+    if (!entry) {
+      entry = { pipeline: Pipeline.create(loaded, this.#pool, this.#options.projectRoot), refs: 0 }
+      this.#pipelines.set(algorithmId, entry)
+    }
+    entry.refs++
+    try {
+      await entry.pipeline
+    } catch (error) {
+      entry.refs--
+      if (entry.refs === 0) this.#pipelines.delete(algorithmId)
+      throw new EngineError('TaskCreateFailed', `pipeline ${algorithmId} failed to initialize: ${(error as Error).message}`, { algorithmCode: algorithmId })
+    }
+    this.#handles.set(handle, { algorithmId, config })
+  }
+
+  async release(handle: string): Promise<void> {
+    const h = this.#handles.get(handle)
+    if (!h) return
+    this.#handles.delete(handle)
+    const entry = this.#pipelines.get(h.algorithmId)
+    if (!entry) return
+    entry.refs--
+    if (entry.refs === 0) {
+      this.#pipelines.delete(h.algorithmId)
+      await (await entry.pipeline).close()
+    }
+  }
+
+  async decode(image: EngineImage, purpose: string): Promise<RgbImage> {
+    if (image.kind !== 'rgb') return decodeImage(image, this.#options.limits, purpose)
+    checkPixels(image.width, image.height, this.#options.limits)
+    if (image.data.length !== image.width * image.height * 3)
+      throw new ImageError('ImageDecodeFailed', `raw frame has ${image.data.length} bytes, expected ${image.width}x${image.height}x3`)
+    return { data: image.data, width: image.width, height: image.height }
+  }
+
+  async detect(request: EngineDetectRequest): Promise<DetectOutcome> {
+    const h = this.#handles.get(request.handle)
+    if (!h) throw new EngineError('NotCreated', `no pipeline is loaded under ${request.handle}`)
+    const pipeline = await this.#pipelines.get(h.algorithmId)!.pipeline
+    const timings: Record<string, number> = {}
+    const time = async <T>(stage: string, work: () => Promise<T>): Promise<T> => {
+      const started = performance.now()
+      try { return await work() } finally { timings[stage] = performance.now() - started }
+    }
+    try {
+      const image = await time('decode', () => this.decode(request.image, request.purpose ?? 'image'))
+      const output = await time('pipeline', () => pipeline.run(image, h.config, request.deadline))
+      const result = buildResult(pipeline.manifest, output, image, h.config, Date.now())
+      const overlayJpeg = request.overlay === false ? null : await time('overlay', () => renderOverlay(image, result))
+      return { result, overlayJpeg, timings: { ...timings, ...Object.fromEntries(Object.entries(output.timings).map(([k, v]) => [`node.${k}`, v])) } }
+    } catch (error) {
+      if (error instanceof ImageError) throw new EngineError(error.errorId, error.message, error.details)
+      if (error instanceof DeadlineExceeded) throw new EngineError('InferenceDeadlineExceeded', error.message, { stage: error.stage })
+      throw error
+    }
+  }
+
+  stats(): SidecarStats {
+    return {
+      pid: process.pid,
+      sessions: this.#pool.stats(),
+      pipelines: [...this.#pipelines].map(([algorithmId, e]) => ({ algorithmId, refs: e.refs })),
+      handles: [...this.#handles].map(([handle, h]) => ({ handle, algorithmId: h.algorithmId })),
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const handle of [...this.#handles.keys()]) await this.release(handle)
+  }
+}

@@ -1,0 +1,140 @@
+import { open, stat } from 'node:fs/promises'
+import bmp from 'bmp-js'
+import sharp from 'sharp'
+import type { RgbImage } from '../pipeline/rgb-image.ts'
+import { ImageError } from './image-error.ts'
+
+/** Live media limits (spec 2.5 `maxEncodedImageBytes` / `maxImagePixels`). */
+export interface ImageLimits {
+  maxEncodedImageBytes: number
+  maxImagePixels: number
+}
+
+export type EncodedSource = { kind: 'path'; path: string } | { kind: 'bytes'; bytes: Buffer }
+export type ImageFormat = 'jpeg' | 'png' | 'bmp'
+
+const tooLarge = (actualBytes: number, limits: ImageLimits, purpose: string) =>
+  new ImageError('IMAGE_INPUT_TOO_LARGE', `encoded image of ${actualBytes} bytes exceeds ${limits.maxEncodedImageBytes}`, {
+    actualBytes, limitBytes: limits.maxEncodedImageBytes, resource: 'encoded-image', purpose,
+  })
+
+/** Reads the encoded bytes, checking the size first (from `stat` for a file: nothing read when too large). */
+export async function readEncoded(source: EncodedSource, limits: ImageLimits, purpose: string): Promise<Buffer> {
+  if (source.kind === 'bytes') {
+    if (source.bytes.length > limits.maxEncodedImageBytes) throw tooLarge(source.bytes.length, limits, purpose)
+    return source.bytes
+  }
+  let size: number
+  try {
+    size = (await stat(source.path)).size
+  } catch {
+    throw new ImageError('ImageDecodeFailed', 'image file is not readable')
+  }
+  if (size > limits.maxEncodedImageBytes) throw tooLarge(size, limits, purpose)
+  const handle = await open(source.path, 'r')
+  try {
+    return await handle.readFile()
+  } finally {
+    await handle.close()
+  }
+}
+
+export function sniffFormat(bytes: Buffer): ImageFormat | null {
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg'
+  if (bytes.length >= 8 && bytes.readUInt32BE(0) === 0x89504e47 && bytes.readUInt32BE(4) === 0x0d0a1a0a) return 'png'
+  if (bytes.length >= 2 && bytes[0] === 0x42 && bytes[1] === 0x4d) return 'bmp'
+  return null
+}
+
+/** BMP header (BITMAPINFOHEADER and later): dimensions and whether the pixel array fits the file. */
+function bmpHeader(bytes: Buffer) {
+  if (bytes.length < 54) throw new ImageError('ImageDecodeFailed', 'BMP header is truncated')
+  const offset = bytes.readUInt32LE(10)
+  const headerSize = bytes.readUInt32LE(14)
+  const width = bytes.readInt32LE(18)
+  const height = Math.abs(bytes.readInt32LE(22))
+  const bitsPerPixel = bytes.readUInt16LE(28)
+  const compression = bytes.readUInt32LE(30)
+  if (headerSize < 40 || width <= 0 || height <= 0 || ![1, 4, 8, 16, 24, 32].includes(bitsPerPixel))
+    throw new ImageError('ImageDecodeFailed', 'BMP header is invalid')
+  // Uncompressed rows are padded to 4 bytes; the file must hold all of them.
+  const rowBytes = Math.ceil((width * bitsPerPixel) / 32) * 4
+  const complete = compression !== 0 || offset + rowBytes * height <= bytes.length
+  return { width, height, complete }
+}
+
+/** Image dimensions from the header only: no pixel is decoded (a decompression bomb allocates nothing). */
+export async function probeDimensions(bytes: Buffer, format: ImageFormat): Promise<{ width: number; height: number }> {
+  if (format === 'bmp') return bmpHeader(bytes)
+  try {
+    const meta = await sharp(bytes, { limitInputPixels: false }).metadata()
+    if (!meta.width || !meta.height) throw new Error('no dimensions')
+    return { width: meta.width, height: meta.height }
+  } catch {
+    throw new ImageError('ImageDecodeFailed', `${format} header is unreadable`)
+  }
+}
+
+/**
+ * Decodes JPEG, PNG (sharp) or BMP (bmp-js, sharp does not read BMP) into RGB, after the
+ * header checks of spec 7.1: encoded size over `maxEncodedImageBytes` → IMAGE_INPUT_TOO_LARGE,
+ * pixels over `maxImagePixels` → IMAGE_RESOLUTION_TOO_LARGE, anything unreadable →
+ * ImageDecodeFailed.
+ */
+export async function decodeImage(source: EncodedSource, limits: ImageLimits, purpose = 'image'): Promise<RgbImage> {
+  const bytes = await readEncoded(source, limits, purpose)
+  const format = sniffFormat(bytes)
+  if (!format) throw new ImageError('ImageDecodeFailed', 'not a JPEG, PNG or BMP image')
+  const { width, height } = await probeDimensions(bytes, format)
+  checkPixels(width, height, limits)
+  return format === 'bmp' ? decodeBmp(bytes) : decodeWithSharp(bytes, limits)
+}
+
+export function checkPixels(width: number, height: number, limits: ImageLimits): void {
+  if (width * height > limits.maxImagePixels)
+    throw new ImageError('IMAGE_RESOLUTION_TOO_LARGE', `${width}x${height} exceeds ${limits.maxImagePixels} pixels`, {
+      width, height, actualPixels: width * height, limitPixels: limits.maxImagePixels, resource: 'decoded-image',
+    })
+}
+
+async function decodeWithSharp(bytes: Buffer, limits: ImageLimits): Promise<RgbImage> {
+  try {
+    const { data, info } = await sharp(bytes, { limitInputPixels: limits.maxImagePixels, failOn: 'error' })
+      .removeAlpha()
+      .toColourspace('srgb')
+      .raw()
+      .toBuffer({ resolveWithObject: true })
+    return toRgb(data, info.width, info.height, info.channels)
+  } catch {
+    throw new ImageError('ImageDecodeFailed', 'image data is corrupt')
+  }
+}
+
+function decodeBmp(bytes: Buffer): RgbImage {
+  const header = bmpHeader(bytes)
+  if (!header.complete) throw new ImageError('ImageDecodeFailed', 'BMP pixel data is truncated')
+  let decoded: { width: number; height: number; data: Buffer }
+  try {
+    decoded = bmp.decode(bytes)
+  } catch {
+    throw new ImageError('ImageDecodeFailed', 'BMP data is corrupt')
+  }
+  // bmp-js gives ABGR; the pipeline works on RGB.
+  const n = decoded.width * decoded.height
+  const out = Buffer.allocUnsafe(n * 3)
+  for (let i = 0; i < n; i++) {
+    out[i * 3] = decoded.data[i * 4 + 3]!
+    out[i * 3 + 1] = decoded.data[i * 4 + 2]!
+    out[i * 3 + 2] = decoded.data[i * 4 + 1]!
+  }
+  return { data: out, width: decoded.width, height: decoded.height }
+}
+
+function toRgb(data: Buffer, width: number, height: number, channels: number): RgbImage {
+  if (channels === 3) return { data, width, height }
+  const n = width * height
+  const out = Buffer.allocUnsafe(n * 3)
+  for (let i = 0; i < n; i++)
+    for (let c = 0; c < 3; c++) out[i * 3 + c] = data[i * channels + Math.min(c, channels - 1)]!
+  return { data: out, width, height }
+}

@@ -1,0 +1,36 @@
+/**
+ * Entry of the inference sidecar process (built to dist/runtime/sidecar.mjs). Started by
+ * the runtime's supervisor with its options as one JSON argument; reports `ready` over the
+ * IPC channel once the socket listens, and exits when the runtime goes away.
+ */
+import { InferenceEngine } from './engine.ts'
+import { serveEngine } from './server.ts'
+
+export interface SidecarLaunchOptions {
+  socketPath: string
+  projectRoot: string
+  manifestDir?: string
+  intraOpThreads: number
+  maxEncodedImageBytes: number
+  maxImagePixels: number
+}
+
+async function main() {
+  const options = JSON.parse(process.argv[2] ?? '{}') as SidecarLaunchOptions
+  const engine = new InferenceEngine({
+    projectRoot: options.projectRoot,
+    ...(options.manifestDir ? { manifestDir: options.manifestDir } : {}),
+    intraOpThreads: options.intraOpThreads,
+    limits: { maxEncodedImageBytes: options.maxEncodedImageBytes, maxImagePixels: options.maxImagePixels },
+  })
+  await serveEngine(engine, options.socketPath)
+  process.send?.({ type: 'ready', pid: process.pid })
+  // The runtime owns this process: when it goes, so do we.
+  process.on('disconnect', () => process.exit(0))
+  process.on('SIGTERM', () => process.exit(0))
+}
+
+main().catch((error) => {
+  console.error(`sidecar failed to start: ${(error as Error).stack ?? error}`)
+  process.exit(1)
+})

@@ -1,0 +1,54 @@
+import type { Box, Point } from './geometry.ts'
+import type { RgbImage } from './rgb-image.ts'
+
+/**
+ * Cuts a quadrilateral (corners top-left, top-right, bottom-right, bottom-left) out of the
+ * image into an upright rectangle with bilinear sampling (PaddleOCR get_rotate_crop_image,
+ * affine from three corners). Crops much taller than wide are turned a quarter so text
+ * lines read left to right.
+ */
+export function cropQuad(image: RgbImage, quad: Point[], rotateTallerThan = Infinity): RgbImage {
+  let [tl, tr, br, bl] = quad as [Point, Point, Point, Point]
+  let width = Math.max(1, Math.round(Math.max(dist(tl, tr), dist(bl, br))))
+  let height = Math.max(1, Math.round(Math.max(dist(tl, bl), dist(tr, br))))
+  if (height / width >= rotateTallerThan) {
+    ;[tl, tr, br, bl] = [tr, br, bl, tl]
+    ;[width, height] = [height, width]
+  }
+  const out = Buffer.alloc(width * height * 3)
+  const ux = (tr.x - tl.x) / width, uy = (tr.y - tl.y) / width
+  const vx = (bl.x - tl.x) / height, vy = (bl.y - tl.y) / height
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      const sx = tl.x + (x + 0.5) * ux + (y + 0.5) * vx - 0.5
+      const sy = tl.y + (x + 0.5) * uy + (y + 0.5) * vy - 0.5
+      sample(image, sx, sy, out, (y * width + x) * 3)
+    }
+  return { data: out, width, height }
+}
+
+/** Axis-aligned crop with `padding` × box size on each side, clamped to the image. */
+export function cropBox(image: RgbImage, box: Box, padding = 0): RgbImage {
+  const x0 = Math.max(0, Math.floor(box.x - box.width * padding)), y0 = Math.max(0, Math.floor(box.y - box.height * padding))
+  const x1 = Math.min(image.width, Math.ceil(box.x + box.width * (1 + padding))), y1 = Math.min(image.height, Math.ceil(box.y + box.height * (1 + padding)))
+  const width = Math.max(1, x1 - x0), height = Math.max(1, y1 - y0)
+  const out = Buffer.alloc(width * height * 3)
+  for (let y = 0; y < height && y0 + y < image.height; y++)
+    image.data.copy(out, y * width * 3, ((y0 + y) * image.width + x0) * 3, ((y0 + y) * image.width + Math.min(x1, image.width)) * 3)
+  return { data: out, width, height }
+}
+
+const dist = (a: Point, b: Point) => Math.hypot(a.x - b.x, a.y - b.y)
+
+function sample(image: RgbImage, x: number, y: number, out: Buffer, at: number) {
+  const x0 = Math.floor(x), y0 = Math.floor(y), fx = x - x0, fy = y - y0
+  for (let c = 0; c < 3; c++) {
+    const p = (xx: number, yy: number) => {
+      const cx = Math.min(image.width - 1, Math.max(0, xx)), cy = Math.min(image.height - 1, Math.max(0, yy))
+      return image.data[(cy * image.width + cx) * 3 + c]!
+    }
+    const top = p(x0, y0) * (1 - fx) + p(x0 + 1, y0) * fx
+    const bottom = p(x0, y0 + 1) * (1 - fx) + p(x0 + 1, y0 + 1) * fx
+    out[at + c] = Math.round(top * (1 - fy) + bottom * fy)
+  }
+}

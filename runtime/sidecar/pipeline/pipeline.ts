@@ -1,0 +1,167 @@
+import * as ort from 'onnxruntime-node'
+import type { LoadedManifest } from '../../../models/load-manifests.ts'
+import { resolvePackageFile } from '../../../models/load-manifests.ts'
+import type { ClassifierNode, CropNode, DetectorNode, LogicNode, PipelineManifest } from '../../../models/manifest-schema.ts'
+import type { ConfidenceItem, TaskConfig } from '../../../shared/inference/types.ts'
+import type { SessionLease, SessionPool } from '../session-pool.ts'
+import { cropBox, cropQuad } from './crop.ts'
+import { checkDeadline } from './deadline.ts'
+import { createDecoder, type DetectorDecoder } from './decoders/index.ts'
+import type { Detection } from './detection.ts'
+import { ctcDecode, loadCtcKeys } from './heads/ctc.ts'
+import { bestClass } from './heads/softmax.ts'
+import { nonMaxSuppression } from './nms.ts'
+import { prepareInput, rotate180, type RgbImage } from './rgb-image.ts'
+
+/** A target while the pipeline works on it; `result.ts` turns it into a spec 2.6 target. */
+export interface WorkTarget {
+  detection: Detection
+  label: string
+  confidence: ConfidenceItem[]
+  crops: Map<string, RgbImage>
+  logic?: boolean
+}
+
+export interface PipelineOutput {
+  targets: WorkTarget[]
+  logic: LogicNode | null
+  timings: Record<string, number>
+}
+
+interface RunState {
+  image: RgbImage
+  config: TaskConfig
+  deadline: number | undefined
+  targets: Map<string, WorkTarget[]>
+  timings: Record<string, number>
+}
+
+/**
+ * One loaded algorithm: the manifest's nodes run in order over an image (detector → crop →
+ * classifier → logic). Holds a lease on each model session it uses; `close()` gives them back.
+ */
+export class Pipeline {
+  readonly manifest: PipelineManifest
+  readonly #sessions: Map<string, SessionLease>
+  readonly #decoders = new Map<string, DetectorDecoder>()
+  readonly #ctcKeys = new Map<string, string[]>()
+
+  private constructor(manifest: PipelineManifest, sessions: Map<string, SessionLease>, projectRoot: string) {
+    this.manifest = manifest
+    this.#sessions = sessions
+    for (const node of manifest.nodes) {
+      if (node.action === 'detector') this.#decoders.set(node.id, createDecoder(node.decoder))
+      if (node.action === 'classifier' && node.head.kind === 'ctc')
+        this.#ctcKeys.set(node.id, loadCtcKeys(resolvePackageFile(node.head.keys, projectRoot), node.head.blankIndex, node.head.appendSpace))
+    }
+  }
+
+  /** Acquires (shared) sessions for every model of the manifest and warms them up. */
+  static async create(loaded: LoadedManifest, pool: SessionPool, projectRoot: string): Promise<Pipeline> {
+    const sessions = new Map<string, SessionLease>()
+    try {
+      for (const [key, file] of Object.entries(loaded.modelPaths)) sessions.set(key, await pool.acquire(file))
+      const pipeline = new Pipeline(loaded.manifest, sessions, projectRoot)
+      await pipeline.#warmUp()
+      return pipeline
+    } catch (error) {
+      for (const lease of sessions.values()) await lease.release()
+      throw error
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const lease of this.#sessions.values()) await lease.release()
+    this.#sessions.clear()
+  }
+
+  /** First inference allocates arenas and picks kernels: do it at load, not on a client's request. */
+  async #warmUp(): Promise<void> {
+    const blank: RgbImage = { data: Buffer.alloc(64 * 48 * 3, 128), width: 64, height: 48 }
+    for (const node of this.manifest.nodes)
+      if (node.action === 'detector' || node.action === 'classifier') await this.#infer(node, await prepareInput(blank, node.input))
+  }
+
+  async run(image: RgbImage, config: TaskConfig, deadline?: number): Promise<PipelineOutput> {
+    const state: RunState = { image, config, deadline, targets: new Map(), timings: {} }
+    let logic: LogicNode | null = null
+    for (const node of this.manifest.nodes) {
+      checkDeadline(deadline, node.id)
+      const started = performance.now()
+      switch (node.action) {
+        case 'detector': await this.#detect(node, state); break
+        case 'crop': this.#crop(node, state); break
+        case 'classifier': await this.#classify(node, state); break
+        case 'logic': this.#logic(node, state); logic = node; break
+      }
+      state.timings[node.id] = performance.now() - started
+    }
+    return { targets: state.targets.get(this.manifest.result.targets) ?? [], logic, timings: state.timings }
+  }
+
+  #threshold(node: DetectorNode | ClassifierNode, config: TaskConfig): number {
+    const own = config.thresholds?.[node.id]
+    if (own !== undefined) return own
+    if (node.id === this.manifest.result.targets && config.scoreThreshold !== undefined) return config.scoreThreshold
+    return node.scoreThreshold
+  }
+
+  async #infer(node: DetectorNode | ClassifierNode, input: { data: Float32Array; dims: number[] }) {
+    const { session } = this.#sessions.get(node.model)!
+    const name = node.input.name ?? session.inputNames[0]!
+    return session.run({ [name]: new ort.Tensor('float32', input.data, input.dims) })
+  }
+
+  async #detect(node: DetectorNode, state: RunState) {
+    const input = await prepareInput(state.image, node.input)
+    const outputs = await this.#infer(node, input)
+    let detections = this.#decoders.get(node.id)!(outputs as Record<string, ort.Tensor>, input, this.#threshold(node, state.config))
+    if (node.nms) detections = nonMaxSuppression(detections, node.nms)
+    detections.sort((a, b) => a.box.y - b.box.y || a.box.x - b.box.x)
+    state.targets.set(node.id, detections.map((detection) => {
+      const label = node.labels[detection.classIndex] ?? String(detection.classIndex)
+      return { detection, label, confidence: [{ label, confidence: detection.score }], crops: new Map() }
+    }))
+  }
+
+  #crop(node: CropNode, state: RunState) {
+    for (const target of state.targets.get(node.from) ?? []) {
+      const { polygon, box } = target.detection
+      const crop = node.shape === 'polygon' && polygon
+        ? cropQuad(state.image, polygon, node.rotateTallerThan)
+        : cropBox(state.image, box, node.padding ?? 0)
+      target.crops.set(node.id, crop)
+    }
+    // Targets of the detector are the same objects under the crop's id.
+    state.targets.set(node.id, state.targets.get(node.from) ?? [])
+  }
+
+  async #classify(node: ClassifierNode, state: RunState) {
+    const threshold = this.#threshold(node, state.config)
+    for (const target of state.targets.get(node.from) ?? []) {
+      checkDeadline(state.deadline, node.id)
+      const crop = target.crops.get(node.from)
+      if (!crop) continue
+      const outputs = await this.#infer(node, await prepareInput(crop, node.input))
+      const head = node.head
+      const tensor = (head.output ? outputs[head.output] : Object.values(outputs)[0]) as ort.Tensor | undefined
+      if (!tensor) throw new Error(`classifier ${node.id}: output missing`)
+      const values = tensor.data as Float32Array
+      if (head.kind === 'ctc') {
+        const [, steps, classes] = tensor.dims as [number, number, number]
+        const { text, confidence } = ctcDecode(values, steps, classes, this.#ctcKeys.get(node.id)!, head.blankIndex)
+        if (text && confidence >= threshold) target.confidence.push({ label: text, confidence })
+      } else {
+        const best = bestClass(values, head.labels)
+        if (best.confidence < threshold) continue
+        if (head.effect === 'label') target.confidence.push(best)
+        else if (best.label === head.whenLabel) target.crops.set(node.from, rotate180(crop))
+      }
+    }
+  }
+
+  #logic(node: LogicNode, state: RunState) {
+    for (const target of state.targets.get(this.manifest.result.targets) ?? [])
+      target.logic = target.confidence.some((c) => c.label === node.condition.label && c.confidence >= node.condition.minConfidence)
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The sidecar's wire format over its Unix domain socket: a stream of frames, each
+ *
+ *   u32 BE  header length H
+ *   u32 BE  body length B
+ *   H bytes UTF-8 JSON header ({ id, op, ... } or { id, ok, ... })
+ *   B bytes binary body (encoded image, raw RGB frame, overlay JPEG; may be empty)
+ *
+ * Binary data never goes through JSON (no Base64 on this hop). Requests carry an `id`; the
+ * answer carries the same `id`, so many requests may be in flight on one connection.
+ */
+export const MAX_HEADER_BYTES = 4 * 1024 * 1024
+export const MAX_BODY_BYTES = 512 * 1024 * 1024
+
+export interface Frame { header: Record<string, unknown>; body: Buffer }
+
+export type SidecarOp = 'ping' | 'load' | 'release' | 'detect' | 'stats' | 'algorithms'
+
+export interface WireError { errorId: string; message: string; details: Record<string, unknown> }
+
+export function encodeFrame(header: object, body: Uint8Array = Buffer.alloc(0)): Buffer[] {
+  const json = Buffer.from(JSON.stringify(header), 'utf8')
+  const prefix = Buffer.allocUnsafe(8)
+  prefix.writeUInt32BE(json.length, 0)
+  prefix.writeUInt32BE(body.length, 4)
+  return [prefix, json, Buffer.from(body.buffer, body.byteOffset, body.byteLength)]
+}
+
+/** Incremental decoder: feed socket chunks, get whole frames. Oversized frames are a protocol error. */
+export class FrameDecoder {
+  #chunks: Buffer[] = []
+  #buffered = 0
+
+  push(chunk: Buffer): Frame[] {
+    this.#chunks.push(chunk)
+    this.#buffered += chunk.length
+    const frames: Frame[] = []
+    for (;;) {
+      if (this.#buffered < 8) break
+      const head = this.#peek(8)
+      const h = head.readUInt32BE(0), b = head.readUInt32BE(4)
+      if (h > MAX_HEADER_BYTES || b > MAX_BODY_BYTES) throw new Error(`frame too large (${h}+${b} bytes)`)
+      if (this.#buffered < 8 + h + b) break
+      const all = this.#take(8 + h + b)
+      frames.push({ header: JSON.parse(all.subarray(8, 8 + h).toString('utf8')) as Record<string, unknown>, body: all.subarray(8 + h) })
+    }
+    return frames
+  }
+
+  #peek(n: number): Buffer {
+    if (this.#chunks[0]!.length < n) this.#chunks = [Buffer.concat(this.#chunks)]
+    return this.#chunks[0]!.subarray(0, n)
+  }
+
+  #take(n: number): Buffer {
+    const all = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks)
+    const rest = all.subarray(n)
+    this.#chunks = rest.length > 0 ? [rest] : []
+    this.#buffered = rest.length
+    return Buffer.from(all.subarray(0, n))
+  }
+}

@@ -1,0 +1,89 @@
+import { rmSync } from 'node:fs'
+import net from 'node:net'
+import { EngineError } from './engine-error.ts'
+import type { EngineImage, InferenceEngine } from './engine.ts'
+import { encodeFrame, FrameDecoder, type Frame, type WireError } from './protocol.ts'
+
+/**
+ * The sidecar's socket server: decodes request frames, runs them on the engine (several at
+ * once; onnxruntime and sharp work off the JS thread) and answers each by id.
+ */
+export function serveEngine(engine: InferenceEngine, socketPath: string): Promise<net.Server> {
+  rmSync(socketPath, { force: true })
+  const server = net.createServer((socket) => {
+    const decoder = new FrameDecoder()
+    const reply = (header: object, body?: Uint8Array) => {
+      if (socket.destroyed) return
+      socket.cork()
+      for (const part of encodeFrame(header, body)) socket.write(part)
+      socket.uncork()
+    }
+    socket.on('data', (chunk) => {
+      let frames: Frame[]
+      try {
+        frames = decoder.push(chunk)
+      } catch (error) {
+        socket.destroy(error as Error)
+        return
+      }
+      for (const frame of frames) {
+        const id = frame.header.id
+        handle(engine, frame).then(
+          ({ result, body }) => reply({ id, ok: true, result }, body),
+          (error: unknown) => reply({ id, ok: false, error: toWireError(error) }),
+        )
+      }
+    })
+    socket.on('error', () => socket.destroy())
+  })
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(socketPath, () => resolve(server))
+  })
+}
+
+function toWireError(error: unknown): WireError {
+  if (error instanceof EngineError) return { errorId: error.errorId, message: error.message, details: error.details }
+  return { errorId: 'Internal', message: error instanceof Error ? error.message : String(error), details: {} }
+}
+
+const str = (v: unknown, name: string): string => {
+  if (typeof v !== 'string' || v.length === 0) throw new EngineError('InvalidParam', `${name} must be a non-empty string`, { field: name })
+  return v
+}
+
+function imageOf(frame: Frame): EngineImage {
+  const image = frame.header.image as { kind?: string; path?: string; width?: number; height?: number } | undefined
+  switch (image?.kind) {
+    case 'path': return { kind: 'path', path: str(image.path, 'image.path') }
+    case 'bytes': return { kind: 'bytes', bytes: frame.body }
+    case 'rgb': return { kind: 'rgb', width: Number(image.width), height: Number(image.height), data: frame.body }
+    default: throw new EngineError('InvalidParam', 'image.kind must be path, bytes or rgb', { field: 'image.kind' })
+  }
+}
+
+async function handle(engine: InferenceEngine, frame: Frame): Promise<{ result: unknown; body?: Uint8Array }> {
+  const h = frame.header
+  switch (h.op) {
+    case 'ping': return { result: { pid: process.pid } }
+    case 'algorithms': return { result: engine.algorithms() }
+    case 'stats': return { result: engine.stats() }
+    case 'load':
+      await engine.load(str(h.handle, 'handle'), str(h.algorithmId, 'algorithmId'), (h.taskConfig ?? {}) as never)
+      return { result: null }
+    case 'release':
+      await engine.release(str(h.handle, 'handle'))
+      return { result: null }
+    case 'detect': {
+      const outcome = await engine.detect({
+        handle: str(h.handle, 'handle'),
+        image: imageOf(frame),
+        purpose: typeof h.purpose === 'string' ? h.purpose : 'image',
+        ...(typeof h.deadline === 'number' ? { deadline: h.deadline } : {}),
+        overlay: h.overlay !== false,
+      })
+      return { result: { result: outcome.result, timings: outcome.timings }, ...(outcome.overlayJpeg ? { body: outcome.overlayJpeg } : {}) }
+    }
+    default: throw new EngineError('InvalidParam', `unknown op ${String(h.op)}`, { field: 'op' })
+  }
+}

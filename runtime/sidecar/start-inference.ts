@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import type { Config } from '../../shared/config.ts'
+import { SidecarClient } from './client.ts'
+import { SidecarSupervisor, type SupervisorLog, type SupervisorOptions } from './supervisor.ts'
+
+export interface StartInferenceOptions {
+  config: Pick<Config, 'dataPath' | 'inferenceThreads' | 'maxEncodedImageBytes' | 'maxImagePixels'>
+  projectRoot: string
+  /** Built sidecar entry; default `<projectRoot>/dist/runtime/sidecar.mjs`. */
+  entry?: string
+  manifestDir?: string
+  log?: SupervisorLog
+  backoff?: SupervisorOptions['backoff']
+}
+
+export interface Inference {
+  inference: SidecarClient
+  supervisor: SidecarSupervisor
+  /** Spawns the sidecar; resolves when it listens. */
+  start(): Promise<void>
+  close(): Promise<void>
+}
+
+/** Unix socket paths are limited to ~107 bytes: a deep DATA_DIR falls back to the temp folder. */
+function socketPathFor(runDir: string): string {
+  const preferred = path.join(runDir, 'sidecar.sock')
+  if (Buffer.byteLength(preferred) <= 100) return preferred
+  return path.join(os.tmpdir(), `edge-sidecar-${createHash('sha256').update(runDir).digest('hex').slice(0, 16)}.sock`)
+}
+
+/**
+ * The supervised sidecar and its client, not yet started; the runtime puts `inference` on
+ * `ctx` and starts it as a component. The socket lives under DATA_DIR (`run/sidecar.sock`).
+ */
+export function createInference(options: StartInferenceOptions): Inference {
+  const runDir = path.join(options.config.dataPath, 'run')
+  const supervisor = new SidecarSupervisor({
+    entry: options.entry ?? path.join(options.projectRoot, 'dist/runtime/sidecar.mjs'),
+    launch: {
+      socketPath: socketPathFor(runDir),
+      projectRoot: options.projectRoot,
+      ...(options.manifestDir ? { manifestDir: options.manifestDir } : {}),
+      intraOpThreads: options.config.inferenceThreads,
+      maxEncodedImageBytes: options.config.maxEncodedImageBytes,
+      maxImagePixels: options.config.maxImagePixels,
+    },
+    ...(options.log ? { log: options.log } : {}),
+    ...(options.backoff ? { backoff: options.backoff } : {}),
+  })
+  const inference = new SidecarClient(supervisor, options.log ? { log: options.log } : {})
+  return {
+    inference,
+    supervisor,
+    async start() {
+      mkdirSync(runDir, { recursive: true })
+      await supervisor.start()
+    },
+    async close() {
+      inference.close()
+      await supervisor.stop()
+    },
+  }
+}
+
+/** Creates and starts at once (tests, benchmarks). */
+export async function startInference(options: StartInferenceOptions): Promise<Inference> {
+  const running = createInference(options)
+  await running.start()
+  return running
+}

@@ -1,0 +1,111 @@
+import { fork, type ChildProcess } from 'node:child_process'
+import { EventEmitter } from 'node:events'
+import type { SidecarLaunchOptions } from './main.ts'
+
+export interface SupervisorLog {
+  info(obj: object | string, msg?: string): void
+  warn(obj: object | string, msg?: string): void
+  error(obj: object | string, msg?: string): void
+}
+
+export interface SupervisorOptions {
+  /** The built sidecar entry (dist/runtime/sidecar.mjs). */
+  entry: string
+  launch: SidecarLaunchOptions
+  log?: SupervisorLog
+  /** Restart delay: `initialMs` doubling up to `maxMs`; reset after `stableMs` of uptime. */
+  backoff?: { initialMs: number; maxMs: number; stableMs: number }
+  /** How long one start may take (model loading happens later, on `load`). */
+  startTimeoutMs?: number
+}
+
+const silent: SupervisorLog = { info() {}, warn() {}, error() {} }
+
+/**
+ * Starts the inference sidecar and keeps it running (ARCHITECTURE.md, "The inference
+ * sidecar"): when it dies it is started again after a backoff delay. Emits `ready`
+ * ({ pid, generation }) each time a process listens on the socket, and `exit`
+ * ({ code, signal, generation }) each time one ends.
+ */
+export class SidecarSupervisor extends EventEmitter {
+  readonly #options: SupervisorOptions
+  readonly #log: SupervisorLog
+  #child: ChildProcess | null = null
+  #generation = 0
+  #failures = 0
+  #stopping = false
+  #restartTimer: NodeJS.Timeout | null = null
+  #ready = false
+
+  constructor(options: SupervisorOptions) {
+    super()
+    this.#options = options
+    this.#log = options.log ?? silent
+  }
+
+  get pid(): number | null { return this.#child?.pid ?? null }
+  get ready(): boolean { return this.#ready }
+  get generation(): number { return this.#generation }
+  get socketPath(): string { return this.#options.launch.socketPath }
+
+  /** Resolves when the first process is ready; rejects when it cannot start. */
+  start(): Promise<void> {
+    this.#stopping = false
+    const ready = new Promise<void>((resolve, reject) => {
+      const onReady = () => { this.off('exit', onExit); resolve() }
+      const onExit = (info: { code: number | null }) => { this.off('ready', onReady); reject(new Error(`sidecar exited during start (code ${info.code})`)) }
+      this.once('ready', onReady)
+      this.once('exit', onExit)
+    })
+    this.#spawn()
+    return ready
+  }
+
+  #spawn(): void {
+    const generation = ++this.#generation
+    const startedAt = Date.now()
+    const child = fork(this.#options.entry, [JSON.stringify(this.#options.launch)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: [],
+      serialization: 'json',
+    })
+    this.#child = child
+    const startTimer = setTimeout(() => {
+      this.#log.error({ pid: child.pid, generation }, 'sidecar did not become ready in time; killing it')
+      child.kill('SIGKILL')
+    }, this.#options.startTimeoutMs ?? 60_000)
+    child.on('message', (message: { type?: string }) => {
+      if (message?.type !== 'ready' || child !== this.#child) return
+      clearTimeout(startTimer)
+      this.#ready = true
+      this.#log.info({ pid: child.pid, generation }, 'inference sidecar ready')
+      this.emit('ready', { pid: child.pid, generation })
+    })
+    child.on('exit', (code, signal) => {
+      clearTimeout(startTimer)
+      if (child !== this.#child) return
+      this.#child = null
+      this.#ready = false
+      this.emit('exit', { code, signal, generation })
+      if (this.#stopping) return
+      const backoff = this.#options.backoff ?? { initialMs: 200, maxMs: 10_000, stableMs: 30_000 }
+      if (Date.now() - startedAt > backoff.stableMs) this.#failures = 0
+      const delay = Math.min(backoff.maxMs, backoff.initialMs * 2 ** this.#failures)
+      this.#failures++
+      this.#log.warn({ code, signal, generation, restartInMs: delay }, 'inference sidecar exited; restarting')
+      this.#restartTimer = setTimeout(() => { this.#restartTimer = null; if (!this.#stopping) this.#spawn() }, delay)
+    })
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping = true
+    if (this.#restartTimer) clearTimeout(this.#restartTimer)
+    const child = this.#child
+    if (!child) return
+    await new Promise<void>((resolve) => {
+      const kill = setTimeout(() => child.kill('SIGKILL'), 5000)
+      child.once('exit', () => { clearTimeout(kill); resolve() })
+      child.kill('SIGTERM')
+    })
+  }
+}

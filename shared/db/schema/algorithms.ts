@@ -1,0 +1,20 @@
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+
+/**
+ * The algorithm registry (spec 2.3), seeded at start from the pipeline manifests in
+ * `models/manifests` (`source: 'manifest'`). `models` is the manifest's model list as JSON.
+ */
+export const algorithms = sqliteTable('algorithms', {
+  algorithmId: text('algorithm_id').primaryKey(),
+  algorithmName: text('algorithm_name').notNull(),
+  algorithmUsage: text('algorithm_usage').notNull(),
+  algorithmCategory: text('algorithm_category').notNull(),
+  supplier: text('supplier').notNull(),
+  version: text('version').notNull(),
+  description: text('description').notNull(),
+  models: text('models', { mode: 'json' }).notNull().$type<{ modelId: string; package: string; file: string; format: string }[]>(),
+  /** spec 2.3: 0 = normal; other values are not shown. */
+  runningStatus: integer('running_status').notNull().default(0),
+  source: text('source').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+})

@@ -1,0 +1,131 @@
+import { Type, type Static } from '@sinclair/typebox'
+
+/**
+ * What handlers see of the inference sidecar (`ctx.inference`) and the detection result of
+ * spec 2.6. Types and schemas only: the client lives in `runtime/sidecar/client.ts`.
+ */
+
+// ── spec 2.6: detection result ────────────────────────────────────────────────────────
+/** spec 2.6: landmark items use `xRatio`/`yRatio` keys with pixel values; maskPolygon items are normalized. */
+export interface RatioPoint { xRatio: number; yRatio: number }
+export interface ConfidenceItem { label: string; confidence: number }
+export interface TargetBox { x: number; y: number; width: number; height: number }
+
+export interface Target {
+  box: TargetBox
+  confidence: ConfidenceItem[]
+  /** Only when the pipeline has a logic node (spec 2.6). */
+  bLogicResult?: boolean
+  landmark: RatioPoint[]
+  maskPolygon: RatioPoint[]
+}
+
+export interface Area {
+  areaId: string
+  areaName: string
+  bDetected: boolean
+  targetList: Target[]
+}
+
+/** `resData` of PTaskDetectPic without `fullPicture` (the runtime adds it). */
+export interface DetectionResultCore {
+  algorithmCode: string
+  /** Millisecond timestamp as a string (spec 2.6). */
+  timestamp: string
+  areaList: Area[]
+}
+
+export interface DetectionResult extends DetectionResultCore {
+  /** `data:image/jpeg;base64,...` or a URL served by the device (spec 2.6). */
+  fullPicture: string
+}
+
+/** spec 2.6: "the default area uses a fixed default id". */
+export const DEFAULT_AREA = { areaId: '0', areaName: 'default' } as const
+
+// ── spec 2.4: per-task overrides ─────────────────────────────────────────────────────
+export const RegionSchema = Type.Object({
+  areaId: Type.String({ minLength: 1, maxLength: 64 }),
+  areaName: Type.Optional(Type.String({ maxLength: 128 })),
+  /** Normalized polygon (0..1 of width/height), same keys as maskPolygon. */
+  polygon: Type.Array(Type.Object({
+    xRatio: Type.Number({ minimum: 0, maximum: 1 }),
+    yRatio: Type.Number({ minimum: 0, maximum: 1 }),
+  }), { minItems: 3, maxItems: 64 }),
+})
+
+/**
+ * `taskConfig` (spec 2.4, structure device-specific): `scoreThreshold` overrides the result
+ * detector's threshold, `thresholds` any node's by node id, `regions` replace the default
+ * area. Other keys (face gallery, …) are kept for the features that read them.
+ */
+export const TaskConfigSchema = Type.Object({
+  scoreThreshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  thresholds: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$' }), Type.Number({ minimum: 0, maximum: 1 }))),
+  regions: Type.Optional(Type.Array(RegionSchema, { maxItems: 32 })),
+})
+export type TaskConfig = Static<typeof TaskConfigSchema>
+export type Region = Static<typeof RegionSchema>
+
+// ── the service handlers use ─────────────────────────────────────────────────────────
+/** An image for the sidecar: a file it reads itself (staged upload), encoded bytes, or a raw RGB frame. */
+export type ImageSource =
+  | { kind: 'path'; path: string }
+  | { kind: 'bytes'; bytes: Uint8Array }
+  | { kind: 'rgb'; width: number; height: number; data: Uint8Array }
+
+export interface DetectRequest {
+  /** The handle a pipeline was loaded under (the task id). */
+  handle: string
+  image: ImageSource
+  /** Reported in IMAGE_INPUT_TOO_LARGE details (spec 7.1), e.g. `image`. */
+  purpose?: string
+  /** Give up (retryable) when the result is not ready by then (ms since epoch). */
+  deadline?: number
+  /** Draw and JPEG-encode the overlay (default true; camera frames may skip it). */
+  overlay?: boolean
+}
+
+export interface DetectOutcome {
+  result: DetectionResultCore
+  /** JPEG of the image with boxes, labels, landmarks and polygons drawn, when asked for. */
+  overlayJpeg: Buffer | null
+  /** Stage durations in ms, measured in the sidecar. */
+  timings: Record<string, number>
+}
+
+export interface SidecarStats {
+  pid: number
+  /** One entry per open model session. */
+  sessions: { model: string; refs: number }[]
+  pipelines: { algorithmId: string; refs: number }[]
+  handles: { handle: string; algorithmId: string }[]
+}
+
+export interface AlgorithmInfo {
+  algorithmId: string
+  algorithmName: string
+  algorithmUsage: string
+  algorithmCategory: string
+  supplier: string
+  version: string
+  description: string
+  models: { modelId: string; package: string; file: string; format: string }[]
+}
+
+export interface InferenceService {
+  /**
+   * Loads the algorithm's pipeline under `handle` (sessions created and warmed). Loading an
+   * existing handle with the same algorithm keeps it (spec 3.2 reuse) and applies the config.
+   * Errors: ActionAlgLoadFailed (unknown algorithm), TaskCreateFailed (model init failed),
+   * SidecarUnavailable (retryable).
+   */
+  load(handle: string, algorithmId: string, taskConfig?: TaskConfig): Promise<void>
+  /** Frees what no other handle uses. TaskBusy (retryable) while a detection runs on it. */
+  release(handle: string): Promise<void>
+  /** Whether `handle` is loaded (in this runtime's view, re-established across restarts). */
+  has(handle: string): boolean
+  detect(request: DetectRequest): Promise<DetectOutcome>
+  algorithms(): Promise<AlgorithmInfo[]>
+  stats(): Promise<SidecarStats>
+}

@@ -1,0 +1,48 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { defaultManifestDir, loadManifest, loadManifests } from '../../models/load-manifests.ts'
+import { generateSsdAnchors } from '../../runtime/sidecar/pipeline/anchors.ts'
+import { projectRoot } from './helpers.ts'
+
+describe('pipeline manifests', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'man-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  const faceFile = path.join(defaultManifestDir(projectRoot), 'face-detection.json')
+  const variant = (edit: (m: Record<string, any>) => void) => {
+    const m = JSON.parse(readFileSync(faceFile, 'utf8'))
+    edit(m)
+    const file = path.join(dir, `m-${Math.random().toString(36).slice(2)}.json`)
+    writeFileSync(file, JSON.stringify(m))
+    return file
+  }
+
+  it('the shipped manifests validate and resolve their models inside installed packages', () => {
+    const all = loadManifests(defaultManifestDir(projectRoot), projectRoot)
+    expect([...all.keys()].sort()).toEqual(['face-detection', 'face-detection-near', 'face-presence', 'text-ocr'])
+    for (const { modelPaths } of all.values())
+      for (const file of Object.values(modelPaths)) expect(file).toMatch(/node_modules\/.+\.onnx$/)
+  })
+
+  it('rejects unknown properties, dangling references and files outside the package', () => {
+    expect(() => loadManifest(variant((m) => { m.nodes[0].treshold = 0.5 }), projectRoot)).toThrow(/invalid pipeline manifest/)
+    expect(() => loadManifest(variant((m) => { m.nodes[0].model = 'missing' }), projectRoot)).toThrow(/unknown model missing/)
+    expect(() => loadManifest(variant((m) => { m.result.targets = 'nope' }), projectRoot)).toThrow(/not a detector/)
+    expect(() => loadManifest(variant((m) => { m.models['blazeface-back'].source.file = '../sharp/package.json' }), projectRoot)).toThrow(/invalid pipeline manifest/)
+    expect(() => loadManifest(variant((m) => { m.models['blazeface-back'].source.package = 'no-such-package-xyz' }), projectRoot)).toThrow(/not installed/)
+  })
+
+  it('generates MediaPipe SSD anchors: 896 for both BlazeFace models, cell centres on the feature maps', () => {
+    const all = loadManifests(defaultManifestDir(projectRoot), projectRoot)
+    for (const id of ['face-detection', 'face-detection-near']) {
+      const node = all.get(id)!.manifest.nodes[0]!
+      if (node.action !== 'detector' || node.decoder.kind !== 'ssd-anchors') throw new Error('unexpected manifest')
+      const anchors = generateSsdAnchors(node.decoder.anchors)
+      expect(anchors).toHaveLength(16 * 16 * 2 + 8 * 8 * 6)
+      expect(anchors[0]).toEqual({ xCenter: 0.5 / 16, yCenter: 0.5 / 16, width: 1, height: 1 })
+      expect(anchors[512]).toEqual({ xCenter: 0.5 / 8, yCenter: 0.5 / 8, width: 1, height: 1 })
+      expect(anchors[895]).toEqual({ xCenter: 7.5 / 8, yCenter: 7.5 / 8, width: 1, height: 1 })
+    }
+  })
+})
