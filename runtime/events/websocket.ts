@@ -103,6 +103,7 @@ export class EventWebSocketServer {
     const { outbox } = this.deps
     const from = resume === null ? outbox.lastId : Number(resume)
     const oldestId = await outbox.oldestId()
+    if (ws.readyState !== ws.OPEN) return
     ws.send(JSON.stringify({ type: 'ready', lastId: outbox.lastId, oldestId, resumedFrom: from, kinds }))
     const tail = new Tail({
       name: 'websocket',
