@@ -53,7 +53,9 @@ export async function createServices(config: Config, log: Logger, options: Servi
   mkdirSync(config.dataPath, { recursive: true })
   const clock = options.clock ?? { now: () => Date.now() }
   const database = openDb(config.databaseUrl, config.libsqlAuthToken || undefined)
-  await tuneDb(database.db, config.dbSynchronous)
+  // WAL: a commit appends to the log instead of rewriting pages (upload chunks commit their
+  // manifest once per chunk); DB_SYNCHRONOUS chooses what a power cut may lose.
+  if (config.databaseUrl.startsWith('file:')) await tuneDb(database.db, config.dbSynchronous)
   await migrateDb(database.db, migrationsDir)
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
 
