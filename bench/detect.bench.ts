@@ -8,14 +8,15 @@
  *
  * Both measured in this run: p50/p90 latency of one client, and throughput of 4 concurrent
  * clients. Targets (issue 4): (b) p50 ≤ 1.2 × (a) p50; (b) 4-client throughput ≥ 0.9 × (a).
- * Run: `node build.mjs && npx tsx bench/detect.bench.ts` → bench/out/detect.json.
+ * Run: `npm run bench -- detect` → bench/out/detect.json (contract: bench/lib/report.ts).
  */
 import { randomUUID } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { InferenceEngine } from '../runtime/sidecar/engine.ts'
 import { startDevice } from '../test/helpers/device.ts'
+import { figure, writeReport } from './lib/report.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
 const image = readFileSync(path.join(root, 'node_modules/@vladmandic/face-api/demo/sample1.jpg'))
@@ -101,26 +102,28 @@ try {
   device.cleanup()
 }
 
-const report = {
+const baselineName = '(a) raw pipeline in process'
+const file = await writeReport({
   benchmark: 'detect',
-  image: 'sample1.jpg (1920x1280, 3 faces)',
-  algorithm: 'face-detection',
-  machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', node: process.version },
-  imageSource: 'uploadTemp (1 chunk) + PTaskDetectPic uploadId',
-  sequentialRequests: SEQUENTIAL,
-  concurrentRequests: CONCURRENT_TOTAL,
-  clients: CLIENTS,
-  a_rawInProcess: raw,
-  b_httpFlow: http,
-  b_stageMedianMs: { uploadTemp: +percentile(stageMs.upload, 50).toFixed(1), PTaskDetectPic: +percentile(stageMs.detect, 50).toFixed(1) },
-  loadAverageAtEnd: os.loadavg().map((v) => +v.toFixed(2)),
-  ratios: {
-    p50: +(http.p50Ms / raw.p50Ms).toFixed(3),
-    throughput4Clients: +(http.throughput4ClientsPerSec / raw.throughput4ClientsPerSec).toFixed(3),
+  description: 'Face detection on sample1.jpg: full HTTP flow (uploadTemp + PTaskDetectPic) vs the raw pipeline in process',
+  settings: {
+    image: 'sample1.jpg (1920x1280, 3 faces)',
+    algorithm: 'face-detection',
+    imageSource: 'uploadTemp (1 chunk) + PTaskDetectPic uploadId',
+    sequentialRequests: SEQUENTIAL,
+    concurrentRequests: CONCURRENT_TOTAL,
+    clients: CLIENTS,
   },
-  targets: { p50AtMost: 1.2, throughputAtLeast: 0.9 },
-}
-const met = report.ratios.p50 <= 1.2 && report.ratios.throughput4Clients >= 0.9
-mkdirSync(path.join(root, 'bench/out'), { recursive: true })
-writeFileSync(path.join(root, 'bench/out/detect.json'), JSON.stringify({ ...report, targetsMet: met }, null, 2))
-console.log(JSON.stringify(report.ratios), met ? 'targets met' : 'targets NOT met')
+  figures: [
+    // Targets (issue 4): (b) p50 ≤ 1.2 × (a) p50; (b) 4-client throughput ≥ 0.9 × (a).
+    figure({ name: 'latency p50', unit: 'ms', value: http.p50Ms, baseline: { name: baselineName, value: raw.p50Ms }, target: { ratioAtMost: 1.2 } }),
+    figure({ name: 'throughput, 4 clients', unit: 'req/s', value: http.throughput4ClientsPerSec, baseline: { name: baselineName, value: raw.throughput4ClientsPerSec }, target: { ratioAtLeast: 0.9 } }),
+  ],
+  details: {
+    a_rawInProcess: raw,
+    b_httpFlow: http,
+    b_stageMedianMs: { uploadTemp: +percentile(stageMs.upload, 50).toFixed(1), PTaskDetectPic: +percentile(stageMs.detect, 50).toFixed(1) },
+    loadAverageAtEnd: os.loadavg().map((v) => +v.toFixed(2)),
+  },
+})
+console.log(`wrote ${file}`)

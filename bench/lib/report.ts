@@ -51,6 +51,8 @@ export const ReportSchema = Type.Object({
   /** How the figures were measured (load, durations, sizes), so runs can be compared. */
   settings: Type.Record(Type.String(), Type.Unknown()),
   figures: Type.Array(FigureSchema, { minItems: 1 }),
+  /** Further measurements for the reader (per-stage times, load average, …); not summarised. */
+  details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 }, { additionalProperties: false })
 
 export type Figure = Static<typeof FigureSchema>
