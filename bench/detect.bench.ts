@@ -6,8 +6,10 @@
  *   (b) the full HTTP flow of the device (runtime + sidecar): uploadTemp of the image (one
  *       chunk) then PTaskDetectPic with its uploadId; result with fullPicture as data: URL.
  *
- * Both measured in this run: p50/p90 latency of one client, and throughput of 4 concurrent
- * clients. Targets (issue 4): (b) p50 ≤ 1.2 × (a) p50; (b) 4-client throughput ≥ 0.9 × (a).
+ * Both are measured in the same run and interleaved (a, b, a, b, …; throughput in
+ * alternating rounds) so that the load of a shared machine affects both alike. Figures: p50 /
+ * p90 latency of one client, throughput of 4 concurrent clients, and the medians of (b)'s two
+ * HTTP steps. Targets (issue 4): (b) p50 ≤ 1.2 × (a) p50; (b) 4-client throughput ≥ 0.9 × (a).
  * Run: `npm run bench -- detect` → bench/out/detect.json (contract: bench/lib/report.ts).
  */
 import { randomUUID } from 'node:crypto'
@@ -21,7 +23,8 @@ import { figure, writeReport } from './lib/report.ts'
 const root = path.resolve(import.meta.dirname, '..')
 const image = readFileSync(path.join(root, 'node_modules/@vladmandic/face-api/demo/sample1.jpg'))
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 30)
-const CONCURRENT_TOTAL = Number(process.env.BENCH_CONCURRENT_TOTAL ?? 40)
+const ROUND = Number(process.env.BENCH_ROUND ?? 20)
+const ROUNDS = 2
 const CLIENTS = 4
 const WARMUP = 3
 
@@ -29,49 +32,53 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 }
+const round1 = (v: number) => +v.toFixed(1)
 
-async function measure(name: string, once: () => Promise<number>) {
-  for (let i = 0; i < WARMUP; i++) await once()
-  const latencies: number[] = []
-  for (let i = 0; i < SEQUENTIAL; i++) {
-    const started = performance.now()
-    const faces = await once()
-    latencies.push(performance.now() - started)
-    if (faces !== 3) throw new Error(`${name}: expected 3 faces, got ${faces}`)
-  }
+type Run = () => Promise<number>
+
+/** `total` requests from `CLIENTS` concurrent clients; returns elapsed seconds. */
+async function concurrent(run: Run, total: number): Promise<number> {
   let next = 0
   const started = performance.now()
-  await Promise.all(Array.from({ length: CLIENTS }, async () => {
-    while (next++ < CONCURRENT_TOTAL) await once()
-  }))
-  const seconds = (performance.now() - started) / 1000
-  const figures = {
-    p50Ms: +percentile(latencies, 50).toFixed(1),
-    p90Ms: +percentile(latencies, 90).toFixed(1),
-    meanMs: +(latencies.reduce((s, v) => s + v, 0) / latencies.length).toFixed(1),
-    throughput4ClientsPerSec: +(CONCURRENT_TOTAL / seconds).toFixed(2),
-  }
-  console.log(name, figures)
-  return figures
+  await Promise.all(Array.from({ length: CLIENTS }, async () => { while (next++ < total) await run() }))
+  return (performance.now() - started) / 1000
 }
 
-// (a) in process
+async function compare(a: Run, b: Run) {
+  for (let i = 0; i < WARMUP; i++) { await a(); await b() }
+  const lat = { a: [] as number[], b: [] as number[] }
+  for (let i = 0; i < SEQUENTIAL; i++)
+    for (const [key, run] of [['a', a], ['b', b]] as const) {
+      const started = performance.now()
+      const faces = await run()
+      lat[key].push(performance.now() - started)
+      if (faces !== 3) throw new Error(`(${key}): expected 3 faces, got ${faces}`)
+    }
+  const seconds = { a: 0, b: 0 }
+  for (let r = 0; r < ROUNDS; r++) { seconds.a += await concurrent(a, ROUND); seconds.b += await concurrent(b, ROUND) }
+  const figures = (key: 'a' | 'b') => ({
+    p50Ms: round1(percentile(lat[key], 50)),
+    p90Ms: round1(percentile(lat[key], 90)),
+    meanMs: round1(lat[key].reduce((s, v) => s + v, 0) / lat[key].length),
+    throughput4ClientsPerSec: +((ROUND * ROUNDS) / seconds[key]).toFixed(2),
+  })
+  return { a: figures('a'), b: figures('b') }
+}
+
 const engine = new InferenceEngine({
   projectRoot: root, intraOpThreads: 2,
   limits: { maxEncodedImageBytes: 32 * 1024 * 1024, maxImagePixels: 64_000_000 },
 })
 await engine.load('bench', 'face-detection')
-const raw = await measure('(a) raw pipeline in process', async () => {
+const rawPipeline: Run = async () => {
   const outcome = await engine.detect({ handle: 'bench', image: { kind: 'bytes', bytes: image } })
   if (!outcome.overlayJpeg) throw new Error('no overlay')
   return outcome.result.areaList.flatMap((a) => a.targetList).length
-})
-await engine.close()
+}
 
-// (b) full HTTP flow
-const stageMs = { upload: [] as number[], detect: [] as number[] }
 const device = await startDevice({ env: { INFERENCE_THREADS: '2' } })
-let http
+const stageMs = { upload: [] as number[], detect: [] as number[] }
+let result
 try {
   const mtk = await device.adminToken()
   const created = await device.post('/gtw/cwai/aihost/PTaskCreate', { taskId: 'bench', algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) }, mtk)
@@ -86,7 +93,7 @@ try {
     if (body.resCode !== 1) throw new Error(JSON.stringify(body))
     return body.resData.uploadId
   }
-  http = await measure('(b) HTTP uploadTemp + PTaskDetectPic', async () => {
+  const httpFlow: Run = async () => {
     let started = performance.now()
     const uploadId = await uploadImage()
     stageMs.upload.push(performance.now() - started)
@@ -96,34 +103,36 @@ try {
     if (response.body.resCode !== 1) throw new Error(JSON.stringify(response.body))
     if (!String(response.body.resData.fullPicture).startsWith('data:image/jpeg;base64,')) throw new Error('no fullPicture')
     return response.body.resData.areaList.flatMap((a: { targetList: unknown[] }) => a.targetList).length
-  })
+  }
+  result = await compare(rawPipeline, httpFlow)
 } finally {
   await device.stop()
   device.cleanup()
+  await engine.close()
 }
 
 const baselineName = '(a) raw pipeline in process'
 const file = await writeReport({
   benchmark: 'detect',
-  description: 'Face detection on sample1.jpg: full HTTP flow (uploadTemp + PTaskDetectPic) vs the raw pipeline in process',
+  description: 'Face detection on sample1.jpg: full HTTP flow (uploadTemp + PTaskDetectPic) vs the raw pipeline in process, interleaved',
   settings: {
     image: 'sample1.jpg (1920x1280, 3 faces)',
     algorithm: 'face-detection',
-    imageSource: 'uploadTemp (1 chunk) + PTaskDetectPic uploadId',
-    sequentialRequests: SEQUENTIAL,
-    concurrentRequests: CONCURRENT_TOTAL,
+    method: 'interleaved a/b; sequential latency then alternating 4-client rounds',
+    sequentialRequestsEach: SEQUENTIAL,
+    concurrentRequestsEach: ROUND * ROUNDS,
     clients: CLIENTS,
   },
   figures: [
     // Targets (issue 4): (b) p50 ≤ 1.2 × (a) p50; (b) 4-client throughput ≥ 0.9 × (a).
-    figure({ name: 'latency p50', unit: 'ms', value: http.p50Ms, baseline: { name: baselineName, value: raw.p50Ms }, target: { ratioAtMost: 1.2 } }),
-    figure({ name: 'throughput, 4 clients', unit: 'req/s', value: http.throughput4ClientsPerSec, baseline: { name: baselineName, value: raw.throughput4ClientsPerSec }, target: { ratioAtLeast: 0.9 } }),
+    figure({ name: 'latency p50', unit: 'ms', value: result.b.p50Ms, baseline: { name: baselineName, value: result.a.p50Ms }, target: { ratioAtMost: 1.2 } }),
+    figure({ name: 'throughput, 4 clients', unit: 'req/s', value: result.b.throughput4ClientsPerSec, baseline: { name: baselineName, value: result.a.throughput4ClientsPerSec }, target: { ratioAtLeast: 0.9 } }),
   ],
   details: {
-    a_rawInProcess: raw,
-    b_httpFlow: http,
-    b_stageMedianMs: { uploadTemp: +percentile(stageMs.upload, 50).toFixed(1), PTaskDetectPic: +percentile(stageMs.detect, 50).toFixed(1) },
+    a_rawInProcess: result.a,
+    b_httpFlow: result.b,
+    b_stageMedianMs: { uploadTemp: round1(percentile(stageMs.upload, 50)), PTaskDetectPic: round1(percentile(stageMs.detect, 50)) },
     loadAverageAtEnd: os.loadavg().map((v) => +v.toFixed(2)),
   },
 })
-console.log(`wrote ${file}`)
+console.log(`wrote ${file}`, JSON.stringify({ a: result.a, b: result.b }))

@@ -2,16 +2,21 @@ import { serve } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { loadConfig, type Config } from '../shared/config.ts'
+import type { Services } from '../shared/handler.ts'
 import { createLogger } from './log.ts'
 import { createServices } from './services.ts'
 import { RouteTable } from './http/routeTable.ts'
 import { InFlight } from './http/inflight.ts'
 import { createApp } from './http/app.ts'
+import { InputValidator } from './http/validate.ts'
 import { functionsDistDir } from './paths.ts'
 
 export interface RunningDevice {
   port: number
-  stop(): Promise<void>
+  /** Port of the event WebSocket listener. */
+  wsPort: number
+  services: Services
+  stop(reason?: string): Promise<void>
 }
 
 /** Starts the device: services, route table (hot-reloaded), HTTP server. */
@@ -19,21 +24,26 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
   const log = createLogger(config.logLevel)
   const table = new RouteTable(config.functionsDir ? path.resolve(config.functionsDir) : functionsDistDir, log)
   await table.load()
-  const runtime = await createServices(config, log, { routes: () => table.routes() })
+  // One validator for every transport: HTTP and MQTT requests (spec 5.6).
+  const validator = new InputValidator()
+  const runtime = await createServices(config, log, { routes: () => table.routes(), router: { lookup: (p) => table.lookup(p), validator } })
   await runtime.start()
   table.watch()
 
   const inflight = new InFlight()
-  const app = createApp(runtime.services, table, inflight, runtime.uploads)
+  const app = createApp(runtime.services, table, inflight, runtime.uploads, validator)
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s))
   })
   const port = (server.address() as AddressInfo).port
   log.info({ port, host: config.host, version: runtime.services.process.softwareVersion, routes: table.routes().length }, 'listening')
+  const { process: proc, events } = runtime.services
+  await events.emit('device.started', { softwareVersion: proc.softwareVersion, buildHash: proc.buildHash, startedAt: proc.startedAt })
 
   let stopping: Promise<void> | null = null
-  const stop = () => (stopping ??= (async () => {
+  const stop = (reason = 'stop') => (stopping ??= (async () => {
     log.info({ inFlight: inflight.size }, 'stopping')
+    await events.emit('device.stopping', { reason, uptimeMs: Date.now() - proc.startedAt }).catch((error) => log.error({ err: error }, 'device.stopping event not written'))
     // Stop accepting; finish what is in flight; let keep-alive connections go once their
     // responses are written (a connection becomes idle only after its response is sent).
     let closed = false
@@ -50,15 +60,16 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
     await runtime.close()
     log.info('stopped')
   })())
-  return { port, stop }
+  const wsPort = (await events.settings.status()).websocket.port
+  return { port, wsPort, services: runtime.services, stop }
 }
 
 const isMain = import.meta.url === `file://${process.argv[1]}`
 if (isMain) {
   startDevice().then((device) => {
-    const shutdown = () => device.stop().then(() => process.exit(0), () => process.exit(1))
-    process.once('SIGTERM', shutdown)
-    process.once('SIGINT', shutdown)
+    const shutdown = (signal: string) => device.stop(signal).then(() => process.exit(0), () => process.exit(1))
+    process.once('SIGTERM', () => shutdown('SIGTERM'))
+    process.once('SIGINT', () => shutdown('SIGINT'))
   }, (error) => {
     console.error(error)
     process.exit(1)

@@ -2,9 +2,11 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Config } from '../shared/config.ts'
 import type { Clock, Logger, MountedRoute, Services } from '../shared/handler.ts'
-import { migrateDb, openDb } from '../shared/db/client.ts'
+import { migrateDb, openDb, tuneDb } from '../shared/db/client.ts'
 import { ensureDefaultAccount } from '../shared/auth/accounts.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
+import { createEventSystem, type RequestRouter } from './events/index.ts'
+import { emitSidecarRestarts } from './events/producers.ts'
 import { createInference } from './sidecar/start-inference.ts'
 import { seedAlgorithms } from './detection/seed-algorithms.ts'
 import { restoreTasks } from './detection/restore-tasks.ts'
@@ -31,6 +33,8 @@ export interface RuntimeServices {
 export interface ServiceOptions {
   routes?: () => MountedRoute[]
   clock?: Clock
+  /** Route table and validator shared with HTTP, for MQTT requests (spec 5.6). */
+  router?: RequestRouter
 }
 
 const readJson = (file: string) => {
@@ -49,10 +53,15 @@ export async function createServices(config: Config, log: Logger, options: Servi
   mkdirSync(config.dataPath, { recursive: true })
   const clock = options.clock ?? { now: () => Date.now() }
   const database = openDb(config.databaseUrl, config.libsqlAuthToken || undefined)
+  // WAL: a commit appends to the log instead of rewriting pages (upload chunks commit their
+  // manifest once per chunk); DB_SYNCHRONOUS chooses what a power cut may lose.
+  if (config.databaseUrl.startsWith('file:')) await tuneDb(database.db, config.dbSynchronous)
   await migrateDb(database.db, migrationsDir)
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
 
   const components: Component[] = []
+  const eventSystem = createEventSystem({ db: database.db, client: database.client, config, clock, log, services: () => services, router: options.router ?? null })
+  components.push(eventSystem.component)
   // Inference (issue 4): algorithm registry from the manifests, the supervised sidecar, and
   // the created tasks loaded into it once it runs.
   const manifestDir = config.modelsManifestDir ? path.resolve(config.modelsManifestDir) : undefined
@@ -61,6 +70,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     config, projectRoot, entry: path.join(distDir, 'runtime', 'sidecar.mjs'), log: log.child({ component: 'inference' }),
     ...(manifestDir ? { manifestDir } : {}),
   })
+  emitSidecarRestarts(inference.supervisor, eventSystem.events, log)
   components.push({ name: 'tasks', start: async () => { await restoreTasks(database.db, inference.inference, log) } })
   components.push({
     name: 'inference',
@@ -83,6 +93,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
       startedAt: clock.now(),
     },
     routes: options.routes ?? (() => []),
+    events: eventSystem.events,
     inference: inference.inference,
     uploads,
   }

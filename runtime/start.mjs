@@ -26,6 +26,6 @@ if (stale) {
 
 const { startDevice } = await import(pathToFileURL(path.join(root, 'dist', 'runtime', 'server.mjs')).href)
 const device = await startDevice()
-const shutdown = () => device.stop().then(() => process.exit(0), () => process.exit(1))
-process.once('SIGTERM', shutdown)
-process.once('SIGINT', shutdown)
+const shutdown = (signal) => device.stop(signal).then(() => process.exit(0), () => process.exit(1))
+process.once('SIGTERM', () => shutdown('SIGTERM'))
+process.once('SIGINT', () => shutdown('SIGINT'))

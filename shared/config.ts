@@ -66,6 +66,31 @@ export const settings = {
 
   wsPort: s('WS_PORT', 'int', 9000, 'Event WebSocket listener port (spec 6).'),
   wsHost: s('WS_HOST', 'string', '0.0.0.0', 'Event WebSocket listener address (spec 6).'),
+
+  // ── events: outbox, WebSocket, MQTT, webhook (issue 6). MQTT and webhook rows are the
+  // defaults; the System endpoints store overrides in the database (applied without restart).
+  dbSynchronous: s('DB_SYNCHRONOUS', 'string', 'NORMAL', 'SQLite `synchronous` of the embedded database (WAL mode): NORMAL survives a killed process, FULL also a power loss at an fsync per commit.'),
+  wsMaxBufferedBytes: s('WS_MAX_BUFFERED_BYTES', 'int', 4 * MB, 'A WebSocket client with more unsent bytes than this (it does not read) is disconnected.'),
+  eventRetentionMs: s('EVENT_RETENTION_MS', 'int', 7 * 24 * 60 * 60 * 1000, 'Events older than this are pruned from the outbox.'),
+  eventRetentionMaxRows: s('EVENT_RETENTION_MAX_ROWS', 'int', 200_000, 'At most this many events are kept in the outbox (oldest pruned first).'),
+  eventPollMs: s('EVENT_POLL_MS', 'int', 500, 'Channels re-read the outbox at least this often (events written by other processes or in transactions).'),
+  mqttUrl: s('MQTT_URL', 'string', '', 'Broker URL (mqtt://, mqtts://, ws://, wss://); empty disables MQTT.'),
+  mqttClientId: s('MQTT_CLIENT_ID', 'string', '', 'MQTT client id and device id in topics; default `cwai-<hostname>`.'),
+  mqttUsername: s('MQTT_USERNAME', 'string', '', 'MQTT user name.'),
+  mqttPassword: s('MQTT_PASSWORD', 'string', '', 'MQTT password (never logged, never returned by the System endpoints).'),
+  mqttTopicPrefix: s('MQTT_TOPIC_PREFIX', 'string', 'cwai', 'First topic level: topics are `<prefix>/<clientId>/...`.'),
+  mqttCaFile: s('MQTT_CA_FILE', 'string', '', 'PEM CA bundle for mqtts/wss brokers.'),
+  mqttCertFile: s('MQTT_CERT_FILE', 'string', '', 'PEM client certificate (mutual TLS).'),
+  mqttKeyFile: s('MQTT_KEY_FILE', 'string', '', 'PEM client key (mutual TLS).'),
+  mqttRejectUnauthorized: s('MQTT_REJECT_UNAUTHORIZED', 'boolean', true, 'Verify the broker certificate.'),
+  mqttReconnectMinMs: s('MQTT_RECONNECT_MIN_MS', 'int', 500, 'First reconnect delay; doubles per failed attempt.'),
+  mqttReconnectMaxMs: s('MQTT_RECONNECT_MAX_MS', 'int', 30_000, 'Largest reconnect delay.'),
+  webhookUrls: s('WEBHOOK_URLS', 'string', '', 'Comma-separated URLs that receive every event as a signed JSON POST; empty disables the webhook.'),
+  webhookSecret: s('WEBHOOK_SECRET', 'string', '', 'HMAC-SHA256 key of the webhook signature (never logged, never returned).'),
+  webhookTimeoutMs: s('WEBHOOK_TIMEOUT_MS', 'int', 5000, 'Timeout of one webhook delivery attempt.'),
+  webhookMaxAttempts: s('WEBHOOK_MAX_ATTEMPTS', 'int', 8, 'Attempts per event and URL before it goes to the dead letters.'),
+  webhookBackoffBaseMs: s('WEBHOOK_BACKOFF_BASE_MS', 'int', 1000, 'Delay after the first failed attempt; doubles per attempt.'),
+  webhookBackoffMaxMs: s('WEBHOOK_BACKOFF_MAX_MS', 'int', 60_000, 'Largest delay between attempts.'),
 } as const
 
 type Settings = typeof settings

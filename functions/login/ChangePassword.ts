@@ -27,10 +27,16 @@ export default defineHandler({
       throw new ApiError('PasswordWeak', { details: { field: 'newPwd', reason: 'must differ from the current password' } })
 
     const now = ctx.clock.now()
-    await ctx.db.update(users)
-      .set({ passwordHash: await hashPasswordDigest(newPwd), passwordChangeRequired: false, passwordChangedAt: now })
-      .where(eq(users.id, user.id))
-    const revokedSessions = await revokeUserSessions(ctx.db, user.id, now)
+    const passwordHash = await hashPasswordDigest(newPwd)
+    // The password, the revocations and the event commit together (outbox, README "Events").
+    const revokedSessions = await ctx.db.transaction(async (tx) => {
+      await tx.update(users)
+        .set({ passwordHash, passwordChangeRequired: false, passwordChangedAt: now })
+        .where(eq(users.id, user.id))
+      const revoked = await revokeUserSessions(tx, user.id, now)
+      await ctx.events.emit('password.changed', { accountName: user.accountName, revokedSessions: revoked }, { tx })
+      return revoked
+    })
     ctx.log.info({ event: 'password.changed', account: user.accountName, revokedSessions }, 'password changed; sessions revoked')
     return { revokedSessions }
   },

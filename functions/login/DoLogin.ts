@@ -27,7 +27,13 @@ export default defineHandler({
     // Unknown account and wrong password are indistinguishable, in answer and in cost.
     const valid = await verifyPasswordDigest(pwd, user?.passwordHash ?? DUMMY_PASSWORD_HASH)
     if (!user || !valid) {
-      const locked = await recordFailure(ctx.db, account, now, { maxFailures: ctx.config.loginMaxFailures, lockMs: ctx.config.loginLockMs })
+      const policy = { maxFailures: ctx.config.loginMaxFailures, lockMs: ctx.config.loginLockMs }
+      // The failure count, the lock and its event commit together (outbox, README "Events").
+      const locked = await ctx.db.transaction(async (tx) => {
+        const locks = await recordFailure(tx, account, now, policy)
+        if (locks) await ctx.events.emit('login.locked', { accountName: account, failures: policy.maxFailures, lockedUntil: now + policy.lockMs }, { tx })
+        return locks
+      })
       if (locked) ctx.log.warn({ event: 'login.locked', account }, 'account locked after repeated failed sign-ins')
       throw new ApiError('LoginFailed')
     }

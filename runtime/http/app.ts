@@ -12,7 +12,7 @@ import { TUS_PATH, tusEndpoint } from '../uploads/tus.ts'
 type Vars = { Variables: { requestId: string } }
 
 /** The hono app: small named middleware, then the route table. */
-export function createApp(services: Services, table: RouteTable, inflight: InFlight, uploads?: UploadManager) {
+export function createApp(services: Services, table: RouteTable, inflight: InFlight, uploads?: UploadManager, validator: InputValidator = new InputValidator()) {
   const app = new Hono<Vars>()
   app.use('*', requestId())
   app.use('*', accessLog(services.log))
@@ -23,6 +23,6 @@ export function createApp(services: Services, table: RouteTable, inflight: InFli
     app.all(TUS_PATH, tus)
     app.all(`${TUS_PATH}/*`, tus)
   }
-  app.all('*', dispatch({ services, table, validator: new InputValidator() }))
+  app.all('*', dispatch({ services, table, validator }))
   return app
 }

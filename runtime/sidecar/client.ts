@@ -47,7 +47,7 @@ export class SidecarClient implements InferenceService {
 
   constructor(supervisor: SidecarSupervisor, options: ClientOptions = {}) {
     this.#supervisor = supervisor
-    this.#options = { readyWaitMs: options.readyWaitMs ?? 10_000, deadlineGraceMs: options.deadlineGraceMs ?? 2_000 }
+    this.#options = { readyWaitMs: options.readyWaitMs ?? 30_000, deadlineGraceMs: options.deadlineGraceMs ?? 2_000 }
     this.#log = options.log
     supervisor.on('ready', () => { void this.#connect() })
     supervisor.on('exit', () => this.#disconnected('sidecar exited'))
@@ -77,7 +77,12 @@ export class SidecarClient implements InferenceService {
     })
     socket.on('error', () => {})
     socket.on('close', () => { if (this.#socket === socket) this.#disconnected('connection to sidecar closed') })
-    await new Promise<void>((resolve, reject) => { socket.once('connect', resolve); socket.once('error', reject) }).catch(() => {})
+    const connected = await new Promise<boolean>((resolve) => { socket.once('connect', () => resolve(true)); socket.once('error', () => resolve(false)) })
+    if (!connected) {
+      // The process listens but the connection failed (transient): try again while it is up.
+      if ((this.#socket === socket || this.#socket === null) && this.#supervisor.ready && !this.#closed) setTimeout(() => { void this.#connect() }, 200)
+      return
+    }
     if (this.#socket !== socket || socket.destroyed) return
     // Re-establish what the runtime had loaded (after a restart the new process has nothing).
     for (const [handle, { algorithmId, taskConfig }] of this.#handles) {

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import type { Config } from '../../shared/config.ts'
 import { SidecarClient } from './client.ts'
@@ -22,6 +24,13 @@ export interface Inference {
   close(): Promise<void>
 }
 
+/** Unix socket paths are limited to ~107 bytes: a deep DATA_DIR falls back to the temp folder. */
+function socketPathFor(runDir: string): string {
+  const preferred = path.join(runDir, 'sidecar.sock')
+  if (Buffer.byteLength(preferred) <= 100) return preferred
+  return path.join(os.tmpdir(), `edge-sidecar-${createHash('sha256').update(runDir).digest('hex').slice(0, 16)}.sock`)
+}
+
 /**
  * The supervised sidecar and its client, not yet started; the runtime puts `inference` on
  * `ctx` and starts it as a component. The socket lives under DATA_DIR (`run/sidecar.sock`).
@@ -31,7 +40,7 @@ export function createInference(options: StartInferenceOptions): Inference {
   const supervisor = new SidecarSupervisor({
     entry: options.entry ?? path.join(options.projectRoot, 'dist/runtime/sidecar.mjs'),
     launch: {
-      socketPath: path.join(runDir, 'sidecar.sock'),
+      socketPath: socketPathFor(runDir),
       projectRoot: options.projectRoot,
       ...(options.manifestDir ? { manifestDir: options.manifestDir } : {}),
       intraOpThreads: options.config.inferenceThreads,

@@ -216,7 +216,7 @@ export class UploadManager implements UploadService {
     const onAbort = () => gate.stop(new ApiError('UPLOAD_CANCELLED', { details: { uploadId: session.id, state: 'cancelled' } }))
     write.abort.signal.addEventListener('abort', onAbort, { once: true })
     try {
-      await this.store.write(gate, session.id, session.receivedBytes)
+      await this.store.writeChunk(gate, session.id, session.receivedBytes)
       this.checkGate(gate, chunk)
       if (chunk.chunkIndex === session.totalChunks - 1 && session.sha256) await this.verifySha256(session)
       if (!(await this.repo.commitChunk(session, chunk.chunkSize, this.now()))) {

@@ -1,8 +1,9 @@
 import { createHash, type Hash } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
+import { createWriteStream, mkdirSync } from 'node:fs'
 import { truncate } from 'node:fs/promises'
 import path from 'node:path'
 import { Transform, type Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import type http from 'node:http'
 import { FileStore } from '@tus/file-store'
 
@@ -19,6 +20,8 @@ export interface ExpectedChecksum {
   algorithm: string
   digest: string
 }
+
+const MB = 1024 * 1024
 
 export const CHECKSUM_ALGORITHMS = ['sha1', 'sha256', 'md5']
 
@@ -56,6 +59,17 @@ export class SessionFileStore extends FileStore {
     }
     await this.hooks.afterWrite(id, end)
     return end
+  }
+
+  /**
+   * A write of the uploadTemp protocol (its manifest is committed by the service, no hooks).
+   * Same as FileStore.write, with a 1 MB write buffer: the many small reads of a request body
+   * leave in few large writev calls instead of one thread-pool round trip each.
+   */
+  async writeChunk(readable: Readable, id: string, offset: number): Promise<number> {
+    const file = createWriteStream(path.join(this.directory, id), { flags: 'r+', start: offset, highWaterMark: MB })
+    await pipeline(readable, file)
+    return offset + file.bytesWritten
   }
 
   override async remove(id: string): Promise<void> {

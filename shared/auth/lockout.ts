@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm'
-import type { Db } from '../db/client.ts'
+import type { Db, DbOrTx } from '../db/client.ts'
 import { loginAttempts } from '../db/schema/index.ts'
 
 export interface LockPolicy {
@@ -19,7 +19,7 @@ export async function lockedForSeconds(db: Db, accountName: string, now: number)
  * locked for `lockMs`; the count starts again after the lock. Returns whether this failure
  * locked the account.
  */
-export async function recordFailure(db: Db, accountName: string, now: number, policy: LockPolicy): Promise<boolean> {
+export async function recordFailure(db: DbOrTx, accountName: string, now: number, policy: LockPolicy): Promise<boolean> {
   const [row] = await db.select().from(loginAttempts).where(eq(loginAttempts.accountName, accountName)).limit(1)
   const lockExpired = row?.lockedUntil != null && row.lockedUntil <= now
   const failures = (row && !lockExpired ? row.failures : 0) + 1

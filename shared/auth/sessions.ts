@@ -1,6 +1,6 @@
 import { randomBytes, createHash, randomUUID } from 'node:crypto'
 import { and, eq, isNull } from 'drizzle-orm'
-import type { Db } from '../db/client.ts'
+import type { Db, DbOrTx } from '../db/client.ts'
 import { sessions, users } from '../db/schema/index.ts'
 import type { Identity } from '../handler.ts'
 
@@ -36,7 +36,7 @@ export async function revokeSession(db: Db, sessionId: string, now: number) {
 }
 
 /** spec 5.5: a password change revokes every session of that user. Returns how many were open. */
-export async function revokeUserSessions(db: Db, userId: string, now: number): Promise<number> {
+export async function revokeUserSessions(db: DbOrTx, userId: string, now: number): Promise<number> {
   const revoked = await db.update(sessions).set({ revokedAt: now })
     .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)))
     .returning({ id: sessions.id })

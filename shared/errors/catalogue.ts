@@ -125,6 +125,10 @@ export const catalogue = {
   PictureNotFound: entry('1104', 'api.error.PictureNotFound',
     'The detection picture does not exist or has expired.', A.NONE, { httpStatus: 404 }),
 
+  // ── events: MQTT request transport (spec 5.6) ───────────────────────────────────────
+  MqttNotRegistered: entry('3001', 'api.error.MqttNotRegistered',
+    'The device has not completed its MQTT connection and registration; the request was not run.', A.RETRY_LATER, { retryable: true, retryAfterSeconds: 1 }),
+
   // ── runtime ─────────────────────────────────────────────────────────────────────────
   RouteNotFound: entry('404', 'api.error.RouteNotFound',
     'No endpoint is mounted at this path.', A.CHECK_REQUEST_PARAMETERS, { httpStatus: 404 }),

@@ -11,6 +11,8 @@ export const CHANGED_PASSWORD = 'changed-Passw0rd'
 export interface DeviceProcess {
   url: string
   port: number
+  /** Port of the event WebSocket listener (from its log line). */
+  wsPort: number
   dataDir: string
   process: ChildProcess
   /** Log lines (parsed JSON) printed so far. */
@@ -55,12 +57,14 @@ export async function startDevice(options: StartOptions = {}): Promise<DevicePro
   const logs: Record<string, unknown>[] = []
   let stderr = ''
   child.stderr!.on('data', (chunk) => { stderr += chunk })
+  let wsPort = 0
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`device did not start in time\n${stderr}`)), 60_000)
     createInterface({ input: child.stdout! }).on('line', (line) => {
       try {
         const entry = JSON.parse(line)
         logs.push(entry)
+        if (entry.msg === 'events websocket listening') wsPort = entry.port
         if (entry.msg === 'listening') {
           clearTimeout(timer)
           resolve(entry.port)
@@ -111,6 +115,7 @@ export async function startDevice(options: StartOptions = {}): Promise<DevicePro
   return {
     url,
     port,
+    wsPort,
     dataDir,
     process: child,
     logs,

@@ -8,6 +8,7 @@ import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { samplePath } from './helpers.ts'
+import { pngBombHeader } from './images.ts'
 
 const sample1 = readFileSync(samplePath(1))
 const b64 = (bytes: Buffer) => bytes.toString('base64')
@@ -16,7 +17,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** A large, highly compressible PNG: slow to decode and draw, tiny as Base64 (keeps an inference running). */
 let slow: Promise<string> | null = null
-const slowImage = () => (slow ??= sharp({ create: { width: 5000, height: 5000, channels: 3, background: '#808080' } }).png().toBuffer().then(b64))
+const slowImage = () => (slow ??= sharp({ create: { width: 6000, height: 6000, channels: 3, background: '#808080' } }).png().toBuffer().then(b64))
 
 describe('typical image-detection flow over HTTP (spec 1) with the real sidecar', () => {
   let device: DeviceProcess
@@ -46,6 +47,9 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
       if (req.url === '/face.jpg') { res.writeHead(200, { 'content-type': 'image/jpeg' }); res.end(sample1); return }
       if (req.url === '/to-file') { res.writeHead(302, { location: 'file:///etc/passwd' }); res.end(); return }
       if (req.url === '/hop') { res.writeHead(301, { location: '/face.jpg' }); res.end(); return }
+      if (req.url === '/huge.jpg') { res.on('error', () => {}); res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': 40 * 1024 * 1024 }); res.end(Buffer.alloc(40 * 1024 * 1024)); return }
+      // No declared length: the download counts what arrives.
+      if (req.url === '/huge-chunked.jpg') { res.on('error', () => {}); res.writeHead(200, { 'content-type': 'image/jpeg' }); res.end(Buffer.alloc(40 * 1024 * 1024)); return }
       res.writeHead(404); res.end()
     })
     await new Promise<void>((r) => imageServer.listen(0, '127.0.0.1', r))
@@ -99,6 +103,20 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     expect((await cancel({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
   })
 
+  it('text algorithm over HTTP: lines as maskPolygon, words as labels', async () => {
+    const taskId = randomUUID()
+    expect((await create({ taskId, algorithmCode: 'text-ocr' })).body.resCode).toBe(1)
+    const png = await sharp(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="600" height="150"><rect width="100%" height="100%" fill="white"/><text x="30" y="90" font-family="DejaVu Sans" font-size="48">Gate 42 open</text></svg>')).png().toBuffer()
+    const result = await detect({ taskId, algorithmCode: 'text-ocr', imageBase64: b64(png) })
+    expect(result.body.resCode).toBe(1)
+    const [line, ...rest] = targets(result.body.resData)
+    expect(rest).toEqual([])
+    expect(line.confidence.map((c: any) => c.label.replace(/\s/g, ''))).toEqual(['text', 'Gate42open'])
+    expect(line.maskPolygon).toHaveLength(4)
+    expect(line.landmark).toEqual([])
+    expect((await cancel({ taskId, algorithmCode: 'text-ocr' })).body.resCode).toBe(1)
+  })
+
   it('create → detect (Base64, URL) → cancel, under both prefixes, with the result of spec 2.6', async () => {
     const taskId = randomUUID()
     const created = await create({ taskId, algorithmCode: 'face-detection' }, '/v1')
@@ -135,6 +153,9 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     // A logic node: bLogicResult on every target, bDetected from the area logic.
     for (const t of targets(shared.body.resData)) expect(typeof t.bLogicResult).toBe('boolean')
     expect(shared.body.resData.areaList[0].bDetected).toBe(true)
+    // a created taskId is not silently switched to another algorithm
+    const switched = await create({ taskId: 'face-presence', algorithmCode: 'face-detection' })
+    expect(switched.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/taskId', algorithmCode: 'face-presence' } })
     // mismatched algorithmCode → NotCreated
     const mismatch = await detect({ taskId: 'face-presence', algorithmCode: 'face-detection', imageBase64: b64(sample1) })
     expect(mismatch.body.resMsg[0].messageKey).toBe('api.error.NotCreated')
@@ -172,6 +193,17 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     expect(await key({ imageUrl: `${imageBase}/to-file` })).toMatchObject({ messageKey: 'api.error.ImageDownloadFailed', details: { reason: 'redirect to a non-HTTP scheme' } })
     expect(await key({ imageUrl: 'http://127.0.0.1:1/closed.jpg' })).toMatchObject({ messageKey: 'api.error.ImageDownloadFailed' })
     expect(await key({ imageUrl: 'file:///etc/passwd' })).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/imageUrl' } })
+    // spec 7.1: encoded size over maxEncodedImageBytes (32 MB default) and a decompression bomb's header.
+    expect(await key({ imageUrl: `${imageBase}/huge.jpg` })).toMatchObject({
+      messageKey: 'api.error.imageInputTooLarge', recommendedAction: 'RESIZE_OR_RECOMPRESS_IMAGE',
+      details: { actualBytes: 40 * 1024 * 1024, limitBytes: 32 * 1024 * 1024, resource: 'encoded-image', purpose: 'image' },
+    })
+    const chunked = await key({ imageUrl: `${imageBase}/huge-chunked.jpg` })
+    expect(chunked).toMatchObject({ messageKey: 'api.error.imageInputTooLarge', details: { limitBytes: 32 * 1024 * 1024 } })
+    expect(chunked.details.actualBytes).toBeGreaterThan(32 * 1024 * 1024)
+    expect(await key({ imageBase64: b64(pngBombHeader(100_000, 100_000)) })).toMatchObject({
+      messageKey: 'api.error.imageResolutionTooLarge', recommendedAction: 'RESIZE_IMAGE', details: { width: 100_000, height: 100_000 },
+    })
     // spec 8: Base64 requests are bound by the 1 MB JSON limit.
     const huge = await detect({ taskId, algorithmCode: 'face-detection', imageBase64: 'A'.repeat(1_100_000) })
     expect(huge.status).toBe(413)
@@ -184,10 +216,18 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
   it('cancel while an inference runs on the task is refused (retryable); afterwards it succeeds', async () => {
     const taskId = randomUUID()
     await create({ taskId, algorithmCode: 'face-detection' })
-    const running = detect({ taskId, algorithmCode: 'face-detection', imageBase64: await slowImage() })
-    await sleep(400)
-    const refused = await cancel({ taskId, algorithmCode: 'face-detection' })
-    expect(refused.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.TaskBusy', retryable: true })
+    let settled = false
+    const running = detect({ taskId, algorithmCode: 'face-detection', imageBase64: await slowImage() }).finally(() => { settled = true })
+    await sleep(200)
+    // Cancel until the device answers TaskBusy (the detection has reached the sidecar).
+    let refused: any = null
+    while (!settled && !refused) {
+      const attempt = await cancel({ taskId, algorithmCode: 'face-detection' })
+      expect(attempt.body.resCode).toBe(0)
+      if (attempt.body.resMsg[0].messageKey === 'api.error.TaskBusy') refused = attempt.body.resMsg[0]
+      else await sleep(50)
+    }
+    expect(refused).toMatchObject({ messageKey: 'api.error.TaskBusy', retryable: true, recommendedAction: 'RETRY_LATER' })
     expect((await running).body.resCode).toBe(1)
     expect((await cancel({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
   })
@@ -212,26 +252,26 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
 
 describe('device restart, fullPicture URL mode and a model that fails to initialize', () => {
   it('tasks persist across a runtime restart; fullPicture is a URL the device serves', async () => {
-    let device = await startDevice({ env: { FILE_SERVICE_BASE_URL: 'http://device.example:8080/' } })
+    const env = { FILE_SERVICE_BASE_URL: 'http://device.example:8080/' }
+    let device = await startDevice({ env })
     try {
       const mtk = await device.adminToken()
       const taskId = randomUUID()
-      expect((await device.post('/v1/cwai/aihost/PTaskCreate', { taskId, algorithmCode: 'text-ocr', algorithmUpdateTime: String(Date.now()) }, mtk)).body.resCode).toBe(1)
+      expect((await device.post('/v1/cwai/aihost/PTaskCreate', { taskId, algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) }, mtk)).body.resCode).toBe(1)
       await device.stop()
-      device = await startDevice({ dataDir: device.dataDir, env: { FILE_SERVICE_BASE_URL: 'http://device.example:8080/' } })
+      device = await startDevice({ dataDir: device.dataDir, env })
       const mtk2 = await device.adminToken()
-      const text = await sharp(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="600" height="150"><rect width="100%" height="100%" fill="white"/><text x="30" y="90" font-family="DejaVu Sans" font-size="48">Gate 42 open</text></svg>')).png().toBuffer()
-      const result = await device.post('/v1/cwai/aihost/PTaskDetectPic', { taskId, algorithmCode: 'text-ocr', imageBase64: b64(text) }, mtk2)
+      // No PTaskCreate after the restart: the task was restored from the database.
+      const result = await device.post('/v1/cwai/aihost/PTaskDetectPic', { taskId, algorithmCode: 'face-detection', imageBase64: b64(sample1) }, mtk2)
       expect(result.body.resCode).toBe(1)
-      const [line] = targets(result.body.resData)
-      expect(line.confidence[1].label.replace(/\s/g, '')).toBe('Gate42open')
+      expect(targets(result.body.resData)).toHaveLength(3)
       const url = new URL(result.body.resData.fullPicture)
       expect(`${url.protocol}//${url.host}`).toBe('http://device.example:8080')
       const picture = await fetch(device.url + url.pathname + url.search, { headers: { mtk: mtk2 } })
       expect(picture.status).toBe(200)
       expect(picture.headers.get('content-type')).toBe('image/jpeg')
       const jpeg = Buffer.from(await picture.arrayBuffer())
-      expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width: 600, height: 150 })
+      expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width: 1920, height: 1280 })
       expect((await fetch(device.url + url.pathname + url.search)).status).toBe(401)
       const missing = await fetch(`${device.url}${url.pathname}?id=${randomUUID()}`, { headers: { mtk: mtk2 } })
       expect(missing.status).toBe(404)
@@ -241,7 +281,7 @@ describe('device restart, fullPicture URL mode and a model that fails to initial
       await device.stop()
       device.cleanup()
     }
-  })
+  }, 180_000)
 
   it('a model that fails to initialize → TaskCreateFailed, and the task is not created', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'manifests-'))
@@ -261,5 +301,5 @@ describe('device restart, fullPicture URL mode and a model that fails to initial
       device.cleanup()
       rmSync(dir, { recursive: true, force: true })
     }
-  })
+  }, 120_000)
 })

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
+import { Readable } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { receiveChunk } from '../../shared/uploads/multipart.ts'
 import { alice, apiError, bytes, harness, MB, sha256, type Harness } from './harness.ts'
@@ -88,6 +90,26 @@ describe('uploadTemp multipart streaming (spec 4.5)', () => {
     expect(error).toMatchObject({ messageKey: 'api.error.uploadChunkTooLarge', httpStatus: 413, details: { limitBytes: MB } })
     expect(await h.uploads.capabilities()).toMatchObject({ activeSessions: 0 })
     expect(readdirSync(path.join(h.uploads.stagingDir, 'spool'))).toEqual([])
+  })
+
+  it('a slow reader still gets every byte of the file part (the body ends only after the part drained)', async () => {
+    const data = bytes(800 * 1024)
+    const whole = Buffer.from(await multipart([...fieldParts({ purpose: 'image', chunkIndex: 0, totalChunks: 1, totalSize: data.length, chunkSize: data.length }),
+      { name: 'file', filename: 'slow.bin', data }]).arrayBuffer())
+    const pieces = Array.from({ length: Math.ceil(whole.length / 65536) }, (_, i) => whole.subarray(i * 65536, (i + 1) * 65536))
+    const boundary = whole.subarray(2, whole.indexOf('\r\n')).toString()
+    const request = new Request('http://device/x', {
+      method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body: Readable.toWeb(Readable.from(pieces)) as ReadableStream, duplex: 'half',
+    } as RequestInit)
+    const received = await receiveChunk(request, { maxChunkBytes: MB, spoolDir: path.join(h.uploads.stagingDir, 'spool') }, async (_fields, body) => {
+      const hash = createHash('sha256')
+      for await (const piece of body) {
+        hash.update(piece as Buffer)
+        await new Promise((resolve) => setTimeout(resolve, 2))
+      }
+      return hash.digest('hex')
+    })
+    expect(received).toBe(sha256(data))
   })
 
   it('a non-multipart body → UnsupportedMediaType', async () => {

@@ -1,0 +1,150 @@
+import { count } from 'drizzle-orm'
+import type { Client } from '@libsql/client'
+import type { Config } from '../../shared/config.ts'
+import type { Db } from '../../shared/db/client.ts'
+import { webhookDeadLetters } from '../../shared/db/schema/index.ts'
+import type { ChannelSettingsService, ChannelStatus, EventsService, MqttSettings, WebhookSettings } from '../../shared/events/types.ts'
+import type { Clock, Logger, Services } from '../../shared/handler.ts'
+import { CursorStore } from './cursors.ts'
+import { MqttChannel, type RequestRouter } from './mqtt.ts'
+import { Outbox } from './outbox.ts'
+import { ChannelSettingsStore } from './settingsStore.ts'
+import { WebhookTarget } from './webhook.ts'
+import { EventWebSocketServer } from './websocket.ts'
+
+export type { RequestRouter } from './mqtt.ts'
+
+export interface EventChannelDeps {
+  db: Db
+  /** The libsql client under `db` (the outbox writes its group commits with plain SQL). */
+  client: Client
+  config: Config
+  clock: Clock
+  log: Logger
+  services: () => Services
+  router: RequestRouter | null
+}
+
+const PRUNE_INTERVAL_MS = 60_000
+
+/**
+ * The event system of the runtime: the outbox behind `ctx.events`, and the channels that
+ * deliver it (WebSocket listener, MQTT, webhook URLs), each with its own cursor. Settings of
+ * MQTT and webhook come from the database (System endpoints) over the configuration, and a
+ * change restarts just that channel.
+ */
+export function createEventSystem(deps: EventChannelDeps) {
+  const { db, config, clock } = deps
+  const log = deps.log.child({ area: 'events' })
+  const outbox = new Outbox(db, deps.client, clock, log)
+  const cursors = new CursorStore(db, clock.now)
+  const store = new ChannelSettingsStore(db, config, clock.now)
+  const websocket = new EventWebSocketServer({ host: config.wsHost, port: config.wsPort, outbox, services: deps.services, maxBufferedBytes: config.wsMaxBufferedBytes, pollMs: config.eventPollMs })
+  let mqtt: MqttChannel | null = null
+  let webhooks: WebhookTarget[] = []
+  let started = false
+  let pruneTimer: NodeJS.Timeout | null = null
+  // Reconfigurations run one at a time.
+  let applying: Promise<unknown> = Promise.resolve()
+  const serially = <T>(task: () => Promise<T>): Promise<T> => {
+    const next = applying.then(task, task)
+    applying = next.catch(() => {})
+    return next
+  }
+
+  const registration = () => {
+    const services = deps.services()
+    return { softwareVersion: services.process.softwareVersion, buildHash: services.process.buildHash, startedAt: new Date(services.process.startedAt).toISOString(), websocketPort: websocket.port }
+  }
+
+  async function applyMqtt(settings: MqttSettings) {
+    await mqtt?.stop()
+    mqtt = null
+    if (!started || !settings.enabled || !settings.url) return
+    mqtt = new MqttChannel({ settings, outbox, cursors, services: deps.services, router: deps.router, log, pollMs: config.eventPollMs, reconnectMinMs: config.mqttReconnectMinMs, reconnectMaxMs: config.mqttReconnectMaxMs, registration })
+    await mqtt.start()
+  }
+
+  async function applyWebhook(settings: WebhookSettings) {
+    await Promise.all(webhooks.map((w) => w.stop()))
+    webhooks = []
+    if (!started || !settings.enabled) return
+    webhooks = settings.urls.map((url) => new WebhookTarget({ url, settings, outbox, cursors, db, clock, log, pollMs: config.eventPollMs }))
+    for (const target of webhooks) await target.start()
+  }
+
+  async function prune() {
+    try {
+      const removed = await outbox.prune(config.eventRetentionMs, config.eventRetentionMaxRows)
+      if (removed > 0) log.info({ removed }, 'pruned old events from the outbox')
+    } catch (error) {
+      log.error({ err: error }, 'pruning the outbox failed')
+    }
+  }
+
+  const settings: ChannelSettingsService = {
+    getMqtt: () => store.mqtt(),
+    getWebhook: () => store.webhook(),
+    setMqtt: (patch) => serially(async () => {
+      const next = await store.setMqtt(patch)
+      await applyMqtt(next)
+      return next
+    }),
+    setWebhook: (patch) => serially(async () => {
+      const next = await store.setWebhook(patch)
+      await applyWebhook(next)
+      return next
+    }),
+    async status(): Promise<ChannelStatus> {
+      const [dead] = await db.select({ n: count() }).from(webhookDeadLetters)
+      return {
+        mqtt: mqtt ? { state: mqtt.state, lastError: mqtt.lastError, deliveredId: mqtt.deliveredId } : { state: 'disabled', lastError: null, deliveredId: 0 },
+        webhook: { urls: webhooks.map((w) => ({ url: w.url, deliveredId: w.deliveredId, lastError: w.lastError })), deadLetters: dead?.n ?? 0 },
+        websocket: { port: websocket.port, clients: websocket.clients },
+        outbox: { lastId: outbox.lastId },
+      }
+    },
+  }
+
+  const events: EventsService = {
+    emit: (kind, payload, options) => outbox.emit(kind, payload, options),
+    settings,
+  }
+
+  const component = {
+    name: 'events',
+    async start() {
+      await outbox.init()
+      await prune()
+      started = true
+      await websocket.start()
+      log.info({ port: websocket.port, host: config.wsHost }, 'events websocket listening')
+      await serially(async () => {
+        await applyMqtt(await store.mqtt())
+        await applyWebhook(await store.webhook())
+      })
+      pruneTimer = setInterval(() => void prune(), PRUNE_INTERVAL_MS)
+      pruneTimer.unref()
+    },
+    async stop() {
+      if (pruneTimer) clearInterval(pruneTimer)
+      // Give reachable channels a moment to deliver the last events (device.stopping);
+      // whatever is left is delivered after the next start (the cursors are persisted).
+      const target = outbox.lastId
+      const behind = () => [
+        ...(mqtt?.state === 'registered' ? [mqtt.deliveredId] : []),
+        ...webhooks.filter((w) => w.lastError === null).map((w) => w.deliveredId),
+      ].some((id) => id < target)
+      const deadline = Date.now() + 2000
+      while (behind() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+      await serially(async () => {
+        started = false
+        await Promise.all([mqtt?.stop(), ...webhooks.map((w) => w.stop()), websocket.stop()])
+        mqtt = null
+        webhooks = []
+      })
+    },
+  }
+
+  return { events, component, outbox, websocket }
+}

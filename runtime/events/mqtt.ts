@@ -1,0 +1,282 @@
+import { readFileSync } from 'node:fs'
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
+import { ApiError } from '../../shared/errors/index.ts'
+import { failure, type Envelope } from '../../shared/envelope.ts'
+import { eventKindNames } from '../../shared/events/kinds.ts'
+import type { MqttSettings } from '../../shared/events/types.ts'
+import type { Identity, Logger, Services } from '../../shared/handler.ts'
+import { runHandler } from '../http/dispatch.ts'
+import type { RouteEntry } from '../http/routeTable.ts'
+import type { InputValidator } from '../http/validate.ts'
+import type { CursorStore } from './cursors.ts'
+import type { Outbox } from './outbox.ts'
+import { Tail } from './tail.ts'
+
+/** What MQTT requests are routed into: the HTTP route table and its validator (one instance). */
+export interface RequestRouter {
+  lookup(path: string): RouteEntry | undefined
+  validator: InputValidator
+}
+
+/** Topics of one device (README "MQTT"). */
+export const mqttTopics = (prefix: string, clientId: string) => {
+  const base = `${prefix}/${clientId}`
+  return {
+    registration: `${base}/registration`,
+    status: `${base}/status`,
+    event: (kind: string) => `${base}/event/${kind}`,
+    request: `${base}/request`,
+    response: `${base}/response`,
+  }
+}
+
+const MAX_IN_FLIGHT = 2000
+
+// spec 5.6: MQTT requests run with a trusted internal transport context; no mtk check.
+const MQTT_IDENTITY: Identity = { userId: 'mqtt', accountName: 'mqtt', sessionId: null, transport: 'mqtt', passwordChangeRequired: false }
+
+export interface MqttChannelDeps {
+  settings: MqttSettings
+  outbox: Outbox
+  cursors: CursorStore
+  services: () => Services
+  router: RequestRouter | null
+  log: Logger
+  pollMs: number
+  reconnectMinMs: number
+  reconnectMaxMs: number
+  registration: () => Record<string, unknown>
+}
+
+export type MqttState = 'connecting' | 'registered' | 'disconnected'
+
+/**
+ * The MQTT channel: registers the device (retained registration message, retained
+ * online/offline status with a last will), publishes events to per-kind topics with QoS 1
+ * once registered, reconnects with exponential backoff, and runs requests from the request
+ * topic through `runHandler`, answering on the response topic.
+ */
+export class MqttChannel {
+  state: MqttState = 'connecting'
+  lastError: string | null = null
+  private client: MqttClient | null = null
+  private tail: Tail | null = null
+  private saveCursor: ReturnType<typeof throttledSave> | null = null
+  private readonly topics
+  private readonly inflight = new Set<AbortController>()
+  private stopped = false
+  // Publishes are pipelined: up to MAX_IN_FLIGHT wait for their PUBACK while the next are
+  // sent; the cursor saved is the highest id below which every event was acknowledged.
+  private acked = 0
+  private pending: { id: number; done: boolean }[] = []
+  private ackWaiter: (() => void) | null = null
+
+  constructor(private readonly deps: MqttChannelDeps) {
+    this.topics = mqttTopics(deps.settings.topicPrefix, deps.settings.clientId)
+  }
+
+  /** Highest event id up to which every event was acknowledged by the broker. */
+  get deliveredId(): number {
+    return this.acked
+  }
+
+  async start(): Promise<void> {
+    const { settings, outbox, cursors, log } = this.deps
+    const read = (file: string) => (file ? readFileSync(file) : undefined)
+    const options: IClientOptions = {
+      clientId: settings.clientId,
+      // A persistent session: QoS 1 requests sent while the device is away are kept by the
+      // broker and arrive right after reconnecting, before registration, and are refused.
+      clean: false,
+      reconnectPeriod: this.deps.reconnectMinMs,
+      connectTimeout: 10_000,
+      keepalive: 30,
+      will: { topic: this.topics.status, payload: Buffer.from(JSON.stringify({ state: 'offline', clientId: settings.clientId })), qos: 1, retain: true },
+      rejectUnauthorized: settings.rejectUnauthorized,
+      ...(settings.username ? { username: settings.username } : {}),
+      ...(settings.password ? { password: settings.password } : {}),
+      ...(settings.caFile ? { ca: read(settings.caFile) } : {}),
+      ...(settings.certFile ? { cert: read(settings.certFile) } : {}),
+      ...(settings.keyFile ? { key: read(settings.keyFile) } : {}),
+    }
+    const from = await cursors.getOrCreate('mqtt', outbox.lastId)
+    this.acked = from
+    this.saveCursor = throttledSave((id) => cursors.set('mqtt', id))
+    this.tail = new Tail({
+      name: 'mqtt',
+      outbox,
+      from,
+      batch: 500,
+      pollMs: this.deps.pollMs,
+      retryMs: 1000,
+      log,
+      deliver: (events) => this.publishEvents(events),
+    })
+    const client = mqtt.connect(settings.url, options)
+    this.client = client
+    client.on('connect', () => void this.register(client))
+    client.on('close', () => this.onDisconnected())
+    client.on('offline', () => this.onDisconnected())
+    client.on('error', (error) => {
+      this.lastError = error.message
+      log.warn({ err: { message: error.message }, url: redactUrl(settings.url) }, 'mqtt error')
+    })
+    client.on('message', (topic, payload) => {
+      if (topic === this.topics.request) void this.handleRequest(payload)
+    })
+    this.tail.start()
+    log.info({ url: redactUrl(settings.url), clientId: settings.clientId }, 'mqtt connecting')
+  }
+
+  private onDisconnected() {
+    if (this.state === 'registered') this.deps.log.warn({ clientId: this.deps.settings.clientId }, 'mqtt disconnected')
+    this.state = this.stopped ? 'disconnected' : 'connecting'
+    // Exponential backoff between reconnect attempts; reset on success.
+    const client = this.client
+    if (client) client.options.reconnectPeriod = Math.min(this.deps.reconnectMaxMs, Math.max(this.deps.reconnectMinMs, (client.options.reconnectPeriod ?? 0) * 2))
+  }
+
+  private async register(client: MqttClient) {
+    this.state = 'connecting'
+    client.options.reconnectPeriod = this.deps.reconnectMinMs
+    try {
+      await client.subscribeAsync(this.topics.request, { qos: 1 })
+      const registration = { ...this.deps.registration(), clientId: this.deps.settings.clientId, topics: { ...this.topics, event: this.topics.event('<kind>') }, eventKinds: eventKindNames, registeredAt: new Date().toISOString() }
+      await client.publishAsync(this.topics.registration, JSON.stringify(registration), { qos: 1, retain: true })
+      await client.publishAsync(this.topics.status, JSON.stringify({ state: 'online', clientId: this.deps.settings.clientId }), { qos: 1, retain: true })
+      if (client !== this.client || this.stopped) return
+      this.state = 'registered'
+      this.lastError = null
+      this.deps.log.info({ clientId: this.deps.settings.clientId, topics: this.topics.registration }, 'mqtt registered')
+      this.tail?.kick()
+    } catch (error) {
+      this.lastError = (error as Error).message
+      this.deps.log.warn({ err: { message: this.lastError } }, 'mqtt registration failed')
+    }
+  }
+
+  private async publishEvents(events: { id: number; kind: string }[]) {
+    const client = this.client
+    if (!client || this.state !== 'registered') throw new Error('mqtt not registered')
+    for (const event of events) {
+      const entry = { id: event.id, done: false }
+      this.pending.push(entry)
+      // QoS 1: resolves on PUBACK. While disconnected, mqtt.js keeps it and resends it after
+      // reconnecting (persistent session); if the client is replaced, reading rewinds.
+      client.publishAsync(this.topics.event(event.kind), JSON.stringify(event), { qos: 1 }).then(() => {
+        entry.done = true
+        this.advanceAcked()
+      }, (error: Error) => {
+        if (client !== this.client) return
+        this.lastError = error.message
+        this.pending = []
+        this.tail?.rewind(this.acked)
+        this.ackWaiter?.()
+      })
+    }
+    while (this.pending.length > MAX_IN_FLIGHT && client === this.client && !this.stopped) await new Promise<void>((resolve) => (this.ackWaiter = resolve))
+  }
+
+  private advanceAcked() {
+    const before = this.acked
+    while (this.pending.length > 0 && this.pending[0]!.done) this.acked = this.pending.shift()!.id
+    if (this.acked !== before) void this.saveCursor?.(this.acked).catch(() => {})
+    if (this.pending.length <= MAX_IN_FLIGHT) this.ackWaiter?.()
+  }
+
+  private async handleRequest(payload: Buffer) {
+    const client = this.client!
+    let request: { requestId?: unknown; path?: unknown; body?: unknown } = {}
+    try {
+      request = JSON.parse(payload.toString('utf8'))
+    } catch {
+      // answered below as InvalidParam
+    }
+    const requestId = typeof request?.requestId === 'string' && request.requestId.length <= 128 ? request.requestId : null
+    const path = typeof request?.path === 'string' ? request.path : null
+    const answer = (status: number, envelope: Envelope) =>
+      client.publishAsync(this.topics.response, JSON.stringify({ requestId, path, status, envelope }), { qos: 1 })
+        .catch((error) => this.deps.log.warn({ err: { message: (error as Error).message }, requestId }, 'mqtt response not published'))
+    const refuse = (error: ApiError) => answer(error.httpStatus, failure([error.item]))
+
+    // spec 5.6: requests run only once the connection and the registration are complete.
+    if (this.state !== 'registered') return refuse(new ApiError('MqttNotRegistered', { details: { requestId } }))
+    if (!requestId) return refuse(new ApiError('InvalidParam', { details: { field: '/requestId', reason: 'must be a string of at most 128 characters' } }))
+    if (!path) return refuse(new ApiError('InvalidParam', { details: { field: '/path', reason: 'must be a route path' } }))
+    const entry = this.deps.router?.lookup(path)
+    if (!entry) return refuse(new ApiError('RouteNotFound', { details: { path } }))
+    if (entry.route.body === 'multipart')
+      return refuse(new ApiError('UnsupportedMediaType', { details: { expected: 'HTTP multipart/form-data', received: 'mqtt' } }))
+    const controller = new AbortController()
+    this.inflight.add(controller)
+    try {
+      const body = request.body === undefined ? {} : request.body
+      const outcome = await runHandler({ services: this.deps.services(), validator: this.deps.router!.validator }, entry, body,
+        { identity: MQTT_IDENTITY, requestId: `mqtt-${requestId}`, request: null, signal: controller.signal })
+      if (outcome instanceof Response) {
+        await outcome.body?.cancel()
+        return refuse(new ApiError('NotSupported', { details: { reason: 'file responses are served over HTTP only', path } }))
+      }
+      return answer(outcome.status, outcome.envelope)
+    } finally {
+      this.inflight.delete(controller)
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    for (const controller of this.inflight) controller.abort()
+    this.ackWaiter?.()
+    await this.tail?.stop()
+    const client = this.client
+    this.client = null
+    if (!client) return
+    if (client.connected) {
+      // A clean stop says so; the last will covers a crash.
+      await Promise.race([
+        client.publishAsync(this.topics.status, JSON.stringify({ state: 'offline', clientId: this.deps.settings.clientId }), { qos: 1, retain: true }).catch(() => {}),
+        new Promise((resolve) => setTimeout(resolve, 1000).unref()),
+      ])
+    }
+    await client.endAsync(true).catch(() => {})
+    await this.saveCursor?.flush().catch(() => {})
+    this.state = 'disconnected'
+  }
+}
+
+/**
+ * Saves a cursor at most every `intervalMs`, with a trailing save of the latest value
+ * (at-least-once: a crash repeats at most that much). `flush()` saves at once (on stop).
+ */
+export function throttledSave(save: (id: number) => Promise<void>, intervalMs = 200) {
+  let last = 0
+  let latest = -1
+  let saved = -1
+  let timer: NodeJS.Timeout | null = null
+  const write = async () => {
+    if (timer) clearTimeout(timer)
+    timer = null
+    if (latest === saved) return
+    const id = latest
+    last = Date.now()
+    await save(id)
+    saved = Math.max(saved, id)
+  }
+  const throttled = async (id: number) => {
+    latest = id
+    if (Date.now() - last >= intervalMs) return write()
+    timer ??= setTimeout(() => void write().catch(() => {}), intervalMs)
+    timer.unref()
+  }
+  return Object.assign(throttled, { flush: write })
+}
+
+export const redactUrl = (value: string) => {
+  try {
+    const url = new URL(value)
+    if (url.password) url.password = '***'
+    return url.toString()
+  } catch {
+    return '[invalid url]'
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Event kinds as data (spec 6 leaves kinds and payloads open; README "Events" documents
+ * them and they are kept stable). Adding a kind is one row here plus its producer.
+ *
+ * - `source`: the part of the device that produces it (the event's `source` field).
+ * - `alarm`: included in the alarm export (`/gtw/cwai/Event/ExportAlarms`).
+ * - `payload`: field → meaning, for the README and the interface document.
+ */
+export interface EventKindInfo {
+  source: string
+  alarm: boolean
+  doc: string
+  payload: Record<string, string>
+}
+
+const kind = (source: string, alarm: boolean, doc: string, payload: Record<string, string>): EventKindInfo =>
+  ({ source, alarm, doc, payload })
+
+export const EVENT_KINDS = {
+  'device.started': kind('runtime', false, 'The runtime finished starting.', {
+    softwareVersion: 'string; version of the running process', buildHash: 'string', startedAt: 'number; ms since epoch' }),
+  'device.stopping': kind('runtime', false, 'The runtime received a stop request and is shutting down.', {
+    reason: 'string; e.g. "SIGTERM"', uptimeMs: 'number' }),
+  'sidecar.restarted': kind('sidecar', true, 'The inference sidecar died and its supervisor started a new one (emitted when the new one is ready).', {
+    exitCode: 'number or null; exit code of the process that died', signal: 'string or null; signal that ended it', restarts: 'number; restarts since the runtime started' }),
+  'storage.reserveReached': kind('uploads', true, 'An upload was refused because the disk safety reserve would be crossed (STORAGE_RESERVE_REACHED, spec 7.1).', {
+    purpose: 'string; upload purpose', requiredBytes: 'number', availableBytes: 'number', reserveBytes: 'number', availableForNewUploadsBytes: 'number' }),
+  'upload.expired': kind('uploads', false, 'An upload session expired (spec 3.1 open → expired).', {
+    uploadId: 'string', purpose: 'string', reason: '"idle" or "absolute lifetime"', receivedBytes: 'number' }),
+  'password.changed': kind('login', false, 'An account changed its password; every session of that account was revoked (spec 5.5).', {
+    accountName: 'string', revokedSessions: 'number' }),
+  'login.locked': kind('login', true, 'An account name was locked after repeated failed sign-ins.', {
+    accountName: 'string', failures: 'number', lockedUntil: 'number; ms since epoch' }),
+  'alarm.raised': kind('analysis', true, 'An analysis task raised an alarm (produced by analysis tasks).', {
+    taskId: 'string', alarmType: 'string', cameraId: 'string or null', message: 'string', imageUrl: 'string or null' }),
+  'passengerFlow.counted': kind('analysis', false, 'A passenger-flow task counted crossings (produced by analysis tasks).', {
+    taskId: 'string', cameraId: 'string or null', in: 'number', out: 'number' }),
+} as const satisfies Record<string, EventKindInfo>
+
+export type EventKind = keyof typeof EVENT_KINDS
+export const eventKindNames = Object.keys(EVENT_KINDS) as EventKind[]
+export const isEventKind = (value: string): value is EventKind => Object.hasOwn(EVENT_KINDS, value)
+export const alarmKinds = eventKindNames.filter((k) => EVENT_KINDS[k].alarm)

@@ -1,0 +1,70 @@
+import type { EventKind } from './kinds.ts'
+
+/** An event as channels and the Event endpoints present it (README "Events"). */
+export interface DeviceEvent {
+  /** Outbox id: increases with every event, never reused; the resume point for WebSocket clients. */
+  id: number
+  kind: EventKind
+  /** ISO 8601 UTC. */
+  time: string
+  /** The producing part of the device (see EVENT_KINDS). */
+  source: string
+  payload: Record<string, unknown>
+}
+
+export interface EmitOptions {
+  /**
+   * A drizzle transaction: the event is written in it, so it exists exactly when the state
+   * change that caused it commits (`await ctx.db.transaction(async (tx) => { ...; await ctx.events.emit(kind, payload, { tx }) })`).
+   */
+  tx?: unknown
+  /** Overrides the kind's default source. */
+  source?: string
+}
+
+/** `ctx.events`: how handlers and runtime parts produce events. */
+export interface EventsService {
+  /** Writes the event to the outbox and wakes the channels; resolves with its id once written. */
+  emit(kind: EventKind, payload: Record<string, unknown>, options?: EmitOptions): Promise<number>
+  /** Runtime settings of the channels (System endpoints). */
+  settings: ChannelSettingsService
+}
+
+export interface MqttSettings {
+  enabled: boolean
+  url: string
+  clientId: string
+  username: string
+  password: string
+  topicPrefix: string
+  rejectUnauthorized: boolean
+  caFile: string
+  certFile: string
+  keyFile: string
+}
+
+export interface WebhookSettings {
+  enabled: boolean
+  urls: string[]
+  secret: string
+  timeoutMs: number
+  maxAttempts: number
+  backoffBaseMs: number
+  backoffMaxMs: number
+}
+
+export interface ChannelStatus {
+  mqtt: { state: 'disabled' | 'connecting' | 'registered' | 'disconnected'; lastError: string | null; deliveredId: number }
+  webhook: { urls: { url: string; deliveredId: number; lastError: string | null }[]; deadLetters: number }
+  websocket: { port: number; clients: number }
+  outbox: { lastId: number }
+}
+
+export interface ChannelSettingsService {
+  getMqtt(): Promise<MqttSettings>
+  /** Validates, persists, and reconnects without a restart. */
+  setMqtt(patch: Partial<MqttSettings>): Promise<MqttSettings>
+  getWebhook(): Promise<WebhookSettings>
+  setWebhook(patch: Partial<WebhookSettings>): Promise<WebhookSettings>
+  status(): Promise<ChannelStatus>
+}

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { randomUUID } from 'node:crypto'
+import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { startBroker, type Broker } from '../helpers/mosquitto.ts'
+import { recordTopics, type Recorder } from '../helpers/mqttClient.ts'
+import { md5Hex } from '../../shared/auth/password.ts'
+
+// Real mosquitto, real runtime: registration, per-kind event topics, the request transport
+// (spec 5.6) and delivery across a broker restart.
+describe('MQTT channel', () => {
+  let broker: Broker
+  let device: DeviceProcess
+  let recorder: Recorder
+  const clientId = `dev-${randomUUID().slice(0, 8)}`
+  const base = `cwai/${clientId}`
+  let env: Record<string, string>
+
+  const failSignIn = (d: DeviceProcess, account: string) => d.post('/gtw/cwai/login/DoLogin', { account, pwd: md5Hex('wrong password') })
+  const request = async (requestId: string, path: string, body?: unknown) => {
+    await recorder.client.publishAsync(`${base}/request`, JSON.stringify({ requestId, path, body }), { qos: 1 })
+    return (await recorder.waitFor((m) => m.topic === `${base}/response` && m.body.requestId === requestId)).body
+  }
+
+  beforeAll(async () => {
+    broker = await startBroker()
+    // A persistent session, so that messages published while the test client is away
+    // (broker restart) are kept for it.
+    recorder = await recordTopics(broker.url, `${base}/#`, { clientId: `rec-${clientId}`, clean: false })
+    env = { MQTT_URL: broker.url, MQTT_CLIENT_ID: clientId, LOGIN_MAX_FAILURES: '1', MQTT_RECONNECT_MIN_MS: '100', MQTT_RECONNECT_MAX_MS: '400', EVENT_POLL_MS: '100' }
+    device = await startDevice({ env })
+  })
+
+  afterAll(async () => {
+    await recorder?.close()
+    await device?.stop()
+    device?.cleanup()
+    await broker?.cleanup()
+  })
+
+  it('registers with a retained registration message and a retained online status', async () => {
+    const registration = await recorder.waitFor((m) => m.topic === `${base}/registration`)
+    expect(registration.body).toMatchObject({ clientId, softwareVersion: '1.0.0', topics: { request: `${base}/request`, response: `${base}/response`, status: `${base}/status` } })
+    expect(registration.body.eventKinds).toContain('login.locked')
+    await recorder.waitFor((m) => m.topic === `${base}/status` && m.body.state === 'online')
+    // A client connecting later still sees both (retained).
+    const late = await recordTopics(broker.url, `${base}/+`)
+    try {
+      const retained = await late.waitFor((m) => m.topic === `${base}/registration`)
+      expect(retained.retain).toBe(true)
+      expect((await late.waitFor((m) => m.topic === `${base}/status`)).body).toEqual({ state: 'online', clientId })
+    } finally {
+      await late.close()
+    }
+  })
+
+  it('publishes each event to the topic of its kind', async () => {
+    const started = await recorder.waitFor((m) => m.topic === `${base}/event/device.started`)
+    expect(started.body).toMatchObject({ kind: 'device.started', source: 'runtime', payload: { softwareVersion: '1.0.0' } })
+    expect(Number.isInteger(started.body.id)).toBe(true)
+
+    expect((await failSignIn(device, 'mqtt-lock-1')).body.resMsg[0].messageKey).toBe('api.error.LoginFailed')
+    const locked = await recorder.waitFor((m) => m.topic === `${base}/event/login.locked` && m.body.payload.accountName === 'mqtt-lock-1')
+    expect(locked.body).toMatchObject({ kind: 'login.locked', source: 'login', payload: { accountName: 'mqtt-lock-1', failures: 1 } })
+    expect(locked.body.id).toBeGreaterThan(started.body.id)
+    expect(Date.parse(locked.body.time)).not.toBeNaN()
+  })
+
+  it('runs a request through the router without mtk and answers with the envelope and request id', async () => {
+    const answer = await request('req-page', '/gtw/cwai/Event/EventPage', { kinds: ['login.locked'], pageSize: 5 })
+    expect(answer.status).toBe(200)
+    expect(answer.path).toBe('/gtw/cwai/Event/EventPage')
+    expect(answer.envelope).toMatchObject({ resCode: 1, resMsg: [], resultCode: '0' })
+    expect(answer.envelope.resData.rows.map((r: any) => r.payload.accountName)).toContain('mqtt-lock-1')
+
+    const invalid = await request('req-invalid', '/gtw/cwai/Event/EventPage', { pageSize: 'many' })
+    expect(invalid.envelope.resCode).toBe(0)
+    expect(invalid.envelope.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/pageSize' } })
+
+    const unknown = await request('req-unknown', '/gtw/cwai/Nope/Nothing', {})
+    expect(unknown.status).toBe(404)
+    expect(unknown.envelope.resMsg[0].messageKey).toBe('api.error.RouteNotFound')
+  })
+
+  it('refuses a request that arrives before registration is complete, then serves requests', async () => {
+    const dataDir = device.dataDir
+    await device.stop()
+    await recorder.waitFor((m) => m.topic === `${base}/status` && m.body.state === 'offline')
+    // Queued by the broker for the device's persistent session; delivered right after it
+    // reconnects, before it has re-registered.
+    await recorder.client.publishAsync(`${base}/request`, JSON.stringify({ requestId: 'req-early', path: '/gtw/cwai/Event/EventPage', body: {} }), { qos: 1 })
+    const onlineBefore = recorder.messages.length
+    device = await startDevice({ env, dataDir })
+    const early = await recorder.waitFor((m) => m.topic === `${base}/response` && m.body.requestId === 'req-early')
+    expect(early.body.envelope.resCode).toBe(0)
+    expect(early.body.envelope.resMsg[0]).toMatchObject({ messageKey: 'api.error.MqttNotRegistered', retryable: true, recommendedAction: 'RETRY_LATER' })
+    await recorder.waitFor((m) => recorder.messages.indexOf(m) >= onlineBefore && m.topic === `${base}/status` && m.body.state === 'online')
+    const late = await request('req-late', '/gtw/cwai/Event/EventPage', { pageSize: 1 })
+    expect(late.envelope.resCode).toBe(1)
+  })
+
+  it('delivers events produced while the broker was down once it is back', async () => {
+    await broker.stop()
+    const accounts = ['outage-1', 'outage-2', 'outage-3']
+    for (const account of accounts) expect((await failSignIn(device, account)).body.resMsg[0].messageKey).toBe('api.error.LoginFailed')
+    await broker.start()
+    for (const account of accounts) {
+      const m = await recorder.waitFor((x) => x.topic === `${base}/event/login.locked` && x.body.payload.accountName === account, 30_000)
+      expect(m.body.kind).toBe('login.locked')
+    }
+  })
+
+  it('applies new MQTT settings from the System endpoint without a restart', async () => {
+    const mtk = await device.adminToken()
+    const bad = await device.post('/gtw/cwai/System/SetMqttParam', { url: 'http://127.0.0.1:1' }, mtk)
+    expect(bad.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/url' } })
+    const wildcard = await device.post('/gtw/cwai/System/SetMqttParam', { topicPrefix: 'a/#' }, mtk)
+    expect(wildcard.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/topicPrefix' } })
+    const passwordOnly = await device.post('/gtw/cwai/System/SetMqttParam', { password: 'secret' }, mtk)
+    expect(passwordOnly.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/username' } })
+    expect((await device.post('/gtw/cwai/System/QueryEventChannelStatus', {}, mtk)).body.resData.mqtt.state).toBe('registered')
+
+    const other = await recordTopics(broker.url, `moved/${clientId}/#`)
+    try {
+      const set = await device.post('/gtw/cwai/System/SetMqttParam', { topicPrefix: 'moved', username: 'device', password: 'not-used-by-this-broker' }, mtk)
+      expect(set.body.resData).toMatchObject({ enabled: true, url: broker.url, clientId, topicPrefix: 'moved', username: 'device', passwordSet: true })
+      expect(JSON.stringify(set.body)).not.toContain('not-used-by-this-broker')
+      await other.waitFor((m) => m.topic === `moved/${clientId}/registration`)
+      await failSignIn(device, 'moved-prefix')
+      const event = await other.waitFor((m) => m.topic === `moved/${clientId}/event/login.locked`)
+      expect(event.body.payload.accountName).toBe('moved-prefix')
+      const query = await device.post('/gtw/cwai/System/QueryMqttParam', {}, mtk)
+      expect(query.body.resData).toMatchObject({ topicPrefix: 'moved', passwordSet: true })
+      expect(query.body.resData.password).toBeUndefined()
+    } finally {
+      await other.close()
+    }
+  })
+})
