@@ -4,11 +4,12 @@
  *   baseline: the raw pipeline in process (InferenceEngine, no socket), frames one after
  *             another on the same camera-sized RGB frames → frames per second it sustains;
  *   figure:   the capacity runner through the sidecar's frame path: person-detector
- *             channels at half that rate each, stepped 1, 2, 4 (5 s holds) → the frames per
- *             second processed over all channels at the highest step run.
+ *             channels at a third of that rate each, stepped 1, 2, 4 (5 s holds) → the
+ *             frames per second processed over all channels at the highest step run.
  * Target: the frame path (socket, per-channel queues, shared sessions) delivers at least
  * 80 % of the raw pipeline's rate once the channels saturate it. The case file and summary
- * go to bench/out/capacity/ and must validate.
+ * go to bench/out/capacity/ and must validate (a run in which not even one channel passed —
+ * a very busy machine — writes no case file; the figure is still reported).
  *
  * Settings: BENCH_CAPACITY_HOLD_SECONDS (5), BENCH_CAPACITY_MAX_CHANNELS (4).
  */
@@ -50,7 +51,7 @@ try {
 } finally {
   await engine.close()
 }
-const targetFps = +(rawFps / 2).toFixed(2)
+const targetFps = +(rawFps / 3).toFixed(2)
 console.log(`raw pipeline: ${rawFps.toFixed(2)} frames/s → ${targetFps} fps per channel`)
 
 // Figure: the capacity runner through the sidecar frame path.
@@ -68,10 +69,11 @@ try {
   await target.close()
 }
 for (const v of result.violations) console.error(formatViolation(v))
-if (result.error) throw new Error(result.error)
+if (result.violations.length > 0) throw new Error(result.error ?? 'the case file does not validate')
+if (result.error) console.log(result.error)
 const top = result.evidence[result.evidence.length - 1]!
 const frameFps = top.frames.filter((f) => f.fate === 'processed').length / top.holdSeconds
-const c = result.caseFileJson!.cases[0]!
+const c = result.caseFileJson?.cases[0] ?? null
 
 const file = await writeReport({
   benchmark: 'capacity',
@@ -81,8 +83,8 @@ const file = await writeReport({
     figure({ name: `frame-path throughput at ${top.channels} channels`, unit: 'frames/s', value: frameFps, baseline: { name: 'raw pipeline in process, sequential', value: rawFps }, target: { ratioAtLeast: 0.8 } }),
   ],
   details: {
-    caseFile: result.caseFile, summaryFile: result.summaryFile,
-    outcome: c.outcome, boundaryKind: c.boundaryKind, lastPassingChannels: c.lastPassingChannels, firstBlockedChannels: c.firstBlockedChannels,
+    caseFile: result.caseFile, summaryFile: result.summaryFile, error: result.error,
+    outcome: c?.outcome ?? null, boundaryKind: c?.boundaryKind ?? null, lastPassingChannels: c?.lastPassingChannels ?? null, firstBlockedChannels: c?.firstBlockedChannels ?? null,
     steps: result.steps.map((s) => ({ channels: s.channels, result: s.result, minimumProcessingFps: s.minimumProcessingFps, averageDiscardRate: s.averageDiscardRate, maximumCriticalPathLatencyMs: s.maximumCriticalPathLatencyMs, cpuPeakPercent: s.cpuPeakPercent })),
   },
 })
