@@ -18,7 +18,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads'
 import mqtt from 'mqtt'
 import WebSocket from 'ws'
-import { figure, writeReport } from './lib/report.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const arg = (name, fallback) => {
@@ -207,6 +206,8 @@ async function main() {
   }
 
   // Gates: every event delivered, at the offered rate (2 % slack), p99 latency under 100 ms.
+  // Imported here, in the main thread only: the receiver threads run this file without tsx.
+  const { figure, writeReport } = await import('./lib/report.ts')
   const baselineName = 'plain MQTT client → mosquitto, same rate'
   const base = results.baselineMqttDirect
   const channelFigures = (label, r) => [

@@ -15,7 +15,13 @@ export interface Summary {
   benchmarks: SummaryEntry[]
 }
 
-const num = (n: number | null) => n === null ? '–' : Number.isInteger(n) ? String(n) : n.toPrecision(4).replace(/\.?0+$/, '')
+/** Four significant digits below 1000, whole numbers above; trailing decimal zeros dropped. */
+export function num(n: number | null): string {
+  if (n === null) return '–'
+  if (Number.isInteger(n) || Math.abs(n) >= 1000) return String(Math.round(n))
+  const text = n.toPrecision(4)
+  return text.includes('e') ? String(n) : text.includes('.') ? text.replace(/\.?0+$/, '') : text
+}
 const cell = (s: string) => s.replace(/\|/g, '\\|')
 
 function targetText(t: TargetSpec, unit: string): string {

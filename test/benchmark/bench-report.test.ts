@@ -81,3 +81,11 @@ describe('summary table targets', () => {
     expect(md).toContain('| events | events lost | 0 events | 0 events (plain mqtt) | – | ≤ 0 events | yes |')
   })
 })
+
+describe('summary number format', () => {
+  it('keeps integers whole and gives four significant digits to fractions', async () => {
+    const { num } = await import('../../bench/lib/summary.ts')
+    expect([num(1750), num(1750.1), num(12345.67), num(0.25), num(0.0376), num(8.1179), num(42.7), num(null)])
+      .toEqual(['1750', '1750', '12346', '0.25', '0.0376', '8.118', '42.7', '–'])
+  })
+})
