@@ -87,8 +87,20 @@ async function buildRuntime() {
   }
 }
 
+/**
+ * TF.js graph models → ONNX into dist/models/ (models/convert). The converter is bundled like
+ * the runtime and imported; it skips models whose source and converter hashes are unchanged.
+ */
+async function convertModelsStep({ root, dist }) {
+  const result = await build({ ...common, sourcemap: false, entryPoints: [path.join(root, 'models/convert/build-models.ts')], outfile: path.join(dist, 'tools/convert-models.mjs') })
+  for (const file of result.outputFiles) writeAtomically(file.path, file.contents)
+  const bundle = path.join(dist, 'tools/convert-models.mjs')
+  const { convertModels } = await import(`${pathToFileURL(bundle).href}?v=${sha256(readFileSync(bundle))}`)
+  await convertModels({ root, dist })
+}
+
 /** Extra build steps of other areas (models, console, documents) register here as data. */
-const EXTRA_STEPS = []
+const EXTRA_STEPS = [convertModelsStep]
 
 async function main() {
   const onlyIndex = process.argv.indexOf('--only')
