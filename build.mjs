@@ -23,6 +23,7 @@ const functionsOut = path.join(dist, 'functions')
 const RUNTIME_ENTRIES = [
   { source: 'runtime/server.ts', out: 'runtime/server.mjs' },
   { source: 'runtime/sidecar/main.ts', out: 'runtime/sidecar.mjs', optional: true },
+  { source: 'runtime/supervisor/main.ts', out: 'runtime/supervisor.mjs' },
 ]
 
 const common = {
