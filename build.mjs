@@ -10,6 +10,9 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { buildDocs } from './runtime/docs/step.mjs'
+import { buildCli } from './shared/client/cli/step.mjs'
+import { buildConsole } from './runtime/console/step.mjs'
 
 const root = path.dirname(fileURLToPath(import.meta.url))
 const outdirIndex = process.argv.indexOf('--outdir')
@@ -88,8 +91,25 @@ async function buildRuntime() {
   }
 }
 
+/**
+ * TF.js graph models → ONNX into dist/models/ (models/convert). The converter is bundled like
+ * the runtime and imported; it skips models whose source and converter hashes are unchanged.
+ */
+async function convertModelsStep({ root, dist }) {
+  const result = await build({ ...common, sourcemap: false, entryPoints: [path.join(root, 'models/convert/build-models.ts')], outfile: path.join(dist, 'tools/convert-models.mjs') })
+  for (const file of result.outputFiles) writeAtomically(file.path, file.contents)
+  const bundle = path.join(dist, 'tools/convert-models.mjs')
+  const { convertModels } = await import(`${pathToFileURL(bundle).href}?v=${sha256(readFileSync(bundle))}`)
+  await convertModels({ root, dist })
+}
+
 /** Extra build steps of other areas (models, console, documents) register here as data. */
-const EXTRA_STEPS = []
+const EXTRA_STEPS = [
+  convertModelsStep, // TF.js graph models → ONNX: dist/models/
+  buildDocs, // interface documents: dist/staticfile/{httpInterface,mqttInterface}.html, openapi.json
+  buildConsole, // the console: dist/console/{index.html,app.js,styles.css}, served at /console/
+  buildCli, // integrator CLI: dist/cli/device-cli.mjs (bin device-cli → runtime/device-cli.mjs)
+]
 
 async function main() {
   const onlyIndex = process.argv.indexOf('--only')

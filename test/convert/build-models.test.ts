@@ -1,0 +1,40 @@
+/** The build step converts into the output folder once, and again only when the key changes. */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import * as ort from 'onnxruntime-node'
+import { afterAll, describe, expect, it } from 'vitest'
+import { buildModels } from '../../models/convert/build-models.ts'
+import { modelSources } from '../../models/convert/sources.ts'
+
+const root = join(import.meta.dirname, '../..')
+const gender = modelSources.filter((s) => s.name === 'gender')
+const dirs: string[] = []
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })))
+})
+
+describe('buildModels', () => {
+  it('writes a loadable model, then reuses it while the source and converter are unchanged', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'convert-'))
+    dirs.push(out)
+    const [first] = await buildModels(gender, out, root)
+    expect(first).toEqual({ name: 'gender', path: join(out, 'gender.onnx'), cached: false })
+
+    const session = await ort.InferenceSession.create(first!.path)
+    const result = await session.run({ input_1: new ort.Tensor('float32', new Float32Array(64 * 64), [1, 64, 64, 1]) })
+    await session.release()
+    const probabilities = Array.from(result.Identity!.data as Float32Array)
+    expect(probabilities).toHaveLength(2)
+    expect(probabilities.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 5)
+
+    const [second] = await buildModels(gender, out, root)
+    expect(second!.cached).toBe(true)
+
+    // a different key (as after a package update or a converter change) converts again
+    await writeFile(`${first!.path}.sha256`, 'stale')
+    const [third] = await buildModels(gender, out, root)
+    expect(third!.cached).toBe(false)
+    expect(await readFile(`${first!.path}.sha256`, 'utf8')).not.toBe('stale')
+  })
+})
