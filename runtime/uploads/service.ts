@@ -1,3 +1,4 @@
+import type { EventsService } from '../../shared/events/types.ts'
 import { createHash, randomBytes } from 'node:crypto'
 import { createReadStream, mkdirSync } from 'node:fs'
 import { rm, stat, truncate } from 'node:fs/promises'
@@ -32,6 +33,8 @@ export interface UploadServiceOptions {
   statDisk?: StatDisk
   /** Run `sweep()` every `uploadSweepIntervalMs` (default true; tests sweep by hand). */
   sweepTimer?: boolean
+  /** Where admission refusals and expiries are reported (issue 6 producers). */
+  events?: Pick<EventsService, 'emit'>
 }
 
 /** What a new session needs, whichever protocol opens it (uploadTemp chunk 0 or tus creation). */
@@ -161,7 +164,11 @@ export class UploadManager implements UploadService {
    */
   async admit(identity: Identity, spec: NewSession, uploadId = randomBytes(16).toString('hex'), createFile = true): Promise<UploadSessionRow> {
     const capacity = await this.capacity()
-    if (spec.totalSize > capacity.availableForNewUploadsBytes)
+    if (spec.totalSize > capacity.availableForNewUploadsBytes) {
+      await this.report('storage.reserveReached', {
+        purpose: spec.purpose, requiredBytes: spec.totalSize, availableBytes: capacity.availableBytes,
+        reserveBytes: capacity.reserveBytes, availableForNewUploadsBytes: capacity.availableForNewUploadsBytes,
+      })
       throw new ApiError('STORAGE_RESERVE_REACHED', {
         details: {
           requiredBytes: spec.totalSize, availableBytes: capacity.availableBytes, reserveBytes: capacity.reserveBytes,
@@ -169,6 +176,7 @@ export class UploadManager implements UploadService {
           purpose: spec.purpose,
         },
       })
+    }
     const now = this.now()
     const row: UploadSessionRow = {
       id: uploadId, userId: identity.userId, source: spec.source, clientRequestId: spec.clientRequestId ?? null,
@@ -351,7 +359,14 @@ export class UploadManager implements UploadService {
   }
 
   private async endAndDelete(session: UploadSessionRow, to: 'expired' | 'failed', reason: string): Promise<void> {
-    if (await this.repo.end(session.id, [session.state as 'open'], to, this.now(), reason)) await this.deleteBytes(session.id)
+    if (!(await this.repo.end(session.id, [session.state as 'open'], to, this.now(), reason))) return
+    if (to === 'expired') await this.report('upload.expired', { uploadId: session.id, purpose: session.purpose, reason, receivedBytes: session.receivedBytes })
+    await this.deleteBytes(session.id)
+  }
+
+  /** An event must never turn into the failure of the operation that reports it. */
+  private async report(kind: 'storage.reserveReached' | 'upload.expired', payload: Record<string, unknown>): Promise<void> {
+    await this.options.events?.emit(kind, payload).catch((error: unknown) => this.options.log.error({ err: error, kind }, 'upload event not written'))
   }
 
   /** Deletes a session's bytes and its store record; idempotent. */
