@@ -10,6 +10,9 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { buildDocs } from './runtime/docs/step.mjs'
+import { buildCli } from './shared/client/cli/step.mjs'
+import { buildConsole } from './runtime/console/step.mjs'
 
 const root = path.dirname(fileURLToPath(import.meta.url))
 const outdirIndex = process.argv.indexOf('--outdir')
@@ -20,6 +23,7 @@ const functionsOut = path.join(dist, 'functions')
 const RUNTIME_ENTRIES = [
   { source: 'runtime/server.ts', out: 'runtime/server.mjs' },
   { source: 'runtime/sidecar/main.ts', out: 'runtime/sidecar.mjs', optional: true },
+  { source: 'runtime/supervisor/main.ts', out: 'runtime/supervisor.mjs' },
 ]
 
 const common = {
@@ -100,7 +104,12 @@ async function convertModelsStep({ root, dist }) {
 }
 
 /** Extra build steps of other areas (models, console, documents) register here as data. */
-const EXTRA_STEPS = [convertModelsStep]
+const EXTRA_STEPS = [
+  convertModelsStep, // TF.js graph models → ONNX: dist/models/
+  buildDocs, // interface documents: dist/staticfile/{httpInterface,mqttInterface}.html, openapi.json
+  buildConsole, // the console: dist/console/{index.html,app.js,styles.css}, served at /console/
+  buildCli, // integrator CLI: dist/cli/device-cli.mjs (bin device-cli → runtime/device-cli.mjs)
+]
 
 async function main() {
   const onlyIndex = process.argv.indexOf('--only')

@@ -2,8 +2,10 @@ import { serve } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { loadConfig, type Config } from '../shared/config.ts'
+import { createDeviceLogger } from './log.ts'
+import { logDirOf } from './device.ts'
+import { RESTART_EXIT_CODE } from '../shared/aihost/types.ts'
 import type { Services } from '../shared/handler.ts'
-import { createLogger } from './log.ts'
 import { createServices } from './services.ts'
 import { RouteTable } from './http/routeTable.ts'
 import { InFlight } from './http/inflight.ts'
@@ -17,11 +19,13 @@ export interface RunningDevice {
   wsPort: number
   services: Services
   stop(reason?: string): Promise<void>
+  /** Resolves with the reason when a handler asked for a restart (software upgrade). */
+  restartRequested: Promise<string>
 }
 
 /** Starts the device: services, route table (hot-reloaded), HTTP server. */
 export async function startDevice(config: Config = loadConfig()): Promise<RunningDevice> {
-  const log = createLogger(config.logLevel)
+  const { log, flush } = await createDeviceLogger({ level: config.logLevel, logDir: logDirOf(config.dataPath), maxBytes: config.logFileMaxBytes, count: config.logFileCount })
   const table = new RouteTable(config.functionsDir ? path.resolve(config.functionsDir) : functionsDistDir, log)
   await table.load()
   // One validator for every transport: HTTP and MQTT requests (spec 5.6).
@@ -59,9 +63,11 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
     await table.close()
     await runtime.close()
     log.info('stopped')
+    flush()
   })())
   const wsPort = (await events.settings.status()).websocket.port
-  return { port, wsPort, services: runtime.services, stop }
+  const restartRequested = new Promise<string>((resolve) => runtime.deviceHost.onRestart(resolve))
+  return { port, wsPort, services: runtime.services, stop, restartRequested }
 }
 
 const isMain = import.meta.url === `file://${process.argv[1]}`
@@ -70,6 +76,8 @@ if (isMain) {
     const shutdown = (signal: string) => device.stop(signal).then(() => process.exit(0), () => process.exit(1))
     process.once('SIGTERM', () => shutdown('SIGTERM'))
     process.once('SIGINT', () => shutdown('SIGINT'))
+    // A restart request (upgrade) ends the process with the code the supervisor understands.
+    device.restartRequested.then((reason) => device.stop(`restart: ${reason}`).then(() => process.exit(RESTART_EXIT_CODE), () => process.exit(1)))
   }, (error) => {
     console.error(error)
     process.exit(1)

@@ -5,6 +5,10 @@ import type { Clock, Logger, MountedRoute, Services } from '../shared/handler.ts
 import { migrateDb, openDb, tuneDb } from '../shared/db/client.ts'
 import { ensureDefaultAccount } from '../shared/auth/accounts.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
+import { RuntimeDeviceHost } from './device.ts'
+import { registerPresetModels } from './models/presets.ts'
+import { wireInference } from './aihost/wireInference.ts'
+import { defaultManifestDir, loadManifests } from '../models/load-manifests.ts'
 import { createEventSystem, type RequestRouter } from './events/index.ts'
 import { emitSidecarRestarts } from './events/producers.ts'
 import { createInference } from './sidecar/start-inference.ts'
@@ -21,6 +25,8 @@ export interface Component {
 
 export interface RuntimeServices {
   services: Services
+  /** The concrete `ctx.device`, for the server to attach its restart procedure. */
+  deviceHost: RuntimeDeviceHost
   /** The upload service itself (the runtime mounts the native tus endpoint on it). */
   uploads: UploadManager
   components: Component[]
@@ -60,6 +66,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
 
   const components: Component[] = []
+  const deviceHost = new RuntimeDeviceHost(config.dataPath, log)
   const eventSystem = createEventSystem({ db: database.db, client: database.client, config, clock, log, services: () => services, router: options.router ?? null })
   components.push(eventSystem.component)
   // Inference (issue 4): algorithm registry from the manifests, the supervised sidecar, and
@@ -79,6 +86,11 @@ export async function createServices(config: Config, log: Logger, options: Servi
     start: () => inference.start().catch((error: Error) => log.error({ err: error.message }, 'inference sidecar failed to start; retrying')),
     stop: () => inference.close(),
   })
+  // AI host (issue 7): preset models = the models of the shipped pipelines (spec 4.11);
+  // the inference report, pipelines and task activity behind the AI-host routes.
+  const manifestsFolder = manifestDir ?? defaultManifestDir(projectRoot)
+  await registerPresetModels(database.db, manifestsFolder, projectRoot, clock.now(), log)
+  const inferenceForHandlers = wireInference(deviceHost, inference, loadManifests(manifestsFolder, projectRoot), config.dataPath, clock, log)
   // Upload sessions: manifests in this database, bytes under <DATA_DIR>/uploads; its sweeper runs on a timer.
   const uploads = new UploadManager({ db: database.db, config, clock, log: log.child({ area: 'uploads' }) })
   components.push({ name: 'uploads', stop: () => uploads.close() })
@@ -93,13 +105,15 @@ export async function createServices(config: Config, log: Logger, options: Servi
       startedAt: clock.now(),
     },
     routes: options.routes ?? (() => []),
+    device: deviceHost,
     events: eventSystem.events,
-    inference: inference.inference,
+    inference: inferenceForHandlers,
     uploads,
   }
 
   return {
     services,
+    deviceHost,
     uploads,
     components,
     async start() {

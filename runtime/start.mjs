@@ -1,4 +1,4 @@
-// `npm start`: builds when dist/ is missing or older than any source, then starts the device.
+// `npm start`: builds when dist/ is missing or older than any source, then starts the supervisor.
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -24,8 +24,6 @@ if (stale) {
   if (build.status !== 0) process.exit(build.status ?? 1)
 }
 
-const { startDevice } = await import(pathToFileURL(path.join(root, 'dist', 'runtime', 'server.mjs')).href)
-const device = await startDevice()
-const shutdown = (signal) => device.stop(signal).then(() => process.exit(0), () => process.exit(1))
-process.once('SIGTERM', () => shutdown('SIGTERM'))
-process.once('SIGINT', () => shutdown('SIGINT'))
+// The supervisor runs the device as a child process, installs staged upgrades at start-up
+// and restarts the device when it exits with code 75 (runtime/supervisor/main.ts).
+await import(pathToFileURL(path.join(root, 'dist', 'runtime', 'supervisor.mjs')).href)

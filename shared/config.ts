@@ -57,6 +57,14 @@ export const settings = {
   inferenceThreads: s('INFERENCE_THREADS', 'int', 2, 'onnxruntime intra-op threads per session (the device has 2 cores).'),
   fileServiceBaseUrl: s('FILE_SERVICE_BASE_URL', 'string', '', 'When set, fullPicture is a URL under this base instead of a data: URI (spec 2.6).'),
 
+  // ── AI host, device status, models, upgrade (issue 7) ─────────────────────────────────
+  logFileMaxBytes: s('LOG_FILE_MAX_BYTES', 'int', 10 * MB, 'Size at which the log file under DATA_DIR/logs rotates.'),
+  logFileCount: s('LOG_FILE_COUNT', 'int', 5, 'Rotated log files kept besides the active one; disk use stays below (count + 1) x LOG_FILE_MAX_BYTES.'),
+  upgradeProduct: s('UPGRADE_PRODUCT', 'string', 'EdgeAIDevice', 'Product prefix of upgrade package names `<product>-V<x>.<y>.<z>-<md5>.tar.gz` (spec 4.11).'),
+  upgradeMaxEntries: s('UPGRADE_MAX_ENTRIES', 'int', 20_000, 'Most entries an upgrade archive may hold.'),
+  upgradeMaxExpandedBytes: s('UPGRADE_MAX_EXPANDED_BYTES', 'int', 1024 * MB, 'Largest total size an upgrade archive may expand to.'),
+  upgradeProbationMs: s('UPGRADE_PROBATION_MS', 'int', 60_000, 'After an install, how long the new version has to start listening before the supervisor rolls back.'),
+
   // ── inference and image detection (issue 4) ─────────────────────────────────────────
   modelsManifestDir: s('MODELS_MANIFEST_DIR', 'string', '', 'Folder of the pipeline manifests (the algorithms offered); default `models/manifests` of the project.'),
   detectTimeoutMs: s('DETECT_TIMEOUT_MS', 'int', 55_000, 'Deadline of one PTaskDetectPic inference; past it the request fails retryably (clients wait at least 60 s, spec 8).'),

@@ -1,6 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { Config } from './config.ts'
 import type { Db } from './db/client.ts'
+import type { DeviceHost } from './aihost/types.ts'
 import type { EventsService } from './events/types.ts'
 import type { InferenceService } from './inference/types.ts'
 import type { UploadService } from './uploads/index.ts'
@@ -71,6 +72,8 @@ export interface Services {
   process: { softwareVersion: string; startedAt: number; buildHash: string }
   /** The routes currently mounted (for ViewRoutes and the interface documents). */
   routes(): MountedRoute[]
+  /** The device itself: inference report, logs, supervised restart (shared/aihost/types.ts). */
+  device: DeviceHost
   /** Event outbox and channel settings (`ctx.events.emit(kind, payload, { tx })`, README "Events"). */
   events: EventsService
   /** Client of the inference sidecar: pipelines, detection (shared/inference/types.ts). */

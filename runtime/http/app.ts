@@ -6,6 +6,7 @@ import { dispatch } from './dispatch.ts'
 import type { InFlight } from './inflight.ts'
 import type { RouteTable } from './routeTable.ts'
 import { InputValidator } from './validate.ts'
+import { staticFiles } from './staticFiles.ts'
 import type { UploadManager } from '../uploads/service.ts'
 import { TUS_PATH, tusEndpoint } from '../uploads/tus.ts'
 
@@ -17,6 +18,7 @@ export function createApp(services: Services, table: RouteTable, inflight: InFli
   app.use('*', requestId())
   app.use('*', accessLog(services.log))
   app.use('*', inflight.middleware())
+  app.route('/', staticFiles(services))
   if (uploads) {
     // The native tus endpoint (issue 3): not a handler bundle, since it owns a path prefix.
     const tus = tusEndpoint(services, uploads)

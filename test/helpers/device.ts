@@ -33,6 +33,21 @@ export interface StartOptions {
   env?: Record<string, string>
   /** Reuse a data folder (restart after a kill); a new temporary one otherwise. */
   dataDir?: string
+  /** `supervisor` runs dist/runtime/supervisor.mjs (npm start's supervisor) on a fixed free port. */
+  entry?: 'server' | 'supervisor'
+}
+
+/** A port free right now (for runs that restart and must keep their port). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net')
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
 }
 
 const root = path.resolve(import.meta.dirname, '../..')
@@ -40,11 +55,12 @@ const root = path.resolve(import.meta.dirname, '../..')
 /** Starts the built runtime (`dist/runtime/server.mjs`) on an ephemeral port with its own data folder. */
 export async function startDevice(options: StartOptions = {}): Promise<DeviceProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'device-test-'))
-  const child = spawn(process.execPath, [path.join(root, 'dist/runtime/server.mjs')], {
+  const supervised = options.entry === 'supervisor'
+  const child = spawn(process.execPath, [path.join(root, supervised ? 'dist/runtime/supervisor.mjs' : 'dist/runtime/server.mjs')], {
     cwd: root,
     env: {
       ...process.env,
-      PORT: '0',
+      PORT: supervised ? String(await freePort()) : '0',
       HOST: '127.0.0.1',
       WS_PORT: '0',
       DATA_DIR: dataDir,

@@ -1,0 +1,50 @@
+import { Type } from '@sinclair/typebox'
+import { defineHandler } from '../../shared/handler.ts'
+import { ApiError, invalidParam } from '../../shared/errors/index.ts'
+import { saveCreatedTask } from '../../shared/detection/task-store.ts'
+import { effectiveThreshold, requireTask } from '../../shared/aihost/taskView.ts'
+
+/** What each atomic action (models/manifest-schema.ts `atomicActions`) lets a running task change. */
+const CONFIGURABLE: Record<string, readonly string[]> = {
+  detector: ['scoreThreshold'],
+  classifier: ['scoreThreshold'],
+  crop: [],
+  logic: [],
+}
+
+export default defineHandler({
+  routes: ['/v1/cwai/aihost/OperateNode'],
+  auth: 'session',
+  body: 'json',
+  summary: 'Re-parameterizes one node of a created task (scoreThreshold of a detector or classifier); enable/disable are not supported.',
+  input: Type.Object({
+    taskId: Type.String({ minLength: 1, maxLength: 128 }),
+    nodeId: Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 64 }),
+    operation: Type.Union([Type.Literal('configure'), Type.Literal('enable'), Type.Literal('disable')]),
+    params: Type.Optional(Type.Object({
+      scoreThreshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    }, { additionalProperties: false })),
+  }, { additionalProperties: false }),
+  async handle(input, ctx) {
+    const task = await requireTask(ctx, input.taskId)
+    if (task.state !== 'created') throw new ApiError('NotCreated', { details: { taskId: task.taskId, state: task.state } })
+    const pipeline = ctx.device.pipeline(task.algorithmCode)
+    if (!pipeline) throw new ApiError('ActionAlgLoadFailed', { details: { algorithmCode: task.algorithmCode } })
+    const node = pipeline.nodes.find((n) => n.id === input.nodeId)
+    if (!node) throw invalidParam('/nodeId', 'no such node in the task pipeline', { nodes: pipeline.nodes.map((n) => n.id) })
+    if (input.operation !== 'configure')
+      throw new ApiError('NotSupported', { details: { operation: input.operation, nodeId: node.id, reason: 'every node of a pipeline always runs; create a task with another algorithm instead' } })
+    const allowed = CONFIGURABLE[node.action] ?? []
+    const params = input.params ?? {}
+    const keys = Object.keys(params)
+    if (keys.length === 0) throw invalidParam('/params', `give at least one of: ${allowed.join(', ') || '(none for this node)'}`)
+    for (const key of keys) if (!allowed.includes(key)) throw invalidParam(`/params/${key}`, `not configurable on a ${node.action} node`)
+
+    const config = { ...(task.taskConfig as { thresholds?: Record<string, number> }) }
+    const next = { ...config, thresholds: { ...(config.thresholds ?? {}), [node.id]: params.scoreThreshold! } }
+    // Loading an existing handle with the same algorithm applies the new config (inference contract).
+    await ctx.inference.load(task.taskId, task.algorithmCode, next as never)
+    await saveCreatedTask(ctx.db, { taskId: task.taskId, algorithmCode: task.algorithmCode, taskConfig: next, createdBy: task.createdBy }, ctx.clock.now())
+    return { taskId: task.taskId, nodeId: node.id, operation: 'configure', scoreThreshold: effectiveThreshold(pipeline, node.id, next) }
+  },
+})

@@ -1,0 +1,26 @@
+import { Type } from '@sinclair/typebox'
+import { defineHandler } from '../../shared/handler.ts'
+import { requireTask, taskStatus } from '../../shared/aihost/taskView.ts'
+
+export default defineHandler({
+  routes: ['/v1/cwai/aihost/QueryTaskInfo'],
+  auth: 'session',
+  body: 'json',
+  summary: 'Task details: status, algorithm, taskConfig, stage timings of the last detection, overview picture.',
+  input: Type.Object({ taskId: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false }),
+  async handle(input, ctx) {
+    const task = await requireTask(ctx, input.taskId)
+    const pipeline = ctx.device.pipeline(task.algorithmCode)
+    const activity = ctx.device.taskActivity(task.taskId)
+    return {
+      ...taskStatus(ctx, task),
+      algorithm: pipeline ? { algorithmId: pipeline.algorithmId, algorithmName: pipeline.algorithmName, version: pipeline.version, nodes: pipeline.nodes.map((n) => ({ id: n.id, action: n.action })) } : null,
+      taskConfig: task.taskConfig,
+      createdBy: task.createdBy,
+      // Per-stage durations (ms) of the last detection, measured in the sidecar.
+      lastTimings: activity?.lastTimings ?? null,
+      overviewAvailable: Boolean(activity?.overviewFile),
+      overviewAt: activity?.overviewAt == null ? null : String(activity.overviewAt),
+    }
+  },
+})

@@ -1,0 +1,15 @@
+import { Type } from '@sinclair/typebox'
+import { defineHandler } from '../../shared/handler.ts'
+import { getModel, toView } from '../../shared/models/store.ts'
+import { MODEL_ID_PATTERN } from '../../shared/models/types.ts'
+
+export default defineHandler({
+  routes: ['/gtw/cwai/atomic/Model/detail'],
+  auth: 'session',
+  body: 'json',
+  summary: 'One model with its signature and configuration.',
+  input: Type.Object({ modelId: Type.String({ pattern: MODEL_ID_PATTERN }) }, { additionalProperties: false }),
+  async handle(input, ctx) {
+    return toView(await getModel(ctx.db, input.modelId))
+  },
+})

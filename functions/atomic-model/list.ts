@@ -1,0 +1,21 @@
+import { Type } from '@sinclair/typebox'
+import { defineHandler } from '../../shared/handler.ts'
+import { countModels, listModels, toView } from '../../shared/models/store.ts'
+
+export default defineHandler({
+  routes: ['/gtw/cwai/atomic/Model/list'],
+  auth: 'session',
+  body: 'json',
+  summary: 'Managed models (preset and user), paged.',
+  input: Type.Object({
+    source: Type.Optional(Type.Union([Type.Literal('preset'), Type.Literal('user')])),
+    pageNo: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
+    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 20 })),
+  }, { additionalProperties: false }),
+  async handle(input, ctx) {
+    const pageNo = input.pageNo ?? 1
+    const pageSize = input.pageSize ?? 20
+    const rows = await listModels(ctx.db, { source: input.source, offset: (pageNo - 1) * pageSize, limit: pageSize })
+    return { total: await countModels(ctx.db, input.source), pageNo, pageSize, rows: rows.map(toView) }
+  },
+})

@@ -1,0 +1,33 @@
+import { Type } from '@sinclair/typebox'
+import { defineHandler } from '../../shared/handler.ts'
+import { registerUserModel } from '../../shared/models/register.ts'
+import { toView } from '../../shared/models/store.ts'
+
+export default defineHandler({
+  routes: ['/gtw/cwai/atomic/Model/upload'],
+  auth: 'session',
+  body: 'json',
+  summary: 'Registers a completed upload of purpose `model` as a user model after opening it as ONNX.',
+  input: Type.Object({
+    uploadId: Type.String({ minLength: 1, maxLength: 128 }),
+    modelName: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    exportable: Type.Optional(Type.Boolean({ default: true })),
+  }, { additionalProperties: false }),
+  async handle(input, ctx) {
+    // spec 3.1, 5.4: consumed once, by the identity that uploaded it, for this purpose.
+    const file = await ctx.uploads.claim(input.uploadId, ctx.identity!, 'model')
+    try {
+      const row = await registerUserModel(ctx.db, ctx.config.dataPath, ctx.clock.now(), {
+        sourcePath: file.path,
+        take: 'move',
+        originalFilename: file.originalFilename,
+        modelName: input.modelName ?? file.originalFilename,
+        exportable: input.exportable ?? true,
+      })
+      ctx.log.info({ modelId: row.modelId, uploadId: input.uploadId }, 'model uploaded')
+      return toView(row)
+    } finally {
+      await file.release()
+    }
+  },
+})

@@ -1,0 +1,35 @@
+import os from 'node:os'
+import { Type } from '@sinclair/typebox'
+import { defineHandler } from '../../shared/handler.ts'
+import { bootId, cpuLoad, secondsSince, storageOf, systemMemory } from '../../shared/aihost/system.ts'
+import { readUpgradeState } from '../../shared/upgrade/state.ts'
+
+export default defineHandler({
+  routes: ['/gtw/cwai/System/QueryDeviceStatus'],
+  auth: 'session',
+  body: 'json',
+  summary: 'Boot identity, software version, uptime, storage, CPU load, memory, sidecar state, last upgrade.',
+  input: Type.Object({}),
+  async handle(_input, ctx) {
+    const inference = await ctx.device.inference()
+    const upgrade = readUpgradeState(ctx.config.dataPath)
+    const now = ctx.clock.now()
+    return {
+      // spec 4.11: changes only when the operating system reboots (not on a service restart).
+      bootId: await bootId(),
+      // spec 4.11: the version of the running process; changes only after a real install.
+      softwareVersion: ctx.process.softwareVersion,
+      buildHash: ctx.process.buildHash,
+      uptimeSeconds: secondsSince(ctx.process.startedAt, now),
+      systemUptimeSeconds: Math.floor(os.uptime()),
+      storage: await storageOf(ctx.config.dataPath),
+      cpu: cpuLoad(),
+      memory: await systemMemory(),
+      sidecar: inference?.sidecar ?? null,
+      supervised: ctx.device.supervised,
+      lastUpgrade: upgrade.history.at(-1) ?? null,
+      pendingUpgrade: upgrade.pending ? { version: upgrade.pending.version, stagedAt: upgrade.pending.stagedAt } : null,
+      timestamp: String(now),
+    }
+  },
+})

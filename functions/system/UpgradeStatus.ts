@@ -1,0 +1,24 @@
+import { Type } from '@sinclair/typebox'
+import { defineHandler } from '../../shared/handler.ts'
+import { readUpgradeState } from '../../shared/upgrade/state.ts'
+
+export default defineHandler({
+  routes: ['/gtw/cwai/System/UpgradeStatus'],
+  auth: 'session',
+  body: 'json',
+  summary: 'Running version, installed/previous release, pending upgrade and the upgrade history with reasons.',
+  input: Type.Object({}),
+  handle(_input, ctx) {
+    const state = readUpgradeState(ctx.config.dataPath)
+    const release = (r: typeof state.current) => r && { version: r.version, installedAt: String(r.installedAt), base: r.dir === null }
+    return {
+      softwareVersion: ctx.process.softwareVersion,
+      product: ctx.config.upgradeProduct,
+      supervised: ctx.device.supervised,
+      current: release(state.current),
+      previous: release(state.previous),
+      pending: state.pending && { version: state.pending.version, fromVersion: state.pending.fromVersion, stagedAt: String(state.pending.stagedAt), packageName: state.pending.packageName },
+      history: state.history.map((h) => ({ ...h, at: String(h.at) })).reverse(),
+    }
+  },
+})

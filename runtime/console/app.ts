@@ -1,0 +1,93 @@
+import { html } from 'htm/preact'
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { DEBUG_MARKER } from '../../shared/client/detect.ts'
+import type { Session } from '../../shared/client/types.ts'
+import { browserResumeStore, createClient, sessionStore } from './session.ts'
+import { SignIn } from './views/SignIn.ts'
+import { ChangePassword } from './views/ChangePassword.ts'
+import { Detect, type DetectMemory } from './views/Detect.ts'
+import { Device } from './views/Device.ts'
+
+type Screen =
+  | { name: 'signin'; notice: string | null }
+  | { name: 'change'; account: string; password: string | null; forced: boolean }
+  | { name: 'app' }
+
+const PAGES = { detect: 'Detection', device: 'Device' } as const
+type Page = keyof typeof PAGES
+const pageFromHash = (): Page => (location.hash.replace(/^#\/?/, '') in PAGES ? location.hash.replace(/^#\/?/, '') as Page : 'detect')
+
+export function App() {
+  const stored = sessionStore.load()
+  const [screen, setScreen] = useState<Screen>(stored ? { name: 'app' } : { name: 'signin', notice: null })
+  const [account, setAccount] = useState(stored?.accountName ?? '')
+  const [page, setPage] = useState<Page>(pageFromHash())
+  // What survives a sign-out in the middle of work: the chosen file and algorithm, the created tasks.
+  const memory = useRef<DetectMemory>({ file: null, algorithmCode: null, tasks: new Map(), interrupted: false, staleUploadIds: [] })
+
+  const client = useMemo(() => createClient(() => {
+    // spec 5.3: a missing or expired mtk → sign in again; the interrupted upload restarts as a new session.
+    sessionStore.clear()
+    const stale = browserResumeStore.drain().map((r) => r.uploadId).filter((id): id is string => !!id)
+    memory.current.staleUploadIds.push(...stale)
+    memory.current.tasks.clear()
+    if (memory.current.file) memory.current.interrupted = true
+    setScreen({ name: 'signin', notice: 'Your session has ended. Sign in again.' })
+  }), [])
+
+  useEffect(() => {
+    const onHash = () => setPage(pageFromHash())
+    addEventListener('hashchange', onHash)
+    return () => removeEventListener('hashchange', onHash)
+  }, [])
+
+  // Move focus to the main heading when the screen or page changes (keyboard and screen-reader
+  // users), but not on first load, where Tab starts at the skip link.
+  const firstRender = useRef(true)
+  useEffect(() => {
+    if (firstRender.current) {
+      firstRender.current = false
+      return
+    }
+    document.querySelector<HTMLElement>('main h1')?.focus()
+  }, [screen.name, page])
+
+  const signedIn = (session: Session, password: string | null) => {
+    setAccount(session.accountName)
+    sessionStore.save({ mtk: session.mtk, accountName: session.accountName })
+    // spec 5.7: a pending password change blocks business use.
+    if (session.passwordChangeRequired) setScreen({ name: 'change', account: session.accountName, password, forced: true })
+    else setScreen({ name: 'app' })
+  }
+
+  const signOut = async () => {
+    for (const [algorithmCode, taskId] of memory.current.tasks) await client.taskCancel({ taskId, algorithmCode, mvDebug: DEBUG_MARKER }).catch(() => undefined)
+    memory.current = { file: null, algorithmCode: null, tasks: new Map(), interrupted: false, staleUploadIds: [] }
+    await client.logout().catch(() => undefined)
+    sessionStore.clear()
+    setScreen({ name: 'signin', notice: 'Signed out.' })
+  }
+
+  if (screen.name === 'signin') return html`<${Shell}><${SignIn} client=${client} notice=${screen.notice} onSignedIn=${signedIn} /></${Shell}>`
+  if (screen.name === 'change') {
+    return html`<${Shell}><${ChangePassword} client=${client} account=${screen.account} currentPassword=${screen.password} forced=${screen.forced}
+      onChanged=${(session: Session) => signedIn(session, null)} onCancel=${screen.forced ? signOut : () => setScreen({ name: 'app' })} /></${Shell}>`
+  }
+  return html`<${Shell} nav=${html`<nav aria-label="Main">
+      ${Object.entries(PAGES).map(([key, label]) => html`<a href=${`#/${key}`} aria-current=${page === key ? 'page' : undefined}>${label}</a>`)}
+      <a href="/staticfile/httpInterface.html" target="_blank" rel="noopener">API docs</a>
+    </nav>
+    <div class="account">
+      <span data-testid="account">${account}</span>
+      <button type="button" class="link" onClick=${() => setScreen({ name: 'change', account, password: null, forced: false })}>Change password</button>
+      <button type="button" class="secondary" onClick=${signOut} data-testid="sign-out">Sign out</button>
+    </div>`}>
+    ${page === 'detect' ? html`<${Detect} client=${client} account=${account} memory=${memory.current} />` : html`<${Device} client=${client} />`}
+  </${Shell}>`
+}
+
+function Shell({ nav, children }: { nav?: unknown; children?: unknown }) {
+  return html`<a class="skip" href="#main">Skip to content</a>
+    <header class="top"><span class="brand">Edge AI device</span>${nav ?? null}</header>
+    ${children}`
+}

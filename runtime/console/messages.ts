@@ -1,0 +1,129 @@
+import { DeviceError, NetworkError } from '../../shared/client/errors.ts'
+
+/**
+ * Display texts for the console. Clients branch on `messageKey` and `recommendedAction`
+ * (spec 7); the device's `msgText` is only a fallback for keys this table does not know.
+ */
+export const MESSAGE_TEXT: Record<string, string> = {
+  'api.error.ActionAlgLoadFailed': 'The algorithm does not exist or its resources are unavailable.',
+  'api.error.NotCreated': 'The task is not created (or was cancelled).',
+  'api.error.TaskCreateFailed': 'The device could not initialize the model or pipeline.',
+  'api.error.InvalidParam': 'A request field is missing or invalid.',
+  'api.error.ImageDecodeFailed': 'The image is corrupt or in a format the device cannot decode.',
+  'api.error.ImageDownloadFailed': 'The device could not download the image.',
+  'api.error.imageInputTooLarge': 'The image file is larger than the device accepts.',
+  'api.error.imageResolutionTooLarge': 'The image has more pixels than the device can decode.',
+  'api.error.storageReserveReached': 'The device does not have enough safe disk space for this upload.',
+  'api.error.transferBusy': 'Another transfer is writing to this upload.',
+  'api.error.uploadMetadataBudget': 'The upload has too many chunks for its metadata budget.',
+  'api.error.httpBodyTooLarge': 'The request is larger than the device accepts for this kind of request.',
+  'api.error.Unauthorized': 'Your session has ended. Sign in again.',
+  'api.error.LoginFailed': 'Account or password is wrong.',
+  'api.error.LoginLocked': 'Too many failed sign-ins: this account is locked for a while.',
+  'api.error.PasswordChangeRequired': 'The password must be changed before the device can be used.',
+  'api.error.PasswordWeak': 'The device does not accept this new password.',
+  'api.error.RouteNotFound': 'This device does not offer that function.',
+  'api.error.ServiceUnavailable': 'The device is starting or shutting down.',
+  'api.error.Internal': 'The device hit an internal error.',
+}
+
+/** spec 7.2 recommended-action codes (and the device's additions), as next steps for a person. */
+export const ACTION_TEXT: Record<string, string> = {
+  FREE_DISK_SPACE: 'Free disk space on the device, then try again (not immediately and not in a loop).',
+  USE_CHUNKED_UPLOAD: 'Send the file as a chunked upload (smaller chunks).',
+  REDUCE_REQUEST_BODY: 'Send a smaller request body.',
+  USE_LARGER_CHUNKS: 'Use larger chunks (fewer of them).',
+  RETRY: 'Try again.',
+  RETRY_LATER: 'Try again later.',
+  RESIZE_IMAGE: 'Reduce the image resolution and try again.',
+  RESIZE_OR_RECOMPRESS_IMAGE: 'Resize or recompress the image (for example a smaller JPEG) and try again.',
+  CHECK_UPLOAD_PARAMETERS: 'Check the upload parameters.',
+  CHANGE_DEPLOYMENT_POLICY: 'Ask the administrator to change the deployment policy.',
+  USE_LARGER_CHUNKS_OR_CHANGE_POLICY: 'Use larger chunks, or ask the administrator to change the policy.',
+  SIGN_IN_AGAIN: 'Sign in again.',
+  CHANGE_PASSWORD: 'Change the password.',
+  CHECK_REQUEST_PARAMETERS: 'Check the values you entered.',
+  CREATE_TASK: 'Create the task again (run the detection again).',
+  QUERY_ALGORITHMS: 'Reload the algorithm list and check the model status.',
+  CHECK_MODEL_STATUS: 'Check the model status and the device logs; do not retry in a loop.',
+  RE_ENCODE_IMAGE: 'Re-encode the image as JPEG, PNG or BMP.',
+  CHECK_IMAGE_URL: 'Check the network, or upload the image instead.',
+  START_NEW_UPLOAD: 'Start a new upload.',
+  NONE: '',
+}
+
+export interface ShownError {
+  title: string
+  messageKey: string | null
+  httpStatus: number | null
+  /** [label, value] rows: actual value, limit, field, ... */
+  facts: [string, string][]
+  action: string | null
+  actionText: string | null
+  retryAfterSeconds: number | null
+  retryable: boolean | null
+}
+
+const bytes = (value: unknown) => {
+  const n = Number(value)
+  if (!Number.isFinite(n)) return String(value)
+  const units = ['bytes', 'KB', 'MB', 'GB', 'TB']
+  let v = n
+  let u = 0
+  while (v >= 1024 && u < units.length - 1) { v /= 1024; u++ }
+  return u === 0 ? `${n} bytes` : `${v.toFixed(v < 10 ? 2 : 1)} ${units[u]} (${n} bytes)`
+}
+
+/** details → facts, with byte counts made readable (spec 2.7 names actualBytes, limitBytes, ...). */
+const FACT_LABELS: [string, string, (v: unknown) => string][] = [
+  ['actualBytes', 'Actual size', bytes],
+  ['limitBytes', 'Limit', bytes],
+  ['actualPixels', 'Actual pixels', String],
+  ['limitPixels', 'Pixel limit', String],
+  ['requiredBytes', 'Required', bytes],
+  ['availableBytes', 'Available', bytes],
+  ['reserveBytes', 'Safety reserve', bytes],
+  ['resource', 'Resource', String],
+  ['purpose', 'Purpose', String],
+  ['field', 'Field', String],
+  ['reason', 'Reason', String],
+]
+
+/** Is this route a multipart request (a bare 413 means "use chunks") or a JSON one ("smaller body")? */
+const isMultipartRoute = (route: string) => /\/uploadTemp$/i.test(route)
+
+/** An error as spec 7.2 asks clients to show it: text, actual value, limit, action, wait. */
+export function showError(error: unknown): ShownError {
+  if (error instanceof DeviceError) {
+    const item = error.item
+    if (!item) {
+      // spec 7.1: a low-level rejection may carry only a generic 413; explain it by request type.
+      const action = error.status === 413 ? (isMultipartRoute(error.route) ? 'USE_CHUNKED_UPLOAD' : 'REDUCE_REQUEST_BODY') : null
+      return {
+        title: error.status === 413
+          ? (isMultipartRoute(error.route) ? 'The upload request was too large for the device (HTTP 413).' : 'The request body was too large for the device (HTTP 413).')
+          : `The device answered HTTP ${error.status} without details.`,
+        messageKey: null, httpStatus: error.status, facts: [], action, actionText: action ? ACTION_TEXT[action]! : null, retryAfterSeconds: null, retryable: null,
+      }
+    }
+    const details = item.details ?? {}
+    const facts = FACT_LABELS.filter(([key]) => details[key] !== undefined && details[key] !== null).map(([key, label, format]) => [label, format(details[key])] as [string, string])
+    const retryAfter = item.retryAfterSeconds ?? (typeof details.retryAfterSeconds === 'number' ? details.retryAfterSeconds : null)
+    return {
+      title: MESSAGE_TEXT[item.messageKey] ?? item.msgText ?? item.messageKey,
+      messageKey: item.messageKey,
+      httpStatus: error.status,
+      facts,
+      action: item.recommendedAction && item.recommendedAction !== 'NONE' ? item.recommendedAction : null,
+      actionText: ACTION_TEXT[item.recommendedAction] || null,
+      retryAfterSeconds: retryAfter,
+      retryable: item.retryable,
+    }
+  }
+  if (error instanceof NetworkError) {
+    return { title: 'The device cannot be reached (connection lost or refused).', messageKey: null, httpStatus: null, facts: [], action: 'RETRY', actionText: 'Check the connection, then try again.', retryAfterSeconds: null, retryable: true }
+  }
+  return { title: (error as Error)?.message ?? String(error), messageKey: null, httpStatus: null, facts: [], action: null, actionText: null, retryAfterSeconds: null, retryable: null }
+}
+
+export { bytes as formatBytes }

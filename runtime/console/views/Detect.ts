@@ -1,0 +1,227 @@
+import { html } from 'htm/preact'
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { DeviceClient, uuid } from '../../../shared/client/client.ts'
+import { DEBUG_MARKER } from '../../../shared/client/detect.ts'
+import { DeviceError, isAbort } from '../../../shared/client/errors.ts'
+import { cancelStoredUpload, uploadFile, type UploadProgress, type UploadSource } from '../../../shared/client/upload.ts'
+import type { AlgorithmRow, DetectionResult, UploadCapabilities } from '../../../shared/client/types.ts'
+import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { formatBytes } from '../messages.ts'
+import { browserResumeStore, resumeKeyOf } from '../session.ts'
+import { Result } from './Result.ts'
+
+/** What the detection page keeps across a sign-out (owned by the app). */
+export interface DetectMemory {
+  file: File | null
+  algorithmCode: string | null
+  /** algorithmCode → taskId: one created task may detect many images (spec 1 step 6). */
+  tasks: Map<string, string>
+  /** A 401 interrupted an upload: it restarts as a new upload session (spec 5.3). */
+  interrupted: boolean
+  /** Sessions of uploads interrupted by a 401, cancelled once signed in again (spec 4.6: releases the reservation). */
+  staleUploadIds: string[]
+}
+
+// spec 4.5: the console accepts JPEG, PNG and BMP; the device decoder has the last word.
+const ACCEPT = 'image/jpeg,image/png,image/bmp,.jpg,.jpeg,.png,.bmp'
+const isAcceptedImage = (file: File) => /^image\/(jpeg|png|bmp|x-ms-bmp)$/.test(file.type) || /\.(jpe?g|png|bmp)$/i.test(file.name)
+
+const CAPABILITY_REFRESH_MS = 15_000
+const UPLOAD_RETRIES = 8
+
+type Step = 'idle' | 'task' | 'upload' | 'detect'
+const STEP_TEXT: Record<Step, string> = { idle: '', task: 'Creating the task (loading the model)…', upload: 'Uploading…', detect: 'Detecting…' }
+
+const fileSource = (file: File): UploadSource => ({ name: file.name, size: file.size, slice: (start, end) => file.slice(start, end) })
+
+/** A limit the console checks against the live capabilities before sending anything, shown like the device's own error. */
+const tooLargeLocally = (file: File, limit: number) => new DeviceError('uploadCapabilities', 0, [{
+  msgCode: 'IMAGE_INPUT_TOO_LARGE', messageKey: 'api.error.imageInputTooLarge', msgText: 'The encoded image exceeds the input limit.',
+  details: { actualBytes: file.size, limitBytes: limit, resource: 'encoded-image', purpose: 'image' }, retryable: false, recommendedAction: 'RESIZE_OR_RECOMPRESS_IMAGE',
+}])
+
+export function Detect({ client, account, memory }: { client: DeviceClient; account: string; memory: DetectMemory }) {
+  const [algorithms, setAlgorithms] = useState<AlgorithmRow[] | null>(null)
+  const [algorithmError, setAlgorithmError] = useState<unknown>(null)
+  const [algorithmCode, setAlgorithmCode] = useState<string>(memory.algorithmCode ?? '')
+  const [capabilities, setCapabilities] = useState<UploadCapabilities | null>(null)
+  const [capabilityError, setCapabilityError] = useState<unknown>(null)
+  const [file, setFile] = useState<File | null>(memory.file)
+  const [dragging, setDragging] = useState(false)
+  const [step, setStep] = useState<Step>('idle')
+  const [progress, setProgress] = useState<UploadProgress | null>(null)
+  const [retrying, setRetrying] = useState<number | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  const [errorContext, setErrorContext] = useState<string | undefined>(undefined)
+  const [result, setResult] = useState<DetectionResult | null>(null)
+  const [notice, setNotice] = useState<string | null>(memory.interrupted ? 'The previous upload was interrupted when the session ended; it starts again as a new upload.' : null)
+  const abort = useRef<AbortController | null>(null)
+
+  useEffect(() => {
+    memory.interrupted = false
+    for (const uploadId of memory.staleUploadIds.splice(0)) client.cancelUpload(uploadId).catch(() => undefined)
+    client.algorithmPage({ algorithmUsage: '2' }).then((page) => {
+      setAlgorithms(page.rows)
+      if (!algorithmCode && page.rows[0]) setAlgorithmCode(page.rows[0].algorithmId)
+    }, setAlgorithmError)
+  }, [])
+
+  // spec 2.5: capabilities are live; never hard-code a previously observed value.
+  const refreshCapabilities = () => client.uploadCapabilities().then((c) => { setCapabilities(c); setCapabilityError(null) }, setCapabilityError)
+  useEffect(() => {
+    refreshCapabilities()
+    const timer = setInterval(refreshCapabilities, CAPABILITY_REFRESH_MS)
+    return () => { clearInterval(timer); abort.current?.abort() }
+  }, [])
+
+  useEffect(() => { memory.algorithmCode = algorithmCode || null }, [algorithmCode])
+
+  const choose = (chosen: File | null | undefined) => {
+    if (!chosen) return
+    setResult(null)
+    setNotice(null)
+    if (!isAcceptedImage(chosen)) {
+      setError(new Error(`${chosen.name} is not a JPEG, PNG or BMP image.`))
+      setErrorContext('File')
+      return
+    }
+    setError(null)
+    setFile(chosen)
+    memory.file = chosen
+  }
+
+  const ensureTask = async (code: string, fresh = false) => {
+    let taskId = memory.tasks.get(code)
+    if (taskId && !fresh) return taskId
+    taskId = uuid()
+    setStep('task')
+    // spec 8: task creation may take up to 120 s (model loading).
+    await client.taskCreate({ algorithmCode: code, algorithmUpdateTime: String(Date.now()), taskId, mvDebug: DEBUG_MARKER })
+    memory.tasks.set(code, taskId)
+    return taskId
+  }
+
+  const run = async (event: Event) => {
+    event.preventDefault()
+    if (!file || !algorithmCode) return
+    setError(null)
+    setResult(null)
+    setNotice(null)
+    setProgress(null)
+    const limit = Number(capabilities?.maxEncodedImageBytes ?? 0)
+    if (limit > 0 && file.size > limit) {
+      setErrorContext('Checked against the device’s live upload capabilities')
+      setError(tooLargeLocally(file, limit))
+      return
+    }
+    const controller = new AbortController()
+    abort.current = controller
+    let context = 'Task'
+    try {
+      let taskId = await ensureTask(algorithmCode)
+      context = 'Upload'
+      setStep('upload')
+      const upload = await uploadFile(client, fileSource(file), {
+        purpose: 'image', resumeKey: resumeKeyOf(account, file), store: browserResumeStore, capabilities: capabilities ?? undefined,
+        retries: UPLOAD_RETRIES, retryDelayMs: (attempt) => Math.min(5000, 250 * 2 ** (attempt - 1)),
+        onProgress: (p) => { setProgress(p); setRetrying(null) },
+        onRetry: (attempt) => setRetrying(attempt),
+        signal: controller.signal,
+      })
+      context = 'Detection'
+      setStep('detect')
+      let detection: DetectionResult
+      try {
+        detection = await client.detectPic({ taskId, algorithmCode, uploadId: upload.uploadId }, { signal: controller.signal })
+      } catch (e) {
+        // spec 7.1: NotCreated → create the task again with matching values (e.g. after a device restart).
+        if (!(e instanceof DeviceError) || e.messageKey !== 'api.error.NotCreated') throw e
+        taskId = await ensureTask(algorithmCode, true)
+        setStep('detect')
+        detection = await client.detectPic({ taskId, algorithmCode, uploadId: upload.uploadId }, { signal: controller.signal })
+      }
+      setResult(detection)
+    } catch (e) {
+      if (!isAbort(e)) {
+        setErrorContext(context)
+        setError(e)
+      }
+    } finally {
+      setStep('idle')
+      setRetrying(null)
+      abort.current = null
+      refreshCapabilities()
+    }
+  }
+
+  const cancel = async () => {
+    abort.current?.abort()
+    if (file) await cancelStoredUpload(client, browserResumeStore, resumeKeyOf(account, file)).catch((e) => { setErrorContext('Cancel'); setError(e) })
+    setProgress(null)
+    setNotice('Upload cancelled.')
+  }
+
+  const busy = step !== 'idle'
+  const percent = progress ? Math.round((progress.sentBytes / Math.max(1, progress.totalBytes)) * 100) : 0
+  return html`<main class="detect" id="main">
+    <h1 tabindex="-1">Detection</h1>
+    <div class="columns">
+      <form class="panel stack" onSubmit=${run} aria-busy=${busy}>
+        <label>Algorithm
+          <select name="algorithm" value=${algorithmCode} disabled=${busy || !algorithms?.length} onChange=${(e: Event) => setAlgorithmCode((e.target as HTMLSelectElement).value)} data-testid="algorithm">
+            ${algorithms === null && !algorithmError ? html`<option value="">Loading…</option>` : null}
+            ${algorithms?.length === 0 ? html`<option value="">No image-analysis algorithm on this device</option>` : null}
+            ${(algorithms ?? []).map((a) => html`<option value=${a.algorithmId}>${a.algorithmName || a.algorithmId} (${a.algorithmId})</option>`)}
+          </select>
+        </label>
+        <${ErrorPanel} error=${algorithmError} context="Algorithms" />
+
+        <label class=${`drop${dragging ? ' dragging' : ''}`}
+          onDragOver=${(e: DragEvent) => { e.preventDefault(); setDragging(true) }}
+          onDragLeave=${() => setDragging(false)}
+          onDrop=${(e: DragEvent) => { e.preventDefault(); setDragging(false); choose(e.dataTransfer?.files?.[0]) }}>
+          <input type="file" class="sr-only" accept=${ACCEPT} disabled=${busy} data-testid="file"
+            onChange=${(e: Event) => choose((e.target as HTMLInputElement).files?.[0])} />
+          <span class="drop-text">${file ? html`<strong data-testid="file-name">${file.name}</strong> · ${formatBytes(file.size)}` : 'Choose or drop an image (JPEG, PNG, BMP)'}</span>
+        </label>
+
+        <div class="row">
+          <button type="submit" disabled=${busy || !file || !algorithmCode} data-testid="detect">Detect</button>
+          ${step === 'upload' ? html`<button type="button" class="secondary" onClick=${cancel}>Cancel upload</button>` : null}
+        </div>
+
+        ${busy ? html`<p role="status" data-testid="step">${STEP_TEXT[step]}${retrying ? ` Interrupted — resuming (attempt ${retrying} of ${UPLOAD_RETRIES})…` : ''}</p>` : null}
+        ${progress ? html`<div class="progress">
+          <progress max="100" value=${percent} aria-label="Upload progress" data-testid="progress"></progress>
+          <span>${percent}% · chunk ${Math.min(progress.nextChunkIndex, progress.totalChunks)} of ${progress.totalChunks}</span>
+        </div>` : null}
+        ${notice ? html`<p class="notice" role="status" data-testid="notice">${notice}</p>` : null}
+        <${ErrorPanel} error=${error} context=${errorContext} />
+
+        <${Capabilities} capabilities=${capabilities} error=${capabilityError} />
+      </form>
+      <div class="panel result-panel">
+        ${result ? html`<${Result} result=${result} />` : html`<p class="placeholder">The result appears here.</p>`}
+      </div>
+    </div>
+  </main>`
+}
+
+/** The live upload capabilities (spec 2.5). */
+function Capabilities({ capabilities, error }: { capabilities: UploadCapabilities | null; error: unknown }) {
+  if (error) return html`<${ErrorPanel} error=${error} context="Upload capabilities" />`
+  if (!capabilities) return html`<p class="hint">Reading upload capabilities…</p>`
+  const rows: [string, string][] = [
+    ['Largest image file', formatBytes(capabilities.maxEncodedImageBytes)],
+    ['Largest image', `${Number(capabilities.maxImagePixels).toLocaleString()} pixels`],
+    ['Chunk size limit', formatBytes(capabilities.maxChunkSize)],
+    ['Free for new uploads', formatBytes(capabilities.availableForNewUploadsBytes)],
+    ['Disk safety reserve', formatBytes(capabilities.reserveBytes)],
+    ['Open upload sessions', String(capabilities.activeSessions)],
+    ['Resumable', capabilities.resumable ? `yes${capabilities.persistentAcrossRestart ? ', across restarts' : ''}` : 'no'],
+  ]
+  return html`<details class="caps" open>
+    <summary>Upload capabilities (live)</summary>
+    <dl data-testid="capabilities">${rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
+  </details>`
+}

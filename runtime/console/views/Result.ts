@@ -1,0 +1,61 @@
+import { html } from 'htm/preact'
+import { useState } from 'preact/hooks'
+import { allTargets, type DetectionResult, type Target } from '../../../shared/client/types.ts'
+
+const best = (t: Target) => [...(t.confidence ?? [])].sort((a, b) => b.confidence - a.confidence)[0]
+
+/** The raw JSON with the (large) fullPicture abbreviated. */
+const rawJson = (result: DetectionResult) => JSON.stringify({
+  ...result,
+  fullPicture: result.fullPicture.length > 120 ? `${result.fullPicture.slice(0, 80)}… (${result.fullPicture.length} characters)` : result.fullPicture,
+}, null, 2)
+
+/**
+ * A detection result (spec 2.6): the annotated fullPicture (URL or data URL), the targets of
+ * every area merged, overlays for landmarks (pixel coordinates) and mask polygons (normalized).
+ */
+export function Result({ result }: { result: DetectionResult }) {
+  const targets = allTargets(result)
+  const [size, setSize] = useState<{ width: number; height: number } | null>(null)
+  const [showLandmarks, setShowLandmarks] = useState(true)
+  const [showPolygons, setShowPolygons] = useState(true)
+  const [selected, setSelected] = useState<number | null>(null)
+  const landmarkCount = targets.reduce((n, t) => n + (t.landmark?.length ?? 0), 0)
+  const polygonCount = targets.filter((t) => (t.maskPolygon?.length ?? 0) > 2).length
+
+  const overlay = size ? html`<svg class="overlay" viewBox=${`0 0 ${size.width} ${size.height}`} preserveAspectRatio="none" aria-hidden="true">
+    ${showPolygons ? targets.map((t) => (t.maskPolygon?.length ?? 0) > 2
+      ? html`<polygon class="mask" points=${t.maskPolygon!.map((p) => `${p.xRatio * size.width},${p.yRatio * size.height}`).join(' ')} />` : null) : null}
+    ${showLandmarks ? targets.flatMap((t) => (t.landmark ?? []).map((p) =>
+      html`<circle class="landmark" cx=${p.xRatio} cy=${p.yRatio} r=${Math.max(2, size.width / 300)} />`)) : null}
+    ${selected !== null && targets[selected] ? html`<rect class="selected" x=${targets[selected]!.box.x} y=${targets[selected]!.box.y} width=${targets[selected]!.box.width} height=${targets[selected]!.box.height} />` : null}
+  </svg>` : null
+
+  return html`<section class="result" aria-labelledby="result-heading">
+    <h2 id="result-heading"><span data-testid="target-count">${targets.length}</span> ${targets.length === 1 ? 'target' : 'targets'} found</h2>
+    <p class="hint">Algorithm <code>${result.algorithmCode}</code> · ${result.areaList.length} area(s) · ${new Date(Number(result.timestamp)).toLocaleString()}</p>
+    <div class="toggles" role="group" aria-label="Overlays">
+      <label><input type="checkbox" checked=${showLandmarks} disabled=${!landmarkCount} onChange=${(e: Event) => setShowLandmarks((e.target as HTMLInputElement).checked)} data-testid="toggle-landmarks" /> Landmarks (${landmarkCount})</label>
+      <label><input type="checkbox" checked=${showPolygons} disabled=${!polygonCount} onChange=${(e: Event) => setShowPolygons((e.target as HTMLInputElement).checked)} data-testid="toggle-polygons" /> Polygons (${polygonCount})</label>
+    </div>
+    <figure class="picture">
+      <img src=${result.fullPicture} alt=${`Annotated image with ${targets.length} detected targets`} data-testid="full-picture"
+        onLoad=${(e: Event) => { const img = e.target as HTMLImageElement; setSize({ width: img.naturalWidth, height: img.naturalHeight }) }} />
+      ${overlay}
+    </figure>
+    <div class="table-wrap">
+      <table data-testid="targets">
+        <caption class="sr-only">Detected targets</caption>
+        <thead><tr><th scope="col">#</th><th scope="col">Label</th><th scope="col">Confidence</th><th scope="col">x</th><th scope="col">y</th><th scope="col">Width</th><th scope="col">Height</th><th scope="col">Landmarks</th></tr></thead>
+        <tbody>${targets.map((t, i) => {
+          const top = best(t)
+          return html`<tr tabindex="0" aria-selected=${selected === i} onFocus=${() => setSelected(i)} onMouseEnter=${() => setSelected(i)}>
+            <td>${i + 1}</td><td>${(t.confidence ?? []).map((c) => c.label).join(', ') || '-'}</td><td>${top ? top.confidence.toFixed(3) : '-'}</td>
+            <td>${Math.round(t.box.x)}</td><td>${Math.round(t.box.y)}</td><td>${Math.round(t.box.width)}</td><td>${Math.round(t.box.height)}</td><td>${t.landmark?.length ?? 0}</td>
+          </tr>`
+        })}</tbody>
+      </table>
+    </div>
+    <details class="raw"><summary>Raw JSON</summary><pre data-testid="raw-json">${rawJson(result)}</pre></details>
+  </section>`
+}

@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { createInterface } from 'node:readline'
+import { loadConfig } from '../../shared/config.ts'
+import { RESTART_EXIT_CODE } from '../../shared/aihost/types.ts'
+import { installPending, rollBack } from '../../shared/upgrade/install.ts'
+import { readUpgradeState } from '../../shared/upgrade/state.ts'
+import { projectRoot } from '../paths.ts'
+
+/**
+ * The supervisor (`npm start` → runtime/start.mjs → here): runs the device as a child
+ * process and is the start-up script of spec 4.11.
+ *
+ * - Before each start it installs a pending upgrade (revalidated MD5, checksums) or records
+ *   why it refused it.
+ * - It starts the current release (`<DATA_DIR>/releases/<version>/<entryPoint>`) or, when none
+ *   is installed, the base installation (`dist/runtime/server.mjs`).
+ * - After an install the new version is on probation: if it exits or does not log
+ *   `listening` within UPGRADE_PROBATION_MS, it is stopped and the previous version restored.
+ * - Exit code 75 (RESTART_EXIT_CODE) from the child means "restart me" (software upgrade);
+ *   another unexpected exit restarts it after a short backoff; SIGTERM/SIGINT are passed on
+ *   and the supervisor exits with the child.
+ */
+const config = loadConfig()
+const limits = { maxEntries: config.upgradeMaxEntries, maxExpandedBytes: config.upgradeMaxExpandedBytes }
+const baseEntry = path.join(projectRoot, 'dist', 'runtime', 'server.mjs')
+
+const say = (level: number, msg: string, fields: Record<string, unknown> = {}) =>
+  process.stdout.write(`${JSON.stringify({ level, time: Date.now(), pid: process.pid, component: 'supervisor', ...fields, msg })}\n`)
+
+let child: ChildProcess | null = null
+let stopping = false
+
+function forward(signal: NodeJS.Signals) {
+  stopping = true
+  if (child && child.exitCode === null) child.kill(signal)
+  else process.exit(0)
+}
+process.on('SIGTERM', () => forward('SIGTERM'))
+process.on('SIGINT', () => forward('SIGINT'))
+
+interface RunResult { code: number | null; listened: boolean; timedOut: boolean }
+
+function run(entry: string, probationMs: number | null): Promise<RunResult> {
+  return new Promise((resolve) => {
+    let listened = false
+    let timedOut = false
+    child = spawn(process.execPath, [entry], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, DEVICE_SUPERVISED: '1' } })
+    const timer = probationMs === null ? null : setTimeout(() => {
+      if (listened) return
+      timedOut = true
+      child?.kill('SIGKILL')
+    }, probationMs)
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      process.stdout.write(`${line}\n`)
+      if (!listened && line.includes('"msg":"listening"')) {
+        listened = true
+        if (timer) clearTimeout(timer)
+      }
+    })
+    child.once('exit', (code) => {
+      if (timer) clearTimeout(timer)
+      resolve({ code, listened, timedOut })
+    })
+  })
+}
+
+async function main() {
+  let backoffMs = 1000
+  for (;;) {
+    const installed = await installPending(config.dataPath, projectRoot, limits, Date.now())
+    if (installed.kind === 'installed') say(30, 'upgrade installed', { version: installed.release.version })
+    if (installed.kind === 'refused') say(50, 'upgrade refused at start-up', { version: installed.version, reason: installed.reason })
+    const current = readUpgradeState(config.dataPath).current
+    const entry = current?.dir && current.entryPoint ? path.join(current.dir, current.entryPoint) : baseEntry
+    const probation = installed.kind === 'installed' ? config.upgradeProbationMs : null
+    say(30, 'starting device', { version: current?.version ?? baseVersion(), entry })
+    const result = await run(entry, probation)
+    if (stopping) process.exit(result.code ?? 0)
+    if (probation !== null && !result.listened) {
+      const reason = result.timedOut ? `did not start listening within ${probation} ms` : `exited with code ${result.code} before listening`
+      const restored = await rollBack(config.dataPath, reason, Date.now())
+      say(50, 'upgrade rolled back', { version: current?.version, reason, restored: restored?.version ?? baseVersion() })
+      continue
+    }
+    if (result.code === RESTART_EXIT_CODE) {
+      say(30, 'restart requested by the device')
+      backoffMs = 1000
+      continue
+    }
+    say(50, 'device exited unexpectedly; restarting', { code: result.code, backoffMs })
+    await new Promise((resolve) => setTimeout(resolve, backoffMs))
+    backoffMs = Math.min(backoffMs * 2, 30_000)
+  }
+}
+
+function baseVersion(): string {
+  try {
+    return String(JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')).version)
+  } catch {
+    return 'unknown'
+  }
+}
+
+main().catch((error) => {
+  say(60, 'supervisor failed', { err: String(error?.stack ?? error) })
+  process.exit(1)
+})

@@ -1,0 +1,25 @@
+import { DeviceError, NetworkError } from '../errors.ts'
+
+/** Exit codes of device-cli: integrators' scripts branch on these. */
+export const EXIT = {
+  OK: 0,
+  /** Anything unexpected (a bug, a local file that cannot be read). */
+  FAILURE: 1,
+  /** Wrong command line: unknown command or option, missing argument, bad value. */
+  USAGE: 2,
+  /** The device answered with a failure (resCode 0, HTTP 4xx/5xx): see messageKey and recommendedAction. */
+  DEVICE: 3,
+  /** The device could not be reached or the connection broke. */
+  NETWORK: 4,
+} as const
+
+export class UsageError extends Error {
+  readonly name = 'UsageError'
+}
+
+export function exitCodeOf(error: unknown): number {
+  if (error instanceof UsageError) return EXIT.USAGE
+  if (error instanceof DeviceError) return EXIT.DEVICE
+  if (error instanceof NetworkError) return EXIT.NETWORK
+  return EXIT.FAILURE
+}

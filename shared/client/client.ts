@@ -1,0 +1,172 @@
+import { DeviceError, NetworkError } from './errors.ts'
+import { md5Hex } from './md5.ts'
+import { ROUTES } from './routes.ts'
+import type {
+  AlgorithmPageQuery, AlgorithmRow, ChunkFields, DetectPicRequest, DetectionResult, DeviceStatus, Envelope,
+  Page, Session, TaskCancelRequest, TaskCreateRequest, UploadCapabilities, UploadSession,
+} from './types.ts'
+
+export interface ClientOptions {
+  /** Device base address, e.g. `http://192.168.1.10:8080`; '' for the console's own origin. */
+  baseUrl: string
+  /** Session token from a previous sign-in. */
+  mtk?: string | null
+  fetch?: typeof fetch
+  /** Called when the device answers 401 (spec 5.3), before the error is thrown. */
+  onUnauthorized?: (route: string) => void
+}
+
+export interface CallOptions {
+  signal?: AbortSignal
+  /** Advised client timeouts (spec 8): task creation 120 s, detection 60 s. */
+  timeoutMs?: number
+}
+
+/**
+ * A typed client of the device's HTTP interface (spec 4). Every method resolves with
+ * `resData`, or throws `DeviceError` (the device answered a failure) or `NetworkError`
+ * (no answer). Works in Node 20 and in browsers (fetch, FormData, Blob).
+ */
+export class DeviceClient {
+  readonly baseUrl: string
+  mtk: string | null
+  private readonly fetchImpl: typeof fetch
+  private readonly onUnauthorized?: (route: string) => void
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '')
+    this.mtk = options.mtk ?? null
+    this.fetchImpl = options.fetch ?? ((...args) => globalThis.fetch(...args))
+    this.onUnauthorized = options.onUnauthorized
+  }
+
+  /** One request; the envelope decides success (spec 2.1). */
+  async call<T>(route: string, body: unknown = {}, options: CallOptions = {}): Promise<T> {
+    const isForm = typeof FormData !== 'undefined' && body instanceof FormData
+    const headers: Record<string, string> = isForm ? {} : { 'content-type': 'application/json' }
+    if (this.mtk) headers.mtk = this.mtk
+    const signal = combineSignals(options.signal, options.timeoutMs)
+    let response: Response
+    let text: string
+    try {
+      response = await this.fetchImpl(this.baseUrl + route, {
+        method: 'POST',
+        headers,
+        body: isForm ? (body as FormData) : JSON.stringify(body ?? {}),
+        signal,
+      })
+      text = await response.text()
+    } catch (error) {
+      if ((error as Error)?.name === 'AbortError' && options.signal?.aborted) throw error
+      throw new NetworkError(route, error, this.baseUrl + route)
+    }
+    let envelope: Envelope<T> | null = null
+    try {
+      const parsed = JSON.parse(text)
+      if (parsed && typeof parsed === 'object' && 'resCode' in parsed) envelope = parsed
+    } catch {
+      // not an envelope: judged below by status
+    }
+    if (response.status === 401) this.onUnauthorized?.(route)
+    if (!envelope) throw new DeviceError(route, response.status, [], text)
+    if (envelope.resCode !== 1 || response.status >= 400) throw new DeviceError(route, response.status, envelope.resMsg ?? [], null)
+    return envelope.resData as T
+  }
+
+  // ── spec 4.1, 5 ──────────────────────────────────────────────────────────────────────
+  /** Signs in with the MD5 digest of `password` (spec 4.1); keeps the mtk for later calls. */
+  async login(account: string, password: string): Promise<Session> {
+    const session = await this.call<Session>(ROUTES.login, { account, pwd: md5Hex(password) })
+    this.mtk = session.mtk
+    return session
+  }
+
+  /** spec 5.5, 5.7: revokes every session of the account, so the client signs in again afterwards. */
+  async changePassword(oldPassword: string, newPassword: string): Promise<{ revokedSessions: number }> {
+    const result = await this.call<{ revokedSessions: number }>(ROUTES.changePassword, { oldPwd: md5Hex(oldPassword), newPwd: md5Hex(newPassword) })
+    this.mtk = null
+    return result
+  }
+
+  async logout(): Promise<void> {
+    try {
+      await this.call(ROUTES.logout, {})
+    } finally {
+      this.mtk = null
+    }
+  }
+
+  // ── spec 4.2 ─────────────────────────────────────────────────────────────────────────
+  algorithmPage(query: AlgorithmPageQuery = {}): Promise<Page<AlgorithmRow>> {
+    return this.call(ROUTES.algorithmPage, {
+      algorithmUsage: '2', algorithmName: '', supplier: '', algorithmId: '', algorithmCategory: '', pageNum: 1, pageSize: 100, ...query,
+    })
+  }
+
+  // ── spec 4.4-4.6 ─────────────────────────────────────────────────────────────────────
+  uploadCapabilities(options?: CallOptions): Promise<UploadCapabilities> {
+    return this.call(ROUTES.uploadCapabilities, {}, options)
+  }
+
+  /** One chunk (spec 4.5). Fields go before the file part so that the device reads them first. */
+  uploadChunk(fields: ChunkFields, chunk: Blob, fileName: string, options?: CallOptions): Promise<UploadSession> {
+    const form = new FormData()
+    for (const [name, value] of Object.entries(fields)) if (value !== undefined) form.append(name, String(value))
+    form.append('file', chunk, fileName)
+    return this.call(ROUTES.uploadTemp, form, options)
+  }
+
+  cancelUpload(uploadId: string): Promise<void> {
+    return this.call(ROUTES.cancelUpload, { uploadId })
+  }
+
+  // ── spec 4.3, 4.7, 4.8 ───────────────────────────────────────────────────────────────
+  taskCreate(request: TaskCreateRequest, options: CallOptions = {}): Promise<unknown> {
+    return this.call(ROUTES.taskCreate, request, { timeoutMs: 120_000, ...options })
+  }
+
+  detectPic(request: DetectPicRequest, options: CallOptions = {}): Promise<DetectionResult> {
+    return this.call(ROUTES.detectPic, request, { timeoutMs: 60_000, ...options })
+  }
+
+  taskCancel(request: TaskCancelRequest): Promise<unknown> {
+    return this.call(ROUTES.taskCancel, request)
+  }
+
+  // ── device ───────────────────────────────────────────────────────────────────────────
+  deviceStatus(): Promise<DeviceStatus> {
+    return this.call(ROUTES.deviceStatus, {})
+  }
+
+  memoryStatus(): Promise<Record<string, unknown>> {
+    return this.call(ROUTES.memoryStatus, {})
+  }
+
+  modelList(query: { pageNo?: number; pageSize?: number } = {}): Promise<Page<Record<string, unknown>>> {
+    return this.call(ROUTES.modelList, { pageNo: 1, pageSize: 100, ...query })
+  }
+
+  viewRoutes(): Promise<Page<{ path: string; methods: string[]; authenticated: boolean; summary: string }>> {
+    return this.call(ROUTES.viewRoutes, {})
+  }
+
+  /** spec 4.11: type 0 → HTTP document, 1 → MQTT document. */
+  interfaceDocUrl(type: 0 | 1): Promise<{ type: number; url: string; version: string }> {
+    return this.call(ROUTES.interfaceDocUrl, { type })
+  }
+}
+
+function combineSignals(signal: AbortSignal | undefined, timeoutMs: number | undefined): AbortSignal | undefined {
+  const signals = [signal, timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined].filter((s): s is AbortSignal => !!s)
+  if (signals.length <= 1) return signals[0]
+  return AbortSignal.any(signals)
+}
+
+/** A UUID v4 from getRandomValues: `crypto.randomUUID` is missing in browsers off secure contexts (plain http). */
+export function uuid(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80
+  const hex = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}

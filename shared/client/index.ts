@@ -1,0 +1,7 @@
+export { DeviceClient, uuid, type ClientOptions, type CallOptions } from './client.ts'
+export { DeviceError, NetworkError, isAbort } from './errors.ts'
+export { md5Hex } from './md5.ts'
+export { ROUTES } from './routes.ts'
+export { uploadFile, cancelStoredUpload, DEFAULT_CHUNK_SIZE, type UploadSource, type ResumeStore, type ResumeRecord, type UploadOptions, type UploadOutcome, type UploadProgress } from './upload.ts'
+export { detectImage, imageAlgorithms, DEBUG_MARKER, type DetectOptions, type DetectOutcome } from './detect.ts'
+export * from './types.ts'

@@ -1,0 +1,20 @@
+/** The routes the client calls (spec 4). */
+export const ROUTES = {
+  login: '/gtw/cwai/login/DoLogin',
+  changePassword: '/gtw/cwai/login/ChangePassword',
+  logout: '/gtw/cwai/login/Logout',
+  algorithmPage: '/gtw/cwai/algorithm/page',
+  uploadCapabilities: '/gtw/cwai/atomic/model/uploadCapabilities',
+  uploadTemp: '/gtw/cwai/atomic/model/uploadTemp',
+  cancelUpload: '/gtw/cwai/atomic/model/cancelUpload',
+  taskCreate: '/gtw/cwai/aihost/PTaskCreate',
+  detectPic: '/gtw/cwai/aihost/PTaskDetectPic',
+  // spec 4.8: the spelling of the path is as written.
+  taskCancel: '/gtw/cwai/aihost/PTaskCancle',
+  deviceStatus: '/gtw/cwai/System/QueryDeviceStatus',
+  memoryStatus: '/v1/cwai/aihost/QueryDeviceMemStatus',
+  modelList: '/gtw/cwai/atomic/Model/list',
+  viewRoutes: '/v1/cwai/aihost/ViewRoutes',
+  probe: '/v1/cwai/aihost/Probe',
+  interfaceDocUrl: '/gtw/cwai/System/QueryInterfaceDocUrl',
+} as const

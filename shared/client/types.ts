@@ -1,0 +1,158 @@
+/**
+ * Wire types of the device interface, as the spec defines them (section 2). Integrators and
+ * the console use these; the runtime's own types live with the handlers.
+ */
+
+/** spec 2.7 */
+export interface MessageItem {
+  msgCode: string
+  msgText: string
+  messageKey: string
+  details: Record<string, unknown>
+  retryable: boolean
+  retryAfterSeconds?: number
+  recommendedAction: string
+}
+
+/** spec 2.1 */
+export interface Envelope<T = unknown> {
+  resCode: 0 | 1
+  resMsg: MessageItem[]
+  resultCode: string
+  resultMsg: string
+  resData?: T
+}
+
+/** spec 2.2 */
+export interface Session {
+  accountName: string
+  mtk: string
+  passwordChangeRequired: boolean
+}
+
+/** spec 2.3 */
+export interface AlgorithmRow {
+  algorithmId: string
+  algorithmName: string
+  algorithmUsage: string
+  runningStatus: number
+  models: unknown[]
+  [field: string]: unknown
+}
+
+/** spec 4.2 request */
+export interface AlgorithmPageQuery {
+  algorithmUsage?: string
+  algorithmName?: string
+  supplier?: string
+  algorithmId?: string
+  algorithmCategory?: string
+  pageNum?: number
+  pageSize?: number
+}
+
+export interface Page<T> {
+  total: number
+  rows: T[]
+}
+
+/** spec 2.5 (byte counts are decimal strings, spec 8). */
+export interface UploadCapabilities {
+  maxTotalSize: string
+  maxChunkSize: string
+  maxChunks: number | string
+  availableBytes: string
+  reserveBytes: string
+  availableForNewUploadsBytes: string
+  reservedBySessionsBytes: string
+  activeSessions: number
+  idleTimeoutMs: number
+  absoluteTimeoutMs: number
+  resumable: boolean
+  persistentAcrossRestart: boolean
+  maxEncodedImageBytes: string
+  maxImagePixels: number | string
+}
+
+/** spec 2.5 upload session */
+export interface UploadSession {
+  uploadId: string
+  nextChunkIndex: string
+  complete: boolean
+  filePath: string
+}
+
+/** spec 4.5 parts other than `file`. */
+export interface ChunkFields {
+  purpose: string
+  chunkIndex: number
+  totalChunks: number
+  totalSize: number
+  chunkSize: number
+  clientRequestId?: string
+  uploadId?: string
+  sha256?: string
+}
+
+/** spec 4.3 */
+export interface TaskCreateRequest {
+  algorithmCode: string
+  algorithmUpdateTime: string
+  taskId?: string
+  mvDebug?: string
+  taskConfig?: Record<string, unknown>
+}
+
+/** spec 4.7: exactly one image source. */
+export type DetectPicRequest = { taskId: string; algorithmCode: string } & (
+  | { uploadId: string }
+  | { imageBase64: string }
+  | { imageUrl: string }
+)
+
+/** spec 4.8 */
+export interface TaskCancelRequest {
+  taskId: string
+  algorithmCode: string
+  mvDebug?: string
+}
+
+/** spec 2.6 */
+export interface Point { xRatio: number; yRatio: number }
+export interface Target {
+  box: { x: number; y: number; width: number; height: number }
+  confidence: { label: string; confidence: number }[]
+  bLogicResult?: boolean
+  /** Pixel coordinates despite the key names (spec 2.6). */
+  landmark?: Point[]
+  /** Normalized coordinates (spec 2.6). */
+  maskPolygon?: Point[]
+  featurePreview?: number[]
+  [field: string]: unknown
+}
+export interface Area {
+  areaId: string
+  areaName: string
+  bDetected: boolean
+  targetList: Target[]
+}
+export interface DetectionResult {
+  algorithmCode: string
+  timestamp: string
+  fullPicture: string
+  areaList: Area[]
+}
+
+/** spec 2.6: merge all areas' targetList for the whole image. */
+export const allTargets = (result: DetectionResult): Target[] => result.areaList.flatMap((area) => area.targetList ?? [])
+
+/** spec 2.6: count targets whose confidence[] has an item with that label. */
+export const countLabel = (result: DetectionResult, label: string): number =>
+  allTargets(result).filter((t) => t.confidence?.some((c) => c.label === label)).length
+
+/** spec 4.11 */
+export interface DeviceStatus {
+  bootId: string
+  softwareVersion: string
+  [field: string]: unknown
+}

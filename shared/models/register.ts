@@ -1,0 +1,75 @@
+import { createHash, randomUUID } from 'node:crypto'
+import { createReadStream } from 'node:fs'
+import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises'
+import path from 'node:path'
+import { pipeline } from 'node:stream/promises'
+import type { Db } from '../db/client.ts'
+import { models } from '../db/schema/models.ts'
+import { imageSizeOf, inspectOnnx } from './onnx.ts'
+import { userModelDir, type ModelRow } from './store.ts'
+import type { ModelSettings } from './types.ts'
+
+export async function sha256File(file: string): Promise<string> {
+  const hash = createHash('sha256')
+  await pipeline(createReadStream(file), hash)
+  return hash.digest('hex')
+}
+
+export interface NewUserModel {
+  /** The file to register (a claimed upload or a file of the import folder). */
+  sourcePath: string
+  /** Move it (claimed upload, same filesystem) or copy it (import folder stays as it is). */
+  take: 'move' | 'copy'
+  originalFilename: string
+  modelName: string
+  exportable: boolean
+}
+
+/**
+ * Validates the file as a loadable ONNX model, stores it under `<DATA_DIR>/models/<id>.onnx`
+ * and inserts the row. Nothing is left behind when a step fails (no half-registered model).
+ */
+export async function registerUserModel(db: Db, dataPath: string, now: number, input: NewUserModel): Promise<ModelRow> {
+  const signature = await inspectOnnx(input.sourcePath)
+  const modelId = `m-${randomUUID().replaceAll('-', '').slice(0, 16)}`
+  const dir = userModelDir(dataPath)
+  await mkdir(dir, { recursive: true })
+  const relative = path.join('models', `${modelId}.onnx`)
+  const target = path.join(dataPath, relative)
+  const temporary = `${target}.tmp`
+  try {
+    if (input.take === 'move') {
+      await rename(input.sourcePath, temporary).catch(() => copyFile(input.sourcePath, temporary))
+    } else {
+      await copyFile(input.sourcePath, temporary)
+    }
+    const [sha256, { size }] = await Promise.all([sha256File(temporary), stat(temporary)])
+    await rename(temporary, target)
+    const size2 = imageSizeOf(signature)
+    const settings: ModelSettings = { inputWidth: size2?.width ?? null, inputHeight: size2?.height ?? null, normalization: null, labels: [] }
+    const row: ModelRow = {
+      modelId,
+      modelName: input.modelName,
+      source: 'user',
+      format: 'onnx',
+      location: relative,
+      originalFilename: input.originalFilename,
+      sizeBytes: size,
+      sha256,
+      signature: JSON.stringify(signature),
+      settings: JSON.stringify(settings),
+      exportable: input.exportable,
+      encrypted: false,
+      deviceBound: false,
+      usedBy: '[]',
+      createdAt: now,
+      updatedAt: now,
+    }
+    await db.insert(models).values(row)
+    return row
+  } catch (error) {
+    await rm(temporary, { force: true })
+    await rm(target, { force: true })
+    throw error
+  }
+}

@@ -1,0 +1,174 @@
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+
+const root = path.resolve(import.meta.dirname, '../..')
+const sample1 = readFileSync(path.join(root, 'node_modules/@vladmandic/face-api/demo/sample1.jpg'))
+/** The shipped manifest is the source of truth for the default threshold. */
+const faceDefaultThreshold: number = JSON.parse(readFileSync(path.join(root, 'models/manifests/face-detection.json'), 'utf8')).nodes[0].scoreThreshold
+
+describe('AI-host task routes with the real sidecar', () => {
+  let device: DeviceProcess
+  let mtk: string
+  const call = (route: string, body: unknown = {}, headers: Record<string, string> = {}) => device.post(`/v1/cwai/aihost/${route}`, body, mtk, headers)
+  const firstError = (body: any) => body.resMsg[0]
+  const sidecarPid = () => [...device.logs].reverse().find((l) => l.msg === 'inference sidecar ready')?.pid as number
+
+  beforeAll(async () => {
+    device = await startDevice()
+    mtk = await device.adminToken()
+    const created = await call('PTaskCreate', { taskId: 'aihost-task', algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) })
+    expect(created.body.resCode).toBe(1)
+  })
+  afterAll(async () => {
+    await device.stop()
+    device.cleanup()
+  })
+
+  it('mounts all 19 AI-host routes (spec 4.9) and the 3 compatibility routes', async () => {
+    const { body } = await call('ViewRoutes')
+    const paths: string[] = body.resData.rows.map((r: any) => r.path)
+    const aihost = paths.filter((p) => p.startsWith('/v1/cwai/aihost/')).map((p) => p.slice('/v1/cwai/aihost/'.length)).sort()
+    expect(aihost).toEqual(['GraphicsMemory', 'Info', 'InterfaceTest', 'LoadLocalAlgorithmAction', 'LogicTest', 'OperateNode', 'OverviewStructrueRecord', 'PTaskCancle',
+      'PTaskCreate', 'PTaskDetectPic', 'Probe', 'QueryDeviceMemStatus', 'QueryLogs', 'QueryTaskInfo', 'QueryTaskOverviewFile', 'QueryTaskStatus', 'TaskCancle', 'TaskCreate', 'ViewRoutes'])
+    expect(paths.filter((p) => p.startsWith('/gtw/cwai/aihost/')).sort()).toEqual(['/gtw/cwai/aihost/PTaskCancle', '/gtw/cwai/aihost/PTaskCreate', '/gtw/cwai/aihost/PTaskDetectPic'])
+  })
+
+  it('reports the running sidecar, its memory, the CPU provider and the pipeline inventory', async () => {
+    const info = (await call('Info')).body.resData
+    expect(info.executionProviders).toEqual(['cpu'])
+    expect(info.sidecar).toMatchObject({ state: 'running', pid: sidecarPid() })
+    expect(info.pipelines.map((p: any) => p.algorithmId)).toContain('face-detection')
+    expect(info.pipelines.find((p: any) => p.algorithmId === 'face-detection').models).toEqual(['blazeface-back'])
+    expect(info.loadedModels).toContainEqual({ model: 'blazeface-back', refs: 1 })
+    const memory = (await call('QueryDeviceMemStatus')).body.resData
+    expect(memory.sidecar.pid).toBe(sidecarPid())
+    expect(memory.sidecar.rssBytes).toBeGreaterThan(0)
+    const status = (await device.post('/gtw/cwai/System/QueryDeviceStatus', {}, mtk)).body.resData
+    expect(status.sidecar).toMatchObject({ state: 'running', pid: sidecarPid() })
+  })
+
+  it('has no overview picture before the first detection', async () => {
+    const { body } = await call('QueryTaskOverviewFile', { taskId: 'aihost-task' })
+    expect(firstError(body)).toMatchObject({ messageKey: 'api.error.OverviewNotFound', details: { taskId: 'aihost-task' } })
+  })
+
+  it('counts detections, keeps stage timings and streams the latest annotated picture', async () => {
+    const before = (await call('QueryTaskStatus', { taskId: 'aihost-task' })).body.resData
+    expect(before).toMatchObject({ taskId: 'aihost-task', algorithmCode: 'face-detection', state: 'created', loaded: true, detections: 0, lastError: null })
+    for (let i = 0; i < 2; i++) {
+      const detected = await call('PTaskDetectPic', { taskId: 'aihost-task', algorithmCode: 'face-detection', imageBase64: sample1.toString('base64') })
+      expect(detected.body.resCode).toBe(1)
+    }
+    const status = (await call('QueryTaskStatus', { taskId: 'aihost-task' })).body.resData
+    expect(status).toMatchObject({ detections: 2, failures: 0, lastError: null })
+    const info = (await call('QueryTaskInfo', { taskId: 'aihost-task' })).body.resData
+    expect(info).toMatchObject({ detections: 2, overviewAvailable: true, algorithm: { algorithmId: 'face-detection', nodes: [{ id: 'face', action: 'detector' }] } })
+    expect(Object.keys(info.lastTimings).length).toBeGreaterThan(0)
+    for (const value of Object.values(info.lastTimings)) expect(typeof value).toBe('number')
+
+    const picture = await fetch(`${device.url}/v1/cwai/aihost/QueryTaskOverviewFile`, { method: 'POST', headers: { 'content-type': 'application/json', mtk }, body: JSON.stringify({ taskId: 'aihost-task' }) })
+    expect(picture.status).toBe(200)
+    expect(picture.headers.get('content-type')).toBe('image/jpeg')
+    const bytes = Buffer.from(await picture.arrayBuffer())
+    expect(bytes.subarray(0, 3).toString('hex')).toBe('ffd8ff')
+    const head = await fetch(`${device.url}/v1/cwai/aihost/QueryTaskOverviewFile`, { method: 'POST', headers: { 'content-type': 'application/json', mtk, range: 'bytes=0-1' }, body: JSON.stringify({ taskId: 'aihost-task' }) })
+    expect(head.status).toBe(206)
+    expect(head.headers.get('content-range')).toBe(`bytes 0-1/${bytes.length}`)
+    expect(Buffer.from(await head.arrayBuffer()).toString('hex')).toBe('ffd8')
+  })
+
+  it('records a failed detection as the task\'s last error', async () => {
+    const failed = await call('PTaskDetectPic', { taskId: 'aihost-task', algorithmCode: 'face-detection', imageBase64: Buffer.from('not an image at all').toString('base64') })
+    expect(failed.body.resCode).toBe(0)
+    const status = (await call('QueryTaskStatus', { taskId: 'aihost-task' })).body.resData
+    expect(status.failures).toBe(1)
+    expect(status.lastError.messageKey).toBe(firstError(failed.body).messageKey)
+  })
+
+  it('shows the pipeline as nodes and edges, for a task or an algorithm', async () => {
+    const graph = (await call('OverviewStructrueRecord', { taskId: 'aihost-task' })).body.resData
+    expect(graph.nodes.map((n: any) => [n.id, n.action])).toEqual([['image', 'input'], ['face', 'detector'], ['result', 'output']])
+    expect(graph.edges).toEqual([{ from: 'image', to: 'face' }, { from: 'face', to: 'result' }])
+    expect(graph.nodes[1]).toMatchObject({ model: 'blazeface-back', scoreThreshold: faceDefaultThreshold, defaultScoreThreshold: faceDefaultThreshold, labels: ['face'], enabled: true })
+    const byAlgorithm = (await call('OverviewStructrueRecord', { algorithmCode: 'face-presence' })).body.resData
+    expect(byAlgorithm.nodes.map((n: any) => n.action)).toContain('logic')
+    const logicId = byAlgorithm.nodes.find((n: any) => n.action === 'logic').id
+    expect(byAlgorithm.edges).toContainEqual({ from: logicId, to: 'result' })
+
+    const cases: [unknown, string][] = [[{}, 'api.error.InvalidParam'], [{ taskId: 'aihost-task', algorithmCode: 'face-detection' }, 'api.error.InvalidParam'],
+      [{ algorithmCode: 'no-such-algorithm' }, 'api.error.ActionAlgLoadFailed'], [{ taskId: 'no-such-task' }, 'api.error.NotCreated']]
+    for (const [input, key] of cases) expect(firstError((await call('OverviewStructrueRecord', input)).body).messageKey, JSON.stringify(input)).toBe(key)
+  })
+
+  it('OperateNode re-parameterizes a node of the running task and refuses what the pipeline cannot do', async () => {
+    const changed = await call('OperateNode', { taskId: 'aihost-task', nodeId: 'face', operation: 'configure', params: { scoreThreshold: 0.9 } })
+    expect(changed.body).toMatchObject({ resCode: 1, resData: { taskId: 'aihost-task', nodeId: 'face', scoreThreshold: 0.9 } })
+    const graph = (await call('OverviewStructrueRecord', { taskId: 'aihost-task' })).body.resData
+    expect(graph.nodes[1]).toMatchObject({ scoreThreshold: 0.9, defaultScoreThreshold: faceDefaultThreshold })
+    const info = (await call('QueryTaskInfo', { taskId: 'aihost-task' })).body.resData
+    expect(info.taskConfig).toMatchObject({ thresholds: { face: 0.9 } })
+    expect((await call('PTaskDetectPic', { taskId: 'aihost-task', algorithmCode: 'face-detection', imageBase64: sample1.toString('base64') })).body.resCode).toBe(1)
+
+    const cases: [unknown, string, Record<string, unknown>?][] = [
+      [{ taskId: 'aihost-task', nodeId: 'nope', operation: 'configure', params: { scoreThreshold: 0.5 } }, 'api.error.InvalidParam', { field: '/nodeId' }],
+      [{ taskId: 'aihost-task', nodeId: 'face', operation: 'configure', params: { scoreThreshold: 1.5 } }, 'api.error.InvalidParam', { field: '/params/scoreThreshold' }],
+      [{ taskId: 'aihost-task', nodeId: 'face', operation: 'configure', params: {} }, 'api.error.InvalidParam', { field: '/params' }],
+      [{ taskId: 'aihost-task', nodeId: 'face', operation: 'explode' }, 'api.error.InvalidParam', { field: '/operation' }],
+      [{ taskId: 'aihost-task', nodeId: 'face', operation: 'disable' }, 'api.error.NotSupported', { operation: 'disable' }],
+      [{ taskId: 'no-such-task', nodeId: 'face', operation: 'configure', params: { scoreThreshold: 0.5 } }, 'api.error.NotCreated'],
+    ]
+    for (const [input, key, details] of cases) {
+      const item = firstError((await call('OperateNode', input)).body)
+      expect(item.messageKey, JSON.stringify(input)).toBe(key)
+      if (details) expect(item.details, JSON.stringify(input)).toMatchObject(details)
+    }
+    const after = (await call('QueryTaskInfo', { taskId: 'aihost-task' })).body.resData
+    expect(after.taskConfig).toMatchObject({ thresholds: { face: 0.9 } })
+  })
+
+  it('answers task queries for unknown tasks with NotCreated and reports cancelled tasks', async () => {
+    for (const route of ['QueryTaskStatus', 'QueryTaskInfo', 'QueryTaskOverviewFile']) {
+      const { body } = await call(route, { taskId: 'never-created' })
+      expect(firstError(body), route).toMatchObject({ messageKey: 'api.error.NotCreated', details: { taskId: 'never-created' } })
+      const bad = await call(route, { taskId: '' })
+      expect(firstError(bad.body), route).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/taskId' } })
+    }
+    await call('PTaskCreate', { taskId: 'short-lived', algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) })
+    await call('PTaskCancle', { taskId: 'short-lived', algorithmCode: 'face-detection' })
+    const status = (await call('QueryTaskStatus', { taskId: 'short-lived' })).body.resData
+    expect(status).toMatchObject({ state: 'cancelled', loaded: false })
+  })
+})
+
+describe('LoadLocalAlgorithmAction', () => {
+  let device: DeviceProcess
+  let mtk: string
+  beforeAll(async () => {
+    device = await startDevice()
+    mtk = await device.adminToken()
+  })
+  afterAll(async () => {
+    await device.stop()
+    device.cleanup()
+  })
+
+  it('checks a package inside DATA_DIR/algorithms and refuses paths that leave it', async () => {
+    const { mkdirSync, writeFileSync, copyFileSync, symlinkSync } = await import('node:fs')
+    const base = path.join(device.dataDir, 'algorithms')
+    mkdirSync(path.join(base, 'faces'), { recursive: true })
+    copyFileSync(path.join(root, 'models/manifests/face-detection.json'), path.join(base, 'faces', 'manifest.json'))
+    mkdirSync(path.join(base, 'broken'), { recursive: true })
+    writeFileSync(path.join(base, 'broken', 'manifest.json'), JSON.stringify({ algorithmId: 'broken' }))
+    symlinkSync('/etc', path.join(base, 'escape'))
+    const call = (body: unknown) => device.post('/v1/cwai/aihost/LoadLocalAlgorithmAction', body, mtk)
+
+    const valid = (await call({ path: 'faces' })).body.resMsg[0]
+    expect(valid).toMatchObject({ messageKey: 'api.error.NotSupported', details: { validated: true, algorithmId: 'face-detection', nodes: ['detector'] } })
+    expect((await call({ path: 'broken' })).body.resMsg[0]).toMatchObject({ messageKey: 'api.error.ActionAlgLoadFailed', details: { path: 'broken' } })
+    for (const bad of ['../outside', '/etc', 'a/../../b', 'escape', 'missing']) {
+      expect((await call({ path: bad })).body.resMsg[0], bad).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/path' } })
+    }
+  })
+})

@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto'
+import { writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { Header } from 'tar'
+
+/** One raw tar entry: anything a hostile archive may hold (absolute paths, `..`, links, devices). */
+export interface RawEntry {
+  path: string
+  type?: 'File' | 'Directory' | 'SymbolicLink' | 'Link' | 'CharacterDevice' | 'BlockDevice' | 'FIFO'
+  data?: Buffer | string
+  linkpath?: string
+}
+
+/** Writes tar headers by hand (node-tar's Header) so tests can build archives tar itself refuses to make. */
+export function tarGz(entries: RawEntry[]): Buffer {
+  const blocks: Buffer[] = []
+  for (const entry of entries) {
+    const data = entry.data === undefined ? Buffer.alloc(0) : Buffer.from(entry.data)
+    const header = new Header({ path: entry.path, type: entry.type ?? 'File', size: data.length, linkpath: entry.linkpath, mode: entry.type === 'Directory' ? 0o755 : 0o644, mtime: new Date(0), uid: 0, gid: 0 })
+    const block = Buffer.alloc(512)
+    header.encode(block, 0)
+    blocks.push(block, data, Buffer.alloc((512 - (data.length % 512)) % 512))
+  }
+  blocks.push(Buffer.alloc(1024))
+  return gzipSync(Buffer.concat(blocks))
+}
+
+export const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex')
+export const md5 = (data: Buffer) => createHash('md5').update(data).digest('hex')
+
+export interface PackageOptions {
+  product?: string
+  version?: string
+  /** Regular files of the package (path → content); the manifest lists them all. */
+  files?: Record<string, string | Buffer>
+  entryPoint?: string
+  /** Extra entries added after the files, not listed in the manifest. */
+  extra?: RawEntry[]
+  /** Replaces the manifest (null: no manifest at all). */
+  manifest?: unknown
+  /** Name the package with this MD5 instead of the real one. */
+  md5?: string
+}
+
+/** A complete upgrade package in `dir`, named `<product>-V<version>-<md5>.tar.gz`; returns its path and name. */
+export function writePackage(dir: string, options: PackageOptions = {}) {
+  const product = options.product ?? 'EdgeAIDevice'
+  const version = options.version ?? '2.0.0'
+  const files = options.files ?? { 'dist/runtime/server.mjs': 'console.log("new version")\n', 'package.json': JSON.stringify({ version }) }
+  const entryPoint = options.entryPoint ?? 'dist/runtime/server.mjs'
+  const manifest = options.manifest === undefined
+    ? { product, version, entryPoint, files: Object.fromEntries(Object.entries(files).map(([p, d]) => [p, sha256(d)])) }
+    : options.manifest
+  const entries: RawEntry[] = [
+    ...(manifest === null ? [] : [{ path: 'manifest.json', data: JSON.stringify(manifest) }]),
+    ...Object.entries(files).map(([p, data]) => ({ path: p, data })),
+    ...(options.extra ?? []),
+  ]
+  const bytes = tarGz(entries)
+  const name = `${product}-V${version}-${options.md5 ?? md5(bytes)}.tar.gz`
+  const file = path.join(dir, name)
+  writeFileSync(file, bytes)
+  return { file, name, bytes }
+}

@@ -1,0 +1,174 @@
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, renameSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { create } from 'tar'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { md5, sha256, writePackage } from '../helpers/tarball.ts'
+import { uploadFile } from '../helpers/uploadFile.ts'
+import { stageUpgrade } from '../../shared/upgrade/stage.ts'
+
+const root = path.resolve(import.meta.dirname, '../..')
+const baseVersion = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version
+const PRODUCT = 'EdgeAIDevice'
+
+function listFiles(dir: string, prefix = ''): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const relative = prefix ? `${prefix}/${entry.name}` : entry.name
+    return entry.isDirectory() ? listFiles(path.join(dir, entry.name), relative) : [relative]
+  })
+}
+
+/**
+ * A real release package of this build: dist/, the migrations, the pipeline manifests and a package.json with
+ * `version`, a manifest with every checksum, named `<product>-V<version>-<md5>.tar.gz`.
+ * `brokenEntry` replaces the entry point with a script that exits at once.
+ */
+async function buildRelease(workDir: string, version: string, brokenEntry = false) {
+  const pkg = path.join(workDir, `pkg-${version}`)
+  cpSync(path.join(root, 'dist'), path.join(pkg, 'dist'), { recursive: true })
+  cpSync(path.join(root, 'shared/db/migrations'), path.join(pkg, 'shared/db/migrations'), { recursive: true })
+  // The pipeline manifests, when this build ships any (their models come from node_modules).
+  const manifests = path.join(root, 'models/manifests')
+  if (existsSync(manifests)) cpSync(manifests, path.join(pkg, 'models/manifests'), { recursive: true })
+  const packageJson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
+  writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ ...packageJson, version }, null, 2))
+  if (brokenEntry) writeFileSync(path.join(pkg, 'dist/runtime/server.mjs'), 'console.error("this release cannot start"); process.exit(3)\n')
+  const files = Object.fromEntries(listFiles(pkg).map((file) => [file, sha256(readFileSync(path.join(pkg, file)))]))
+  writeFileSync(path.join(pkg, 'manifest.json'), JSON.stringify({ product: PRODUCT, version, entryPoint: 'dist/runtime/server.mjs', files }))
+  const temporary = path.join(workDir, `release-${version}.tar.gz`)
+  await create({ gzip: true, file: temporary, cwd: pkg, portable: true }, readdirSync(pkg))
+  const name = `${PRODUCT}-V${version}-${md5(readFileSync(temporary))}.tar.gz`
+  renameSync(temporary, path.join(workDir, name))
+  return { file: path.join(workDir, name), name }
+}
+
+async function waitFor<T>(probe: () => Promise<T | null> | T | null, what: string, timeoutMs = 60_000): Promise<T> {
+  const until = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value !== null) return value
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+}
+
+describe('software upgrade through the supervisor (npm start)', () => {
+  let device: DeviceProcess
+  let workDir: string
+  let mtk: string
+  beforeAll(async () => {
+    workDir = mkdtempSync(path.join(tmpdir(), 'upgrade-int-'))
+    device = await startDevice({ entry: 'supervisor', env: { UPGRADE_PROBATION_MS: '30000' } })
+    mtk = await device.adminToken()
+  })
+  afterAll(async () => {
+    await device.stop()
+    device.cleanup()
+    rmSync(workDir, { recursive: true, force: true })
+  })
+
+  const status = async () => (await device.post('/gtw/cwai/System/QueryDeviceStatus', {}, mtk)).body.resData
+  const listeningCount = () => device.logs.filter((l) => l.msg === 'listening').length
+  /** Uploads the package (purpose upgrade), calls Upgrade and waits for the restarted device. */
+  async function upgradeTo(release: { file: string; name: string }, fromVersion: string, expectedVersion: string) {
+    const uploadId = await uploadFile(device, mtk, readFileSync(release.file), release.name, 'upgrade')
+    const before = listeningCount()
+    const answer = await device.post('/gtw/cwai/System/Upgrade', { uploadId }, mtk)
+    expect(answer.body).toMatchObject({ resCode: 1, resData: { version: expectedVersion, fromVersion, restarting: true } })
+    await waitFor(() => (listeningCount() > before ? true : null), 'the device to listen again')
+  }
+
+  it('runs supervised: the base version answers and says so', async () => {
+    const first = await status()
+    expect(first).toMatchObject({ softwareVersion: baseVersion, supervised: true, pendingUpgrade: null })
+  })
+
+  it('refuses unsafe or misnamed packages through the API before anything is staged', async () => {
+    const traversal = writePackage(workDir, { version: '5.0.0', extra: [{ path: '../evil.sh', data: 'rm -rf /' }] })
+    const cases: [string, Buffer, string][] = [
+      [traversal.name, traversal.bytes, 'api.error.upgradeUnsafePath'],
+      ['EdgeAIDevice-5.0.0.tar.gz', traversal.bytes, 'api.error.upgradeBadFilename'],
+      [`EdgeAIDevice-V5.0.0-${'0'.repeat(32)}.tar.gz`, traversal.bytes, 'api.error.upgradeMd5Mismatch'],
+    ]
+    for (const [name, bytes, key] of cases) {
+      const uploadId = await uploadFile(device, mtk, bytes, name, 'upgrade')
+      const answer = await device.post('/gtw/cwai/System/Upgrade', { uploadId }, mtk)
+      expect(answer.body.resMsg[0], name).toMatchObject({ messageKey: key })
+    }
+    const state = (await device.post('/gtw/cwai/System/UpgradeStatus', {}, mtk)).body.resData
+    expect(state).toMatchObject({ softwareVersion: baseVersion, pending: null, history: [] })
+    expect(existsSync(path.join(device.dataDir, 'upgrade', 'staging')) ? readdirSync(path.join(device.dataDir, 'upgrade', 'staging')) : []).toEqual([])
+  })
+
+  it('uploads, validates, stages, restarts and installs the new version; bootId does not change', async () => {
+    const before = await status()
+    const release = await buildRelease(workDir, '9.8.7')
+    await upgradeTo(release, baseVersion, '9.8.7')
+    const after = await status()
+    expect(after.softwareVersion).toBe('9.8.7')
+    expect(after.bootId).toBe(before.bootId)
+    expect(after.lastUpgrade).toMatchObject({ version: '9.8.7', fromVersion: baseVersion, outcome: 'installed', reason: null })
+    expect(after.pendingUpgrade).toBeNull()
+    const upgrade = (await device.post('/gtw/cwai/System/UpgradeStatus', {}, mtk)).body.resData
+    expect(upgrade).toMatchObject({ softwareVersion: '9.8.7', current: { version: '9.8.7', base: false }, previous: { version: baseVersion, base: true }, pending: null })
+    // The staged copy and the kept package are gone once installed.
+    expect(readdirSync(path.join(device.dataDir, 'upgrade', 'staging'))).toEqual([])
+    expect(readdirSync(path.join(device.dataDir, 'upgrade', 'packages'))).toEqual([])
+    expect(statSync(path.join(device.dataDir, 'releases', '9.8.7', 'manifest.json')).isFile()).toBe(true)
+  })
+
+  it('rolls back to the running version when the new one does not start, and records why', async () => {
+    const release = await buildRelease(workDir, '9.9.0', true)
+    await upgradeTo(release, '9.8.7', '9.9.0')
+    const after = await status()
+    expect(after.softwareVersion).toBe('9.8.7')
+    expect(after.lastUpgrade).toMatchObject({ version: '9.9.0', fromVersion: '9.8.7', outcome: 'rolled-back' })
+    expect(after.lastUpgrade.reason).toMatch(/exited with code 3 before listening/)
+    const upgrade = (await device.post('/gtw/cwai/System/UpgradeStatus', {}, mtk)).body.resData
+    expect(upgrade.current).toMatchObject({ version: '9.8.7' })
+    expect(upgrade.history.map((h: any) => [h.version, h.outcome])).toEqual([['9.9.0', 'rolled-back'], ['9.8.7', 'installed']])
+    expect(readdirSync(path.join(device.dataDir, 'releases'))).toEqual(['9.8.7'])
+  })
+
+  it('refuses at start-up a kept package whose MD5 changed after staging, and keeps running the current version', async () => {
+    const release = await buildRelease(workDir, '9.9.1')
+    const pending = await stageUpgrade({
+      dataPath: device.dataDir, file: release.file, take: 'copy', originalFilename: release.name, product: PRODUCT,
+      limits: { maxEntries: 20_000, maxExpandedBytes: 1024 * 1024 * 1024 }, runningVersion: '9.8.7', requestedBy: 'admin', now: Date.now(),
+    })
+    // Tamper with the kept package between staging and restart.
+    writeFileSync(pending.packageFile, Buffer.concat([readFileSync(pending.packageFile), Buffer.from('x')]))
+    const before = listeningCount()
+    await device.post('/gtw/cwai/System/Restart', {}, mtk)
+    await waitFor(() => (listeningCount() > before ? true : null), 'the device to listen again')
+    const after = await status()
+    expect(after.softwareVersion).toBe('9.8.7')
+    expect(after.lastUpgrade).toMatchObject({ version: '9.9.1', outcome: 'refused' })
+    expect(after.lastUpgrade.reason).toMatch(/api\.error\.upgradeMd5Mismatch/)
+  })
+})
+
+describe('upgrade routes on an unsupervised device', () => {
+  let device: DeviceProcess
+  beforeAll(async () => { device = await startDevice() })
+  afterAll(async () => {
+    await device.stop()
+    device.cleanup()
+  })
+
+  it('refuses Upgrade and Restart with upgradeNotSupervised, and bad input with InvalidParam', async () => {
+    const mtk = await device.adminToken()
+    for (const route of ['/gtw/cwai/System/Upgrade', '/gtw/cwai/System/Restart']) {
+      const body = route.endsWith('Upgrade') ? { uploadId: 'u-1' } : {}
+      const answer = await device.post(route, body, mtk)
+      expect(answer.body.resMsg[0], route).toMatchObject({ messageKey: 'api.error.upgradeNotSupervised', recommendedAction: 'CHANGE_DEPLOYMENT_POLICY' })
+    }
+    const bad = await device.post('/gtw/cwai/System/Upgrade', { uploadId: 7 }, mtk)
+    expect(bad.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/uploadId' } })
+    const missing = await device.post('/gtw/cwai/System/Upgrade', {}, mtk)
+    expect(missing.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/uploadId' } })
+    const state = (await device.post('/gtw/cwai/System/UpgradeStatus', {}, mtk)).body.resData
+    expect(state).toMatchObject({ supervised: false, current: null, pending: null, history: [] })
+  })
+})
