@@ -68,6 +68,27 @@ describe('converted-model pipelines over HTTP (spec 2.6)', () => {
     expect(person.models).toEqual([{ modelId: 'centernet', package: '(build)', file: 'dist/models/centernet.onnx', format: 'onnx' }])
   })
 
+  it('atomic/action/list: the node catalogue with each node\'s parameters from the manifest schema (spec 4.10)', async () => {
+    const all = await device.post('/gtw/cwai/atomic/action/list', {}, mtk)
+    expect(all.body.resCode).toBe(1)
+    expect(all.body.resData.total).toBe(4)
+    expect(all.body.resData.rows.map((r: any) => r.action)).toEqual(['detector', 'crop', 'classifier', 'logic'])
+    const detector = all.body.resData.rows[0]
+    const decoder = detector.parameters.find((p: any) => p.name === 'decoder')
+    expect(decoder).toMatchObject({ type: 'oneOf', required: true, values: ['ssd-anchors', 'db-text', 'centernet', 'mask-contours'] })
+    expect(detector.parameters.find((p: any) => p.name === 'nms')).toMatchObject({ type: 'object', required: false })
+    const one = await device.post('/gtw/cwai/atomic/action/list', { action: 'classifier' }, mtk)
+    expect(one.body.resData.total).toBe(1)
+    expect(one.body.resData.rows[0].parameters.find((p: any) => p.name === 'head').values).toEqual(['softmax', 'ctc', 'faceres'])
+    for (const row of all.body.resData.rows) for (const p of row.parameters) expect(p.description.length).toBeGreaterThan(0)
+    const none = await device.post('/gtw/cwai/atomic/action/list', { action: 'teleport' }, mtk)
+    expect(none.body.resData).toEqual({ total: 0, rows: [] })
+    const bad = await device.post('/gtw/cwai/atomic/action/list', { action: 7 }, mtk)
+    expect(bad.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/action' } })
+    const anonymous = await device.post('/gtw/cwai/atomic/action/list', {})
+    expect(anonymous.status).toBe(401)
+  })
+
   it('person detector: at least 20 of the 22 people, at most 2 extra boxes, boxes inside the image', async () => {
     const { taskId, body } = await create('person-detector')
     expect(body.resCode).toBe(1)
