@@ -171,6 +171,8 @@ describe('converted-model pipelines over HTTP (spec 2.6)', () => {
   it('safety-helmet analysis: TaskCreateFailed naming the model until it is there, then bLogicResult / bDetected', async () => {
     const missing = await create('no-safety-helmet-analysis')
     expect(missing.body).toMatchObject({ resCode: 0, resMsg: [{ messageKey: 'api.error.TaskCreateFailed', details: { algorithmCode: 'no-safety-helmet-analysis', missingModel: 'helmet-classifier' } }] })
+    expect(missing.body.resMsg[0].msgText).toContain('<DATA_DIR>/models/helmet-classifier.onnx')
+    expect(missing.body.resMsg[0].msgText).not.toContain(device.dataDir)
     const detectWithout = await device.post('/gtw/cwai/aihost/PTaskDetectPic', { taskId: missing.taskId, algorithmCode: 'no-safety-helmet-analysis', imageBase64: b64(1) }, mtk)
     expect(detectWithout.body.resMsg[0].messageKey).toBe('api.error.NotCreated')
     // Where the manifest expects the operator's model: <DATA_DIR>/models/helmet-classifier.onnx.

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import * as ort from 'onnxruntime-node'
 import type { LoadedManifest } from '../../../models/load-manifests.ts'
-import { resolvePackageFile } from '../../../models/load-manifests.ts'
+import { describeModelSource, resolvePackageFile } from '../../../models/load-manifests.ts'
 import type { ClassifierNode, CropNode, DetectorNode, LogicNode, PipelineManifest } from '../../../models/manifest-schema.ts'
 import type { ConfidenceItem, TaskConfig } from '../../../shared/inference/types.ts'
 import type { SessionLease, SessionPool } from '../session-pool.ts'
@@ -74,7 +74,9 @@ export class Pipeline {
       for (const [key, file] of Object.entries(loaded.modelPaths)) {
         if (!existsSync(file)) {
           const source = loaded.manifest.models[key]!.source
-          throw new MissingModelError(key, file, 'uploaded' in source ? 'to be uploaded by an operator through model management' : 'build' in source ? 'a build output: run node build.mjs' : 'package file')
+          // The message names the file relative to its root (DATA_DIR or the project), never an absolute path.
+          const where = 'uploaded' in source ? `<DATA_DIR>/${describeModelSource(source).file}` : describeModelSource(source).file
+          throw new MissingModelError(key, where, 'uploaded' in source ? 'to be uploaded by an operator through model management' : 'build' in source ? 'a build output: run node build.mjs' : 'package file')
         }
         sessions.set(key, await pool.acquire(file))
       }
