@@ -120,6 +120,8 @@ async function main() {
     if (!source) throw new Error(`--only ${wanted}: no functions/${wanted}.ts`)
     await buildHandlers([source])
     await writeManifest(all.filter((file) => existsSync(path.join(functionsOut, bundleName(file)))))
+    // The interface documents follow a redeployed handler (its summary or input may have changed).
+    await buildDocs({ root, dist })
     return
   }
   await buildHandlers(all)

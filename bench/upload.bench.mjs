@@ -2,23 +2,27 @@
 // through `uploadTemp` on the real runtime, against a bare Node HTTP server that streams the
 // same request bodies to disk, measured in the same run. Also samples the runtime's RSS.
 //
-//   node build.mjs && node bench/upload.bench.mjs        → bench/out/upload.json
+//   npm run bench -- upload   (or: node build.mjs && node --import tsx bench/upload.bench.mjs)
+//   → bench/out/upload.json in the report contract of bench/lib/report.ts
 //
 // Each side gets ROUNDS uploads, alternating, and the best round counts (least disturbed by
-// the rest of the machine). No sha256 is sent, so both sides do the same work: receive,
+// the rest of the machine); the median of paired round ratios and the load average are
+// recorded too, since a shared 2-core machine makes single rounds vary a lot. No sha256 is sent, so both sides do the same work: receive,
 // parse, write. Gates: runtime ≥ 80 % of the baseline's throughput, RSS growth < 64 MB.
 import { spawn } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import http from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
+import { loadavg } from 'node:os'
+import { figure, writeReport } from './lib/report.ts'
 
 const MB = 1024 * 1024
 const FILE_BYTES = Number(process.env.BENCH_FILE_MB ?? 256) * MB
 const CHUNK_BYTES = 8 * MB
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const root = path.resolve(import.meta.dirname, '..')
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
 const md5 = (text) => createHash('md5').update(text).digest('hex')
@@ -100,6 +104,7 @@ async function main() {
   const bareDir = path.join(work, 'bare')
   mkdirSync(bareDir)
   const password = 'bench-Passw0rd'
+  // BENCH_NODE_ARGS (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof') profiles the runtime.
   const runtime = startProcess([...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), path.join(root, 'dist/runtime/server.mjs')], {
     PORT: '0', HOST: '127.0.0.1', WS_PORT: '0', DATA_DIR: path.join(work, 'device'), LOG_LEVEL: 'info',
     INITIAL_ADMIN_PASSWORD: password, INITIAL_PASSWORD_CHANGE_REQUIRED: 'false', UPLOAD_RESERVE_BYTES: String(256 * MB),
@@ -116,7 +121,7 @@ async function main() {
     })
 
     // Warm-up (JIT, page cache, connection) on both sides, not counted.
-    const warm = randomBytes(16 * MB)
+    const warm = randomBytes(64 * MB)
     await uploadAll(barePort, '/upload', warm, {}, (i, n, size) => ({ purpose: 'model', chunkIndex: i, totalChunks: n, totalSize: warm.length, chunkSize: size }))
     const warmRun = await uploadAll(runtimePort, '/gtw/cwai/atomic/model/uploadTemp', warm, { mtk }, (i, n, size, id) => ({ purpose: 'model', chunkIndex: i, totalChunks: n, totalSize: warm.length, chunkSize: size, clientRequestId: 'warm', ...(id ? { uploadId: id } : {}) }))
     await postJson(runtimePort, '/gtw/cwai/atomic/model/cancelUpload', { uploadId: warmRun.uploadId }, mtk)
@@ -134,23 +139,28 @@ async function main() {
     }
     const rss = sampler.stop()
     const best = (runs) => Math.max(...runs.map((r) => r.mbPerSecond))
-    const ratio = best(measured) / best(baseline)
-    const figures = {
-      benchmark: 'upload',
-      generatedAt: new Date().toISOString(),
-      fileBytes: FILE_BYTES,
-      chunkBytes: CHUNK_BYTES,
-      rounds: ROUNDS,
-      baseline: { what: 'bare node:http server piping each request body to a file', mbPerSecond: best(baseline), roundsMbPerSecond: baseline.map((r) => r.mbPerSecond) },
-      runtime: { what: 'uploadTemp on the real runtime (auth, multipart parse, tus FileStore, libsql manifest)', mbPerSecond: best(measured), roundsMbPerSecond: measured.map((r) => r.mbPerSecond) },
-      throughputRatio: ratio,
-      rss,
-      gates: { throughputRatioAtLeast: 0.8, rssGrowthBelowBytes: 64 * MB },
-      pass: { throughput: ratio >= 0.8, rss: rss.growthBytes < 64 * MB },
+    const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+    // Each runtime round against the baseline round just before it (same machine load, roughly).
+    const pairedRatios = measured.map((r, i) => r.mbPerSecond / baseline[i].mbPerSecond)
+    const settings = {
+      fileBytes: FILE_BYTES, chunkBytes: CHUNK_BYTES, rounds: ROUNDS, sha256Sent: false,
+      how: 'rounds alternate bare/runtime over loopback, one keep-alive connection, chunks sent one after another; best round of each side counts',
+      baselineRoundsMbPerSecond: baseline.map((r) => r.mbPerSecond),
+      runtimeRoundsMbPerSecond: measured.map((r) => r.mbPerSecond),
+      pairedRatios, pairedRatioMedian: median(pairedRatios),
+      rssStartBytes: rss.startBytes, rssMaxBytes: rss.maxBytes,
+      loadAverage: loadavg(),
     }
-    mkdirSync(path.join(root, 'bench/out'), { recursive: true })
-    writeFileSync(path.join(root, 'bench/out/upload.json'), `${JSON.stringify(figures, null, 2)}\n`)
-    console.log(JSON.stringify(figures, null, 2))
+    const reportPath = await writeReport({
+      benchmark: 'upload',
+      description: 'uploadTemp on the real runtime (mtk, multipart, tus FileStore, libsql manifest): 256 MB in 8 MB chunks vs a bare node:http server streaming the same bodies to disk',
+      settings,
+      figures: [
+        figure({ name: 'throughput', unit: 'MB/s', value: best(measured), baseline: { name: 'bare node:http server piping each body to a file', value: best(baseline) }, target: { ratioAtLeast: 0.8 } }),
+        figure({ name: 'runtime RSS growth during the uploads', unit: 'MB', value: rss.growthBytes / MB, baseline: { name: 'limit of issue 3', value: 64 }, target: { ratioAtMost: 1 } }),
+      ],
+    })
+    console.log(readFileSync(reportPath, "utf8"))
   } finally {
     runtime.child.kill('SIGTERM')
     bare.child.kill('SIGTERM')

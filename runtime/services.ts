@@ -8,6 +8,7 @@ import { migrationsDir, projectRoot, distDir } from './paths.ts'
 import { RuntimeDeviceHost } from './device.ts'
 import { registerPresetModels } from './models/presets.ts'
 import { wireInference } from './aihost/wireInference.ts'
+import { reportUpgradeOutcomes } from './aihost/upgradeReport.ts'
 import { defaultManifestDir, loadManifests } from '../models/load-manifests.ts'
 import { createEventSystem, type RequestRouter } from './events/index.ts'
 import { emitSidecarRestarts } from './events/producers.ts'
@@ -91,6 +92,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const manifestsFolder = manifestDir ?? defaultManifestDir(projectRoot)
   await registerPresetModels(database.db, manifestsFolder, projectRoot, clock.now(), log)
   const inferenceForHandlers = wireInference(deviceHost, inference, loadManifests(manifestsFolder, projectRoot, config.dataPath), config.dataPath, clock, log)
+  components.push({ name: 'upgrade-report', start: () => reportUpgradeOutcomes(config.dataPath, eventSystem.events, services.process.softwareVersion, clock.now(), log) })
   // Upload sessions: manifests in this database, bytes under <DATA_DIR>/uploads; its sweeper runs on a timer.
   const uploads = new UploadManager({ db: database.db, config, clock, log: log.child({ area: 'uploads' }) })
   components.push({ name: 'uploads', stop: () => uploads.close() })

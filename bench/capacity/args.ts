@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
-import { SCOPES, WORKLOADS, type Scope, type Workload } from '../../shared/benchmark/constants.ts'
+import { SCOPES, TASK_NAMES, WORKLOADS, type Scope, type TaskName, type Workload } from '../../shared/benchmark/constants.ts'
+import { DEFAULT_ALGORITHM_BY_TASK } from './algorithms.ts'
 import type { Gates } from '../../shared/benchmark/schema.ts'
 import { DEFAULT_GATES, DEFAULT_RUN } from './defaults.ts'
 import type { StepMode } from './plan.ts'
@@ -7,7 +8,7 @@ import type { StepMode } from './plan.ts'
 /**
  * Flags of `npm run bench:capacity -- --workload W --target-fps N [--max-channels M]
  * [--hold-seconds S] [--scope SCOPE] [--step double|increment] [--queue-depth Q]
- * [--out DIR] [--frames DIR] [--min-fps-ratio X] [--max-missing-rate X]
+ * [--out DIR] [--frames DIR] [--algorithm TASK=ID ...] [--min-fps-ratio X] [--max-missing-rate X]
  * [--max-average-discard-rate X] [--max-critical-path-latency-ms X] [--max-detector-latency-ms X]`.
  */
 export interface CapacityArgs {
@@ -20,12 +21,15 @@ export interface CapacityArgs {
   queueDepth: number
   outDir: string
   frameDir: string | null
+  /** Algorithm id per task (spec 2.3: ids differ by deployment). */
+  algorithms: Record<TaskName, string>
   gates: Gates
 }
 
 export const USAGE = `usage: npm run bench:capacity -- --workload ${WORKLOADS.join('|')} --target-fps N
   [--max-channels M (${DEFAULT_RUN.maxChannels})] [--hold-seconds S (${DEFAULT_RUN.holdSeconds})] [--scope ${SCOPES.join('|')}]
   [--step double|increment] [--queue-depth Q (${DEFAULT_RUN.queueDepth})] [--out DIR (${DEFAULT_RUN.outDir})] [--frames DIR]
+  [--algorithm TASK=ID (${Object.entries(DEFAULT_ALGORITHM_BY_TASK).map(([t, a]) => `${t}=${a}`).join(', ')})]
   [--min-fps-ratio X] [--max-missing-rate X] [--max-average-discard-rate X] [--max-critical-path-latency-ms X] [--max-detector-latency-ms X]`
 
 const GATE_FLAGS: Record<string, keyof Gates> = {
@@ -57,10 +61,17 @@ export function parseCapacityArgs(argv: string[]): CapacityArgs {
       workload: { type: 'string' }, 'target-fps': { type: 'string' }, 'max-channels': { type: 'string' },
       'hold-seconds': { type: 'string' }, scope: { type: 'string' }, step: { type: 'string' },
       'queue-depth': { type: 'string' }, out: { type: 'string' }, frames: { type: 'string' },
+      algorithm: { type: 'string', multiple: true },
       ...Object.fromEntries(Object.keys(GATE_FLAGS).map((k) => [k, { type: 'string' as const }])),
     },
   })
   const str = (k: string) => v[k as keyof typeof v] as string | undefined
+  const algorithms = { ...DEFAULT_ALGORITHM_BY_TASK }
+  for (const pair of (v.algorithm as string[] | undefined) ?? []) {
+    const [task, id] = pair.split('=', 2)
+    if (!TASK_NAMES.includes(task as TaskName) || !id) throw new Error(`--algorithm must be TASK=ID with TASK one of ${TASK_NAMES.join(', ')}, got "${pair}"`)
+    algorithms[task as TaskName] = id
+  }
   const workload = str('workload')
   if (!WORKLOADS.includes(workload as Workload)) throw new Error(`--workload must be one of ${WORKLOADS.join(', ')}, got "${workload ?? ''}"`)
   const scope = str('scope') ?? DEFAULT_RUN.scope
@@ -79,6 +90,7 @@ export function parseCapacityArgs(argv: string[]): CapacityArgs {
     queueDepth: number('queue-depth', str('queue-depth'), DEFAULT_RUN.queueDepth, (n) => Number.isInteger(n) && n >= 0, 'an integer >= 0'),
     outDir: str('out') ?? DEFAULT_RUN.outDir,
     frameDir: str('frames') ?? null,
+    algorithms,
     gates,
   }
 }

@@ -30,7 +30,7 @@ export interface CaseInput {
 /** No step passed: spec 2.8 has no way to write a case whose lastPassingChannels would be 0. */
 export class NoPassingStepError extends Error {
   constructor(readonly firstStep: StepRecord) {
-    super(`no step passed (first step, ${firstStep.channels} channel(s): ${firstStep.result}${firstStep.failureReason ? ` — ${firstStep.failureReason}` : ''}); capacity is below one channel, no case can be written`)
+    super(`no step passed (first step, ${firstStep.channels} channel(s): ${firstStep.result}${firstStep.failureReason ? ` — ${firstStep.failureReason}` : ''}); spec 2.8 needs lastPassingChannels >= 1, so no case file can be written`)
   }
 }
 

@@ -1,15 +1,19 @@
 /**
  * `npm run bench:capacity -- --workload W --target-fps N [...]` (flags: args.ts): runs the
- * capacity benchmark against the device's inference sidecar through its frame path, then
+ * capacity benchmark against the device's inference sidecar through its frame path (build
+ * first: `node build.mjs`), then
  * writes `<out>/<caseId>.summary.json`, `<out>/<caseId>.case.json` and the cases schema
  * beside them. Exit codes: 0 the case file validates, 1 no valid case file, 2 bad flags.
  */
 import path from 'node:path'
+import { loadConfig } from '../../shared/config.ts'
 import { formatViolation } from '../../shared/benchmark/validator.ts'
 import { parseCapacityArgs, USAGE, type CapacityArgs } from './args.ts'
 import { DEFAULT_RUN } from './defaults.ts'
 import { runCapacity } from './run.ts'
 import { createSidecarTarget } from './sidecar-target.ts'
+
+const projectRoot = path.resolve(import.meta.dirname, '../..')
 
 async function main(argv: string[]): Promise<number> {
   let args: CapacityArgs
@@ -19,7 +23,10 @@ async function main(argv: string[]): Promise<number> {
     console.error(`${(err as Error).message}\n${USAGE}`)
     return 2
   }
-  const target = await createSidecarTarget({ frameDir: args.frameDir })
+  // The sidecar bundle comes from `node build.mjs` (dist/runtime/sidecar.mjs).
+  const target = await createSidecarTarget({
+    projectRoot, config: loadConfig(), algorithms: args.algorithms, frameDir: args.frameDir, frameDeadlineMs: DEFAULT_RUN.frameDeadlineMs,
+  })
   try {
     const result = await runCapacity(target, {
       ...args,

@@ -22,6 +22,8 @@ export const DEFAULT_RUN = {
   /** Frames that may wait per channel besides the one in flight. */
   queueDepth: 2,
   drainTimeoutMs: 5_000,
+  /** Deadline of one frame in the sidecar; a frame past it fails and counts as missing. */
+  frameDeadlineMs: 10_000,
   scope: 'additional-experimental-platform' as const,
   outDir: 'bench/out/capacity',
 }

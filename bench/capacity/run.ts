@@ -66,6 +66,8 @@ export interface CapacityResult {
   caseFile: string | null
   caseFileJson: CaseFile | null
   steps: StepRecord[]
+  /** The raw per-step evidence written to the summary. */
+  evidence: StepEvidence[]
   violations: Violation[]
   error: string | null
 }
@@ -131,7 +133,7 @@ export async function runCapacity<F>(target: CapacityTarget<F>, o: CapacityOptio
     caseRecord = buildCase({ caseId, sourceCaseId: caseId, workload: o.workload, targetFps: o.targetFps, configuredChannels: o.maxChannels, steps, sourceSummarySha256, setupBlock })
   } catch (err) {
     if (!(err instanceof NoPassingStepError)) throw err
-    return { summaryFile, caseFile: null, caseFileJson: null, steps, violations: [], error: err.message }
+    return { summaryFile, caseFile: null, caseFileJson: null, steps, evidence, violations: [], error: err.message }
   }
   const caseFileJson = buildCaseFile({ ...machine, scope: o.scope, evidenceDate: evidenceDateOf(o.startedAt), gates: o.gates, cases: [caseRecord] })
   const caseFile = path.join(o.outDir, `${caseId}.case.json`)
@@ -139,5 +141,5 @@ export async function runCapacity<F>(target: CapacityTarget<F>, o: CapacityOptio
   // spec 2.8: `$schema` is the relative reference ./capacity-cases.schema.json: put it there.
   await writeFile(path.join(o.outDir, CASE_SCHEMA_FILE_NAME), JSON.stringify(caseFileJsonSchema(), null, 2) + '\n')
   const violations = createCaseFileValidator()(caseFileJson)
-  return { summaryFile, caseFile, caseFileJson, steps, violations, error: violations.length === 0 ? null : 'the case file does not validate' }
+  return { summaryFile, caseFile, caseFileJson, steps, evidence, violations, error: violations.length === 0 ? null : 'the case file does not validate' }
 }

@@ -26,11 +26,16 @@ import { describeMachine } from './machine.ts'
 export const BENCH_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 export const BENCH_OUT_DIR = path.join(BENCH_DIR, 'out')
 
-/** The target is always on the ratio figure / baseline, so figures of any unit compare alike. */
+/**
+ * Bounds on the ratio figure / baseline (figures of any unit compare alike) and, where the
+ * requirement is absolute (a latency ceiling, no lost events), on the value itself.
+ */
 const Target = Type.Object({
   ratioAtLeast: Type.Optional(Type.Number()),
   ratioAtMost: Type.Optional(Type.Number()),
-}, { additionalProperties: false })
+  valueAtLeast: Type.Optional(Type.Number()),
+  valueAtMost: Type.Optional(Type.Number()),
+}, { additionalProperties: false, minProperties: 1 })
 
 export const FigureSchema = Type.Object({
   name: Type.String({ minLength: 1 }),
@@ -51,6 +56,8 @@ export const ReportSchema = Type.Object({
   /** How the figures were measured (load, durations, sizes), so runs can be compared. */
   settings: Type.Record(Type.String(), Type.Unknown()),
   figures: Type.Array(FigureSchema, { minItems: 1 }),
+  /** Further measurements for the reader (per-stage times, load average, …); not summarised. */
+  details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 }, { additionalProperties: false })
 
 export type Figure = Static<typeof FigureSchema>
@@ -60,9 +67,12 @@ export type TargetSpec = Static<typeof Target>
 /** Builds a figure: the ratio and the pass verdict are computed here, never written by hand. */
 export function figure(f: { name: string; unit: string; value: number; baseline: { name: string; value: number }; target: TargetSpec }): Figure {
   const ratio = f.baseline.value === 0 ? null : f.value / f.baseline.value
-  const pass = ratio !== null
-    && (f.target.ratioAtLeast === undefined || ratio >= f.target.ratioAtLeast)
-    && (f.target.ratioAtMost === undefined || ratio <= f.target.ratioAtMost)
+  const { ratioAtLeast, ratioAtMost, valueAtLeast, valueAtMost } = f.target
+  // A ratio bound cannot be met without a ratio (baseline 0).
+  const pass = (ratioAtLeast === undefined || (ratio !== null && ratio >= ratioAtLeast))
+    && (ratioAtMost === undefined || (ratio !== null && ratio <= ratioAtMost))
+    && (valueAtLeast === undefined || f.value >= valueAtLeast)
+    && (valueAtMost === undefined || f.value <= valueAtMost)
   return { ...f, ratio, pass }
 }
 

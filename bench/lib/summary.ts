@@ -1,4 +1,4 @@
-import type { Report } from './report.ts'
+import type { Report, TargetSpec } from './report.ts'
 
 export interface SummaryEntry {
   benchmark: string
@@ -15,12 +15,23 @@ export interface Summary {
   benchmarks: SummaryEntry[]
 }
 
-const num = (n: number | null) => n === null ? '–' : Number.isInteger(n) ? String(n) : n.toPrecision(4).replace(/\.?0+$/, '')
+/** Four significant digits below 1000, whole numbers above; trailing decimal zeros dropped. */
+export function num(n: number | null): string {
+  if (n === null) return '–'
+  if (Number.isInteger(n) || Math.abs(n) >= 1000) return String(Math.round(n))
+  const text = n.toPrecision(4)
+  return text.includes('e') ? String(n) : text.includes('.') ? text.replace(/\.?0+$/, '') : text
+}
 const cell = (s: string) => s.replace(/\|/g, '\\|')
 
-function targetText(t: { ratioAtLeast?: number; ratioAtMost?: number }): string {
-  const parts = [t.ratioAtLeast !== undefined ? `ratio ≥ ${num(t.ratioAtLeast)}` : null, t.ratioAtMost !== undefined ? `ratio ≤ ${num(t.ratioAtMost)}` : null]
-  return parts.filter(Boolean).join(', ') || 'none'
+function targetText(t: TargetSpec, unit: string): string {
+  const parts = [
+    t.ratioAtLeast !== undefined ? `ratio ≥ ${num(t.ratioAtLeast)}` : null,
+    t.ratioAtMost !== undefined ? `ratio ≤ ${num(t.ratioAtMost)}` : null,
+    t.valueAtLeast !== undefined ? `≥ ${num(t.valueAtLeast)} ${unit}` : null,
+    t.valueAtMost !== undefined ? `≤ ${num(t.valueAtMost)} ${unit}` : null,
+  ]
+  return parts.filter(Boolean).join(', ')
 }
 
 /** The short markdown table of `bench/out/summary.md`: one row per figure. */
@@ -39,7 +50,7 @@ export function summaryMarkdown(s: Summary): string {
       continue
     }
     for (const f of e.report.figures) {
-      lines.push(`| ${e.benchmark} | ${cell(f.name)} | ${num(f.value)} ${cell(f.unit)} | ${num(f.baseline.value)} ${cell(f.unit)} (${cell(f.baseline.name)}) | ${num(f.ratio)} | ${targetText(f.target)} | ${f.pass ? 'yes' : 'no'} |`)
+      lines.push(`| ${e.benchmark} | ${cell(f.name)} | ${num(f.value)} ${cell(f.unit)} | ${num(f.baseline.value)} ${cell(f.unit)} (${cell(f.baseline.name)}) | ${num(f.ratio)} | ${cell(targetText(f.target, f.unit))} | ${f.pass ? 'yes' : 'no'} |`)
     }
   }
   return lines.join('\n') + '\n'

@@ -32,6 +32,7 @@ export default defineHandler({
         now: ctx.clock.now(),
       })
       ctx.log.warn({ version: pending.version, from: pending.fromVersion }, 'upgrade staged; restarting')
+      await ctx.events.emit('upgrade.staged', { version: pending.version, fromVersion: pending.fromVersion, requestedBy: pending.requestedBy })
       // spec 4.11: the start-up script revalidates and installs; softwareVersion changes only then.
       ctx.device.requestRestart(`upgrade to ${pending.version}`)
       return { version: pending.version, fromVersion: pending.fromVersion, stagedAt: String(pending.stagedAt), restarting: true }

@@ -3,13 +3,13 @@ import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
 import { ApiError } from '../../shared/errors/index.ts'
 import { failure, type Envelope } from '../../shared/envelope.ts'
 import { eventKindNames } from '../../shared/events/kinds.ts'
-import type { MqttSettings } from '../../shared/events/types.ts'
+import type { DeviceEvent, MqttSettings } from '../../shared/events/types.ts'
 import type { Identity, Logger, Services } from '../../shared/handler.ts'
 import { runHandler } from '../http/dispatch.ts'
 import type { RouteEntry } from '../http/routeTable.ts'
 import type { InputValidator } from '../http/validate.ts'
 import type { CursorStore } from './cursors.ts'
-import type { Outbox } from './outbox.ts'
+import { eventJson, type Outbox } from './outbox.ts'
 import { Tail } from './tail.ts'
 
 /** What MQTT requests are routed into: the HTTP route table and its validator (one instance). */
@@ -155,7 +155,7 @@ export class MqttChannel {
     }
   }
 
-  private async publishEvents(events: { id: number; kind: string }[]) {
+  private async publishEvents(events: DeviceEvent[]) {
     const client = this.client
     if (!client || this.state !== 'registered') throw new Error('mqtt not registered')
     for (const event of events) {
@@ -163,7 +163,7 @@ export class MqttChannel {
       this.pending.push(entry)
       // QoS 1: resolves on PUBACK. While disconnected, mqtt.js keeps it and resends it after
       // reconnecting (persistent session); if the client is replaced, reading rewinds.
-      client.publishAsync(this.topics.event(event.kind), JSON.stringify(event), { qos: 1 }).then(() => {
+      client.publishAsync(this.topics.event(event.kind), eventJson(event), { qos: 1 }).then(() => {
         entry.done = true
         this.advanceAcked()
       }, (error: Error) => {

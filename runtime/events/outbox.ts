@@ -9,6 +9,18 @@ import type { Clock, Logger } from '../../shared/handler.ts'
 type Row = typeof events.$inferSelect
 type NewRow = typeof events.$inferInsert
 
+// The JSON text of an event, made once and shared by every channel (WebSocket frame, MQTT
+// payload, webhook body all carry it verbatim).
+const serialized = new WeakMap<DeviceEvent, string>()
+export function eventJson(event: DeviceEvent): string {
+  let text = serialized.get(event)
+  if (text === undefined) {
+    text = JSON.stringify(event)
+    serialized.set(event, text)
+  }
+  return text
+}
+
 export const toDeviceEvent = (row: Row): DeviceEvent => ({
   id: row.id,
   kind: row.kind as EventKind,

@@ -5,7 +5,7 @@ import { EVENT_ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signWebhook } from
 import type { Clock, Logger } from '../../shared/handler.ts'
 import type { CursorStore } from './cursors.ts'
 import { throttledSave } from './mqtt.ts'
-import type { Outbox } from './outbox.ts'
+import { eventJson, type Outbox } from './outbox.ts'
 import { Tail } from './tail.ts'
 
 export interface WebhookDeps {
@@ -70,7 +70,7 @@ export class WebhookTarget {
 
   private async deliver(event: DeviceEvent): Promise<void> {
     const { settings, clock, log } = this.deps
-    const body = JSON.stringify(event)
+    const body = eventJson(event)
     const firstAttemptAt = clock.now()
     for (let attempt = 1; ; attempt++) {
       if (this.stopController.signal.aborted) throw new Error('stopping')

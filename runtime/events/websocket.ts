@@ -5,7 +5,7 @@ import { resolveSession } from '../../shared/auth/sessions.ts'
 import { isEventKind } from '../../shared/events/kinds.ts'
 import type { Services } from '../../shared/handler.ts'
 import type { DeviceEvent } from '../../shared/events/types.ts'
-import type { Outbox } from './outbox.ts'
+import { eventJson, type Outbox } from './outbox.ts'
 import { Tail } from './tail.ts'
 
 // RFC 6455 7.4.1: 1008 = policy violation (no valid mtk, bad parameters).
@@ -103,6 +103,7 @@ export class EventWebSocketServer {
     const { outbox } = this.deps
     const from = resume === null ? outbox.lastId : Number(resume)
     const oldestId = await outbox.oldestId()
+    if (ws.readyState !== ws.OPEN) return
     ws.send(JSON.stringify({ type: 'ready', lastId: outbox.lastId, oldestId, resumedFrom: from, kinds }))
     const tail = new Tail({
       name: 'websocket',
@@ -139,7 +140,7 @@ export class EventWebSocketServer {
       }
       socket?.cork()
       try {
-        for (; i < events.length && ws.bufferedAmount <= this.deps.maxBufferedBytes; i++) ws.send(JSON.stringify({ type: 'event', event: events[i] }))
+        for (; i < events.length && ws.bufferedAmount <= this.deps.maxBufferedBytes; i++) ws.send(`{"type":"event","event":${eventJson(events[i]!)}}`)
       } finally {
         socket?.uncork()
       }

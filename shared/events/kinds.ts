@@ -31,6 +31,10 @@ export const EVENT_KINDS = {
     accountName: 'string', revokedSessions: 'number' }),
   'login.locked': kind('login', true, 'An account name was locked after repeated failed sign-ins.', {
     accountName: 'string', failures: 'number', lockedUntil: 'number; ms since epoch' }),
+  'upgrade.staged': kind('system', false, 'A software upgrade package passed every check and was staged; the device restarts into it (spec 4.11).', {
+    version: 'string; package version', fromVersion: 'string; running version', requestedBy: 'string or null; account name' }),
+  'upgrade.finished': kind('system', true, 'The start-up script finished a staged upgrade: installed, rolled back, or refused (emitted by the version that runs afterwards).', {
+    version: 'string; package version', fromVersion: 'string', outcome: '"installed", "rolled-back" or "refused"', reason: 'string or null; why it was not installed', softwareVersion: 'string; version now running' }),
   'alarm.raised': kind('analysis', true, 'An analysis task raised an alarm (produced by analysis tasks).', {
     taskId: 'string', alarmType: 'string', cameraId: 'string or null', message: 'string', imageUrl: 'string or null' }),
   'passengerFlow.counted': kind('analysis', false, 'A passenger-flow task counted crossings (produced by analysis tasks).', {

@@ -34,6 +34,8 @@ export interface UpgradeRecord {
   outcome: 'installed' | 'rolled-back' | 'refused'
   reason: string | null
   at: number
+  /** When the running device emitted `upgrade.finished` for it. */
+  reportedAt?: number
 }
 
 export interface UpgradeState {

@@ -18,11 +18,20 @@ describe('figure', () => {
     expect(figure({ ...f, value: 299 }).pass).toBe(false)
   })
 
-  it('fails a ratioAtMost target above it, and any target when the baseline is 0', () => {
+  it('fails a ratioAtMost target above it, and any ratio target when the baseline is 0', () => {
     expect(figure({ name: 'p99', unit: 'ms', value: 9, baseline: { name: 'bare', value: 2 }, target: { ratioAtMost: 4 } }))
       .toMatchObject({ ratio: 4.5, pass: false })
     expect(figure({ name: 'p99', unit: 'ms', value: 1, baseline: { name: 'bare', value: 0 }, target: { ratioAtMost: 4 } }))
       .toMatchObject({ ratio: null, pass: false })
+  })
+
+  it('checks value bounds on the figure itself, also when the baseline is 0', () => {
+    expect(figure({ name: 'events lost', unit: 'events', value: 0, baseline: { name: 'plain mqtt', value: 0 }, target: { valueAtMost: 0 } }))
+      .toMatchObject({ ratio: null, pass: true })
+    expect(figure({ name: 'events lost', unit: 'events', value: 3, baseline: { name: 'plain mqtt', value: 0 }, target: { valueAtMost: 0 } }).pass).toBe(false)
+    const rate = { name: 'rate', unit: 'events/s', baseline: { name: 'plain mqtt', value: 2000 }, target: { valueAtLeast: 1960, ratioAtLeast: 0.9 } }
+    expect(figure({ ...rate, value: 1900 }).pass).toBe(false)
+    expect(figure({ ...rate, value: 1990 }).pass).toBe(true)
   })
 })
 
@@ -58,5 +67,25 @@ describe('summary table', () => {
     expect(md).toContain('| benchmark | figure | value | baseline | ratio | target | pass |')
     expect(md).toContain('| http-overhead | throughput | 500 req/s | 2000 req/s (bare hono) | 0.25 | ratio ≥ 0.25 | yes |')
     expect(md).toContain('| events | – | – | – | – | – | error: exited with code 1 |')
+  })
+})
+
+describe('summary table targets', () => {
+  it('prints value bounds with the unit', () => {
+    const lost = figure({ name: 'events lost', unit: 'events', value: 0, baseline: { name: 'plain mqtt', value: 0 }, target: { valueAtMost: 0 } })
+    const md = summaryMarkdown({
+      generatedAt: 'now', machine: { platformId: 'p', platform: 'p' },
+      benchmarks: [{ benchmark: 'events', file: 'bench/events.bench.mjs', exitCode: 0, error: null,
+        report: { benchmark: 'events', description: 'd', measuredAt: '', machine: { platformId: 'p', platform: 'p' }, settings: {}, figures: [lost] } }],
+    })
+    expect(md).toContain('| events | events lost | 0 events | 0 events (plain mqtt) | – | ≤ 0 events | yes |')
+  })
+})
+
+describe('summary number format', () => {
+  it('keeps integers whole and gives four significant digits to fractions', async () => {
+    const { num } = await import('../../bench/lib/summary.ts')
+    expect([num(1750), num(1750.1), num(12345.67), num(0.25), num(0.0376), num(8.1179), num(42.7), num(null)])
+      .toEqual(['1750', '1750', '12346', '0.25', '0.0376', '8.118', '42.7', '–'])
   })
 })

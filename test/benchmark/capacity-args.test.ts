@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseCapacityArgs } from '../../bench/capacity/args.ts'
+import { DEFAULT_ALGORITHM_BY_TASK } from '../../bench/capacity/algorithms.ts'
 import { DEFAULT_GATES, DEFAULT_RUN } from '../../bench/capacity/defaults.ts'
 
 // Flags of `npm run bench:capacity` (issue 9).
@@ -8,17 +9,18 @@ describe('parseCapacityArgs', () => {
     expect(parseCapacityArgs(['--workload', 'person-detector', '--target-fps', '5'])).toEqual({
       workload: 'person-detector', targetFps: 5, maxChannels: DEFAULT_RUN.maxChannels, holdSeconds: DEFAULT_RUN.holdSeconds,
       scope: 'additional-experimental-platform', stepMode: 'double', queueDepth: DEFAULT_RUN.queueDepth,
-      outDir: DEFAULT_RUN.outDir, frameDir: null, gates: DEFAULT_GATES,
+      outDir: DEFAULT_RUN.outDir, frameDir: null, algorithms: DEFAULT_ALGORITHM_BY_TASK, gates: DEFAULT_GATES,
     })
   })
 
   it('reads every optional flag, gates included', () => {
     const a = parseCapacityArgs(['--workload', 'concurrent-mixed', '--target-fps', '2.5', '--max-channels', '3', '--hold-seconds', '4',
       '--scope', 'release-platform', '--step', 'increment', '--queue-depth', '0', '--out', '/tmp/x', '--frames', '/tmp/f',
-      '--min-fps-ratio', '0.9', '--max-detector-latency-ms', '250'])
+      '--min-fps-ratio', '0.9', '--max-detector-latency-ms', '250', '--algorithm', 'person-detector=people-v2'])
     expect(a).toMatchObject({ workload: 'concurrent-mixed', targetFps: 2.5, maxChannels: 3, holdSeconds: 4, scope: 'release-platform',
       stepMode: 'increment', queueDepth: 0, outDir: '/tmp/x', frameDir: '/tmp/f' })
     expect(a.gates).toEqual({ ...DEFAULT_GATES, minFpsRatio: 0.9, maxDetectorLatencyMs: 250 })
+    expect(a.algorithms).toEqual({ ...DEFAULT_ALGORITHM_BY_TASK, 'person-detector': 'people-v2' })
   })
 
   it.each([
@@ -31,6 +33,8 @@ describe('parseCapacityArgs', () => {
     [['--workload', 'person-detector', '--target-fps', '5', '--step', 'triple'], /--step must be double or increment/],
     [['--workload', 'person-detector', '--target-fps', '5', '--max-missing-rate=-1'], /--max-missing-rate must be a number >= 0/],
     [['--workload', 'person-detector', '--target-fps', '5', '--channels', '2'], /Unknown option '--channels'/],
+    [['--workload', 'person-detector', '--target-fps', '5', '--algorithm', 'helmet=x'], /--algorithm must be TASK=ID/],
+    [['--workload', 'person-detector', '--target-fps', '5', '--algorithm', 'person-detector'], /--algorithm must be TASK=ID/],
   ])('rejects %j', (argv, message) => {
     expect(() => parseCapacityArgs(argv)).toThrow(message)
   })

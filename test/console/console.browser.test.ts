@@ -68,6 +68,10 @@ describe('console: sign-in, forced password change, sign-out, 401', () => {
     await page.getByRole('heading', { name: 'Device' }).waitFor()
     await page.getByRole('heading', { name: 'Status' }).waitFor()
     await page.getByTestId('route-count').waitFor()
+    // spec 4.11: the status shows the device's bootId and softwareVersion.
+    const status = await device.post('/gtw/cwai/System/QueryDeviceStatus', {}, await device.adminToken())
+    await page.getByTestId('status').getByText(status.body.resData.bootId).waitFor()
+    expect(await page.getByTestId('status').textContent()).toContain(`softwareVersion${status.body.resData.softwareVersion}`)
     const routes = await device.post('/v1/cwai/aihost/ViewRoutes', {}, await device.adminToken())
     expect(await page.getByTestId('route-count').textContent()).toBe(String(routes.body.resData.total))
     // Live events over the WebSocket listener: a lockout raised now shows up.

@@ -116,6 +116,11 @@ describe('software upgrade through the supervisor (npm start)', () => {
     expect(readdirSync(path.join(device.dataDir, 'upgrade', 'staging'))).toEqual([])
     expect(readdirSync(path.join(device.dataDir, 'upgrade', 'packages'))).toEqual([])
     expect(statSync(path.join(device.dataDir, 'releases', '9.8.7', 'manifest.json')).isFile()).toBe(true)
+    const events = (await device.post('/gtw/cwai/Event/EventPage', { pageNum: 1, pageSize: 10, kinds: ['upgrade.staged', 'upgrade.finished'] }, mtk)).body.resData
+    expect(events.rows.map((r: any) => [r.kind, r.payload])).toEqual([
+      ['upgrade.finished', { version: '9.8.7', fromVersion: baseVersion, outcome: 'installed', reason: null, softwareVersion: '9.8.7' }],
+      ['upgrade.staged', { version: '9.8.7', fromVersion: baseVersion, requestedBy: 'admin' }],
+    ])
   })
 
   it('rolls back to the running version when the new one does not start, and records why', async () => {
@@ -129,6 +134,8 @@ describe('software upgrade through the supervisor (npm start)', () => {
     expect(upgrade.current).toMatchObject({ version: '9.8.7' })
     expect(upgrade.history.map((h: any) => [h.version, h.outcome])).toEqual([['9.9.0', 'rolled-back'], ['9.8.7', 'installed']])
     expect(readdirSync(path.join(device.dataDir, 'releases'))).toEqual(['9.8.7'])
+    const finished = (await device.post('/gtw/cwai/Event/EventPage', { pageNum: 1, pageSize: 1, kinds: ['upgrade.finished'] }, mtk)).body.resData.rows[0]
+    expect(finished.payload).toMatchObject({ version: '9.9.0', outcome: 'rolled-back', softwareVersion: '9.8.7' })
   })
 
   it('refuses at start-up a kept package whose MD5 changed after staging, and keeps running the current version', async () => {
