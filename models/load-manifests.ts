@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { Ajv } from 'ajv'
-import { PipelineManifest, type PackageFile } from './manifest-schema.ts'
+import { PipelineManifest, type ModelSource, type PackageFile } from './manifest-schema.ts'
 
 /**
  * Loads and validates every pipeline manifest of a folder (default `models/manifests`).
@@ -12,8 +12,33 @@ import { PipelineManifest, type PackageFile } from './manifest-schema.ts'
 export interface LoadedManifest {
   manifest: PipelineManifest
   file: string
-  /** Absolute path of each model file, keyed like `manifest.models`. */
+  /**
+   * Path of each model file, keyed like `manifest.models`. Package files exist (checked at
+   * load); build outputs and operator uploads may not yet: `Pipeline.create` checks them.
+   */
   modelPaths: Record<string, string>
+}
+
+/** Where the device keeps the files it produces; uploaded models live in its `models/`. */
+export interface ManifestPaths {
+  projectRoot: string
+  /** DATA_DIR; without it, uploaded models resolve relative to the working folder's `data/`. */
+  dataPath?: string
+}
+
+/** The file a model entry names (models/manifest-schema.ts, ModelEntry.source). */
+export function modelSourcePath(source: ModelSource, paths: ManifestPaths): string {
+  if ('package' in source) return resolvePackageFile(source, paths.projectRoot)
+  if ('build' in source) return path.join(paths.projectRoot, 'dist', 'models', `${source.build}.onnx`)
+  // shared/models/register.ts stores operator models as <DATA_DIR>/models/<modelId>.onnx.
+  return path.join(paths.dataPath ?? path.resolve('data'), 'models', `${source.uploaded}.onnx`)
+}
+
+/** A model source as the algorithm registry lists it (spec 2.3 `models`). */
+export function describeModelSource(source: ModelSource): { package: string; file: string } {
+  if ('package' in source) return { package: source.package, file: source.file }
+  if ('build' in source) return { package: '(build)', file: `dist/models/${source.build}.onnx` }
+  return { package: '(uploaded)', file: `models/${source.uploaded}.onnx` }
 }
 
 const ajv = new Ajv({ allErrors: true, strict: false })
@@ -56,7 +81,7 @@ function checkGraph(m: PipelineManifest, file: string): void {
   if (m.nodes.filter((n) => n.action === 'logic').length > 1) fail('at most one logic node')
 }
 
-export function loadManifest(file: string, projectRoot: string): LoadedManifest {
+export function loadManifest(file: string, projectRoot: string, dataPath?: string): LoadedManifest {
   const json: unknown = JSON.parse(readFileSync(file, 'utf8'))
   if (!validate(json)) {
     const why = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')
@@ -65,7 +90,7 @@ export function loadManifest(file: string, projectRoot: string): LoadedManifest 
   const manifest = json as PipelineManifest
   checkGraph(manifest, file)
   const modelPaths: Record<string, string> = {}
-  for (const [key, model] of Object.entries(manifest.models)) modelPaths[key] = resolvePackageFile(model.source, projectRoot)
+  for (const [key, model] of Object.entries(manifest.models)) modelPaths[key] = modelSourcePath(model.source, { projectRoot, ...(dataPath ? { dataPath } : {}) })
   for (const node of manifest.nodes)
     if (node.action === 'classifier' && node.head.kind === 'ctc') resolvePackageFile(node.head.keys, projectRoot)
   return { manifest, file, modelPaths }
@@ -74,10 +99,10 @@ export function loadManifest(file: string, projectRoot: string): LoadedManifest 
 /** The folder of the manifests shipped with the device. */
 export const defaultManifestDir = (projectRoot: string) => path.join(projectRoot, 'models', 'manifests')
 
-export function loadManifests(dir: string, projectRoot: string): Map<string, LoadedManifest> {
+export function loadManifests(dir: string, projectRoot: string, dataPath?: string): Map<string, LoadedManifest> {
   const out = new Map<string, LoadedManifest>()
   for (const name of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
-    const loaded = loadManifest(path.join(dir, name), projectRoot)
+    const loaded = loadManifest(path.join(dir, name), projectRoot, dataPath)
     if (out.has(loaded.manifest.algorithmId)) throw new Error(`${name}: algorithmId ${loaded.manifest.algorithmId} is used twice`)
     out.set(loaded.manifest.algorithmId, loaded)
   }

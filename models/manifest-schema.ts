@@ -39,6 +39,8 @@ export const Normalization = Type.Object({
  */
 export const InputSpec = Type.Object({
   name: Type.Optional(Type.String()),
+  /** One gray channel = Σ weight × normalized channel (e.g. BT.601 luma), instead of three. */
+  grayWeights: Type.Optional(Type.Array(Type.Number(), { minItems: 3, maxItems: 3 })),
   resize: Type.Union([Type.Literal('letterbox'), Type.Literal('stretch'), Type.Literal('fit-multiple'), Type.Literal('fixed-height')]),
   width: Type.Optional(Type.Integer({ minimum: 1 })),
   height: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -103,6 +105,30 @@ export const DbDecoder = Type.Object({
   maxCandidates: Type.Integer({ minimum: 1 }),
 }, strict)
 
+/** CenterNet (converted TF.js, models/detect): top-K rows x1,y1,x2,y2 (input px), score, class. */
+export const CenternetDecoder = Type.Object({
+  kind: Type.Literal('centernet'),
+  output: Type.String(),
+  /** Class-wise NMS over the rows. */
+  iouThreshold: Type.Number({ minimum: 0, maximum: 1 }),
+  maxDetections: Type.Integer({ minimum: 1 }),
+  /** Keep only these class indices (e.g. [0] = COCO person); all when absent. */
+  classes: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }), { minItems: 1 })),
+}, strict)
+
+/**
+ * Segmentation mask → one target per region (models/segment): contours traced with
+ * d3-contour at `maskThreshold`, simplified (simplify-js, `tolerance` in mask pixels),
+ * regions below `minArea` (fraction of the image) dropped. The polygon becomes `maskPolygon`.
+ */
+export const MaskContoursDecoder = Type.Object({
+  kind: Type.Literal('mask-contours'),
+  output: Type.Optional(Type.String()),
+  maskThreshold: Type.Number({ minimum: 0, maximum: 1 }),
+  tolerance: Type.Number({ minimum: 0 }),
+  minArea: Type.Number({ minimum: 0, maximum: 1 }),
+}, strict)
+
 const NodeBase = { id: Id }
 
 export const DetectorNode = Type.Object({
@@ -110,7 +136,7 @@ export const DetectorNode = Type.Object({
   action: Type.Literal('detector'),
   model: Id,
   input: InputSpec,
-  decoder: Type.Union([SsdDecoder, DbDecoder]),
+  decoder: Type.Union([SsdDecoder, DbDecoder, CenternetDecoder, MaskContoursDecoder]),
   /** Minimum detection score; a task may override it (`taskConfig.thresholds[id]`). */
   scoreThreshold: Type.Number({ minimum: 0, maximum: 1 }),
   nms: Type.Optional(Nms),
@@ -125,6 +151,11 @@ export const CropNode = Type.Object({
   from: Id,
   shape: Type.Union([Type.Literal('box'), Type.Literal('polygon')]),
   padding: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
+  /** Part of the box to cut, as fractions of its size (e.g. the head: top 30 %). */
+  part: Type.Optional(Type.Object({
+    x: Type.Number({ minimum: 0, maximum: 1 }), y: Type.Number({ minimum: 0, maximum: 1 }),
+    width: Type.Number({ exclusiveMinimum: 0, maximum: 1 }), height: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
+  }, strict)),
   /** Crops taller than wide by this ratio are turned upright (text lines). */
   rotateTallerThan: Type.Optional(Type.Number({ minimum: 1 })),
 }, strict)
@@ -147,6 +178,19 @@ export const CtcHead = Type.Object({
   appendSpace: Type.Boolean(),
 }, strict)
 
+/**
+ * HSE FaceRes (converted TF.js, models/face): gender (sigmoid) and age (softmax over
+ * one-year bins) become labels in `confidence[]`; the descriptor's first `previewLength`
+ * values become `featurePreview` (spec 2.6).
+ */
+export const FaceresHead = Type.Object({
+  kind: Type.Literal('faceres'),
+  genderOutput: Type.String(),
+  ageOutput: Type.String(),
+  descriptorOutput: Type.String(),
+  previewLength: Type.Integer({ minimum: 0, maximum: 1024 }),
+}, strict)
+
 export const ClassifierNode = Type.Object({
   ...NodeBase,
   action: Type.Literal('classifier'),
@@ -154,7 +198,7 @@ export const ClassifierNode = Type.Object({
   from: Id,
   model: Id,
   input: InputSpec,
-  head: Type.Union([SoftmaxHead, CtcHead]),
+  head: Type.Union([SoftmaxHead, CtcHead, FaceresHead]),
   /** Outputs below this do not take effect; a task may override it. */
   scoreThreshold: Type.Number({ minimum: 0, maximum: 1 }),
 }, strict)
@@ -173,9 +217,19 @@ export const LogicNode = Type.Object({
 
 export const PipelineNode = Type.Union([DetectorNode, CropNode, ClassifierNode, LogicNode])
 
+/** A model the build converts (models/convert): `<projectRoot>/dist/models/<build>.onnx`. */
+export const BuildOutput = Type.Object({ build: Id }, strict)
+
+/**
+ * A model an operator uploads through model management (spec 4.10): stored as
+ * `<DATA_DIR>/models/<uploaded>.onnx`. Until it exists, task creation answers
+ * `TaskCreateFailed` naming it.
+ */
+export const UploadedModel = Type.Object({ uploaded: Id }, strict)
+
 export const ModelEntry = Type.Object({
-  /** The model file, resolved from an installed npm package (never the network). */
-  source: PackageFile,
+  /** The model file: inside an installed npm package, a build output, or an operator upload (never the network). */
+  source: Type.Union([PackageFile, BuildOutput, UploadedModel]),
   format: Type.Literal('onnx'),
 }, strict)
 
@@ -203,6 +257,10 @@ export const PipelineManifest = Type.Object({
 }, strict)
 
 export type PackageFile = Static<typeof PackageFile>
+export type ModelSource = Static<typeof ModelEntry>['source']
+export type CenternetDecoder = Static<typeof CenternetDecoder>
+export type MaskContoursDecoder = Static<typeof MaskContoursDecoder>
+export type FaceresHead = Static<typeof FaceresHead>
 export type InputSpec = Static<typeof InputSpec>
 export type Nms = Static<typeof Nms>
 export type SsdAnchorOptions = Static<typeof SsdAnchorOptions>

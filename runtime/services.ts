@@ -91,7 +91,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   // the inference report, pipelines and task activity behind the AI-host routes.
   const manifestsFolder = manifestDir ?? defaultManifestDir(projectRoot)
   await registerPresetModels(database.db, manifestsFolder, projectRoot, clock.now(), log)
-  const inferenceForHandlers = wireInference(deviceHost, inference, loadManifests(manifestsFolder, projectRoot), config.dataPath, clock, log)
+  const inferenceForHandlers = wireInference(deviceHost, inference, loadManifests(manifestsFolder, projectRoot, config.dataPath), config.dataPath, clock, log)
   components.push({ name: 'upgrade-report', start: () => reportUpgradeOutcomes(config.dataPath, eventSystem.events, services.process.softwareVersion, clock.now(), log) })
   // Upload sessions: manifests in this database, bytes under <DATA_DIR>/uploads; its sweeper runs on a timer.
   const uploads = new UploadManager({ db: database.db, config, clock, log: log.child({ area: 'uploads' }), events: eventSystem.events })

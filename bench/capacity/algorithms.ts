@@ -6,6 +6,6 @@ import type { TaskName } from '../../shared/benchmark/constants.ts'
  * algorithm the device does not have fails to load: the step is `binding-blocked`.
  */
 export const DEFAULT_ALGORITHM_BY_TASK: Record<TaskName, string> = {
-  'person-detector': 'person-detection',
-  'no-safety-helmet-analysis': 'no-safety-helmet',
+  'person-detector': 'person-detector',
+  'no-safety-helmet-analysis': 'no-safety-helmet-analysis',
 }

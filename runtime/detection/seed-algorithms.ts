@@ -1,7 +1,7 @@
 import { notInArray, eq } from 'drizzle-orm'
 import type { Db } from '../../shared/db/client.ts'
 import { algorithms } from '../../shared/db/schema/index.ts'
-import { defaultManifestDir, loadManifests } from '../../models/load-manifests.ts'
+import { defaultManifestDir, describeModelSource, loadManifests } from '../../models/load-manifests.ts'
 
 /**
  * Seeds the algorithm registry (spec 2.3) from the pipeline manifests: one row per
@@ -19,7 +19,7 @@ export async function seedAlgorithms(db: Db, projectRoot: string, now: number, m
       supplier: m.supplier,
       version: m.version,
       description: m.description,
-      models: Object.entries(m.models).map(([modelId, e]) => ({ modelId, package: e.source.package, file: e.source.file, format: e.format })),
+      models: Object.entries(m.models).map(([modelId, e]) => ({ modelId, ...describeModelSource(e.source), format: e.format })),
       runningStatus: 0,
       source: 'manifest',
       updatedAt: now,

@@ -11,7 +11,7 @@ import type { ModelSettings } from '../../shared/models/types.ts'
 /** The parts of a pipeline manifest (models/manifest-schema.ts) that name its models. */
 interface ManifestModels {
   algorithmId: string
-  models?: Record<string, { source: { package: string; file: string }; format: string }>
+  models?: Record<string, { source: { package?: string; file?: string; build?: string; uploaded?: string }; format: string }>
   nodes?: { model?: string; input?: { width?: number; height?: number; normalization?: { mean: number[]; std: number[] } }; labels?: string[]; head?: { labels?: string[] } }[]
 }
 
@@ -21,6 +21,8 @@ function packageFile(projectRoot: string, pkg: string, file: string): string | n
   const full = path.resolve(base, file)
   return full.startsWith(base + path.sep) && existsSync(full) ? full : null
 }
+
+const existingFile = (file: string) => (existsSync(file) ? file : null)
 
 /**
  * Preset models are the ones the shipped pipelines use (spec 4.11: never exportable). At
@@ -38,7 +40,11 @@ export async function registerPresetModels(db: Db, manifestsDir: string, project
       continue
     }
     for (const [modelId, entry] of Object.entries(manifest.models ?? {})) {
-      const file = packageFile(projectRoot, entry.source.package, entry.source.file)
+      // Operator uploads are user models, not presets; build outputs (models/convert) live in dist/models.
+      if (entry.source.uploaded) continue
+      const file = entry.source.build
+        ? existingFile(path.join(projectRoot, 'dist', 'models', `${entry.source.build}.onnx`))
+        : packageFile(projectRoot, entry.source.package ?? '', entry.source.file ?? '')
       if (!file) {
         log.warn({ modelId, source: entry.source }, 'preset model file not installed')
         continue
@@ -52,7 +58,7 @@ export async function registerPresetModels(db: Db, manifestsDir: string, project
       usage.set(modelId, {
         file,
         format: entry.format,
-        name: path.basename(entry.source.file),
+        name: path.basename(file),
         usedBy: new Set([manifest.algorithmId]),
         settings: {
           inputWidth: node?.input?.width ?? null,

@@ -1,11 +1,11 @@
-import { defaultManifestDir, loadManifests, type LoadedManifest } from '../../models/load-manifests.ts'
+import { defaultManifestDir, loadManifests, describeModelSource, type LoadedManifest } from '../../models/load-manifests.ts'
 import type { AlgorithmInfo, DetectOutcome, SidecarStats, TaskConfig } from '../../shared/inference/types.ts'
 import { EngineError } from './engine-error.ts'
 import { checkPixels, decodeImage, type EncodedSource, type ImageLimits } from './image/decode.ts'
 import { ImageError } from './image/image-error.ts'
 import { DeadlineExceeded } from './pipeline/deadline.ts'
 import { renderOverlay } from './pipeline/overlay.ts'
-import { Pipeline } from './pipeline/pipeline.ts'
+import { MissingModelError, Pipeline } from './pipeline/pipeline.ts'
 import { buildResult } from './pipeline/result.ts'
 import type { RgbImage } from './pipeline/rgb-image.ts'
 import { SessionPool } from './session-pool.ts'
@@ -13,6 +13,8 @@ import { SessionPool } from './session-pool.ts'
 export interface EngineOptions {
   projectRoot: string
   manifestDir?: string
+  /** DATA_DIR: operator-uploaded models are read from its `models/` folder. */
+  dataPath?: string
   intraOpThreads: number
   limits: ImageLimits
 }
@@ -45,7 +47,7 @@ export class InferenceEngine {
 
   constructor(options: EngineOptions) {
     this.#options = options
-    this.#manifests = loadManifests(options.manifestDir ?? defaultManifestDir(options.projectRoot), options.projectRoot)
+    this.#manifests = loadManifests(options.manifestDir ?? defaultManifestDir(options.projectRoot), options.projectRoot, options.dataPath)
     this.#pool = new SessionPool({ intraOpThreads: options.intraOpThreads })
   }
 
@@ -53,7 +55,7 @@ export class InferenceEngine {
     return [...this.#manifests.values()].map(({ manifest: m }) => ({
       algorithmId: m.algorithmId, algorithmName: m.algorithmName, algorithmUsage: m.algorithmUsage,
       algorithmCategory: m.algorithmCategory, supplier: m.supplier, version: m.version, description: m.description,
-      models: Object.entries(m.models).map(([modelId, e]) => ({ modelId, package: e.source.package, file: e.source.file, format: e.format })),
+      models: Object.entries(m.models).map(([modelId, e]) => ({ modelId, ...describeModelSource(e.source), format: e.format })),
     }))
   }
 
@@ -77,7 +79,8 @@ export class InferenceEngine {
     } catch (error) {
       entry.refs--
       if (entry.refs === 0) this.#pipelines.delete(algorithmId)
-      throw new EngineError('TaskCreateFailed', `pipeline ${algorithmId} failed to initialize: ${(error as Error).message}`, { algorithmCode: algorithmId })
+      const missing = error instanceof MissingModelError ? { missingModel: error.modelId } : {}
+      throw new EngineError('TaskCreateFailed', `pipeline ${algorithmId} failed to initialize: ${(error as Error).message}`, { algorithmCode: algorithmId, ...missing })
     }
     this.#handles.set(handle, { algorithmId, config })
   }

@@ -10,6 +10,7 @@ export interface SidecarLaunchOptions {
   socketPath: string
   projectRoot: string
   manifestDir?: string
+  dataPath?: string
   intraOpThreads: number
   maxEncodedImageBytes: number
   maxImagePixels: number
@@ -20,6 +21,7 @@ async function main() {
   const engine = new InferenceEngine({
     projectRoot: options.projectRoot,
     ...(options.manifestDir ? { manifestDir: options.manifestDir } : {}),
+    ...(options.dataPath ? { dataPath: options.dataPath } : {}),
     intraOpThreads: options.intraOpThreads,
     limits: { maxEncodedImageBytes: options.maxEncodedImageBytes, maxImagePixels: options.maxImagePixels },
   })

@@ -42,6 +42,7 @@ export function createInference(options: StartInferenceOptions): Inference {
     launch: {
       socketPath: socketPathFor(runDir),
       projectRoot: options.projectRoot,
+      dataPath: options.config.dataPath,
       ...(options.manifestDir ? { manifestDir: options.manifestDir } : {}),
       intraOpThreads: options.config.inferenceThreads,
       maxEncodedImageBytes: options.config.maxEncodedImageBytes,

@@ -18,6 +18,8 @@ export interface Target {
   bLogicResult?: boolean
   landmark: RatioPoint[]
   maskPolygon: RatioPoint[]
+  /** spec 2.6: debug preview of the first feature-vector values (face analysis). */
+  featurePreview?: number[]
 }
 
 export interface Area {

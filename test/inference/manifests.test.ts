@@ -18,11 +18,26 @@ describe('pipeline manifests', () => {
     return file
   }
 
-  it('the shipped manifests validate and resolve their models inside installed packages', () => {
-    const all = loadManifests(defaultManifestDir(projectRoot), projectRoot)
-    expect([...all.keys()].sort()).toEqual(['face-detection', 'face-detection-near', 'face-presence', 'text-ocr'])
-    for (const { modelPaths } of all.values())
-      for (const file of Object.values(modelPaths)) expect(file).toMatch(/node_modules\/.+\.onnx$/)
+  it('the shipped manifests validate and resolve their models: package files, build outputs, operator uploads', () => {
+    const all = loadManifests(defaultManifestDir(projectRoot), projectRoot, '/data-dir')
+    expect([...all.keys()].sort()).toEqual([
+      'face-analysis', 'face-detection', 'face-detection-near', 'face-presence', 'no-safety-helmet-analysis',
+      'object-detection', 'person-detector', 'person-segmentation', 'text-ocr',
+    ])
+    for (const { manifest, modelPaths } of all.values())
+      for (const [key, file] of Object.entries(modelPaths)) {
+        const source = manifest.models[key]!.source
+        if ('package' in source) expect(file).toMatch(/node_modules\/.+\.onnx$/)
+        else if ('build' in source) expect(file).toBe(path.join(projectRoot, 'dist', 'models', `${source.build}.onnx`))
+        else expect(file).toBe(path.join('/data-dir', 'models', `${source.uploaded}.onnx`))
+      }
+    expect(all.get('no-safety-helmet-analysis')!.modelPaths['helmet-classifier']).toBe('/data-dir/models/helmet-classifier.onnx')
+  })
+
+  it('model sources: a build output or upload name cannot be a path', () => {
+    expect(() => loadManifest(variant((m) => { m.models['blazeface-back'].source = { build: '../escape' } }), projectRoot)).toThrow(/invalid pipeline manifest/)
+    expect(() => loadManifest(variant((m) => { m.models['blazeface-back'].source = { uploaded: 'a/b' } }), projectRoot)).toThrow(/invalid pipeline manifest/)
+    expect(() => loadManifest(variant((m) => { m.models['blazeface-back'].source = { build: 'x', package: 'y' } }), projectRoot)).toThrow(/invalid pipeline manifest/)
   })
 
   it('rejects unknown properties, dangling references and files outside the package', () => {

@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs'
 import * as ort from 'onnxruntime-node'
 import type { LoadedManifest } from '../../../models/load-manifests.ts'
-import { resolvePackageFile } from '../../../models/load-manifests.ts'
+import { describeModelSource, resolvePackageFile } from '../../../models/load-manifests.ts'
 import type { ClassifierNode, CropNode, DetectorNode, LogicNode, PipelineManifest } from '../../../models/manifest-schema.ts'
 import type { ConfidenceItem, TaskConfig } from '../../../shared/inference/types.ts'
 import type { SessionLease, SessionPool } from '../session-pool.ts'
@@ -9,9 +10,17 @@ import { checkDeadline } from './deadline.ts'
 import { createDecoder, type DetectorDecoder } from './decoders/index.ts'
 import type { Detection } from './detection.ts'
 import { ctcDecode, loadCtcKeys } from './heads/ctc.ts'
+import { decodeFaceHead } from './heads/faceres.ts'
 import { bestClass } from './heads/softmax.ts'
 import { nonMaxSuppression } from './nms.ts'
 import { prepareInput, rotate180, type RgbImage } from './rgb-image.ts'
+
+/** A model file of the manifest is not there (an operator upload not done yet, or an unbuilt conversion). */
+export class MissingModelError extends Error {
+  constructor(readonly modelId: string, readonly expectedFile: string, readonly source: string) {
+    super(`model ${modelId} (${source}) is missing: expected ${expectedFile}`)
+  }
+}
 
 /** A target while the pipeline works on it; `result.ts` turns it into a spec 2.6 target. */
 export interface WorkTarget {
@@ -20,6 +29,8 @@ export interface WorkTarget {
   confidence: ConfidenceItem[]
   crops: Map<string, RgbImage>
   logic?: boolean
+  /** spec 2.6: first values of a feature vector (debug preview). */
+  featurePreview?: number[]
 }
 
 export interface PipelineOutput {
@@ -60,7 +71,15 @@ export class Pipeline {
   static async create(loaded: LoadedManifest, pool: SessionPool, projectRoot: string): Promise<Pipeline> {
     const sessions = new Map<string, SessionLease>()
     try {
-      for (const [key, file] of Object.entries(loaded.modelPaths)) sessions.set(key, await pool.acquire(file))
+      for (const [key, file] of Object.entries(loaded.modelPaths)) {
+        if (!existsSync(file)) {
+          const source = loaded.manifest.models[key]!.source
+          // The message names the file relative to its root (DATA_DIR or the project), never an absolute path.
+          const where = 'uploaded' in source ? `<DATA_DIR>/${describeModelSource(source).file}` : describeModelSource(source).file
+          throw new MissingModelError(key, where, 'uploaded' in source ? 'to be uploaded by an operator through model management' : 'build' in source ? 'a build output: run node build.mjs' : 'package file')
+        }
+        sessions.set(key, await pool.acquire(file))
+      }
       const pipeline = new Pipeline(loaded.manifest, sessions, projectRoot)
       await pipeline.#warmUp()
       return pipeline
@@ -127,9 +146,11 @@ export class Pipeline {
   #crop(node: CropNode, state: RunState) {
     for (const target of state.targets.get(node.from) ?? []) {
       const { polygon, box } = target.detection
+      const part = node.part
+      const region = part ? { x: box.x + box.width * part.x, y: box.y + box.height * part.y, width: box.width * part.width, height: box.height * part.height } : box
       const crop = node.shape === 'polygon' && polygon
         ? cropQuad(state.image, polygon, node.rotateTallerThan)
-        : cropBox(state.image, box, node.padding ?? 0)
+        : cropBox(state.image, region, node.padding ?? 0)
       target.crops.set(node.id, crop)
     }
     // Targets of the detector are the same objects under the crop's id.
@@ -144,6 +165,12 @@ export class Pipeline {
       if (!crop) continue
       const outputs = await this.#infer(node, await prepareInput(crop, node.input))
       const head = node.head
+      if (head.kind === 'faceres') {
+        const face = decodeFaceHead(outputs as Record<string, ort.Tensor>, head)
+        for (const item of face.labels) if (item.confidence >= threshold) target.confidence.push(item)
+        target.featurePreview = face.featurePreview
+        continue
+      }
       const tensor = (head.output ? outputs[head.output] : Object.values(outputs)[0]) as ort.Tensor | undefined
       if (!tensor) throw new Error(`classifier ${node.id}: output missing`)
       const values = tensor.data as Float32Array

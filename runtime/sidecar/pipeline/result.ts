@@ -56,5 +56,6 @@ function toTarget(work: WorkTarget, manifest: PipelineManifest, size: { width: n
     ...(hasLogic ? { bLogicResult: work.logic === true } : {}),
     landmark: landmarks.map((p) => ({ xRatio: round(p.x, 1), yRatio: round(p.y, 1) })),
     maskPolygon: polygon.map((p) => ({ xRatio: round(p.x / size.width, 5), yRatio: round(p.y / size.height, 5) })),
+    ...(work.featurePreview ? { featurePreview: work.featurePreview.map((v) => round(v, 5)) } : {}),
   }
 }

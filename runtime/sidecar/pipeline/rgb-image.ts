@@ -68,6 +68,8 @@ export async function prepareInput(image: RgbImage, spec: InputSpec): Promise<Pr
   const { mean, std } = spec.normalization
   const nchw = spec.layout === 'NCHW'
   const plane = tw * th
+  const scales = { scaleX: image.width / g.contentWidth, scaleY: image.height / g.contentHeight }
+  if (spec.grayWeights) return { ...grayInput(pixels, g, spec, spec.grayWeights, order), ...scales }
   for (let c = 0; c < 3; c++) {
     const src = order[c]!
     const m = mean[c]!, inv = 1 / std[c]!
@@ -83,6 +85,22 @@ export async function prepareInput(image: RgbImage, spec: InputSpec): Promise<Pr
   const dims = nchw ? [1, 3, th, tw] : [1, th, tw, 3]
   return { data, dims, contentWidth: g.contentWidth, contentHeight: g.contentHeight,
     scaleX: image.width / g.contentWidth, scaleY: image.height / g.contentHeight }
+}
+
+/** One channel = Σ weight × normalized channel (e.g. BT.601 luma for the emotion model). */
+function grayInput(pixels: Buffer, g: ReturnType<typeof inputGeometry>, spec: InputSpec, weights: number[], order: number[]) {
+  const { tensorWidth: tw, tensorHeight: th } = g
+  const data = new Float32Array(tw * th)
+  const { mean, std } = spec.normalization
+  for (let y = 0; y < g.contentHeight; y++)
+    for (let x = 0; x < g.contentWidth; x++) {
+      const s = (y * g.contentWidth + x) * 3
+      let v = 0
+      for (let c = 0; c < 3; c++) v += weights[c]! * ((pixels[s + order[c]!]! - mean[c]!) / std[c]!)
+      data[y * tw + x] = v
+    }
+  const dims = spec.layout === 'NCHW' ? [1, 1, th, tw] : [1, th, tw, 1]
+  return { data, dims, contentWidth: g.contentWidth, contentHeight: g.contentHeight }
 }
 
 /** Turns an image by 180 degrees (direction-classifier effect). */

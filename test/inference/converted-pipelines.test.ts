@@ -1,0 +1,194 @@
+/**
+ * The pipelines of the converted TF.js models (models/convert) over HTTP with the real
+ * runtime and sidecar: object and person detection (CenterNet), person segmentation
+ * (selfie → maskPolygon), face analysis (BlazeFace → emotion + FaceRes) and the
+ * safety-helmet analysis whose classifier an operator supplies.
+ */
+import { randomUUID } from 'node:crypto'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import sharp from 'sharp'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { cocoLabels } from '../../models/detect/coco-labels.ts'
+import { emotionLabels } from '../../models/face/attributes.ts'
+import { ElemType, FloatAttr, OnnxGraphBuilder } from '../../models/convert/onnx-builder.ts'
+import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { samplePath, samplePeople } from './helpers.ts'
+
+const b64 = (n: number) => readFileSync(samplePath(n)).toString('base64')
+const targetsOf = (resData: any): any[] => resData.areaList.flatMap((a: any) => a.targetList)
+const overlaps = (a: { x: number; y: number; width: number; height: number }, b: typeof a) =>
+  a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
+
+/** A tiny helmet classifier: mean colour → Gemm → softmax over [helmet, no-helmet]; its bias always says no-helmet. */
+function helmetClassifier(): Uint8Array {
+  const g = new OnnxGraphBuilder()
+  g.input('image', ElemType.float, [1, 3, 64, 64])
+  const [mean] = g.node('ReduceMean', ['image'], { axes: [2, 3], keepdims: 0 })
+  const [logits] = g.node('Gemm', [mean!, g.float('w', [0, 0, 0, 0, 0, 0], [3, 2]), g.float('b', [0, 6])], { alpha: new FloatAttr(1) })
+  g.node('Softmax', [logits!], { axis: 1 }, ['scores'])
+  g.output('scores', ElemType.float)
+  return g.encode('helmet', 'test helmet classifier')
+}
+
+describe('converted-model pipelines over HTTP (spec 2.6)', () => {
+  let device: DeviceProcess
+  let mtk: string
+  const sizes = new Map<number, { width: number; height: number }>()
+  const create = (algorithmCode: string, taskId = randomUUID()) =>
+    device.post('/gtw/cwai/aihost/PTaskCreate', { taskId, algorithmCode, algorithmUpdateTime: String(Date.now()), mvDebug: 'debug' }, mtk).then((r) => ({ ...r, taskId }))
+  const detect = async (taskId: string, algorithmCode: string, n: number) => {
+    const r = await device.post('/gtw/cwai/aihost/PTaskDetectPic', { taskId, algorithmCode, imageBase64: b64(n) }, mtk)
+    expect(r.body.resCode, JSON.stringify(r.body.resMsg)).toBe(1)
+    return r.body.resData
+  }
+  /** Person boxes per sample (1..6) from the person detector, shared by the segmentation check. */
+  const personBoxes = new Map<number, any[]>()
+
+  beforeAll(async () => {
+    device = await startDevice()
+    mtk = await device.adminToken()
+    for (let n = 1; n <= 6; n++) {
+      const meta = await sharp(samplePath(n)).metadata()
+      sizes.set(n, { width: meta.width!, height: meta.height! })
+    }
+  })
+  afterAll(async () => {
+    await device?.stop()
+    device?.cleanup()
+  })
+
+  it('algorithm/page lists the new algorithms beside the face and text ones', async () => {
+    const page = await device.post('/gtw/cwai/algorithm/page', { pageNum: 1, pageSize: 50 }, mtk)
+    expect(page.body.resCode).toBe(1)
+    const ids = page.body.resData.rows.map((r: any) => r.algorithmId)
+    for (const id of ['object-detection', 'person-detector', 'person-segmentation', 'face-analysis', 'no-safety-helmet-analysis', 'face-detection', 'text-ocr'])
+      expect(ids).toContain(id)
+    const person = page.body.resData.rows.find((r: any) => r.algorithmId === 'person-detector')
+    expect(person.models).toEqual([{ modelId: 'centernet', package: '(build)', file: 'dist/models/centernet.onnx', format: 'onnx' }])
+  })
+
+  it('atomic/action/list: the node catalogue with each node\'s parameters from the manifest schema (spec 4.10)', async () => {
+    const all = await device.post('/gtw/cwai/atomic/action/list', {}, mtk)
+    expect(all.body.resCode).toBe(1)
+    expect(all.body.resData.total).toBe(4)
+    expect(all.body.resData.rows.map((r: any) => r.action)).toEqual(['detector', 'crop', 'classifier', 'logic'])
+    const detector = all.body.resData.rows[0]
+    const decoder = detector.parameters.find((p: any) => p.name === 'decoder')
+    expect(decoder).toMatchObject({ type: 'oneOf', required: true, values: ['ssd-anchors', 'db-text', 'centernet', 'mask-contours'] })
+    expect(detector.parameters.find((p: any) => p.name === 'nms')).toMatchObject({ type: 'object', required: false })
+    const one = await device.post('/gtw/cwai/atomic/action/list', { action: 'classifier' }, mtk)
+    expect(one.body.resData.total).toBe(1)
+    expect(one.body.resData.rows[0].parameters.find((p: any) => p.name === 'head').values).toEqual(['softmax', 'ctc', 'faceres'])
+    for (const row of all.body.resData.rows) for (const p of row.parameters) expect(p.description.length).toBeGreaterThan(0)
+    const none = await device.post('/gtw/cwai/atomic/action/list', { action: 'teleport' }, mtk)
+    expect(none.body.resData).toEqual({ total: 0, rows: [] })
+    const bad = await device.post('/gtw/cwai/atomic/action/list', { action: 7 }, mtk)
+    expect(bad.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/action' } })
+    const anonymous = await device.post('/gtw/cwai/atomic/action/list', {})
+    expect(anonymous.status).toBe(401)
+  })
+
+  it('person detector: at least 20 of the 22 people, at most 2 extra boxes, boxes inside the image', async () => {
+    const { taskId, body } = await create('person-detector')
+    expect(body.resCode).toBe(1)
+    let found = 0, extra = 0
+    for (let n = 1; n <= 6; n++) {
+      const targets = targetsOf(await detect(taskId, 'person-detector', n))
+      const { width, height } = sizes.get(n)!
+      for (const t of targets) {
+        expect(t.confidence[0].label).toBe('person')
+        expect(t.box.x).toBeGreaterThanOrEqual(0)
+        expect(t.box.y).toBeGreaterThanOrEqual(0)
+        expect(t.box.x + t.box.width).toBeLessThanOrEqual(width)
+        expect(t.box.y + t.box.height).toBeLessThanOrEqual(height)
+      }
+      personBoxes.set(n, targets.map((t) => t.box))
+      found += Math.min(targets.length, samplePeople[n - 1]!)
+      extra += Math.max(0, targets.length - samplePeople[n - 1]!)
+    }
+    expect(found).toBeGreaterThanOrEqual(20)
+    expect(extra).toBeLessThanOrEqual(2)
+  })
+
+  it('object detection: COCO labels, the people of sample 1 among them', async () => {
+    const { taskId, body } = await create('object-detection')
+    expect(body.resCode).toBe(1)
+    const targets = targetsOf(await detect(taskId, 'object-detection', 1))
+    for (const t of targets) expect(cocoLabels).toContain(t.confidence[0].label)
+    expect(targets.filter((t) => t.confidence[0].label === 'person')).toHaveLength(3)
+  })
+
+  it('person segmentation: normalized, simplified polygons inside the image, each over a person', async () => {
+    const { taskId, body } = await create('person-segmentation')
+    expect(body.resCode).toBe(1)
+    let regions = 0
+    for (let n = 1; n <= 6; n++) {
+      const { width, height } = sizes.get(n)!
+      for (const t of targetsOf(await detect(taskId, 'person-segmentation', n))) {
+        regions++
+        expect(t.confidence[0].label).toBe('person')
+        // Simplified: a handful of points, not one per mask cell of the 256 × 256 contour.
+        expect(t.maskPolygon.length).toBeGreaterThanOrEqual(3)
+        expect(t.maskPolygon.length).toBeLessThan(400)
+        for (const p of t.maskPolygon) {
+          expect(p.xRatio).toBeGreaterThanOrEqual(0); expect(p.xRatio).toBeLessThanOrEqual(1)
+          expect(p.yRatio).toBeGreaterThanOrEqual(0); expect(p.yRatio).toBeLessThanOrEqual(1)
+        }
+        const xs = t.maskPolygon.map((p: any) => p.xRatio * width), ys = t.maskPolygon.map((p: any) => p.yRatio * height)
+        const hull = { x: Math.min(...xs), y: Math.min(...ys), width: Math.max(...xs) - Math.min(...xs), height: Math.max(...ys) - Math.min(...ys) }
+        const persons = personBoxes.get(n) ?? []
+        expect(persons.length).toBeGreaterThan(0)
+        expect(persons.some((b) => overlaps(hull, b)), `sample ${n}: polygon over no person`).toBe(true)
+      }
+    }
+    expect(regions).toBeGreaterThanOrEqual(6)
+  })
+
+  it('face analysis: gender, age and emotion labels in confidence[], featurePreview from the descriptor', async () => {
+    const { taskId, body } = await create('face-analysis')
+    expect(body.resCode).toBe(1)
+    for (const n of [1, 6]) {
+      const targets = targetsOf(await detect(taskId, 'face-analysis', n))
+      expect(targets).toHaveLength(samplePeople[n - 1]!)
+      for (const t of targets) {
+        const labels = t.confidence.map((c: any) => c.label)
+        expect(labels[0]).toBe('face')
+        expect(labels.filter((l: string) => (emotionLabels as readonly string[]).includes(l))).toHaveLength(1)
+        expect(labels.filter((l: string) => l === 'male' || l === 'female')).toHaveLength(1)
+        const age = labels.find((l: string) => l.startsWith('age:'))
+        expect(Number(age.slice(4))).toBeGreaterThan(10)
+        expect(Number(age.slice(4))).toBeLessThan(80)
+        for (const c of t.confidence) { expect(c.confidence).toBeGreaterThan(0); expect(c.confidence).toBeLessThanOrEqual(1) }
+        expect(t.featurePreview).toHaveLength(8)
+        expect(t.featurePreview.some((v: number) => v !== 0)).toBe(true)
+      }
+      // Different faces, different descriptors.
+      expect(targets[0].featurePreview).not.toEqual(targets[1].featurePreview)
+    }
+  })
+
+  it('safety-helmet analysis: TaskCreateFailed naming the model until it is there, then bLogicResult / bDetected', async () => {
+    const missing = await create('no-safety-helmet-analysis')
+    expect(missing.body).toMatchObject({ resCode: 0, resMsg: [{ messageKey: 'api.error.TaskCreateFailed', details: { algorithmCode: 'no-safety-helmet-analysis', missingModel: 'helmet-classifier' } }] })
+    expect(missing.body.resMsg[0].msgText).toContain('<DATA_DIR>/models/helmet-classifier.onnx')
+    expect(missing.body.resMsg[0].msgText).not.toContain(device.dataDir)
+    const detectWithout = await device.post('/gtw/cwai/aihost/PTaskDetectPic', { taskId: missing.taskId, algorithmCode: 'no-safety-helmet-analysis', imageBase64: b64(1) }, mtk)
+    expect(detectWithout.body.resMsg[0].messageKey).toBe('api.error.NotCreated')
+    // Where the manifest expects the operator's model: <DATA_DIR>/models/helmet-classifier.onnx.
+    mkdirSync(path.join(device.dataDir, 'models'), { recursive: true })
+    writeFileSync(path.join(device.dataDir, 'models', 'helmet-classifier.onnx'), helmetClassifier())
+    const { taskId, body } = await create('no-safety-helmet-analysis')
+    expect(body.resCode, JSON.stringify(body.resMsg)).toBe(1)
+    const resData = await detect(taskId, 'no-safety-helmet-analysis', 1)
+    const targets = targetsOf(resData)
+    expect(targets).toHaveLength(3)
+    for (const t of targets) {
+      expect(t.confidence[0].label).toBe('person')
+      // softmax([0, 6]) = 0.9975 for no-helmet.
+      expect(t.confidence[1]).toEqual({ label: 'no-helmet', confidence: 0.9975 })
+      expect(t.bLogicResult).toBe(true)
+    }
+    expect(resData.areaList[0].bDetected).toBe(true)
+  })
+})
