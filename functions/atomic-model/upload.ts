@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
-import { registerUserModel } from '../../shared/models/register.ts'
+import { MODEL_ID_PATTERN, registerUserModel } from '../../shared/models/register.ts'
 import { toView } from '../../shared/models/store.ts'
 
 export default defineHandler({
@@ -11,6 +11,8 @@ export default defineHandler({
   input: Type.Object({
     uploadId: Type.String({ minLength: 1, maxLength: 128 }),
     modelName: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    // Binds the model to a pipeline that names it (e.g. `helmet-classifier`); random when absent.
+    modelId: Type.Optional(Type.String({ pattern: MODEL_ID_PATTERN.source })),
     exportable: Type.Optional(Type.Boolean({ default: true })),
   }, { additionalProperties: false }),
   async handle(input, ctx) {
@@ -23,6 +25,7 @@ export default defineHandler({
         originalFilename: file.originalFilename,
         modelName: input.modelName ?? file.originalFilename,
         exportable: input.exportable ?? true,
+        ...(input.modelId ? { modelId: input.modelId } : {}),
       })
       ctx.log.info({ modelId: row.modelId, uploadId: input.uploadId }, 'model uploaded')
       return toView(row)

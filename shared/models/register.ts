@@ -3,7 +3,9 @@ import { createReadStream } from 'node:fs'
 import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
+import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
+import { invalidParam } from '../errors/index.ts'
 import { models } from '../db/schema/models.ts'
 import { imageSizeOf, inspectOnnx } from './onnx.ts'
 import { userModelDir, type ModelRow } from './store.ts'
@@ -23,7 +25,15 @@ export interface NewUserModel {
   originalFilename: string
   modelName: string
   exportable: boolean
+  /**
+   * An id chosen by the operator, so that a pipeline that names an operator-supplied model
+   * (`{"uploaded": "<id>"}` in a manifest) finds it at `<DATA_DIR>/models/<id>.onnx`.
+   */
+  modelId?: string
 }
+
+/** What an operator may choose as a model id: a file name that cannot leave the models folder. */
+export const MODEL_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/
 
 /**
  * Validates the file as a loadable ONNX model, stores it under `<DATA_DIR>/models/<id>.onnx`
@@ -31,7 +41,10 @@ export interface NewUserModel {
  */
 export async function registerUserModel(db: Db, dataPath: string, now: number, input: NewUserModel): Promise<ModelRow> {
   const signature = await inspectOnnx(input.sourcePath)
-  const modelId = `m-${randomUUID().replaceAll('-', '').slice(0, 16)}`
+  const modelId = input.modelId ?? `m-${randomUUID().replaceAll('-', '').slice(0, 16)}`
+  if (!MODEL_ID_PATTERN.test(modelId)) throw invalidParam('/modelId', `must match ${MODEL_ID_PATTERN.source}`)
+  const [taken] = await db.select({ modelId: models.modelId }).from(models).where(eq(models.modelId, modelId)).limit(1)
+  if (taken) throw invalidParam('/modelId', 'a model with this id is already registered; delete it first')
   const dir = userModelDir(dataPath)
   await mkdir(dir, { recursive: true })
   const relative = path.join('models', `${modelId}.onnx`)
@@ -44,6 +57,8 @@ export async function registerUserModel(db: Db, dataPath: string, now: number, i
       await copyFile(input.sourcePath, temporary)
     }
     const [sha256, { size }] = await Promise.all([sha256File(temporary), stat(temporary)])
+    // No rename over a file that is already there (a model placed by hand keeps its bytes).
+    if (await stat(target).then(() => true, () => false)) throw invalidParam('/modelId', 'a model file with this id already exists')
     await rename(temporary, target)
     const size2 = imageSizeOf(signature)
     const settings: ModelSettings = { inputWidth: size2?.width ?? null, inputHeight: size2?.height ?? null, normalization: null, labels: [] }

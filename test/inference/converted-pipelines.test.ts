@@ -4,9 +4,9 @@
  * (selfie → maskPolygon), face analysis (BlazeFace → emotion + FaceRes) and the
  * safety-helmet analysis whose classifier an operator supplies.
  */
+import { uploadFile } from '../helpers/uploadFile.ts'
 import { randomUUID } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import path from 'node:path'
+import { readFileSync } from 'node:fs'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cocoLabels } from '../../models/detect/coco-labels.ts'
@@ -175,9 +175,12 @@ describe('converted-model pipelines over HTTP (spec 2.6)', () => {
     expect(missing.body.resMsg[0].msgText).not.toContain(device.dataDir)
     const detectWithout = await device.post('/gtw/cwai/aihost/PTaskDetectPic', { taskId: missing.taskId, algorithmCode: 'no-safety-helmet-analysis', imageBase64: b64(1) }, mtk)
     expect(detectWithout.body.resMsg[0].messageKey).toBe('api.error.NotCreated')
-    // Where the manifest expects the operator's model: <DATA_DIR>/models/helmet-classifier.onnx.
-    mkdirSync(path.join(device.dataDir, 'models'), { recursive: true })
-    writeFileSync(path.join(device.dataDir, 'models', 'helmet-classifier.onnx'), helmetClassifier())
+    // The operator uploads the classifier through model management under the id the manifest names.
+    const uploadId = await uploadFile(device, mtk, Buffer.from(helmetClassifier()), 'helmet.onnx', 'model')
+    const registered = await device.post('/gtw/cwai/atomic/Model/upload', { uploadId, modelId: 'helmet-classifier', modelName: 'Helmet classifier' }, mtk)
+    expect(registered.body).toMatchObject({ resCode: 1, resData: { modelId: 'helmet-classifier' } })
+    const again = await device.post('/gtw/cwai/atomic/Model/upload', { uploadId: await uploadFile(device, mtk, Buffer.from(helmetClassifier()), 'helmet.onnx', 'model'), modelId: 'helmet-classifier' }, mtk)
+    expect(again.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/modelId' } })
     const { taskId, body } = await create('no-safety-helmet-analysis')
     expect(body.resCode, JSON.stringify(body.resMsg)).toBe(1)
     const resData = await detect(taskId, 'no-safety-helmet-analysis', 1)
