@@ -56,31 +56,8 @@ export interface Page<T> {
   rows: T[]
 }
 
-/** spec 2.5 (byte counts are decimal strings, spec 8). */
-export interface UploadCapabilities {
-  maxTotalSize: string
-  maxChunkSize: string
-  maxChunks: number | string
-  availableBytes: string
-  reserveBytes: string
-  availableForNewUploadsBytes: string
-  reservedBySessionsBytes: string
-  activeSessions: number
-  idleTimeoutMs: number
-  absoluteTimeoutMs: number
-  resumable: boolean
-  persistentAcrossRestart: boolean
-  maxEncodedImageBytes: string
-  maxImagePixels: number | string
-}
-
-/** spec 2.5 upload session */
-export interface UploadSession {
-  uploadId: string
-  nextChunkIndex: string
-  complete: boolean
-  filePath: string
-}
+// spec 2.5: the client uses the device's own definitions, so the two cannot drift apart.
+export type { UploadCapabilities, UploadSessionView as UploadSession } from '../uploads/types.ts'
 
 /** spec 4.5 parts other than `file`. */
 export interface ChunkFields {
