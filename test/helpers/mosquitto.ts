@@ -1,6 +1,7 @@
+import { freePort } from './device.ts'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createConnection, createServer } from 'node:net'
+import { createConnection } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 
@@ -12,14 +13,6 @@ export interface Broker {
   /** Starts again on the same port with the same persistence. */
   start(): Promise<void>
   cleanup(): Promise<void>
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as { port: number }).port
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 async function waitForPort(port: number, timeoutMs = 10_000) {

@@ -1,4 +1,5 @@
 import mqtt, { type MqttClient } from 'mqtt'
+import { createInbox } from './inbox.ts'
 
 export interface Received {
   topic: string
@@ -17,8 +18,7 @@ export interface Recorder {
 /** A test MQTT client that records every message on `filter`. */
 export async function recordTopics(url: string, filter: string, options: { clientId?: string; clean?: boolean } = {}): Promise<Recorder> {
   const client = await mqtt.connectAsync(url, { clientId: options.clientId ?? `test-${Math.random().toString(36).slice(2)}`, clean: options.clean ?? true, reconnectPeriod: 100 })
-  const messages: Received[] = []
-  const waiters = new Set<() => void>()
+  const inbox = createInbox<Received>('MQTT message', (messages) => messages.map((m) => m.topic).join(', '))
   client.on('message', (topic, payload, packet) => {
     let body: unknown = payload.toString()
     try {
@@ -26,30 +26,13 @@ export async function recordTopics(url: string, filter: string, options: { clien
     } catch {
       // keep text
     }
-    messages.push({ topic, body, retain: packet.retain })
-    for (const waiter of waiters) waiter()
+    inbox.push({ topic, body, retain: packet.retain })
   })
   await client.subscribeAsync(filter, { qos: 1 })
   return {
     client,
-    messages,
-    waitFor(match, timeoutMs = 20_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const found = messages.find(match)
-          if (!found) return
-          waiters.delete(check)
-          clearTimeout(timer)
-          resolve(found)
-        }
-        const timer = setTimeout(() => {
-          waiters.delete(check)
-          reject(new Error(`no matching MQTT message within ${timeoutMs} ms; got ${messages.map((m) => m.topic).join(', ')}`))
-        }, timeoutMs)
-        waiters.add(check)
-        check()
-      })
-    },
+    messages: inbox.items,
+    waitFor: (match, timeoutMs = 20_000) => inbox.waitFor(match, timeoutMs),
     close: () => client.endAsync(true),
   }
 }

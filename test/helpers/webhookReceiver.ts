@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { createInbox } from './inbox.ts'
 
 export interface Delivery {
   headers: Record<string, string | string[] | undefined>
@@ -19,29 +20,13 @@ export interface Receiver {
 
 /** A local HTTP receiver for webhook deliveries. */
 export async function startReceiver(port = 0): Promise<Receiver> {
-  const deliveries: Delivery[] = []
-  const waiters = new Set<() => void>()
+  const inbox = createInbox<Delivery>('delivery', (deliveries) => deliveries.map((d) => `${d.body?.kind}:${d.status}`).join(', '))
+  const deliveries = inbox.items
   const receiver: Receiver = {
     url: '',
     deliveries,
     respond: () => 200,
-    waitFor(match, timeoutMs = 20_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const found = deliveries.find(match)
-          if (!found) return
-          waiters.delete(check)
-          clearTimeout(timer)
-          resolve(found)
-        }
-        const timer = setTimeout(() => {
-          waiters.delete(check)
-          reject(new Error(`no matching delivery within ${timeoutMs} ms; got ${deliveries.map((d) => `${d.body?.kind}:${d.status}`).join(', ')}`))
-        }, timeoutMs)
-        waiters.add(check)
-        check()
-      })
-    },
+    waitFor: (match, timeoutMs = 20_000) => inbox.waitFor(match, timeoutMs),
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }),
   }
   const server: Server = createServer((req, res) => {
@@ -57,9 +42,8 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       }
       const attempt = deliveries.filter((d) => d.body?.id === body?.id).length + 1
       const status = receiver.respond(body, attempt)
-      deliveries.push({ headers: req.headers, raw, body, status })
       res.writeHead(status).end()
-      for (const waiter of waiters) waiter()
+      inbox.push({ headers: req.headers, raw, body, status })
     })
   })
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))

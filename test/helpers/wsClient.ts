@@ -1,4 +1,5 @@
 import WebSocket from 'ws'
+import { createInbox } from './inbox.ts'
 
 export interface WsRecorder {
   ws: WebSocket
@@ -13,11 +14,10 @@ export function connectEvents(port: number, options: { mtk?: string; query?: Rec
   const url = new URL(`ws://127.0.0.1:${port}/`)
   for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, v)
   const ws = new WebSocket(url, { headers: { ...(options.mtk ? { mtk: options.mtk } : {}), ...options.headers } })
-  const frames: any[] = []
-  const waiters = new Set<() => void>()
+  const inbox = createInbox<any>('frame', (frames) => JSON.stringify(frames).slice(0, 500))
+  const frames = inbox.items
   ws.on('message', (data) => {
-    frames.push(JSON.parse(data.toString()))
-    for (const waiter of waiters) waiter()
+    inbox.push(JSON.parse(data.toString()))
   })
   ws.on('error', () => {})
   const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })))
@@ -26,22 +26,6 @@ export function connectEvents(port: number, options: { mtk?: string; query?: Rec
     frames,
     closed,
     events: () => frames.filter((f) => f.type === 'event').map((f) => f.event),
-    waitFor(match, timeoutMs = 15_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const found = frames.find(match)
-          if (!found) return
-          waiters.delete(check)
-          clearTimeout(timer)
-          resolve(found)
-        }
-        const timer = setTimeout(() => {
-          waiters.delete(check)
-          reject(new Error(`no matching frame within ${timeoutMs} ms; got ${JSON.stringify(frames).slice(0, 500)}`))
-        }, timeoutMs)
-        waiters.add(check)
-        check()
-      })
-    },
+    waitFor: (match, timeoutMs = 15_000) => inbox.waitFor(match, timeoutMs),
   }
 }
