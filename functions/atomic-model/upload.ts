@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
-import { MODEL_ID_PATTERN, registerUserModel } from '../../shared/models/register.ts'
+import { registerUserModel } from '../../shared/models/register.ts'
+import { MODEL_ID_PATTERN } from '../../shared/models/types.ts'
 import { toView } from '../../shared/models/store.ts'
 
 export default defineHandler({
@@ -12,7 +13,7 @@ export default defineHandler({
     uploadId: Type.String({ minLength: 1, maxLength: 128 }),
     modelName: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     // Binds the model to a pipeline that names it (e.g. `helmet-classifier`); random when absent.
-    modelId: Type.Optional(Type.String({ pattern: MODEL_ID_PATTERN.source })),
+    modelId: Type.Optional(Type.String({ pattern: MODEL_ID_PATTERN })),
     exportable: Type.Optional(Type.Boolean({ default: true })),
   }, { additionalProperties: false }),
   async handle(input, ctx) {

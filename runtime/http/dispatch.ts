@@ -21,7 +21,6 @@ export const errorResponse = (c: Context, error: ApiError) => c.json(failure([er
 export function dispatch({ services, table, validator }: DispatchDeps) {
   return async function dispatchToHandler(c: Context<Vars>) {
     const requestId = c.get('requestId')
-    const log = services.log.child({ requestId })
     const entry = table.lookup(c.req.path)
     if (!entry) return errorResponse(c, new ApiError('RouteNotFound', { details: { path: c.req.path } }))
     const method = c.req.method as RouteEntry['route']['methods'][number]
@@ -50,8 +49,6 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
     }
 
     const body = limitBody(route.body === 'none' ? null : c.req.raw.body, limitBytes)
-    const controller = new AbortController()
-    c.req.raw.signal?.addEventListener('abort', () => controller.abort(), { once: true })
     try {
       let input: unknown = {}
       let request: Request | null = c.req.raw
@@ -64,7 +61,7 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
       } else {
         input = Object.fromEntries(new URL(c.req.url).searchParams)
       }
-      const outcome = await runHandler({ services, validator }, entry, input, { identity, requestId, request, signal: controller.signal })
+      const outcome = await runHandler({ services, validator }, entry, input, { identity, requestId, request, signal: c.req.raw.signal })
       await body.settle()
       // A handler streaming the body may turn the limit error into its own; the limit wins.
       const crossed = body.exceeded()
@@ -78,7 +75,7 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
         return errorResponse(c, bodyTooLargeError(tooLarge.limitBytes, tooLarge.actualBytes, multipart))
       }
       if (isApiError(error)) return errorResponse(c, error)
-      log.error({ err: error, path: route.path }, 'unexpected error while reading the request')
+      services.log.error({ err: error, requestId, path: route.path }, 'unexpected error while reading the request')
       return errorResponse(c, new ApiError('Internal', { details: { requestId } }))
     }
   }

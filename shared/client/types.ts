@@ -3,6 +3,8 @@
  * the console use these; the runtime's own types live with the handlers.
  */
 
+import type { ChunkFields as DeviceChunkFields } from '../uploads/types.ts'
+
 /** spec 2.7 */
 export interface MessageItem {
   msgCode: string
@@ -59,17 +61,8 @@ export interface Page<T> {
 // spec 2.5: the client uses the device's own definitions, so the two cannot drift apart.
 export type { UploadCapabilities, UploadSessionView as UploadSession } from '../uploads/types.ts'
 
-/** spec 4.5 parts other than `file`. */
-export interface ChunkFields {
-  purpose: string
-  chunkIndex: number
-  totalChunks: number
-  totalSize: number
-  chunkSize: number
-  clientRequestId?: string
-  uploadId?: string
-  sha256?: string
-}
+/** spec 4.5 parts other than `file` (the filename travels with the file part). */
+export type ChunkFields = Omit<DeviceChunkFields, 'filename'>
 
 /** spec 4.3 */
 export interface TaskCreateRequest {

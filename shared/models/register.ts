@@ -9,7 +9,7 @@ import { invalidParam } from '../errors/index.ts'
 import { models } from '../db/schema/models.ts'
 import { imageSizeOf, inspectOnnx } from './onnx.ts'
 import { userModelDir, type ModelRow } from './store.ts'
-import type { ModelSettings } from './types.ts'
+import { MODEL_ID_PATTERN, type ModelSettings } from './types.ts'
 
 export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256')
@@ -32,9 +32,6 @@ export interface NewUserModel {
   modelId?: string
 }
 
-/** What an operator may choose as a model id: a file name that cannot leave the models folder. */
-export const MODEL_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/
-
 /**
  * Validates the file as a loadable ONNX model, stores it under `<DATA_DIR>/models/<id>.onnx`
  * and inserts the row. Nothing is left behind when a step fails (no half-registered model).
@@ -42,7 +39,8 @@ export const MODEL_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/
 export async function registerUserModel(db: Db, dataPath: string, now: number, input: NewUserModel): Promise<ModelRow> {
   const signature = await inspectOnnx(input.sourcePath)
   const modelId = input.modelId ?? `m-${randomUUID().replaceAll('-', '').slice(0, 16)}`
-  if (!MODEL_ID_PATTERN.test(modelId)) throw invalidParam('/modelId', `must match ${MODEL_ID_PATTERN.source}`)
+  // MODEL_ID_PATTERN has no '/': a chosen id names a file inside the models folder, never a path.
+  if (!new RegExp(MODEL_ID_PATTERN).test(modelId)) throw invalidParam('/modelId', `must match ${MODEL_ID_PATTERN}`)
   const [taken] = await db.select({ modelId: models.modelId }).from(models).where(eq(models.modelId, modelId)).limit(1)
   if (taken) throw invalidParam('/modelId', 'a model with this id is already registered; delete it first')
   const dir = userModelDir(dataPath)
