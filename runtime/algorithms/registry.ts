@@ -76,6 +76,11 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
     return [...this.#active.values()].map((a) => a.entry).sort((a, b) => a.manifest.algorithmId.localeCompare(b.manifest.algorithmId))
   }
 
+  /** The shipped manifests, resolved (also those an operator deleted or replaced). */
+  shipped(): LoadedManifest[] {
+    return [...this.#presets.values()]
+  }
+
   /** The resolved manifest (model files) of an active algorithm: the sidecar's and reports' view. */
   loaded(algorithmId: string): LoadedManifest | null {
     return this.#active.get(algorithmId)?.loaded ?? null
