@@ -10,7 +10,7 @@ import type { Clock, Logger } from '../../shared/handler.ts'
 import type {
   AlgorithmEntry, AlgorithmInfoPatch, AlgorithmOrigin, AlgorithmPackage, AlgorithmRegistry, PackageFileEntry,
 } from '../../shared/algorithms/types.ts'
-import { describeModelSource, loadManifests, resolveManifest, validateManifest, type LoadedManifest } from '../../models/load-manifests.ts'
+import { loadManifests, modelList, resolveManifest, validateManifest, type LoadedManifest } from '../../models/load-manifests.ts'
 import type { PipelineManifest } from '../../models/manifest-schema.ts'
 import { unpackArchive, type UnpackLimits } from './package-archive.ts'
 
@@ -323,7 +323,7 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
       supplier: m.supplier,
       version: m.version,
       description: m.description,
-      models: Object.entries(m.models).map(([modelId, e]) => ({ modelId, ...describeModelSource(e.source), format: e.format })),
+      models: modelList(m),
       runningStatus: 0,
       source: entry.origin,
       updatedAt: entry.updatedAt,
