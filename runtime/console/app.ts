@@ -2,7 +2,7 @@ import { html } from 'htm/preact'
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { DEBUG_MARKER } from '../../shared/client/detect.ts'
 import type { Session } from '../../shared/client/types.ts'
-import { browserResumeStore, createClient, sessionStore } from './session.ts'
+import { browserResumeStore, createClient, noticeStore, sessionStore } from './session.ts'
 import { SignIn } from './views/SignIn.ts'
 import { ChangePassword } from './views/ChangePassword.ts'
 import { Detect, type DetectMemory } from './views/Detect.ts'
@@ -19,11 +19,17 @@ const pageFromHash = (): Page => (location.hash.replace(/^#\/?/, '') in PAGES ? 
 
 export function App() {
   const stored = sessionStore.load()
-  const [screen, setScreen] = useState<Screen>(stored ? { name: 'app' } : { name: 'signin', notice: null })
+  const [screen, setScreen] = useState<Screen>(stored ? { name: 'app' } : { name: 'signin', notice: noticeStore.load() })
   const [account, setAccount] = useState(stored?.accountName ?? '')
   const [page, setPage] = useState<Page>(pageFromHash())
   // What survives a sign-out in the middle of work: the chosen file and algorithm, the created tasks.
   const memory = useRef<DetectMemory>({ file: null, algorithmCode: null, tasks: new Map(), interrupted: false, staleUploadIds: [] })
+
+  /** The sign-in screen with the reason, which a reload keeps showing until the next sign-in. */
+  const toSignIn = (notice: string) => {
+    noticeStore.save(notice)
+    setScreen({ name: 'signin', notice })
+  }
 
   const client = useMemo(() => createClient(() => {
     // spec 5.3: a missing or expired mtk → sign in again; the interrupted upload restarts as a new session.
@@ -32,7 +38,7 @@ export function App() {
     memory.current.staleUploadIds.push(...stale)
     memory.current.tasks.clear()
     if (memory.current.file) memory.current.interrupted = true
-    setScreen({ name: 'signin', notice: 'Your session has ended. Sign in again.' })
+    toSignIn('Your session has ended. Sign in again.')
   }), [])
 
   useEffect(() => {
@@ -55,6 +61,7 @@ export function App() {
   const signedIn = (session: Session, password: string | null) => {
     setAccount(session.accountName)
     sessionStore.save({ mtk: session.mtk, accountName: session.accountName })
+    noticeStore.clear()
     // spec 5.7: a pending password change blocks business use.
     if (session.passwordChangeRequired) setScreen({ name: 'change', account: session.accountName, password, forced: true })
     else setScreen({ name: 'app' })
@@ -65,7 +72,7 @@ export function App() {
     memory.current = { file: null, algorithmCode: null, tasks: new Map(), interrupted: false, staleUploadIds: [] }
     await client.logout().catch(() => undefined)
     sessionStore.clear()
-    setScreen({ name: 'signin', notice: 'Signed out.' })
+    toSignIn('Signed out.')
   }
 
   if (screen.name === 'signin') return html`<${Shell}><${SignIn} client=${client} notice=${screen.notice} onSignedIn=${signedIn} /></${Shell}>`

@@ -3,6 +3,7 @@ import type { ResumeRecord, ResumeStore } from '../../shared/client/upload.ts'
 
 const SESSION_KEY = 'device-console.session'
 const RESUME_PREFIX = 'device-console.upload.'
+const NOTICE_KEY = 'device-console.notice'
 
 export interface StoredSession {
   mtk: string
@@ -24,6 +25,23 @@ export const sessionStore = {
   },
   clear() {
     sessionStorage.removeItem(SESSION_KEY)
+  },
+}
+
+/**
+ * Why the sign-in screen shows (signed out, session ended), kept until the next sign-in: a 401
+ * may arrive just before a reload (a query in flight when the session was revoked), and the
+ * reloaded tab must still say why it asks for a sign-in.
+ */
+export const noticeStore = {
+  load(): string | null {
+    return sessionStorage.getItem(NOTICE_KEY)
+  },
+  save(notice: string) {
+    sessionStorage.setItem(NOTICE_KEY, notice)
+  },
+  clear() {
+    sessionStorage.removeItem(NOTICE_KEY)
   },
 }
 
