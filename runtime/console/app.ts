@@ -7,13 +7,14 @@ import { SignIn } from './views/SignIn.ts'
 import { ChangePassword } from './views/ChangePassword.ts'
 import { Detect, type DetectMemory } from './views/Detect.ts'
 import { Device } from './views/Device.ts'
+import { Algorithms } from './views/Algorithms.ts'
 
 type Screen =
   | { name: 'signin'; notice: string | null }
   | { name: 'change'; account: string; password: string | null; forced: boolean }
   | { name: 'app' }
 
-const PAGES = { detect: 'Detection', device: 'Device' } as const
+const PAGES = { detect: 'Detection', algorithms: 'Algorithms', device: 'Device' } as const
 type Page = keyof typeof PAGES
 const pageFromHash = (): Page => (location.hash.replace(/^#\/?/, '') in PAGES ? location.hash.replace(/^#\/?/, '') as Page : 'detect')
 
@@ -89,7 +90,9 @@ export function App() {
       <button type="button" class="link" onClick=${() => setScreen({ name: 'change', account, password: null, forced: false })}>Change password</button>
       <button type="button" class="secondary" onClick=${signOut} data-testid="sign-out">Sign out</button>
     </div>`}>
-    ${page === 'detect' ? html`<${Detect} client=${client} account=${account} memory=${memory.current} />` : html`<${Device} client=${client} />`}
+    ${page === 'detect' ? html`<${Detect} client=${client} account=${account} memory=${memory.current} />`
+      : page === 'algorithms' ? html`<${Algorithms} client=${client} account=${account} />`
+      : html`<${Device} client=${client} />`}
   </${Shell}>`
 }
 

@@ -25,6 +25,16 @@ export const MESSAGE_TEXT: Record<string, string> = {
   'api.error.RouteNotFound': 'This device does not offer that function.',
   'api.error.ServiceUnavailable': 'The device is starting or shutting down.',
   'api.error.Internal': 'The device hit an internal error.',
+  // spec 4.10: algorithm management
+  'api.error.AlgorithmNotFound': 'No algorithm with this id exists on the device.',
+  'api.error.AlgorithmExists': 'An algorithm with this id is installed already. Tick “Replace existing” to overwrite it.',
+  'api.error.AlgorithmInUse': 'Tasks use this algorithm: cancel them before deleting or replacing it.',
+  'api.error.AlgorithmInvalid': 'The pipeline layout is not valid.',
+  'api.error.AlgorithmPackageInvalid': 'The file is not a valid algorithm package (a zip or tar.gz with manifest.json and its model files).',
+  'api.error.AlgorithmPackageUnsafe': 'The package has an entry that would leave its folder or is not a regular file.',
+  'api.error.AlgorithmPackageTooLarge': 'The package has too many entries or expands beyond the device’s size limit.',
+  'api.error.DefaultCantBeExport': 'A model of this algorithm cannot be exported (preset, encrypted or device-bound).',
+  'api.error.ModelFileMissing': 'A model file of this algorithm is missing on the device.',
 }
 
 /** spec 7.2 recommended-action codes (and the device's additions), as next steps for a person. */
@@ -87,6 +97,14 @@ const FACT_LABELS: [string, string, (v: unknown) => string][] = [
   ['purpose', 'Purpose', String],
   ['field', 'Field', String],
   ['reason', 'Reason', String],
+  // spec 4.10 algorithm management
+  ['algorithmId', 'Algorithm', String],
+  ['taskIds', 'Tasks using it', (v) => (Array.isArray(v) ? v.join(', ') : String(v))],
+  ['modelId', 'Model', String],
+  ['file', 'File', String],
+  ['entry', 'Package entry', String],
+  ['limitEntries', 'Entry limit', String],
+  ['atLeastBytes', 'Expanded size (at least)', bytes],
 ]
 
 /** Is this route a multipart request (a bare 413 means "use chunks") or a JSON one ("smaller body")? */

@@ -2,8 +2,8 @@ import { DeviceError, NetworkError } from './errors.ts'
 import { md5Hex } from './md5.ts'
 import { ROUTES } from './routes.ts'
 import type {
-  AlgorithmPageQuery, AlgorithmRow, ChunkFields, DetectPicRequest, DetectionResult, DeviceStatus, Envelope,
-  Page, Session, TaskCancelRequest, TaskCreateRequest, UploadCapabilities, UploadSession,
+  AlgorithmPageQuery, AlgorithmRow, AlgorithmUploadRequest, ChunkFields, DetectPicRequest, DetectionResult, DeviceStatus, DownloadedFile, Envelope,
+  LayoutListQuery, LayoutRow, ManagedAlgorithmRow, Page, Session, TaskCancelRequest, TaskCreateRequest, UploadCapabilities, UploadSession,
 } from './types.ts'
 
 export interface ClientOptions {
@@ -42,24 +42,50 @@ export class DeviceClient {
 
   /** One request; the envelope decides success (spec 2.1). */
   async call<T>(route: string, body: unknown = {}, options: CallOptions = {}): Promise<T> {
+    const { response, body: text } = await this.send(route, body, options, (r) => r.text())
+    return this.judge<T>(route, response, text)
+  }
+
+  /**
+   * A request whose success is a file (exports): the body as a Blob with its Content-Disposition
+   * name. A failure is the envelope as for `call` (DeviceError).
+   */
+  async download(route: string, body: unknown = {}, options: CallOptions = {}): Promise<DownloadedFile> {
+    const { response, body: answer } = await this.send(route, body, options, async (r): Promise<Blob | string> => {
+      const isFile = r.ok && !/^application\/json\b/i.test(r.headers.get('content-type') ?? '')
+      return isFile ? r.blob() : r.text()
+    })
+    if (typeof answer !== 'string') {
+      const contentType = response.headers.get('content-type') ?? 'application/octet-stream'
+      return { fileName: fileNameOf(response.headers.get('content-disposition')) ?? 'download', contentType, blob: answer }
+    }
+    this.judge(route, response, answer)
+    // A success envelope where a file was expected: not this interface.
+    throw new DeviceError(route, response.status, [], answer)
+  }
+
+  /** POSTs JSON (or a form) with the mtk and reads the body; no answer → NetworkError. */
+  private async send<B>(route: string, body: unknown, options: CallOptions, read: (response: Response) => Promise<B>): Promise<{ response: Response; body: B }> {
     const isForm = typeof FormData !== 'undefined' && body instanceof FormData
     const headers: Record<string, string> = isForm ? {} : { 'content-type': 'application/json' }
     if (this.mtk) headers.mtk = this.mtk
     const signal = combineSignals(options.signal, options.timeoutMs)
-    let response: Response
-    let text: string
     try {
-      response = await this.fetchImpl(this.baseUrl + route, {
+      const response = await this.fetchImpl(this.baseUrl + route, {
         method: 'POST',
         headers,
         body: isForm ? (body as FormData) : JSON.stringify(body ?? {}),
         signal,
       })
-      text = await response.text()
+      return { response, body: await read(response) }
     } catch (error) {
       if ((error as Error)?.name === 'AbortError' && options.signal?.aborted) throw error
       throw new NetworkError(route, error, this.baseUrl + route)
     }
+  }
+
+  /** The envelope of an answer decides: `resData`, or DeviceError (and onUnauthorized on 401, spec 5.3). */
+  private judge<T>(route: string, response: Response, text: string): T {
     let envelope: Envelope<T> | null = null
     try {
       const parsed = JSON.parse(text)
@@ -101,6 +127,27 @@ export class DeviceClient {
     return this.call(ROUTES.algorithmPage, {
       algorithmUsage: '2', algorithmName: '', supplier: '', algorithmId: '', algorithmCategory: '', pageNum: 1, pageSize: 100, ...query,
     })
+  }
+
+  // ── spec 4.10 (README.md "Algorithms and pipeline layouts") ─────────────────────────
+  /** Pipeline layouts ordered by algorithmId: id, name, version, origin, node graph. */
+  algorithmLayoutList(query: LayoutListQuery = {}): Promise<Page<LayoutRow>> {
+    return this.call(ROUTES.algorithmLayoutList, { pageNum: 1, pageSize: 1000, ...query })
+  }
+
+  /** AlgorithmNotFound; AlgorithmInUse (details.taskIds) while created tasks use it. */
+  algorithmDelete(algorithmId: string): Promise<void> {
+    return this.call(ROUTES.algorithmDelete, { algorithmId })
+  }
+
+  /** Installs the package of a completed upload of purpose `algorithm` (zip or tar.gz). */
+  algorithmUpload(request: AlgorithmUploadRequest, options?: CallOptions): Promise<{ algorithms: ManagedAlgorithmRow[] }> {
+    return this.call(ROUTES.algorithmUpload, request, options)
+  }
+
+  /** One algorithm as a zip package (manifest.json + its own files) that `algorithmUpload` installs again. */
+  algorithmExport(algorithmId: string, options?: CallOptions): Promise<DownloadedFile> {
+    return this.download(ROUTES.algorithmExport, { algorithmId }, options)
   }
 
   // ── spec 4.4-4.6 ─────────────────────────────────────────────────────────────────────
@@ -161,6 +208,25 @@ function combineSignals(signal: AbortSignal | undefined, timeoutMs: number | und
   if (signals.length <= 1) return signals[0]
   return AbortSignal.any(signals)
 }
+
+/** The file name of a Content-Disposition header (RFC 6266): `filename*` (RFC 5987) first, then `filename`. */
+export function fileNameOf(header: string | null): string | null {
+  if (!header) return null
+  const extended = /filename\*\s*=\s*([\w!#$&+.^`|~-]+)'[^']*'([^;]+)/i.exec(header)
+  if (extended) {
+    try {
+      return baseName(decodeURIComponent(extended[2]!.trim()))
+    } catch {
+      // malformed percent-encoding: fall back to the plain name
+    }
+  }
+  const plain = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]+))/i.exec(header)
+  if (!plain) return null
+  return baseName(plain[1] !== undefined ? plain[1].replace(/\\(.)/g, '$1') : plain[2]!)
+}
+
+/** Only a base name: a file name from the network never chooses a folder. */
+const baseName = (name: string) => name.split(/[\\/]/).pop()?.trim() || null
 
 /** A UUID v4 from getRandomValues: `crypto.randomUUID` is missing in browsers off secure contexts (plain http). */
 export function uuid(): string {

@@ -1,4 +1,4 @@
-export { DeviceClient, uuid, type ClientOptions, type CallOptions } from './client.ts'
+export { DeviceClient, uuid, fileNameOf, type ClientOptions, type CallOptions } from './client.ts'
 export { DeviceError, NetworkError, isAbort } from './errors.ts'
 export { md5Hex } from './md5.ts'
 export { ROUTES } from './routes.ts'

@@ -4,6 +4,11 @@ export const ROUTES = {
   changePassword: '/gtw/cwai/login/ChangePassword',
   logout: '/gtw/cwai/login/Logout',
   algorithmPage: '/gtw/cwai/algorithm/page',
+  // spec 4.10 (shapes in README.md "Algorithms and pipeline layouts")
+  algorithmDelete: '/gtw/cwai/Algorithm/delete',
+  algorithmUpload: '/gtw/cwai/Algorithm/upload',
+  algorithmLayoutList: '/gtw/cwai/algorithm/layout/list',
+  algorithmExport: '/gtw/cwai/algorithm/layout/exportSingleAlg',
   uploadCapabilities: '/gtw/cwai/atomic/model/uploadCapabilities',
   uploadTemp: '/gtw/cwai/atomic/model/uploadTemp',
   cancelUpload: '/gtw/cwai/atomic/model/cancelUpload',

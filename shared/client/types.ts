@@ -4,6 +4,8 @@
  */
 
 import type { ChunkFields as DeviceChunkFields } from '../uploads/types.ts'
+import type { AlgorithmOrigin } from '../algorithms/types.ts'
+import type { algorithmRow, layoutRow } from '../algorithms/view.ts'
 
 /** spec 2.7 */
 export interface MessageItem {
@@ -51,6 +53,36 @@ export interface AlgorithmPageQuery {
   algorithmCategory?: string
   pageNum?: number
   pageSize?: number
+}
+
+// spec 4.10: the rows the device's algorithm routes answer, typed from the device's own
+// builders (shared/algorithms/view.ts) so the two cannot drift apart.
+export type { AlgorithmOrigin }
+/** An algorithm row of `Algorithm/upload` (and add, update): spec 2.3 plus `origin` and `updateTime`. */
+export type ManagedAlgorithmRow = ReturnType<typeof algorithmRow>
+/** A row of `algorithm/layout/list`: the algorithm and its node graph in brief. */
+export type LayoutRow = ReturnType<typeof layoutRow>
+
+/** `algorithm/layout/list` request. */
+export interface LayoutListQuery {
+  origin?: AlgorithmOrigin
+  pageNum?: number
+  /** At most 1000. */
+  pageSize?: number
+}
+
+/** `Algorithm/upload` request: a completed upload of purpose `algorithm` (a zip or tar.gz package). */
+export interface AlgorithmUploadRequest {
+  uploadId: string
+  /** Overwrite algorithms of the package that exist already (refused while tasks use them). */
+  replace?: boolean
+}
+
+/** A file the device answered (an export): its bytes and the name from Content-Disposition. */
+export interface DownloadedFile {
+  fileName: string
+  contentType: string
+  blob: Blob
 }
 
 export interface Page<T> {

@@ -24,6 +24,25 @@ describe('console error display (spec 7.2)', () => {
     expect(shown.retryAfterSeconds).toBe(7)
   })
 
+  it('shows the details of algorithm management errors (spec 4.10): tasks in use, package entry, limits', () => {
+    const inUse = showError(new DeviceError('/gtw/cwai/Algorithm/delete', 200, [{
+      msgCode: '7303', messageKey: 'api.error.AlgorithmInUse', msgText: 'device text',
+      details: { algorithmId: 'site-helmets', taskIds: ['t-1', 't-2'] }, retryable: false, recommendedAction: 'NONE',
+    }]))
+    expect(inUse.title).toBe(MESSAGE_TEXT['api.error.AlgorithmInUse'])
+    expect(inUse.facts).toEqual([['Algorithm', 'site-helmets'], ['Tasks using it', 't-1, t-2']])
+    const tooLarge = showError(new DeviceError('/gtw/cwai/Algorithm/upload', 200, [{
+      msgCode: '7307', messageKey: 'api.error.AlgorithmPackageTooLarge', msgText: 'device text',
+      details: { limitBytes: '1048576', atLeastBytes: '1048577' }, retryable: false, recommendedAction: 'CHECK_UPLOAD_PARAMETERS',
+    }]))
+    expect(tooLarge.facts).toEqual([['Limit', '1.00 MB (1048576 bytes)'], ['Expanded size (at least)', '1.00 MB (1048577 bytes)']])
+    const unsafe = showError(new DeviceError('/gtw/cwai/Algorithm/upload', 200, [{
+      msgCode: '7306', messageKey: 'api.error.AlgorithmPackageUnsafe', msgText: 'device text',
+      details: { entry: '../escape.onnx', reason: 'absolute or climbing path' }, retryable: false, recommendedAction: 'CHECK_UPLOAD_PARAMETERS',
+    }]))
+    expect(unsafe.facts).toEqual([['Reason', 'absolute or climbing path'], ['Package entry', '../escape.onnx']])
+  })
+
   it('falls back to the device text for a key it does not know', () => {
     const shown = showError(new DeviceError('/x', 200, [{ msgCode: '9', messageKey: 'api.error.SomethingNew', msgText: 'Something new happened.', details: {}, retryable: true, recommendedAction: 'RETRY' }]))
     expect(shown.title).toBe('Something new happened.')
