@@ -30,6 +30,8 @@ const ROUNDS = 2
 const CLIENTS = 4
 const WARMUP = 3
 
+const loadAverageAtStart = os.loadavg().map((v) => +v.toFixed(2))
+
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
@@ -128,6 +130,7 @@ const file = await writeReport({
     rawInProcess: result.a,
     httpFlow: result.b,
     httpStageMedianMsOneClient: { uploadTemp: round1(percentile(stageMs.upload, 50)), PTaskDetectPic: round1(percentile(stageMs.detect, 50)) },
+    loadAverageAtStart,
     loadAverageAtEnd: os.loadavg().map((v) => +v.toFixed(2)),
   },
   figures: [
