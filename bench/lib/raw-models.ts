@@ -30,6 +30,8 @@ export interface RawModelTiming {
   tfjsCpu: Timing | null
   /** Largest |ONNX − TF.js| over the first output on this input (the two run the same graph). */
   maxAbsDiff: number | null
+  /** Why there is no TF.js baseline; null when there is one. */
+  note: string | null
 }
 
 export function describeSource(source: ModelSource): string {
@@ -69,14 +71,17 @@ export async function measureRawModel(options: {
   }
 
   const converted = 'build' in source ? modelSources.find((s) => s.name === source.build) : undefined
-  if (!converted) return { source: describeSource(source), input: input.dims, onnxruntime: onnx, tfjsCpu: null, maxAbsDiff: null }
+  if (!converted) {
+    const note = 'uploaded' in source ? 'operator-uploaded ONNX model: no TF.js twin, ONNX time only' : 'ships as ONNX: no TF.js twin, ONNX time only'
+    return { source: describeSource(source), input: input.dims, onnxruntime: onnx, tfjsCpu: null, maxAbsDiff: null, note }
+  }
 
   // The converted ONNX keeps the TF.js tensor names for its inputs and outputs (models/convert/convert.ts).
   const reference = await loadReferenceModel(await loadTfGraph(resolveModelJson(converted, projectRoot)))
   try {
     const first = await runReference(reference, inputName, input.dims, input.data, outputs)
     const tfjs = await measure(() => runReference(reference, inputName, input.dims, input.data, outputs), options.tfjsBounds)
-    return { source: describeSource(source), input: input.dims, onnxruntime: onnx, tfjsCpu: tfjs, maxAbsDiff: +maxAbsDiff(first[0]!.data, onnxFirst).toPrecision(3) }
+    return { source: describeSource(source), input: input.dims, onnxruntime: onnx, tfjsCpu: tfjs, maxAbsDiff: +maxAbsDiff(first[0]!.data, onnxFirst).toPrecision(3), note: null }
   } finally {
     reference.dispose()
   }
