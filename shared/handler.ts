@@ -2,6 +2,7 @@ import type { Static, TSchema } from '@sinclair/typebox'
 import type { Config } from './config.ts'
 import type { Db } from './db/client.ts'
 import type { DeviceHost } from './aihost/types.ts'
+import type { AlgorithmRegistry } from './algorithms/types.ts'
 import type { EventsService } from './events/types.ts'
 import type { InferenceService } from './inference/types.ts'
 import type { UploadService } from './uploads/index.ts'
@@ -76,6 +77,8 @@ export interface Services {
   device: DeviceHost
   /** Event outbox and channel settings (`ctx.events.emit(kind, payload, { tx })`, README "Events"). */
   events: EventsService
+  /** Algorithms and pipeline layouts: shipped, uploaded, saved (shared/algorithms/types.ts). */
+  algorithms: AlgorithmRegistry
   /** Client of the inference sidecar: pipelines, detection (shared/inference/types.ts). */
   inference: InferenceService
   /** Chunked uploads and upload sessions (spec 2.5, 3.1, 4.4-4.6, 4.12); `claim` hands a complete upload to a consumer. */

@@ -65,6 +65,11 @@ export const TaskConfigSchema = Type.Object({
   scoreThreshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
   thresholds: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$' }), Type.Number({ minimum: 0, maximum: 1 }))),
   regions: Type.Optional(Type.Array(RegionSchema, { maxItems: 32 })),
+  /**
+   * Nodes skipped for this task (OperateNode `disable`): a crop or classifier adds nothing, a
+   * logic node decides nothing (no `bLogicResult`). The result detector cannot be disabled.
+   */
+  disabledNodes: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 64 }), { maxItems: 64, uniqueItems: true })),
 })
 export type TaskConfig = Static<typeof TaskConfigSchema>
 export type Region = Static<typeof RegionSchema>

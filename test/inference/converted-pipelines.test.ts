@@ -11,8 +11,8 @@ import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cocoLabels } from '../../models/detect/coco-labels.ts'
 import { emotionLabels } from '../../models/face/attributes.ts'
+import { helmetClassifier } from '../helpers/tinyModels.ts'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
-import { helmetClassifier } from '../helpers/helmetClassifier.ts'
 import { samplePath, samplePeople } from './helpers.ts'
 
 const b64 = (n: number) => readFileSync(samplePath(n)).toString('base64')

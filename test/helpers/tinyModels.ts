@@ -1,11 +1,6 @@
 import { ElemType, FloatAttr, OnnxGraphBuilder } from '../../models/convert/onnx-builder.ts'
 
-/**
- * A tiny helmet classifier for the `no-safety-helmet-analysis` pipeline, whose model an
- * operator uploads (`helmet-classifier`: input [1,3,64,64] RGB 0..1, output 2 scores:
- * helmet, no-helmet): mean colour → Gemm → softmax; its bias always says no-helmet
- * (softmax([0, 6]) = 0.9975). Used by the pipeline tests and the algorithms benchmark.
- */
+/** A tiny helmet classifier: mean colour → Gemm → softmax over [helmet, no-helmet]; its bias always says no-helmet. */
 export function helmetClassifier(): Uint8Array {
   const g = new OnnxGraphBuilder()
   g.input('image', ElemType.float, [1, 3, 64, 64])
