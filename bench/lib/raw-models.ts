@@ -22,7 +22,7 @@ export interface RawModelInput {
 }
 
 export interface RawModelTiming {
-  /** Where the model comes from: `build:<name>` (converted from TF.js), `package:<pkg>/<file>` or `uploaded:<id>`. */
+  /** Where the model comes from: `build:<name>` (converted from TF.js), `package:<pkg>/<file>`, `algorithm-package:<path>` or `uploaded:<id>`. */
   source: string
   input: number[]
   onnxruntime: Timing
@@ -37,6 +37,7 @@ export interface RawModelTiming {
 export function describeSource(source: ModelSource): string {
   if ('build' in source) return `build:${source.build}`
   if ('package' in source) return `package:${source.package}/${source.file}`
+  if ('path' in source) return `algorithm-package:${source.path}`
   return `uploaded:${source.uploaded}`
 }
 
@@ -72,7 +73,7 @@ export async function measureRawModel(options: {
 
   const converted = 'build' in source ? modelSources.find((s) => s.name === source.build) : undefined
   if (!converted) {
-    const note = 'uploaded' in source ? 'operator-uploaded ONNX model: no TF.js twin, ONNX time only' : 'ships as ONNX: no TF.js twin, ONNX time only'
+    const note = 'package' in source ? 'ships as ONNX: no TF.js twin, ONNX time only' : 'operator-uploaded ONNX model: no TF.js twin, ONNX time only'
     return { source: describeSource(source), input: input.dims, onnxruntime: onnx, tfjsCpu: null, maxAbsDiff: null, note }
   }
 
