@@ -41,7 +41,7 @@ import { loadBundledEngine } from './lib/bundled-engine.ts'
 import { startBenchDevice } from './lib/device-process.ts'
 import { describeSource, measureRawModel, type RawModelTiming } from './lib/raw-models.ts'
 import { figure, writeReport, type Figure } from './lib/report.ts'
-import { summarize, type RunBounds, type Timing } from './lib/timing.ts'
+import { percentile, summarize, type RunBounds, type Timing } from './lib/timing.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3)
@@ -78,14 +78,14 @@ const loadAtStart = os.loadavg()
 type Run = () => Promise<number>
 const targetCount = (areaList: { targetList: unknown[] }[]) => areaList.reduce((n, a) => n + a.targetList.length, 0)
 
-interface EndToEnd { image: string; targets: number; rawInProcess: Timing; httpDetectPic: Timing; rawStageMedianMs: Record<string, number> }
+interface EndToEnd { image: string; targets: number; rawInProcess: Timing; httpDetectPic: Timing; pairedRatioMedian: number; loadAverage1mAtEnd: number; rawStageMedianMs: Record<string, number> }
 
 /**
  * Warm-up, then RUNS rounds of one raw and one HTTP request back to back, so machine load
  * hits both alike; which one goes first alternates, so neither always runs while the other's
  * after-work (the runtime's logging, GC) is still going on.
  */
-async function compare(raw: Run, http: Run, label: string): Promise<{ raw: Timing; http: Timing; targets: number }> {
+async function compare(raw: Run, http: Run, label: string): Promise<{ raw: Timing; http: Timing; pairedRatioMedian: number; targets: number }> {
   for (let i = 0; i < WARMUP; i++) { await raw(); await http() }
   const times = { raw: [] as number[], http: [] as number[] }
   let targets = -1
@@ -98,7 +98,9 @@ async function compare(raw: Run, http: Run, label: string): Promise<{ raw: Timin
       if (targets !== -1 && found !== targets) throw new Error(`${label}: ${key} found ${found} targets, the other path ${targets}`)
       targets = found
     }
-  return { raw: summarize(times.raw), http: summarize(times.http), targets }
+  // The median of each round's http / raw: less moved by load that changes during the run than the ratio of the two medians.
+  const pairedRatioMedian = +percentile(times.http.map((ms, i) => ms / times.raw[i]!), 50).toFixed(3)
+  return { raw: summarize(times.raw), http: summarize(times.http), pairedRatioMedian, targets }
 }
 
 async function measureEndToEnd(): Promise<Map<string, EndToEnd>> {
@@ -138,8 +140,8 @@ async function measureEndToEnd(): Promise<Map<string, EndToEnd>> {
         }
         const r = await compare(rawPipeline, httpFlow, algorithmCode)
         const rawStageMedianMs = Object.fromEntries(Object.entries(stages).map(([stage, ms]) => [stage, summarize(ms).medianMs]))
-        endToEnd.set(algorithmCode, { image: image.name, targets: r.targets, rawInProcess: r.raw, httpDetectPic: r.http, rawStageMedianMs })
-        console.log(`${algorithmCode.padEnd(26)} ${r.targets} targets   raw p50 ${String(r.raw.medianMs).padStart(8)} ms   http p50 ${String(r.http.medianMs).padStart(8)} ms   (p90 ${r.raw.p90Ms} / ${r.http.p90Ms})`)
+        endToEnd.set(algorithmCode, { image: image.name, targets: r.targets, rawInProcess: r.raw, httpDetectPic: r.http, pairedRatioMedian: r.pairedRatioMedian, loadAverage1mAtEnd: +os.loadavg()[0]!.toFixed(2), rawStageMedianMs })
+        console.log(`${algorithmCode.padEnd(26)} ${r.targets} targets   raw p50 ${String(r.raw.medianMs).padStart(8)} ms   http p50 ${String(r.http.medianMs).padStart(8)} ms   (p90 ${r.raw.p90Ms} / ${r.http.p90Ms}; paired ratio ${r.pairedRatioMedian}; load ${os.loadavg()[0]!.toFixed(1)})`)
       } finally {
         await engine.release(taskId)
         await post('/gtw/cwai/aihost/PTaskCancle', { taskId })
