@@ -42,6 +42,11 @@ export function modelSourcePath(source: ModelSource, paths: ManifestPaths): stri
   return path.join(paths.dataPath ?? path.resolve('data'), 'models', `${source.uploaded}.onnx`)
 }
 
+/** The `models` of a spec 2.3 algorithm row. */
+export function modelList(manifest: PipelineManifest): { modelId: string; package: string; file: string; format: string }[] {
+  return Object.entries(manifest.models).map(([modelId, e]) => ({ modelId, ...describeModelSource(e.source), format: e.format }))
+}
+
 /** A model source as the algorithm registry lists it (spec 2.3 `models`). */
 export function describeModelSource(source: ModelSource): { package: string; file: string } {
   if ('package' in source) return { package: source.package, file: source.file }

@@ -92,7 +92,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   })
   // AI host (issue 7): preset models = the models of the shipped pipelines (spec 4.11);
   // the inference report, pipelines and task activity behind the AI-host routes.
-  await registerPresetModels(database.db, manifestDir, projectRoot, clock.now(), log)
+  await registerPresetModels(database.db, algorithmRegistry.shipped(), clock.now(), log)
   const inferenceForHandlers = wireInference(deviceHost, inference, algorithmRegistry, config.dataPath, clock, log)
   components.push({ name: 'upgrade-report', start: () => reportUpgradeOutcomes(config.dataPath, eventSystem.events, services.process.softwareVersion, clock.now(), log) })
   // Upload sessions: manifests in this database, bytes under <DATA_DIR>/uploads; its sweeper runs on a timer.

@@ -10,7 +10,7 @@ import type { Clock, Logger } from '../../shared/handler.ts'
 import type {
   AlgorithmEntry, AlgorithmInfoPatch, AlgorithmOrigin, AlgorithmPackage, AlgorithmRegistry, PackageFileEntry,
 } from '../../shared/algorithms/types.ts'
-import { describeModelSource, loadManifests, resolveManifest, validateManifest, type LoadedManifest } from '../../models/load-manifests.ts'
+import { loadManifests, modelList, resolveManifest, validateManifest, type LoadedManifest } from '../../models/load-manifests.ts'
 import type { PipelineManifest } from '../../models/manifest-schema.ts'
 import { unpackArchive, type UnpackLimits } from './package-archive.ts'
 
@@ -74,6 +74,11 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
 
   list(): AlgorithmEntry[] {
     return [...this.#active.values()].map((a) => a.entry).sort((a, b) => a.manifest.algorithmId.localeCompare(b.manifest.algorithmId))
+  }
+
+  /** The shipped manifests, resolved (also those an operator deleted or replaced). */
+  shipped(): LoadedManifest[] {
+    return [...this.#presets.values()]
   }
 
   /** The resolved manifest (model files) of an active algorithm: the sidecar's and reports' view. */
@@ -318,7 +323,7 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
       supplier: m.supplier,
       version: m.version,
       description: m.description,
-      models: Object.entries(m.models).map(([modelId, e]) => ({ modelId, ...describeModelSource(e.source), format: e.format })),
+      models: modelList(m),
       runningStatus: 0,
       source: entry.origin,
       updatedAt: entry.updatedAt,

@@ -2,7 +2,7 @@ import net from 'node:net'
 import { ApiError } from '../../shared/errors/index.ts'
 import { catalogue, type ErrorId } from '../../shared/errors/catalogue.ts'
 import type {
-  AlgorithmInfo, DetectOutcome, DetectRequest, DetectionResultCore, InferenceService, SidecarStats, TaskConfig,
+  DetectOutcome, DetectRequest, DetectionResultCore, InferenceService, SidecarStats, TaskConfig,
 } from '../../shared/inference/types.ts'
 import { encodeFrame, FrameDecoder, type SidecarOp, type WireError } from './protocol.ts'
 import type { SidecarSupervisor, SupervisorLog } from './supervisor.ts'
@@ -225,10 +225,6 @@ export class SidecarClient implements InferenceService {
       if (left > 0) this.#inflight.set(request.handle, left)
       else this.#inflight.delete(request.handle)
     }
-  }
-
-  async algorithms(): Promise<AlgorithmInfo[]> {
-    return (await this.#request('algorithms')).result as AlgorithmInfo[]
   }
 
   async stats(): Promise<SidecarStats> {

@@ -1,5 +1,5 @@
-import { defaultManifestDir, loadManifests, describeModelSource, type LoadedManifest } from '../../models/load-manifests.ts'
-import type { AlgorithmInfo, DetectOutcome, SidecarStats, TaskConfig } from '../../shared/inference/types.ts'
+import { defaultManifestDir, loadManifests, type LoadedManifest } from '../../models/load-manifests.ts'
+import type { DetectOutcome, SidecarStats, TaskConfig } from '../../shared/inference/types.ts'
 import { EngineError } from './engine-error.ts'
 import { checkPixels, decodeImage, type EncodedSource, type ImageLimits } from './image/decode.ts'
 import { ImageError } from './image/image-error.ts'
@@ -54,14 +54,6 @@ export class InferenceEngine {
     this.#manifests = options.manifestDir === false ? new Map()
       : loadManifests(options.manifestDir ?? defaultManifestDir(options.projectRoot), options.projectRoot, options.dataPath)
     this.#pool = new SessionPool({ intraOpThreads: options.intraOpThreads })
-  }
-
-  algorithms(): AlgorithmInfo[] {
-    return [...this.#manifests.values()].map(({ manifest: m }) => ({
-      algorithmId: m.algorithmId, algorithmName: m.algorithmName, algorithmUsage: m.algorithmUsage,
-      algorithmCategory: m.algorithmCategory, supplier: m.supplier, version: m.version, description: m.description,
-      models: Object.entries(m.models).map(([modelId, e]) => ({ modelId, ...describeModelSource(e.source), format: e.format })),
-    }))
   }
 
   /**

@@ -67,7 +67,6 @@ async function handle(engine: InferenceEngine, frame: Frame): Promise<{ result: 
   const h = frame.header
   switch (h.op) {
     case 'ping': return { result: { pid: process.pid } }
-    case 'algorithms': return { result: engine.algorithms() }
     case 'stats': return { result: engine.stats() }
     case 'load':
       await engine.load(str(h.handle, 'handle'), str(h.algorithmId, 'algorithmId'), (h.taskConfig ?? {}) as never)

@@ -1,4 +1,4 @@
-import { describeModelSource } from '../../models/load-manifests.ts'
+import { modelList } from '../../models/load-manifests.ts'
 import type { AlgorithmEntry } from './types.ts'
 
 /** spec 2.3 algorithm row (as `/gtw/cwai/algorithm/page` answers it) plus where it came from. */
@@ -13,7 +13,7 @@ export function algorithmRow(entry: AlgorithmEntry) {
     version: m.version,
     description: m.description,
     runningStatus: 0,
-    models: Object.entries(m.models).map(([modelId, e]) => ({ modelId, ...describeModelSource(e.source), format: e.format })),
+    models: modelList(m),
     origin: entry.origin,
     updateTime: String(Math.round(entry.updatedAt)),
   }

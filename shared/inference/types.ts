@@ -109,17 +109,6 @@ export interface SidecarStats {
   handles: { handle: string; algorithmId: string }[]
 }
 
-export interface AlgorithmInfo {
-  algorithmId: string
-  algorithmName: string
-  algorithmUsage: string
-  algorithmCategory: string
-  supplier: string
-  version: string
-  description: string
-  models: { modelId: string; package: string; file: string; format: string }[]
-}
-
 export interface InferenceService {
   /**
    * Loads the algorithm's pipeline under `handle` (sessions created and warmed). Loading an
@@ -133,6 +122,5 @@ export interface InferenceService {
   /** Whether `handle` is loaded (in this runtime's view, re-established across restarts). */
   has(handle: string): boolean
   detect(request: DetectRequest): Promise<DetectOutcome>
-  algorithms(): Promise<AlgorithmInfo[]>
   stats(): Promise<SidecarStats>
 }

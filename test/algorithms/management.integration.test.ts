@@ -85,6 +85,16 @@ describe('algorithm and layout management (spec 4.10)', () => {
     expect(error((await post('/gtw/cwai/algorithm/layout/detail', { algorithmId: 'nope' })).body)).toMatchObject({ messageKey: 'api.error.AlgorithmNotFound', details: { algorithmId: 'nope' } })
   })
 
+  it('lists the algorithms that can count people (passenger flow)', async () => {
+    const { body } = await post('/gtw/cwai/Algorithm/passengerFlowList', {})
+    // Person boxes: the COCO detector, the person detector and the helmet analysis built on it;
+    // not segmentation regions, faces or text.
+    expect(body.resData.rows.map((r: any) => r.algorithmId)).toEqual(['no-safety-helmet-analysis', 'object-detection', 'person-detector'])
+    expect(body.resData.total).toBe(3)
+    expect(body.resData.rows[0]).toMatchObject({ algorithmUsage: '2', origin: 'preset', runningStatus: 0 })
+    expect(error((await post('/gtw/cwai/Algorithm/passengerFlowList', { x: 1 })).body)).toMatchObject({ messageKey: 'api.error.InvalidParam' })
+  })
+
   it('saves a layout that runs at once, refuses invalid ones, and updates the row', async () => {
     const layout = { ...shipped('person-detector'), algorithmId: 'crowd-check', algorithmName: 'Crowd check' }
     layout.nodes[0].scoreThreshold = 0.3
