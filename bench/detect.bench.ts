@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { InferenceEngine } from '../runtime/sidecar/engine.ts'
+import { loadBundledEngine } from './lib/bundled-engine.ts'
 import { startBenchDevice } from './lib/device-process.ts'
 import { BenchClient } from './lib/http-client.ts'
 import { figure, writeReport } from './lib/report.ts'
@@ -72,6 +72,8 @@ async function compare(a: Run, b: Run) {
   return { a: figures('a'), b: figures('b') }
 }
 
+// The baseline runs the device's code as the device builds it (bench/lib/bundled-engine.ts).
+const { InferenceEngine } = await loadBundledEngine()
 const engine = new InferenceEngine({
   projectRoot: root, intraOpThreads: 2,
   limits: { maxEncodedImageBytes: 32 * 1024 * 1024, maxImagePixels: 64_000_000 },
