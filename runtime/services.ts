@@ -16,6 +16,7 @@ import { emitSidecarRestarts } from './events/producers.ts'
 import { createInference } from './sidecar/start-inference.ts'
 import { restoreTasks } from './detection/restore-tasks.ts'
 import { UploadManager } from './uploads/service.ts'
+import { SessionCache } from './auth/session-cache.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -67,6 +68,10 @@ export async function createServices(config: Config, log: Logger, options: Servi
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
 
   const components: Component[] = []
+  // Sign-in sessions: mtk → identity, cached briefly; revocations through it apply at once.
+  const sessions = new SessionCache(database.db, clock, {
+    idleTimeoutMs: config.sessionIdleTimeoutMs, ttlMs: config.sessionCacheTtlMs, maxEntries: config.sessionCacheMaxEntries,
+  })
   const deviceHost = new RuntimeDeviceHost(config.dataPath, log)
   const eventSystem = createEventSystem({ db: database.db, client: database.client, config, clock, log, services: () => services, router: options.router ?? null })
   components.push(eventSystem.component)
@@ -114,6 +119,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     algorithms: algorithmRegistry,
     inference: inferenceForHandlers,
     uploads,
+    sessions,
   }
 
   return {

@@ -33,6 +33,9 @@ export const settings = {
   logLevel: s('LOG_LEVEL', 'string', 'info', 'pino level: trace, debug, info, warn, error, fatal.'),
 
   sessionIdleTimeoutMs: s('SESSION_IDLE_TIMEOUT_MS', 'int', 2 * 60 * 60 * 1000, 'An mtk unused for this long expires (HTTP 401).'),
+  // Session cache (runtime/auth/session-cache.ts): resolved mtk kept in memory, revoked at once.
+  sessionCacheTtlMs: s('SESSION_CACHE_TTL_MS', 'int', 10_000, 'How long a resolved mtk is trusted without reading the database again; 0 = no cache. Logout and password changes take effect at once regardless.'),
+  sessionCacheMaxEntries: s('SESSION_CACHE_MAX_ENTRIES', 'int', 1024, 'Most sessions kept in the mtk cache (least recently used dropped first).'),
   loginMaxFailures: s('LOGIN_MAX_FAILURES', 'int', 5, 'Consecutive failed sign-ins of one account before it is locked.'),
   loginLockMs: s('LOGIN_LOCK_MS', 'int', 5 * 60 * 1000, 'How long an account stays locked after too many failures.'),
 

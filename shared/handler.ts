@@ -6,6 +6,7 @@ import type { AlgorithmRegistry } from './algorithms/types.ts'
 import type { EventsService } from './events/types.ts'
 import type { InferenceService } from './inference/types.ts'
 import type { UploadService } from './uploads/index.ts'
+import type { SessionService } from './auth/session-service.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -81,6 +82,8 @@ export interface Services {
   algorithms: AlgorithmRegistry
   /** Client of the inference sidecar: pipelines, detection (shared/inference/types.ts). */
   inference: InferenceService
+  /** Sign-in sessions: issue, resolve (cached), revoke (spec 5.2-5.5; shared/auth/session-service.ts). */
+  sessions: SessionService
   /** Chunked uploads and upload sessions (spec 2.5, 3.1, 4.4-4.6, 4.12); `claim` hands a complete upload to a consumer. */
   uploads: UploadService
 }
