@@ -70,11 +70,33 @@ export class MultipartParser extends Writable {
   private held: ((error?: Error | null) => void) | null = null
 
   constructor(boundary: string, private readonly handlers: MultipartHandlers, private readonly limits: MultipartLimits) {
-    super()
+    // 1 MB of input may queue while the file's reader catches up (a source piped in need not
+    // pause after every 64 KB read).
+    super({ highWaterMark: 1024 * 1024 })
     this.delimiter = Buffer.from(`\r\n--${boundary}`)
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    if (this.pending.length > 0 && this.state === 'body' && chunk.length >= this.delimiter.length) {
+      // Inside a part the parser keeps back the last few bytes of each input (a delimiter may
+      // begin there). Joining them to the next input would copy every byte of the upload once
+      // more (and feed the GC as much); instead look for a delimiter across the seam in a small
+      // probe. None there: the kept bytes are part data, and parsing goes on in `chunk` itself.
+      const kept = this.pending
+      const seam = Buffer.concat([kept, chunk.subarray(0, this.delimiter.length - 1)]).indexOf(this.delimiter)
+      if (seam < 0 || seam >= kept.length) {
+        this.pending = chunk
+        let more: boolean
+        try {
+          more = this.emit_(kept)
+        } catch (error) {
+          return callback(error as Error)
+        }
+        if (more) this.resume(callback)
+        else this.held = callback // continued from the file stream's read()
+        return
+      }
+    }
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk])
     this.resume(callback)
   }
