@@ -77,26 +77,8 @@ export class MultipartParser extends Writable {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    if (this.pending.length > 0 && this.state === 'body' && chunk.length >= this.delimiter.length) {
-      // Inside a part the parser keeps back the last few bytes of each input (a delimiter may
-      // begin there). Joining them to the next input would copy every byte of the upload once
-      // more (and feed the GC as much); instead look for a delimiter across the seam in a small
-      // probe. None there: the kept bytes are part data, and parsing goes on in `chunk` itself.
-      const kept = this.pending
-      const seam = Buffer.concat([kept, chunk.subarray(0, this.delimiter.length - 1)]).indexOf(this.delimiter)
-      if (seam < 0 || seam >= kept.length) {
-        this.pending = chunk
-        let more: boolean
-        try {
-          more = this.emit_(kept)
-        } catch (error) {
-          return callback(error as Error)
-        }
-        if (more) this.resume(callback)
-        else this.held = callback // continued from the file stream's read()
-        return
-      }
-    }
+    // Inside a part, `pending` is empty unless the last input ended with the start of a
+    // delimiter, so part data is (almost) never copied here.
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk])
     this.resume(callback)
   }
@@ -161,7 +143,10 @@ export class MultipartParser extends Writable {
         case 'body': {
           const at = this.pending.indexOf(this.delimiter)
           if (at < 0) {
-            const safe = this.pending.length - (this.delimiter.length - 1)
+            // Hand everything on but a tail that may be the start of a delimiter. Keeping back
+            // a fixed delimiter-length tail instead would make every next input a concat: one
+            // more copy of the whole upload (and as much garbage).
+            const safe = this.pending.length - this.delimiterStartAtEnd()
             if (safe <= 0) return true
             const data = this.pending.subarray(0, safe)
             this.pending = this.pending.subarray(safe)
@@ -178,6 +163,16 @@ export class MultipartParser extends Writable {
         }
       }
     }
+  }
+
+  /** Length of the longest end of `pending` that is a proper prefix of the delimiter (0 mostly). */
+  private delimiterStartAtEnd(): number {
+    const { pending, delimiter } = this
+    const from = Math.max(0, pending.length - (delimiter.length - 1))
+    // The delimiter starts with CR: only a CR near the end can begin one.
+    for (let at = pending.indexOf(0x0d, from); at >= 0; at = pending.indexOf(0x0d, at + 1))
+      if (delimiter.compare(pending, at, pending.length, 0, pending.length - at) === 0) return pending.length - at
+    return 0
   }
 
   private keepTail(): void {
