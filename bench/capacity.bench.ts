@@ -15,7 +15,7 @@
  */
 import path from 'node:path'
 import { defaultManifestDir, loadManifests } from '../models/load-manifests.ts'
-import { InferenceEngine } from '../runtime/sidecar/engine.ts'
+import { loadBundledEngine } from './lib/bundled-engine.ts'
 import { loadConfig } from '../shared/config.ts'
 import { formatViolation } from '../shared/benchmark/validator.ts'
 import { DEFAULT_ALGORITHM_BY_TASK } from './capacity/algorithms.ts'
@@ -39,6 +39,8 @@ if (algorithm !== wanted) console.log(`no ${wanted} manifest: face-detection sta
 
 // Baseline: the raw pipeline in process, sequential frames.
 const frames = await loadFrames(path.join(root, DEFAULT_FRAME_DIR), undefined, DEFAULT_FRAME_PATTERN)
+// The baseline runs the device's code as the device builds it (bench/lib/bundled-engine.ts).
+const { InferenceEngine } = await loadBundledEngine()
 const engine = new InferenceEngine({ projectRoot: root, intraOpThreads: config.inferenceThreads, limits: { maxEncodedImageBytes: config.maxEncodedImageBytes, maxImagePixels: config.maxImagePixels } })
 let rawFps: number
 try {

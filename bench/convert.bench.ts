@@ -14,6 +14,7 @@ import { modelSources } from '../models/convert/sources.ts'
 import { loadTfGraph } from '../models/convert/tfjs-graph.ts'
 import { seededUniform } from '../models/convert/verify/compare.ts'
 import { figure, writeReport } from './lib/report.ts'
+import { measure } from './lib/timing.ts'
 import { loadReferenceModel, runReference } from '../models/convert/verify/tfjs-reference.ts'
 
 const root = join(import.meta.dirname, '..')
@@ -21,27 +22,7 @@ const root = join(import.meta.dirname, '..')
 const BUDGET_MS = 4000
 const MIN_RUNS = 1
 const MAX_RUNS = 50
-
-interface Timing {
-  runs: number
-  medianMs: number
-  meanMs: number
-  minMs: number
-}
-
-async function measure(run: () => Promise<unknown>): Promise<Timing> {
-  await run() // warm-up: first-run allocations, kernel selection
-  const times: number[] = []
-  const started = performance.now()
-  while (times.length < MAX_RUNS && (times.length < MIN_RUNS || performance.now() - started < BUDGET_MS)) {
-    const t0 = performance.now()
-    await run()
-    times.push(performance.now() - t0)
-  }
-  const sorted = [...times].sort((a, b) => a - b)
-  const round = (v: number) => Math.round(v * 100) / 100
-  return { runs: times.length, medianMs: round(sorted[Math.floor(sorted.length / 2)]!), meanMs: round(times.reduce((a, b) => a + b, 0) / times.length), minMs: round(sorted[0]!) }
-}
+const BOUNDS = { warmup: 1, minRuns: MIN_RUNS, maxRuns: MAX_RUNS, budgetMs: BUDGET_MS }
 
 const only = process.argv.slice(2)
 const loadAtStart = loadavg()
@@ -55,11 +36,11 @@ for (const source of modelSources.filter((s) => only.length === 0 || only.includ
 
   const session = await ort.InferenceSession.create(converted.onnx)
   const feeds = { [input.name]: new ort.Tensor('float32', data, dims) }
-  const onnx = await measure(() => session.run(feeds))
+  const onnx = await measure(() => session.run(feeds), BOUNDS)
   await session.release()
 
   const reference = await loadReferenceModel(graph)
-  const tfjs = await measure(() => runReference(reference, input.name, dims, data, converted.outputs))
+  const tfjs = await measure(() => runReference(reference, input.name, dims, data, converted.outputs), BOUNDS)
   reference.dispose()
 
   const row = { model: source.name, input: dims, onnxruntime: onnx, tfjsCpu: tfjs, speedup: Math.round((tfjs.medianMs / onnx.medianMs) * 10) / 10 }

@@ -17,8 +17,9 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { InferenceEngine } from '../runtime/sidecar/engine.ts'
+import { loadBundledEngine } from './lib/bundled-engine.ts'
 import { startBenchDevice } from './lib/device-process.ts'
+import { BenchClient } from './lib/http-client.ts'
 import { figure, writeReport } from './lib/report.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
@@ -28,6 +29,8 @@ const ROUND = Number(process.env.BENCH_ROUND ?? 20)
 const ROUNDS = 2
 const CLIENTS = 4
 const WARMUP = 3
+
+const loadAverageAtStart = os.loadavg().map((v) => +v.toFixed(2))
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -69,6 +72,8 @@ async function compare(a: Run, b: Run) {
   return { a: figures('a'), b: figures('b') }
 }
 
+// The baseline runs the device's code as the device builds it (bench/lib/bundled-engine.ts).
+const { InferenceEngine } = await loadBundledEngine()
 const engine = new InferenceEngine({
   projectRoot: root, intraOpThreads: 2,
   limits: { maxEncodedImageBytes: 32 * 1024 * 1024, maxImagePixels: 64_000_000 },
@@ -83,30 +88,24 @@ const rawPipeline: Run = async () => {
 const device = await startBenchDevice({ INFERENCE_THREADS: '2' })
 const stageMs = { upload: [] as number[], detect: [] as number[] }
 let result
+let closeClient = () => {}
 try {
-  const mtk = await device.signIn()
-  const post = async (route: string, body: unknown) => {
-    const response = await fetch(device.url + route, { method: 'POST', headers: { 'content-type': 'application/json', mtk }, body: JSON.stringify(body) })
-    return { body: await response.json() as any }
-  }
-  const created = await post('/gtw/cwai/aihost/PTaskCreate', { taskId: 'bench', algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) })
+  const client = new BenchClient(device.url, { mtk: await device.signIn() })
+  closeClient = () => client.close()
+  const created = await client.postJson('/gtw/cwai/aihost/PTaskCreate', { taskId: 'bench', algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) })
   if (created.body.resCode !== 1) throw new Error(JSON.stringify(created.body))
   const uploadImage = async () => {
-    const form = new FormData()
     const fields = { purpose: 'image', chunkIndex: 0, totalChunks: 1, totalSize: image.length, chunkSize: image.length, clientRequestId: randomUUID() }
-    for (const [name, value] of Object.entries(fields)) form.append(name, String(value))
-    form.append('file', new Blob([new Uint8Array(image)]), 'sample1.jpg')
-    const response = await fetch(`${device.url}/gtw/cwai/atomic/model/uploadTemp`, { method: 'POST', headers: { mtk }, body: form })
-    const body = await response.json() as { resCode: number; resData: { uploadId: string } }
+    const { body } = await client.postMultipart('/gtw/cwai/atomic/model/uploadTemp', fields, { name: 'sample1.jpg', bytes: image })
     if (body.resCode !== 1) throw new Error(JSON.stringify(body))
-    return body.resData.uploadId
+    return body.resData.uploadId as string
   }
   const httpFlow: Run = async () => {
     let started = performance.now()
     const uploadId = await uploadImage()
     if (sequentialPhase) stageMs.upload.push(performance.now() - started)
     started = performance.now()
-    const response = await post('/gtw/cwai/aihost/PTaskDetectPic', { taskId: 'bench', algorithmCode: 'face-detection', uploadId })
+    const response = await client.postJson('/gtw/cwai/aihost/PTaskDetectPic', { taskId: 'bench', algorithmCode: 'face-detection', uploadId })
     if (sequentialPhase) stageMs.detect.push(performance.now() - started)
     if (response.body.resCode !== 1) throw new Error(JSON.stringify(response.body))
     if (!String(response.body.resData.fullPicture).startsWith('data:image/jpeg;base64,')) throw new Error('no fullPicture')
@@ -114,6 +113,7 @@ try {
   }
   result = await compare(rawPipeline, httpFlow)
 } finally {
+  closeClient()
   await device.stop()
   await engine.close()
 }
@@ -128,9 +128,11 @@ const file = await writeReport({
     sequentialRequestsEach: SEQUENTIAL,
     concurrentRequestsEach: ROUND * ROUNDS,
     clients: CLIENTS,
+    httpClient: 'node:http keep-alive, multipart body built once per upload (bench/lib/http-client.ts)',
     rawInProcess: result.a,
     httpFlow: result.b,
     httpStageMedianMsOneClient: { uploadTemp: round1(percentile(stageMs.upload, 50)), PTaskDetectPic: round1(percentile(stageMs.detect, 50)) },
+    loadAverageAtStart,
     loadAverageAtEnd: os.loadavg().map((v) => +v.toFixed(2)),
   },
   figures: [

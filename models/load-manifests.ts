@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { Ajv } from 'ajv'
-import { PipelineManifest, type ModelSource, type PackageFile } from './manifest-schema.ts'
+import { PipelineManifest, type FileRef, type ModelSource, type PackageFile } from './manifest-schema.ts'
 
 /**
  * Loads and validates every pipeline manifest of a folder (default `models/manifests`).
@@ -11,12 +11,17 @@ import { PipelineManifest, type ModelSource, type PackageFile } from './manifest
  */
 export interface LoadedManifest {
   manifest: PipelineManifest
+  /** Where the manifest came from (a file, or a label such as `layout:<id>`), for messages. */
   file: string
+  /** The algorithm package folder that `{ path }` references resolve in (uploaded packages). */
+  packageDir?: string
   /**
    * Path of each model file, keyed like `manifest.models`. Package files exist (checked at
    * load); build outputs and operator uploads may not yet: `Pipeline.create` checks them.
    */
   modelPaths: Record<string, string>
+  /** Key list file of each `ctc` classifier, by node id (checked at load). */
+  keyPaths: Record<string, string>
 }
 
 /** Where the device keeps the files it produces; uploaded models live in its `models/`. */
@@ -24,19 +29,28 @@ export interface ManifestPaths {
   projectRoot: string
   /** DATA_DIR; without it, uploaded models resolve relative to the working folder's `data/`. */
   dataPath?: string
+  /** The package folder of an uploaded algorithm: `{ path }` references resolve inside it. */
+  packageDir?: string
 }
 
 /** The file a model entry names (models/manifest-schema.ts, ModelEntry.source). */
 export function modelSourcePath(source: ModelSource, paths: ManifestPaths): string {
   if ('package' in source) return resolvePackageFile(source, paths.projectRoot)
+  if ('path' in source) return resolvePackagedFile(source.path, paths)
   if ('build' in source) return path.join(paths.projectRoot, 'dist', 'models', `${source.build}.onnx`)
   // shared/models/register.ts stores operator models as <DATA_DIR>/models/<modelId>.onnx.
   return path.join(paths.dataPath ?? path.resolve('data'), 'models', `${source.uploaded}.onnx`)
 }
 
+/** The `models` of a spec 2.3 algorithm row. */
+export function modelList(manifest: PipelineManifest): { modelId: string; package: string; file: string; format: string }[] {
+  return Object.entries(manifest.models).map(([modelId, e]) => ({ modelId, ...describeModelSource(e.source), format: e.format }))
+}
+
 /** A model source as the algorithm registry lists it (spec 2.3 `models`). */
 export function describeModelSource(source: ModelSource): { package: string; file: string } {
   if ('package' in source) return { package: source.package, file: source.file }
+  if ('path' in source) return { package: '(algorithm package)', file: source.path }
   if ('build' in source) return { package: '(build)', file: `dist/models/${source.build}.onnx` }
   return { package: '(uploaded)', file: `models/${source.uploaded}.onnx` }
 }
@@ -66,6 +80,20 @@ export function resolvePackageFile(ref: PackageFile, projectRoot: string): strin
   return file
 }
 
+/** A file of an algorithm package; it must exist and stay inside the package folder. */
+function resolvePackagedFile(relative: string, paths: ManifestPaths): string {
+  if (!paths.packageDir) throw new Error(`${relative}: package-relative files are only allowed in algorithm packages`)
+  const dir = path.resolve(paths.packageDir)
+  const file = path.resolve(dir, relative)
+  if (!file.startsWith(dir + path.sep)) throw new Error(`${relative} escapes its algorithm package`)
+  if (!existsSync(file)) throw new Error(`${relative} is missing from the algorithm package`)
+  return file
+}
+
+function resolveFileRef(ref: FileRef, paths: ManifestPaths): string {
+  return 'package' in ref ? resolvePackageFile(ref, paths.projectRoot) : resolvePackagedFile(ref.path, paths)
+}
+
 /** Cross-references the schema cannot express: ids, `from`, `model`, `result.targets`. */
 function checkGraph(m: PipelineManifest, file: string): void {
   const fail = (why: string) => { throw new Error(`${file}: ${why}`) }
@@ -81,19 +109,34 @@ function checkGraph(m: PipelineManifest, file: string): void {
   if (m.nodes.filter((n) => n.action === 'logic').length > 1) fail('at most one logic node')
 }
 
-export function loadManifest(file: string, projectRoot: string, dataPath?: string): LoadedManifest {
-  const json: unknown = JSON.parse(readFileSync(file, 'utf8'))
+/** Schema and graph checks; the error names `label` and the first offending field. */
+export function validateManifest(json: unknown, label: string): PipelineManifest {
   if (!validate(json)) {
     const why = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')
-    throw new Error(`${file}: invalid pipeline manifest: ${why}`)
+    throw new Error(`${label}: invalid pipeline manifest: ${why}`)
   }
   const manifest = json as PipelineManifest
-  checkGraph(manifest, file)
+  checkGraph(manifest, label)
+  return manifest
+}
+
+/** Resolves every file a valid manifest names (package files and package-relative files must exist). */
+export function resolveManifest(manifest: PipelineManifest, label: string, paths: ManifestPaths): LoadedManifest {
   const modelPaths: Record<string, string> = {}
-  for (const [key, model] of Object.entries(manifest.models)) modelPaths[key] = modelSourcePath(model.source, { projectRoot, ...(dataPath ? { dataPath } : {}) })
-  for (const node of manifest.nodes)
-    if (node.action === 'classifier' && node.head.kind === 'ctc') resolvePackageFile(node.head.keys, projectRoot)
-  return { manifest, file, modelPaths }
+  const keyPaths: Record<string, string> = {}
+  try {
+    for (const [key, model] of Object.entries(manifest.models)) modelPaths[key] = modelSourcePath(model.source, paths)
+    for (const node of manifest.nodes)
+      if (node.action === 'classifier' && node.head.kind === 'ctc') keyPaths[node.id] = resolveFileRef(node.head.keys, paths)
+  } catch (error) {
+    throw new Error(`${label}: ${(error as Error).message}`)
+  }
+  return { manifest, file: label, ...(paths.packageDir ? { packageDir: paths.packageDir } : {}), modelPaths, keyPaths }
+}
+
+export function loadManifest(file: string, projectRoot: string, dataPath?: string): LoadedManifest {
+  const manifest = validateManifest(JSON.parse(readFileSync(file, 'utf8')), file)
+  return resolveManifest(manifest, file, { projectRoot, ...(dataPath ? { dataPath } : {}) })
 }
 
 /** The folder of the manifests shipped with the device. */

@@ -22,6 +22,15 @@ export const PackageFile = Type.Object({
   file: Type.String({ minLength: 1, pattern: '^(?!/)(?!.*\\.\\.)' }),
 }, strict)
 
+/**
+ * A file inside the algorithm's own package folder (an uploaded or exported package, see
+ * models/README.md "Algorithm packages"): `models/<name>` or `files/<name>`, one level deep,
+ * so that no reference can leave the package.
+ */
+export const PackagedFile = Type.Object({
+  path: Type.String({ pattern: '^(models|files)/[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$' }),
+}, strict)
+
 /** Per-channel `(value - mean) / std`, applied to 0..255 pixel values in `channelOrder`. */
 export const Normalization = Type.Object({
   mean: Type.Array(Type.Number(), { minItems: 3, maxItems: 3 }),
@@ -173,7 +182,7 @@ export const SoftmaxHead = Type.Object({
 export const CtcHead = Type.Object({
   kind: Type.Literal('ctc'),
   output: Type.Optional(Type.String()),
-  keys: PackageFile,
+  keys: Type.Union([PackageFile, PackagedFile]),
   blankIndex: Type.Integer({ minimum: 0 }),
   appendSpace: Type.Boolean(),
 }, strict)
@@ -229,7 +238,7 @@ export const UploadedModel = Type.Object({ uploaded: Id }, strict)
 
 export const ModelEntry = Type.Object({
   /** The model file: inside an installed npm package, a build output, or an operator upload (never the network). */
-  source: Type.Union([PackageFile, BuildOutput, UploadedModel]),
+  source: Type.Union([PackageFile, BuildOutput, UploadedModel, PackagedFile]),
   format: Type.Literal('onnx'),
 }, strict)
 
@@ -257,6 +266,8 @@ export const PipelineManifest = Type.Object({
 }, strict)
 
 export type PackageFile = Static<typeof PackageFile>
+export type PackagedFile = Static<typeof PackagedFile>
+export type FileRef = PackageFile | PackagedFile
 export type ModelSource = Static<typeof ModelEntry>['source']
 export type CenternetDecoder = Static<typeof CenternetDecoder>
 export type MaskContoursDecoder = Static<typeof MaskContoursDecoder>

@@ -9,13 +9,14 @@ import { RuntimeDeviceHost } from './device.ts'
 import { registerPresetModels } from './models/presets.ts'
 import { wireInference } from './aihost/wireInference.ts'
 import { reportUpgradeOutcomes } from './aihost/upgradeReport.ts'
-import { defaultManifestDir, loadManifests } from '../models/load-manifests.ts'
+import { defaultManifestDir } from '../models/load-manifests.ts'
+import { AlgorithmRegistryService } from './algorithms/registry.ts'
 import { createEventSystem, type RequestRouter } from './events/index.ts'
 import { emitSidecarRestarts } from './events/producers.ts'
 import { createInference } from './sidecar/start-inference.ts'
-import { seedAlgorithms } from './detection/seed-algorithms.ts'
 import { restoreTasks } from './detection/restore-tasks.ts'
 import { UploadManager } from './uploads/service.ts'
+import { SessionCache } from './auth/session-cache.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -67,16 +68,23 @@ export async function createServices(config: Config, log: Logger, options: Servi
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
 
   const components: Component[] = []
+  // Sign-in sessions: mtk → identity, cached briefly; revocations through it apply at once.
+  const sessions = new SessionCache(database.db, clock, {
+    idleTimeoutMs: config.sessionIdleTimeoutMs, ttlMs: config.sessionCacheTtlMs, maxEntries: config.sessionCacheMaxEntries,
+  })
   const deviceHost = new RuntimeDeviceHost(config.dataPath, log)
   const eventSystem = createEventSystem({ db: database.db, client: database.client, config, clock, log, services: () => services, router: options.router ?? null })
   components.push(eventSystem.component)
-  // Inference (issue 4): algorithm registry from the manifests, the supervised sidecar, and
-  // the created tasks loaded into it once it runs.
-  const manifestDir = config.modelsManifestDir ? path.resolve(config.modelsManifestDir) : undefined
-  await seedAlgorithms(database.db, projectRoot, clock.now(), manifestDir)
+  // Inference (issue 4): the supervised sidecar, the algorithm registry (issue 5) that defines
+  // every algorithm in it, and the created tasks loaded into it once it runs.
+  const manifestDir = config.modelsManifestDir ? path.resolve(config.modelsManifestDir) : defaultManifestDir(projectRoot)
   const inference = createInference({
-    config, projectRoot, entry: path.join(distDir, 'runtime', 'sidecar.mjs'), log: log.child({ component: 'inference' }),
-    ...(manifestDir ? { manifestDir } : {}),
+    config, projectRoot, entry: path.join(distDir, 'runtime', 'sidecar.mjs'), log: log.child({ component: 'inference' }), algorithms: [],
+  })
+  const algorithmRegistry = await AlgorithmRegistryService.open({
+    db: database.db, projectRoot, dataPath: config.dataPath, manifestDir, clock, log: log.child({ area: 'algorithms' }),
+    sidecar: inference.inference,
+    limits: { maxEntries: config.algorithmPackageMaxEntries, maxExpandedBytes: config.algorithmPackageMaxExpandedBytes },
   })
   emitSidecarRestarts(inference.supervisor, eventSystem.events, log)
   components.push({ name: 'tasks', start: async () => { await restoreTasks(database.db, inference.inference, log) } })
@@ -89,9 +97,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
   })
   // AI host (issue 7): preset models = the models of the shipped pipelines (spec 4.11);
   // the inference report, pipelines and task activity behind the AI-host routes.
-  const manifestsFolder = manifestDir ?? defaultManifestDir(projectRoot)
-  await registerPresetModels(database.db, manifestsFolder, projectRoot, clock.now(), log)
-  const inferenceForHandlers = wireInference(deviceHost, inference, loadManifests(manifestsFolder, projectRoot, config.dataPath), config.dataPath, clock, log)
+  await registerPresetModels(database.db, algorithmRegistry.shipped(), clock.now(), log)
+  const inferenceForHandlers = wireInference(deviceHost, inference, algorithmRegistry, config.dataPath, clock, log)
   components.push({ name: 'upgrade-report', start: () => reportUpgradeOutcomes(config.dataPath, eventSystem.events, services.process.softwareVersion, clock.now(), log) })
   // Upload sessions: manifests in this database, bytes under <DATA_DIR>/uploads; its sweeper runs on a timer.
   const uploads = new UploadManager({ db: database.db, config, clock, log: log.child({ area: 'uploads' }), events: eventSystem.events })
@@ -109,8 +116,10 @@ export async function createServices(config: Config, log: Logger, options: Servi
     routes: options.routes ?? (() => []),
     device: deviceHost,
     events: eventSystem.events,
+    algorithms: algorithmRegistry,
     inference: inferenceForHandlers,
     uploads,
+    sessions,
   }
 
   return {

@@ -33,6 +33,9 @@ export const settings = {
   logLevel: s('LOG_LEVEL', 'string', 'info', 'pino level: trace, debug, info, warn, error, fatal.'),
 
   sessionIdleTimeoutMs: s('SESSION_IDLE_TIMEOUT_MS', 'int', 2 * 60 * 60 * 1000, 'An mtk unused for this long expires (HTTP 401).'),
+  // Session cache (runtime/auth/session-cache.ts): resolved mtk kept in memory, revoked at once.
+  sessionCacheTtlMs: s('SESSION_CACHE_TTL_MS', 'int', 10_000, 'How long a resolved mtk is trusted without reading the database again; 0 = no cache. Logout and password changes take effect at once regardless.'),
+  sessionCacheMaxEntries: s('SESSION_CACHE_MAX_ENTRIES', 'int', 1024, 'Most sessions kept in the mtk cache (least recently used dropped first).'),
   loginMaxFailures: s('LOGIN_MAX_FAILURES', 'int', 5, 'Consecutive failed sign-ins of one account before it is locked.'),
   loginLockMs: s('LOGIN_LOCK_MS', 'int', 5 * 60 * 1000, 'How long an account stays locked after too many failures.'),
 
@@ -70,6 +73,9 @@ export const settings = {
   detectTimeoutMs: s('DETECT_TIMEOUT_MS', 'int', 55_000, 'Deadline of one PTaskDetectPic inference; past it the request fails retryably (clients wait at least 60 s, spec 8).'),
   imageDownloadTimeoutMs: s('IMAGE_DOWNLOAD_TIMEOUT_MS', 'int', 15_000, 'Timeout of an imageUrl download (spec 4.7, 4.11).'),
   imageDownloadMemoryShare: s('IMAGE_DOWNLOAD_MEMORY_SHARE', 'number', 0.1, 'An imageUrl download may use at most this share of the free memory (and never more than maxEncodedImageBytes) (spec 4.11).'),
+  // ── algorithm management (issue 5) ───────────────────────────────────────────────────
+  algorithmPackageMaxEntries: s('ALGORITHM_PACKAGE_MAX_ENTRIES', 'int', 256, 'Most entries an uploaded algorithm package (zip or tar.gz) may hold.'),
+  algorithmPackageMaxExpandedBytes: s('ALGORITHM_PACKAGE_MAX_EXPANDED_BYTES', 'int', 2048 * MB, 'Largest total size an uploaded algorithm package may expand to.'),
   fullPictureRetentionMs: s('FULL_PICTURE_RETENTION_MS', 'int', 60 * 60 * 1000, 'In URL mode (FILE_SERVICE_BASE_URL), how long overlay pictures stay downloadable.'),
 
   wsPort: s('WS_PORT', 'int', 9000, 'Event WebSocket listener port (spec 6).'),

@@ -2,9 +2,11 @@ import type { Static, TSchema } from '@sinclair/typebox'
 import type { Config } from './config.ts'
 import type { Db } from './db/client.ts'
 import type { DeviceHost } from './aihost/types.ts'
+import type { AlgorithmRegistry } from './algorithms/types.ts'
 import type { EventsService } from './events/types.ts'
 import type { InferenceService } from './inference/types.ts'
 import type { UploadService } from './uploads/index.ts'
+import type { SessionService } from './auth/session-service.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -76,8 +78,12 @@ export interface Services {
   device: DeviceHost
   /** Event outbox and channel settings (`ctx.events.emit(kind, payload, { tx })`, README "Events"). */
   events: EventsService
+  /** Algorithms and pipeline layouts: shipped, uploaded, saved (shared/algorithms/types.ts). */
+  algorithms: AlgorithmRegistry
   /** Client of the inference sidecar: pipelines, detection (shared/inference/types.ts). */
   inference: InferenceService
+  /** Sign-in sessions: issue, resolve (cached), revoke (spec 5.2-5.5; shared/auth/session-service.ts). */
+  sessions: SessionService
   /** Chunked uploads and upload sessions (spec 2.5, 3.1, 4.4-4.6, 4.12); `claim` hands a complete upload to a consumer. */
   uploads: UploadService
 }

@@ -3,7 +3,6 @@ import { eq } from 'drizzle-orm'
 import { defineHandler } from '../../shared/handler.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import { MD5_HEX, hashPasswordDigest, verifyPasswordDigest } from '../../shared/auth/password.ts'
-import { revokeUserSessions } from '../../shared/auth/sessions.ts'
 import { users } from '../../shared/db/schema/index.ts'
 
 const Input = Type.Object({
@@ -33,10 +32,12 @@ export default defineHandler({
       await tx.update(users)
         .set({ passwordHash, passwordChangeRequired: false, passwordChangedAt: now })
         .where(eq(users.id, user.id))
-      const revoked = await revokeUserSessions(tx, user.id, now)
+      const revoked = await ctx.sessions.revokeAccount(user.id, tx)
       await ctx.events.emit('password.changed', { accountName: user.accountName, revokedSessions: revoked }, { tx })
       return revoked
     })
+    // Committed: no cached copy of a revoked mtk may outlive it (see SessionService.revokeAccount).
+    ctx.sessions.forgetAccount(user.id)
     ctx.log.info({ event: 'password.changed', account: user.accountName, revokedSessions }, 'password changed; sessions revoked')
     return { revokedSessions }
   },

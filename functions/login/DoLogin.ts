@@ -3,7 +3,6 @@ import { defineHandler } from '../../shared/handler.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import { MD5_HEX, verifyPasswordDigest, DUMMY_PASSWORD_HASH } from '../../shared/auth/password.ts'
 import { findUserByAccount } from '../../shared/auth/accounts.ts'
-import { issueSession } from '../../shared/auth/sessions.ts'
 import { clearFailures, lockedForSeconds, recordFailure } from '../../shared/auth/lockout.ts'
 
 // spec 4.1: account and the 32-hex-character MD5 digest of the password.
@@ -39,7 +38,7 @@ export default defineHandler({
     }
 
     await clearFailures(ctx.db, account)
-    const mtk = await issueSession(ctx.db, user.id, now)
+    const mtk = await ctx.sessions.issue(user.id)
     return { accountName: user.accountName, mtk, passwordChangeRequired: user.passwordChangeRequired }
   },
 })

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
-import { revokeSession } from '../../shared/auth/sessions.ts'
 
 export default defineHandler({
   routes: ['/gtw/cwai/login/Logout'],
@@ -9,6 +8,7 @@ export default defineHandler({
   summary: 'Sign out: revokes the mtk of this request.',
   input: Type.Object({}),
   async handle(_input, ctx) {
-    if (ctx.identity?.sessionId) await revokeSession(ctx.db, ctx.identity.sessionId, ctx.clock.now())
+    // Through ctx.sessions, so that a cached copy of this mtk is dropped at once too.
+    if (ctx.identity?.sessionId) await ctx.sessions.revoke(ctx.identity.sessionId)
   },
 })

@@ -40,7 +40,6 @@ export function recordTaskActivity(inner: InferenceService, dataPath: string, cl
     load: (handle, algorithmId, taskConfig) => inner.load(handle, algorithmId, taskConfig),
     release: (handle) => inner.release(handle),
     has: (handle) => inner.has(handle),
-    algorithms: () => inner.algorithms(),
     stats: () => inner.stats(),
     async detect(request) {
       const entry = activityOf(request.handle)

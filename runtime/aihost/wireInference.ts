@@ -1,7 +1,7 @@
 import type { PipelineDescription } from '../../shared/aihost/types.ts'
 import type { Clock, Logger } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
-import type { LoadedManifest } from '../../models/load-manifests.ts'
+import type { AlgorithmRegistryService } from '../algorithms/registry.ts'
 import type { RuntimeDeviceHost } from '../device.ts'
 import type { Inference } from '../sidecar/start-inference.ts'
 import { recordTaskActivity } from './taskActivity.ts'
@@ -12,18 +12,26 @@ import { recordTaskActivity } from './taskActivity.ts'
  * OperateNode; the per-task activity behind QueryTaskStatus/Info/OverviewFile. Returns the
  * inference client handlers get (the same client, with detections recorded).
  */
-export function wireInference(host: RuntimeDeviceHost, inference: Inference, manifests: Map<string, LoadedManifest>, dataPath: string, clock: Clock, log: Logger): InferenceService {
+export function wireInference(host: RuntimeDeviceHost, inference: Inference, registry: AlgorithmRegistryService, dataPath: string, clock: Clock, log: Logger): InferenceService {
   const recorded = recordTaskActivity(inference.inference, dataPath, clock, log)
   host.setTaskActivitySource(recorded.activity)
 
-  // Sessions are keyed by model file; reports name them by the manifests' model ids.
-  const modelIdByPath = new Map<string, string>()
-  for (const { modelPaths } of manifests.values()) for (const [id, file] of Object.entries(modelPaths)) modelIdByPath.set(file, id)
-  const pipelines = new Map<string, PipelineDescription>()
-  for (const [algorithmId, { manifest }] of manifests) {
-    pipelines.set(algorithmId, { algorithmId, algorithmName: manifest.algorithmName, version: manifest.version, nodes: manifest.nodes as unknown as PipelineDescription['nodes'], result: manifest.result })
+  // The registry changes at run time (issue 5): pipelines are looked up when asked for.
+  const describe = (algorithmId: string): PipelineDescription | null => {
+    const manifest = registry.get(algorithmId)?.manifest
+    return manifest
+      ? { algorithmId, algorithmName: manifest.algorithmName, version: manifest.version, nodes: manifest.nodes as unknown as PipelineDescription['nodes'], result: manifest.result }
+      : null
   }
-  host.setPipelineSource((algorithmId) => pipelines.get(algorithmId) ?? null)
+  host.setPipelineSource(describe)
+  // Sessions are keyed by model file; reports name them by the manifests' model ids.
+  const modelIdOf = (file: string) => {
+    for (const { manifest } of registry.list()) {
+      const paths = registry.loaded(manifest.algorithmId)?.modelPaths ?? {}
+      for (const [id, modelFile] of Object.entries(paths)) if (modelFile === file) return id
+    }
+    return file
+  }
 
   host.setInferenceReporter(async () => {
     const supervisor = inference.supervisor
@@ -38,11 +46,10 @@ export function wireInference(host: RuntimeDeviceHost, inference: Inference, man
       sidecar,
       // runtime/sidecar/session-pool.ts creates every session with the CPU provider only.
       executionProviders: ['cpu'],
-      pipelines: [...pipelines.values()].map((p) => ({
-        algorithmId: p.algorithmId, algorithmName: p.algorithmName, version: p.version,
-        models: Object.keys(manifests.get(p.algorithmId)!.manifest.models),
+      pipelines: registry.list().map(({ manifest: m }) => ({
+        algorithmId: m.algorithmId, algorithmName: m.algorithmName, version: m.version, models: Object.keys(m.models),
       })),
-      loadedModels: (stats?.sessions ?? []).map((s) => ({ model: modelIdByPath.get(s.model) ?? s.model, refs: s.refs })),
+      loadedModels: (stats?.sessions ?? []).map((s) => ({ model: modelIdOf(s.model), refs: s.refs })),
       tasks: stats?.handles.length ?? 0,
     }
   })

@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { resolveSession } from '../../shared/auth/sessions.ts'
 import { isEventKind } from '../../shared/events/kinds.ts'
 import type { Services } from '../../shared/handler.ts'
 import type { DeviceEvent } from '../../shared/events/types.ts'
@@ -88,7 +87,7 @@ export class EventWebSocketServer {
     }
     ws.on('error', () => {})
     const mtk = header('mtk') ?? url.searchParams.get('mtk')
-    const identity = await resolveSession(services.db, mtk, services.clock.now(), services.config.sessionIdleTimeoutMs).catch(() => null)
+    const identity = await services.sessions.resolve(mtk).catch(() => null)
     // Same rule as HTTP (spec 5.2, 5.7): a valid mtk of an account with no pending password change.
     if (!identity) return ws.close(POLICY_VIOLATION, 'a valid mtk is required')
     if (identity.passwordChangeRequired) return ws.close(POLICY_VIOLATION, 'password change required')

@@ -2,7 +2,6 @@ import type { Context } from 'hono'
 import { ApiError, isApiError, invalidParam } from '../../shared/errors/index.ts'
 import { failure, success, type Envelope } from '../../shared/envelope.ts'
 import type { Ctx, HandlerDefinition, Identity, Services } from '../../shared/handler.ts'
-import { resolveSession } from '../../shared/auth/sessions.ts'
 import type { RouteEntry, RouteTable } from './routeTable.ts'
 import type { InputValidator } from './validate.ts'
 import { attachNodeBody } from '../../shared/http/nodeBody.ts'
@@ -43,7 +42,7 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
     let identity: Identity | null = null
     if (route.auth !== 'anonymous') {
       // spec 5.2-5.3: every route but DoLogin and Probe needs a valid mtk; otherwise HTTP 401.
-      identity = await resolveSession(services.db, c.req.header('mtk'), services.clock.now(), services.config.sessionIdleTimeoutMs)
+      identity = await services.sessions.resolve(c.req.header('mtk'))
       if (!identity) return errorResponse(c, new ApiError('Unauthorized'))
       // spec 5.7: a pending password change blocks business use.
       if (route.auth === 'session' && identity.passwordChangeRequired) return errorResponse(c, new ApiError('PasswordChangeRequired'))

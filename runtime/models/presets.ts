@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../shared/db/client.ts'
@@ -7,54 +7,33 @@ import type { Logger } from '../../shared/handler.ts'
 import { inspectOnnx } from '../../shared/models/onnx.ts'
 import { sha256File } from '../../shared/models/register.ts'
 import type { ModelSettings } from '../../shared/models/types.ts'
-
-/** The parts of a pipeline manifest (models/manifest-schema.ts) that name its models. */
-interface ManifestModels {
-  algorithmId: string
-  models?: Record<string, { source: { package?: string; file?: string; build?: string; uploaded?: string }; format: string }>
-  nodes?: { model?: string; input?: { width?: number; height?: number; normalization?: { mean: number[]; std: number[] } }; labels?: string[]; head?: { labels?: string[] } }[]
-}
-
-/** A file inside an installed package; never outside its folder. */
-function packageFile(projectRoot: string, pkg: string, file: string): string | null {
-  const base = path.join(projectRoot, 'node_modules', pkg)
-  const full = path.resolve(base, file)
-  return full.startsWith(base + path.sep) && existsSync(full) ? full : null
-}
-
-const existingFile = (file: string) => (existsSync(file) ? file : null)
+import type { LoadedManifest } from '../../models/load-manifests.ts'
 
 /**
  * Preset models are the ones the shipped pipelines use (spec 4.11: never exportable). At
- * start every model named by a manifest is registered (or refreshed) as a `preset` row.
+ * start every model named by a shipped manifest (already validated and resolved by the
+ * algorithm registry) is registered (or refreshed) as a `preset` row.
  */
-export async function registerPresetModels(db: Db, manifestsDir: string, projectRoot: string, now: number, log: Logger): Promise<number> {
-  if (!existsSync(manifestsDir)) return 0
+export async function registerPresetModels(db: Db, shipped: Iterable<LoadedManifest>, now: number, log: Logger): Promise<number> {
   const usage = new Map<string, { file: string; format: string; usedBy: Set<string>; settings: ModelSettings; name: string }>()
-  for (const name of readdirSync(manifestsDir).filter((n) => n.endsWith('.json')).sort()) {
-    let manifest: ManifestModels
-    try {
-      manifest = JSON.parse(readFileSync(path.join(manifestsDir, name), 'utf8'))
-    } catch (error) {
-      log.warn({ err: error, manifest: name }, 'pipeline manifest unreadable; its models are not registered')
-      continue
-    }
-    for (const [modelId, entry] of Object.entries(manifest.models ?? {})) {
-      // Operator uploads are user models, not presets; build outputs (models/convert) live in dist/models.
-      if (entry.source.uploaded) continue
-      const file = entry.source.build
-        ? existingFile(path.join(projectRoot, 'dist', 'models', `${entry.source.build}.onnx`))
-        : packageFile(projectRoot, entry.source.package ?? '', entry.source.file ?? '')
-      if (!file) {
+  for (const { manifest, modelPaths } of shipped) {
+    for (const [modelId, entry] of Object.entries(manifest.models)) {
+      // Operator uploads are user models, not presets.
+      if ('uploaded' in entry.source) continue
+      const file = modelPaths[modelId]!
+      // Build outputs (models/convert) exist after `node build.mjs`; package files are checked at load.
+      if (!existsSync(file)) {
         log.warn({ modelId, source: entry.source }, 'preset model file not installed')
         continue
       }
-      const node = manifest.nodes?.find((n) => n.model === modelId)
       const known = usage.get(modelId)
       if (known) {
         known.usedBy.add(manifest.algorithmId)
         continue
       }
+      const node = manifest.nodes.find((n) => 'model' in n && n.model === modelId) as
+        | { input?: { width?: number; height?: number; normalization?: { mean: number[]; std: number[] } }; labels?: string[]; head?: { labels?: string[] } }
+        | undefined
       usage.set(modelId, {
         file,
         format: entry.format,

@@ -2,10 +2,11 @@ import net from 'node:net'
 import { ApiError } from '../../shared/errors/index.ts'
 import { catalogue, type ErrorId } from '../../shared/errors/catalogue.ts'
 import type {
-  AlgorithmInfo, DetectOutcome, DetectRequest, DetectionResultCore, InferenceService, SidecarStats, TaskConfig,
+  DetectOutcome, DetectRequest, DetectionResultCore, InferenceService, SidecarStats, TaskConfig,
 } from '../../shared/inference/types.ts'
 import { encodeFrame, FrameDecoder, type SidecarOp, type WireError } from './protocol.ts'
 import type { SidecarSupervisor, SupervisorLog } from './supervisor.ts'
+import type { LoadedManifest } from '../../models/load-manifests.ts'
 
 interface Pending {
   resolve(frame: { result: unknown; body: Buffer }): void
@@ -37,6 +38,8 @@ export class SidecarClient implements InferenceService {
   readonly #options: Required<Omit<ClientOptions, 'log'>>
   readonly #log: SupervisorLog | undefined
   readonly #handles = new Map<string, { algorithmId: string; taskConfig: TaskConfig }>()
+  /** Every algorithm the sidecar knows: defined again after each (re)start. */
+  readonly #definitions = new Map<string, LoadedManifest>()
   readonly #inflight = new Map<string, number>()
   readonly #pending = new Map<number, Pending>()
   #socket: net.Socket | null = null
@@ -84,7 +87,14 @@ export class SidecarClient implements InferenceService {
       return
     }
     if (this.#socket !== socket || socket.destroyed) return
-    // Re-establish what the runtime had loaded (after a restart the new process has nothing).
+    // Re-establish what the runtime had defined and loaded (after a restart the new process has nothing).
+    for (const algorithm of this.#definitions.values()) {
+      try {
+        await this.#send('define', { algorithm })
+      } catch (error) {
+        this.#log?.error({ algorithmId: algorithm.manifest.algorithmId, err: (error as Error).message }, 'could not define algorithm in sidecar')
+      }
+    }
     for (const [handle, { algorithmId, taskConfig }] of this.#handles) {
       try {
         await this.#send('load', { handle, algorithmId, taskConfig })
@@ -141,6 +151,21 @@ export class SidecarClient implements InferenceService {
   async #request(op: SidecarOp, header: Record<string, unknown> = {}, body?: Uint8Array, timeoutAt?: number) {
     await this.#whenReady()
     return this.#send(op, header, body, timeoutAt)
+  }
+
+  // ── algorithm definitions (runtime/algorithms/registry.ts) ─────────────────────────
+  /** Defines (or replaces) an algorithm: now when the sidecar runs, and after every restart. */
+  async define(algorithm: LoadedManifest): Promise<void> {
+    this.#definitions.set(algorithm.manifest.algorithmId, algorithm)
+    if (this.#ready) await this.#send('define', { algorithm })
+  }
+
+  /** Forgets an algorithm. AlgorithmInUse while a loaded handle uses it (then it stays defined). */
+  async forget(algorithmId: string): Promise<void> {
+    for (const h of this.#handles.values())
+      if (h.algorithmId === algorithmId) throw new ApiError('AlgorithmInUse', { details: { algorithmId } })
+    this.#definitions.delete(algorithmId)
+    if (this.#ready) await this.#send('forget', { algorithmId })
   }
 
   // ── InferenceService ───────────────────────────────────────────────────────────────
@@ -200,10 +225,6 @@ export class SidecarClient implements InferenceService {
       if (left > 0) this.#inflight.set(request.handle, left)
       else this.#inflight.delete(request.handle)
     }
-  }
-
-  async algorithms(): Promise<AlgorithmInfo[]> {
-    return (await this.#request('algorithms')).result as AlgorithmInfo[]
   }
 
   async stats(): Promise<SidecarStats> {

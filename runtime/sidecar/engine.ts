@@ -1,5 +1,5 @@
-import { defaultManifestDir, loadManifests, describeModelSource, type LoadedManifest } from '../../models/load-manifests.ts'
-import type { AlgorithmInfo, DetectOutcome, SidecarStats, TaskConfig } from '../../shared/inference/types.ts'
+import { defaultManifestDir, loadManifests, type LoadedManifest } from '../../models/load-manifests.ts'
+import type { DetectOutcome, SidecarStats, TaskConfig } from '../../shared/inference/types.ts'
 import { EngineError } from './engine-error.ts'
 import { checkPixels, decodeImage, type EncodedSource, type ImageLimits } from './image/decode.ts'
 import { ImageError } from './image/image-error.ts'
@@ -12,7 +12,11 @@ import { SessionPool } from './session-pool.ts'
 
 export interface EngineOptions {
   projectRoot: string
-  manifestDir?: string
+  /**
+   * The shipped manifests to start with (default `models/manifests`); `false` starts empty
+   * and waits for `define` (the sidecar: the runtime's algorithm registry defines them all).
+   */
+  manifestDir?: string | false
   /** DATA_DIR: operator-uploaded models are read from its `models/` folder. */
   dataPath?: string
   intraOpThreads: number
@@ -47,20 +51,31 @@ export class InferenceEngine {
 
   constructor(options: EngineOptions) {
     this.#options = options
-    this.#manifests = loadManifests(options.manifestDir ?? defaultManifestDir(options.projectRoot), options.projectRoot, options.dataPath)
+    this.#manifests = options.manifestDir === false ? new Map()
+      : loadManifests(options.manifestDir ?? defaultManifestDir(options.projectRoot), options.projectRoot, options.dataPath)
     this.#pool = new SessionPool({ intraOpThreads: options.intraOpThreads })
   }
 
-  algorithms(): AlgorithmInfo[] {
-    return [...this.#manifests.values()].map(({ manifest: m }) => ({
-      algorithmId: m.algorithmId, algorithmName: m.algorithmName, algorithmUsage: m.algorithmUsage,
-      algorithmCategory: m.algorithmCategory, supplier: m.supplier, version: m.version, description: m.description,
-      models: Object.entries(m.models).map(([modelId, e]) => ({ modelId, ...describeModelSource(e.source), format: e.format })),
-    }))
+  /**
+   * Adds or replaces an algorithm (runtime/algorithms/registry.ts validated it). Handles
+   * already loaded keep the pipeline they loaded; later loads use the new definition once
+   * the old pipeline is released.
+   */
+  define(loaded: LoadedManifest): void {
+    this.#manifests.set(loaded.manifest.algorithmId, loaded)
+  }
+
+  /** Removes an algorithm; refused while a handle uses it (the registry checks tasks first). */
+  forget(algorithmId: string): void {
+    const inUse = [...this.#handles].filter(([, h]) => h.algorithmId === algorithmId).map(([handle]) => handle)
+    if (inUse.length > 0) throw new EngineError('AlgorithmInUse', `algorithm ${algorithmId} is loaded by ${inUse.length} task(s)`, { algorithmId, tasks: inUse })
+    this.#manifests.delete(algorithmId)
   }
 
   /** spec 3.2: loading an existing handle reuses it (the config is replaced). */
   async load(handle: string, algorithmId: string, config: TaskConfig = {}): Promise<void> {
+    const known = this.#manifests.get(algorithmId)
+    if (known) checkDisabledNodes(known.manifest, config)
     const existing = this.#handles.get(handle)
     if (existing) {
       if (existing.algorithmId === algorithmId) { existing.config = config; return }
@@ -70,7 +85,7 @@ export class InferenceEngine {
     if (!loaded) throw new EngineError('ActionAlgLoadFailed', `unknown algorithm ${algorithmId}`, { algorithmCode: algorithmId })
     let entry = this.#pipelines.get(algorithmId)
     if (!entry) {
-      entry = { pipeline: Pipeline.create(loaded, this.#pool, this.#options.projectRoot), refs: 0 }
+      entry = { pipeline: Pipeline.create(loaded, this.#pool), refs: 0 }
       this.#pipelines.set(algorithmId, entry)
     }
     entry.refs++
@@ -139,5 +154,15 @@ export class InferenceEngine {
 
   async close(): Promise<void> {
     for (const handle of [...this.#handles.keys()]) await this.release(handle)
+  }
+}
+
+/** `taskConfig.disabledNodes` must name nodes of the pipeline, never its result detector. */
+function checkDisabledNodes(manifest: LoadedManifest['manifest'], config: TaskConfig): void {
+  for (const id of config.disabledNodes ?? []) {
+    if (!manifest.nodes.some((n) => n.id === id))
+      throw new EngineError('InvalidParam', `taskConfig.disabledNodes: ${id} is not a node of ${manifest.algorithmId}`, { field: '/taskConfig/disabledNodes', nodeId: id })
+    if (id === manifest.result.targets)
+      throw new EngineError('InvalidParam', `taskConfig.disabledNodes: ${id} produces the result targets and cannot be disabled`, { field: '/taskConfig/disabledNodes', nodeId: id })
   }
 }

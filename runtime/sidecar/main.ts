@@ -9,7 +9,6 @@ import { serveEngine } from './server.ts'
 export interface SidecarLaunchOptions {
   socketPath: string
   projectRoot: string
-  manifestDir?: string
   dataPath?: string
   intraOpThreads: number
   maxEncodedImageBytes: number
@@ -20,7 +19,8 @@ async function main() {
   const options = JSON.parse(process.argv[2] ?? '{}') as SidecarLaunchOptions
   const engine = new InferenceEngine({
     projectRoot: options.projectRoot,
-    ...(options.manifestDir ? { manifestDir: options.manifestDir } : {}),
+    // The runtime's algorithm registry defines every algorithm over the socket (op `define`).
+    manifestDir: false,
     ...(options.dataPath ? { dataPath: options.dataPath } : {}),
     intraOpThreads: options.intraOpThreads,
     limits: { maxEncodedImageBytes: options.maxEncodedImageBytes, maxImagePixels: options.maxImagePixels },

@@ -14,7 +14,7 @@ export const MAX_BODY_BYTES = 512 * 1024 * 1024
 
 export interface Frame { header: Record<string, unknown>; body: Buffer }
 
-export type SidecarOp = 'ping' | 'load' | 'release' | 'detect' | 'stats' | 'algorithms'
+export type SidecarOp = 'ping' | 'load' | 'release' | 'detect' | 'stats' | 'define' | 'forget'
 
 export interface WireError { errorId: string; message: string; details: Record<string, unknown> }
 
@@ -57,6 +57,9 @@ export class FrameDecoder {
     const rest = all.subarray(n)
     this.#chunks = rest.length > 0 ? [rest] : []
     this.#buffered = rest.length
-    return Buffer.from(all.subarray(0, n))
+    // A frame that is all there is (the usual case for a large answer: its chunks were just
+    // concatenated) is handed over as it is; otherwise it is copied, so that a small frame
+    // does not keep a large socket chunk alive.
+    return rest.length === 0 ? all : Buffer.from(all.subarray(0, n))
   }
 }

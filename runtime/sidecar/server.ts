@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs'
 import net from 'node:net'
 import { EngineError } from './engine-error.ts'
 import type { EngineImage, InferenceEngine } from './engine.ts'
+import type { LoadedManifest } from '../../models/load-manifests.ts'
 import { encodeFrame, FrameDecoder, type Frame, type WireError } from './protocol.ts'
 
 /**
@@ -66,13 +67,18 @@ async function handle(engine: InferenceEngine, frame: Frame): Promise<{ result: 
   const h = frame.header
   switch (h.op) {
     case 'ping': return { result: { pid: process.pid } }
-    case 'algorithms': return { result: engine.algorithms() }
     case 'stats': return { result: engine.stats() }
     case 'load':
       await engine.load(str(h.handle, 'handle'), str(h.algorithmId, 'algorithmId'), (h.taskConfig ?? {}) as never)
       return { result: null }
     case 'release':
       await engine.release(str(h.handle, 'handle'))
+      return { result: null }
+    case 'define':
+      engine.define(h.algorithm as LoadedManifest)
+      return { result: null }
+    case 'forget':
+      engine.forget(str(h.algorithmId, 'algorithmId'))
       return { result: null }
     case 'detect': {
       const outcome = await engine.detect({

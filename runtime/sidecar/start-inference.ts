@@ -4,6 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type { Config } from '../../shared/config.ts'
 import { SidecarClient } from './client.ts'
+import { defaultManifestDir, loadManifests, type LoadedManifest } from '../../models/load-manifests.ts'
 import { SidecarSupervisor, type SupervisorLog, type SupervisorOptions } from './supervisor.ts'
 
 export interface StartInferenceOptions {
@@ -11,6 +12,11 @@ export interface StartInferenceOptions {
   projectRoot: string
   /** Built sidecar entry; default `<projectRoot>/dist/runtime/sidecar.mjs`. */
   entry?: string
+  /**
+   * The algorithms to define in the sidecar at once: default every manifest of `manifestDir`
+   * (default `models/manifests`). The runtime passes none and lets its registry define them.
+   */
+  algorithms?: Iterable<LoadedManifest>
   manifestDir?: string
   log?: SupervisorLog
   backoff?: SupervisorOptions['backoff']
@@ -43,7 +49,6 @@ export function createInference(options: StartInferenceOptions): Inference {
       socketPath: socketPathFor(runDir),
       projectRoot: options.projectRoot,
       dataPath: options.config.dataPath,
-      ...(options.manifestDir ? { manifestDir: options.manifestDir } : {}),
       intraOpThreads: options.config.inferenceThreads,
       maxEncodedImageBytes: options.config.maxEncodedImageBytes,
       maxImagePixels: options.config.maxImagePixels,
@@ -52,6 +57,9 @@ export function createInference(options: StartInferenceOptions): Inference {
     ...(options.backoff ? { backoff: options.backoff } : {}),
   })
   const inference = new SidecarClient(supervisor, options.log ? { log: options.log } : {})
+  const algorithms = options.algorithms
+    ?? loadManifests(options.manifestDir ?? defaultManifestDir(options.projectRoot), options.projectRoot, options.config.dataPath).values()
+  for (const algorithm of algorithms) void inference.define(algorithm)
   return {
     inference,
     supervisor,

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Context } from 'hono'
 import { Server, type Upload } from '@tus/server'
-import { resolveSession } from '../../shared/auth/sessions.ts'
 import { failure } from '../../shared/envelope.ts'
 import { ApiError, isApiError } from '../../shared/errors/index.ts'
 import type { Identity, Services } from '../../shared/handler.ts'
@@ -73,7 +72,7 @@ export function tusEndpoint(services: Services, uploads: UploadManager) {
   return async function tus(c: Context): Promise<Response> {
     const request = c.req.raw
     if (request.method !== 'OPTIONS') {
-      const identity = await resolveSession(services.db, c.req.header('mtk'), services.clock.now(), services.config.sessionIdleTimeoutMs)
+      const identity = await services.sessions.resolve(c.req.header('mtk'))
       if (!identity) return c.json(failure([new ApiError('Unauthorized').item]), 401)
       if (identity.passwordChangeRequired) return c.json(failure([new ApiError('PasswordChangeRequired').item]), 403)
       identities.set(request, identity)

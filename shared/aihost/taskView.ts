@@ -28,7 +28,7 @@ export function taskStatus(ctx: Ctx, task: TaskRow) {
   }
 }
 
-type TaskConfig = { scoreThreshold?: number; thresholds?: Record<string, number> }
+type TaskConfig = { scoreThreshold?: number; thresholds?: Record<string, number>; disabledNodes?: string[] }
 
 /** The threshold a node runs with for this task: per-node override, task-wide override for the result detector, manifest default. */
 export function effectiveThreshold(pipeline: PipelineDescription, nodeId: string, config: TaskConfig): number | null {
@@ -52,7 +52,7 @@ export function pipelineGraph(pipeline: PipelineDescription, config: TaskConfig)
       ...(typeof n.scoreThreshold === 'number' ? { scoreThreshold: effectiveThreshold(pipeline, n.id, config), defaultScoreThreshold: n.scoreThreshold } : {}),
       ...(Array.isArray(n.labels) ? { labels: n.labels } : {}),
       ...(n.action === 'logic' ? { condition: n.condition, minTargets: n.minTargets } : {}),
-      enabled: true,
+      enabled: !(config.disabledNodes ?? []).includes(n.id),
     })),
     { id: 'result', action: 'output' },
   ]

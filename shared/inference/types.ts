@@ -65,6 +65,11 @@ export const TaskConfigSchema = Type.Object({
   scoreThreshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
   thresholds: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$' }), Type.Number({ minimum: 0, maximum: 1 }))),
   regions: Type.Optional(Type.Array(RegionSchema, { maxItems: 32 })),
+  /**
+   * Nodes skipped for this task (OperateNode `disable`): a crop or classifier adds nothing, a
+   * logic node decides nothing (no `bLogicResult`). The result detector cannot be disabled.
+   */
+  disabledNodes: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 64 }), { maxItems: 64, uniqueItems: true })),
 })
 export type TaskConfig = Static<typeof TaskConfigSchema>
 export type Region = Static<typeof RegionSchema>
@@ -104,17 +109,6 @@ export interface SidecarStats {
   handles: { handle: string; algorithmId: string }[]
 }
 
-export interface AlgorithmInfo {
-  algorithmId: string
-  algorithmName: string
-  algorithmUsage: string
-  algorithmCategory: string
-  supplier: string
-  version: string
-  description: string
-  models: { modelId: string; package: string; file: string; format: string }[]
-}
-
 export interface InferenceService {
   /**
    * Loads the algorithm's pipeline under `handle` (sessions created and warmed). Loading an
@@ -128,6 +122,5 @@ export interface InferenceService {
   /** Whether `handle` is loaded (in this runtime's view, re-established across restarts). */
   has(handle: string): boolean
   detect(request: DetectRequest): Promise<DetectOutcome>
-  algorithms(): Promise<AlgorithmInfo[]>
   stats(): Promise<SidecarStats>
 }

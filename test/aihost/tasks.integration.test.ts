@@ -116,7 +116,8 @@ describe('AI-host task routes with the real sidecar', () => {
       [{ taskId: 'aihost-task', nodeId: 'face', operation: 'configure', params: { scoreThreshold: 1.5 } }, 'api.error.InvalidParam', { field: '/params/scoreThreshold' }],
       [{ taskId: 'aihost-task', nodeId: 'face', operation: 'configure', params: {} }, 'api.error.InvalidParam', { field: '/params' }],
       [{ taskId: 'aihost-task', nodeId: 'face', operation: 'explode' }, 'api.error.InvalidParam', { field: '/operation' }],
-      [{ taskId: 'aihost-task', nodeId: 'face', operation: 'disable' }, 'api.error.NotSupported', { operation: 'disable' }],
+      [{ taskId: 'aihost-task', nodeId: 'face', operation: 'disable' }, 'api.error.InvalidParam', { field: '/nodeId', nodeId: 'face' }],
+      [{ taskId: 'aihost-task', nodeId: 'face', operation: 'enable', params: { scoreThreshold: 0.5 } }, 'api.error.InvalidParam', { field: '/params' }],
       [{ taskId: 'no-such-task', nodeId: 'face', operation: 'configure', params: { scoreThreshold: 0.5 } }, 'api.error.NotCreated'],
     ]
     for (const [input, key, details] of cases) {
@@ -126,6 +127,38 @@ describe('AI-host task routes with the real sidecar', () => {
     }
     const after = (await call('QueryTaskInfo', { taskId: 'aihost-task' })).body.resData
     expect(after.taskConfig).toMatchObject({ thresholds: { face: 0.9 } })
+  })
+
+  it('OperateNode disables and enables a node of the running task', async () => {
+    const create = await call('PTaskCreate', { taskId: 'presence', algorithmCode: 'face-presence', algorithmUpdateTime: String(Date.now()) })
+    expect(create.body.resCode).toBe(1)
+    const detect = async () => (await call('PTaskDetectPic', { taskId: 'presence', algorithmCode: 'face-presence', imageBase64: sample1.toString('base64') })).body.resData
+    const faces = (resData: any) => resData.areaList.flatMap((a: any) => a.targetList)
+    const withLogic = await detect()
+    expect(faces(withLogic).length).toBeGreaterThan(0)
+    expect(faces(withLogic).every((t: any) => t.bLogicResult === true)).toBe(true)
+    expect(withLogic.areaList[0].bDetected).toBe(true)
+
+    const disabled = await call('OperateNode', { taskId: 'presence', nodeId: 'alarm', operation: 'disable' })
+    expect(disabled.body).toMatchObject({ resCode: 1, resData: { taskId: 'presence', nodeId: 'alarm', operation: 'disable', enabled: false } })
+    const graph = (await call('OverviewStructrueRecord', { taskId: 'presence' })).body.resData
+    expect(graph.nodes.find((n: any) => n.id === 'alarm')).toMatchObject({ enabled: false })
+    expect(graph.nodes.find((n: any) => n.id === 'face')).toMatchObject({ enabled: true })
+    // spec 2.6: without a (running) logic node there is no bLogicResult and no area trigger.
+    const without = await detect()
+    expect(faces(without).length).toBe(faces(withLogic).length)
+    expect(faces(without).some((t: any) => 'bLogicResult' in t)).toBe(false)
+    expect(without.areaList[0].bDetected).toBe(false)
+    expect((await call('QueryTaskInfo', { taskId: 'presence' })).body.resData.taskConfig).toMatchObject({ disabledNodes: ['alarm'] })
+
+    expect((await call('OperateNode', { taskId: 'presence', nodeId: 'alarm', operation: 'enable' })).body.resData).toMatchObject({ enabled: true })
+    expect(faces(await detect()).every((t: any) => t.bLogicResult === true)).toBe(true)
+    // Through PTaskCreate too: an unknown node or the result detector is refused.
+    for (const disabledNodes of [['nope'], ['face']]) {
+      const refused = await call('PTaskCreate', { taskId: 'presence', algorithmCode: 'face-presence', algorithmUpdateTime: String(Date.now()), taskConfig: { disabledNodes } })
+      expect(firstError(refused.body), disabledNodes[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/taskConfig/disabledNodes', nodeId: disabledNodes[0] } })
+    }
+    expect((await call('PTaskCancle', { taskId: 'presence', algorithmCode: 'face-presence' })).body.resCode).toBe(1)
   })
 
   it('answers task queries for unknown tasks with NotCreated and reports cancelled tasks', async () => {
@@ -154,19 +187,27 @@ describe('LoadLocalAlgorithmAction', () => {
     device.cleanup()
   })
 
-  it('checks a package inside DATA_DIR/algorithms and refuses paths that leave it', async () => {
-    const { mkdirSync, writeFileSync, copyFileSync, symlinkSync } = await import('node:fs')
+  it('installs a package folder inside DATA_DIR/algorithms and refuses paths that leave it', async () => {
+    const { mkdirSync, writeFileSync, copyFileSync, symlinkSync, readFileSync } = await import('node:fs')
     const base = path.join(device.dataDir, 'algorithms')
     mkdirSync(path.join(base, 'faces'), { recursive: true })
-    copyFileSync(path.join(root, 'models/manifests/face-detection.json'), path.join(base, 'faces', 'manifest.json'))
+    const manifest = JSON.parse(readFileSync(path.join(root, 'models/manifests/face-detection.json'), 'utf8'))
+    writeFileSync(path.join(base, 'faces', 'manifest.json'), JSON.stringify({ ...manifest, algorithmId: 'local-faces', algorithmName: 'Local faces' }))
     mkdirSync(path.join(base, 'broken'), { recursive: true })
     writeFileSync(path.join(base, 'broken', 'manifest.json'), JSON.stringify({ algorithmId: 'broken' }))
+    mkdirSync(path.join(base, 'linked', 'models'), { recursive: true })
+    copyFileSync(path.join(base, 'faces', 'manifest.json'), path.join(base, 'linked', 'manifest.json'))
+    symlinkSync('/etc/passwd', path.join(base, 'linked', 'models', 'm.onnx'))
     symlinkSync('/etc', path.join(base, 'escape'))
     const call = (body: unknown) => device.post('/v1/cwai/aihost/LoadLocalAlgorithmAction', body, mtk)
 
-    const valid = (await call({ path: 'faces' })).body.resMsg[0]
-    expect(valid).toMatchObject({ messageKey: 'api.error.NotSupported', details: { validated: true, algorithmId: 'face-detection', nodes: ['detector'] } })
-    expect((await call({ path: 'broken' })).body.resMsg[0]).toMatchObject({ messageKey: 'api.error.ActionAlgLoadFailed', details: { path: 'broken' } })
+    expect((await call({ path: 'faces' })).body).toMatchObject({ resCode: 1, resData: { algorithmId: 'local-faces', algorithmName: 'Local faces', origin: 'package' } })
+    // Usable at once (issue 7: "register an algorithm package").
+    expect((await device.post('/gtw/cwai/aihost/PTaskCreate', { algorithmCode: 'local-faces', algorithmUpdateTime: String(Date.now()) }, mtk)).body.resCode).toBe(1)
+    expect((await call({ path: 'faces' })).body.resMsg[0]).toMatchObject({ messageKey: 'api.error.AlgorithmExists', details: { algorithmId: 'local-faces' } })
+    expect((await call({ path: 'faces', replace: true })).body.resMsg[0]).toMatchObject({ messageKey: 'api.error.AlgorithmInUse', details: { taskIds: ['local-faces'] } })
+    expect((await call({ path: 'broken' })).body.resMsg[0]).toMatchObject({ messageKey: 'api.error.AlgorithmPackageInvalid' })
+    expect((await call({ path: 'linked', replace: true })).body.resMsg[0]).toMatchObject({ messageKey: 'api.error.AlgorithmPackageUnsafe', details: { entry: 'models/m.onnx' } })
     for (const bad of ['../outside', '/etc', 'a/../../b', 'escape', 'missing']) {
       expect((await call({ path: bad })).body.resMsg[0], bad).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/path' } })
     }

@@ -7,7 +7,7 @@ const CHUNK = 4 * 1024 * 1024
  * Uploads a whole file through `uploadTemp` (spec 4.5, chunks of 4 MB) the way a browser
  * does, and returns the completed session's `uploadId`.
  */
-export async function uploadFile(device: DeviceProcess, mtk: string, data: Buffer, filename: string, purpose: string): Promise<string> {
+export async function uploadFile(device: Pick<DeviceProcess, 'url'>, mtk: string, data: Buffer, filename: string, purpose: string): Promise<string> {
   const totalChunks = Math.max(1, Math.ceil(data.length / CHUNK))
   const clientRequestId = randomUUID()
   const sha256 = createHash('sha256').update(data).digest('hex')

@@ -11,7 +11,7 @@ import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cocoLabels } from '../../models/detect/coco-labels.ts'
 import { emotionLabels } from '../../models/face/attributes.ts'
-import { ElemType, FloatAttr, OnnxGraphBuilder } from '../../models/convert/onnx-builder.ts'
+import { helmetClassifier } from '../helpers/tinyModels.ts'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { samplePath, samplePeople } from './helpers.ts'
 
@@ -19,17 +19,6 @@ const b64 = (n: number) => readFileSync(samplePath(n)).toString('base64')
 const targetsOf = (resData: any): any[] => resData.areaList.flatMap((a: any) => a.targetList)
 const overlaps = (a: { x: number; y: number; width: number; height: number }, b: typeof a) =>
   a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
-
-/** A tiny helmet classifier: mean colour → Gemm → softmax over [helmet, no-helmet]; its bias always says no-helmet. */
-function helmetClassifier(): Uint8Array {
-  const g = new OnnxGraphBuilder()
-  g.input('image', ElemType.float, [1, 3, 64, 64])
-  const [mean] = g.node('ReduceMean', ['image'], { axes: [2, 3], keepdims: 0 })
-  const [logits] = g.node('Gemm', [mean!, g.float('w', [0, 0, 0, 0, 0, 0], [3, 2]), g.float('b', [0, 6])], { alpha: new FloatAttr(1) })
-  g.node('Softmax', [logits!], { axis: 1 }, ['scores'])
-  g.output('scores', ElemType.float)
-  return g.encode('helmet', 'test helmet classifier')
-}
 
 describe('converted-model pipelines over HTTP (spec 2.6)', () => {
   let device: DeviceProcess

@@ -1,3 +1,4 @@
+import sharp from 'sharp'
 import { crc32 } from 'node:zlib'
 
 /** A standard 24-bit bottom-up BMP (BITMAPINFOHEADER), written here so the decoder is tested against the format, not against its own encoder. */
@@ -47,4 +48,12 @@ export function pngBombHeader(width: number, height: number): Buffer {
     chunk('IDAT', Buffer.from([0x78, 0x9c, 0x63, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01])),
     chunk('IEND', Buffer.alloc(0)),
   ])
+}
+
+/** A PNG with known lines of text, rendered by sharp from SVG (DejaVu Sans, 48 px, baselines at y = 90 + i·110). */
+export async function renderTextLines(lines: string[], options: { rotate180?: boolean } = {}): Promise<Buffer> {
+  const rows = lines.map((line, i) => `<text x="40" y="${90 + i * 110}" font-family="DejaVu Sans" font-size="48">${line}</text>`).join('')
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="900" height="${60 + lines.length * 110}"><rect width="100%" height="100%" fill="white"/>${rows}</svg>`
+  const image = sharp(Buffer.from(svg))
+  return (options.rotate180 ? image.rotate(180) : image).png().toBuffer()
 }

@@ -29,7 +29,8 @@ describe('pipeline manifests', () => {
         const source = manifest.models[key]!.source
         if ('package' in source) expect(file).toMatch(/node_modules\/.+\.onnx$/)
         else if ('build' in source) expect(file).toBe(path.join(projectRoot, 'dist', 'models', `${source.build}.onnx`))
-        else expect(file).toBe(path.join('/data-dir', 'models', `${source.uploaded}.onnx`))
+        else if ('uploaded' in source) expect(file).toBe(path.join('/data-dir', 'models', `${source.uploaded}.onnx`))
+        else throw new Error(`shipped manifests do not use package-relative files (${key})`)
       }
     expect(all.get('no-safety-helmet-analysis')!.modelPaths['helmet-classifier']).toBe('/data-dir/models/helmet-classifier.onnx')
   })

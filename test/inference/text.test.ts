@@ -1,14 +1,7 @@
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestInference, type TestInference } from './helpers.ts'
-
-/** A PNG with known lines, rendered by sharp from SVG text (DejaVu Sans). */
-async function renderLines(lines: string[], options: { rotate180?: boolean } = {}): Promise<Buffer> {
-  const rows = lines.map((line, i) => `<text x="40" y="${90 + i * 110}" font-family="DejaVu Sans" font-size="48">${line}</text>`).join('')
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="900" height="${60 + lines.length * 110}"><rect width="100%" height="100%" fill="white"/>${rows}</svg>`
-  const image = sharp(Buffer.from(svg))
-  return (options.rotate180 ? image.rotate(180) : image).png().toBuffer()
-}
+import { renderTextLines } from './images.ts'
 
 const squash = (s: string) => s.replace(/\s+/g, '').toUpperCase()
 
@@ -22,7 +15,7 @@ describe('text detection and recognition (PP-OCRv4) through the sidecar', () => 
 
   it('finds each rendered line as a polygon and reads its words', async () => {
     const lines = ['INVOICE 4711', 'Delivery to Berlin', 'Total 93.50 EUR']
-    const png = await renderLines(lines)
+    const png = await renderTextLines(lines)
     const { width, height } = await sharp(png).metadata()
     const { result } = await inf.inference.detect({ handle: 'ocr', image: { kind: 'bytes', bytes: png } })
     const targets = result.areaList.flatMap((a) => a.targetList)
@@ -50,7 +43,7 @@ describe('text detection and recognition (PP-OCRv4) through the sidecar', () => 
   })
 
   it('reads upside-down text after the direction classifier turns the line', async () => {
-    const png = await renderLines(['PARKING LOT 7 OPEN'], { rotate180: true })
+    const png = await renderTextLines(['PARKING LOT 7 OPEN'], { rotate180: true })
     const { result } = await inf.inference.detect({ handle: 'ocr', image: { kind: 'bytes', bytes: png }, overlay: false })
     const targets = result.areaList.flatMap((a) => a.targetList)
     expect(targets).toHaveLength(1)

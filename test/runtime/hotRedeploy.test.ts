@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -51,7 +52,9 @@ describe('hot redeploy of one handler bundle', () => {
   })
 
   it('restores the original with `node build.mjs --only aihost/Probe`', async () => {
-    execFileSync(process.execPath, ['build.mjs', '--only', 'aihost/Probe', '--outdir', outdir])
+    // Not execFileSync: a blocked event loop keeps fetch from seeing the server close its idle
+    // keep-alive socket, and the next probe then fails with "other side closed".
+    await promisify(execFile)(process.execPath, ['build.mjs', '--only', 'aihost/Probe', '--outdir', outdir])
     await waitFor(async () => !('redeployed' in (await probe())))
   })
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import * as ort from 'onnxruntime-node'
 import type { LoadedManifest } from '../../../models/load-manifests.ts'
-import { describeModelSource, resolvePackageFile } from '../../../models/load-manifests.ts'
+import { describeModelSource } from '../../../models/load-manifests.ts'
 import type { ClassifierNode, CropNode, DetectorNode, LogicNode, PipelineManifest } from '../../../models/manifest-schema.ts'
 import type { ConfidenceItem, TaskConfig } from '../../../shared/inference/types.ts'
 import type { SessionLease, SessionPool } from '../session-pool.ts'
@@ -57,18 +57,18 @@ export class Pipeline {
   readonly #decoders = new Map<string, DetectorDecoder>()
   readonly #ctcKeys = new Map<string, string[]>()
 
-  private constructor(manifest: PipelineManifest, sessions: Map<string, SessionLease>, projectRoot: string) {
+  private constructor(manifest: PipelineManifest, sessions: Map<string, SessionLease>, keyPaths: Record<string, string>) {
     this.manifest = manifest
     this.#sessions = sessions
     for (const node of manifest.nodes) {
       if (node.action === 'detector') this.#decoders.set(node.id, createDecoder(node.decoder))
       if (node.action === 'classifier' && node.head.kind === 'ctc')
-        this.#ctcKeys.set(node.id, loadCtcKeys(resolvePackageFile(node.head.keys, projectRoot), node.head.blankIndex, node.head.appendSpace))
+        this.#ctcKeys.set(node.id, loadCtcKeys(keyPaths[node.id]!, node.head.blankIndex, node.head.appendSpace))
     }
   }
 
   /** Acquires (shared) sessions for every model of the manifest and warms them up. */
-  static async create(loaded: LoadedManifest, pool: SessionPool, projectRoot: string): Promise<Pipeline> {
+  static async create(loaded: LoadedManifest, pool: SessionPool): Promise<Pipeline> {
     const sessions = new Map<string, SessionLease>()
     try {
       for (const [key, file] of Object.entries(loaded.modelPaths)) {
@@ -80,7 +80,7 @@ export class Pipeline {
         }
         sessions.set(key, await pool.acquire(file))
       }
-      const pipeline = new Pipeline(loaded.manifest, sessions, projectRoot)
+      const pipeline = new Pipeline(loaded.manifest, sessions, loaded.keyPaths)
       await pipeline.#warmUp()
       return pipeline
     } catch (error) {
@@ -104,7 +104,9 @@ export class Pipeline {
   async run(image: RgbImage, config: TaskConfig, deadline?: number): Promise<PipelineOutput> {
     const state: RunState = { image, config, deadline, targets: new Map(), timings: {} }
     let logic: LogicNode | null = null
+    const disabled = new Set(config.disabledNodes ?? [])
     for (const node of this.manifest.nodes) {
+      if (disabled.has(node.id)) continue
       checkDeadline(deadline, node.id)
       const started = performance.now()
       switch (node.action) {

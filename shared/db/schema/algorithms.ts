@@ -18,3 +18,12 @@ export const algorithms = sqliteTable('algorithms', {
   source: text('source').notNull(),
   updatedAt: integer('updated_at').notNull(),
 })
+
+/**
+ * Shipped algorithms an operator deleted (`/gtw/cwai/Algorithm/delete`): they stay out of
+ * the registry across restarts until an algorithm with the same id is installed again.
+ */
+export const removedPresetAlgorithms = sqliteTable('removed_preset_algorithms', {
+  algorithmId: text('algorithm_id').primaryKey(),
+  removedAt: integer('removed_at').notNull(),
+})

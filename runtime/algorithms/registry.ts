@@ -1,0 +1,407 @@
+import { randomUUID } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { constants, copyFile, link, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { and, eq, notInArray } from 'drizzle-orm'
+import type { Db } from '../../shared/db/client.ts'
+import { algorithms, models, removedPresetAlgorithms, tasks } from '../../shared/db/schema/index.ts'
+import { ApiError } from '../../shared/errors/index.ts'
+import type { Clock, Logger } from '../../shared/handler.ts'
+import type {
+  AlgorithmEntry, AlgorithmInfoPatch, AlgorithmOrigin, AlgorithmPackage, AlgorithmRegistry, PackageFileEntry,
+} from '../../shared/algorithms/types.ts'
+import { loadManifests, modelList, resolveManifest, validateManifest, type LoadedManifest } from '../../models/load-manifests.ts'
+import type { PipelineManifest } from '../../models/manifest-schema.ts'
+import { unpackArchive, type UnpackLimits } from './package-archive.ts'
+
+/** What the registry needs of the inference sidecar (runtime/sidecar/client.ts). */
+export interface AlgorithmSink {
+  define(algorithm: LoadedManifest): Promise<void>
+  forget(algorithmId: string): Promise<void>
+}
+
+export interface RegistryOptions {
+  db: Db
+  projectRoot: string
+  dataPath: string
+  /** The shipped manifests (models/manifests or MODELS_MANIFEST_DIR). */
+  manifestDir: string
+  clock: Clock
+  log: Logger
+  sidecar: AlgorithmSink
+  limits: UnpackLimits
+}
+
+interface Active { entry: AlgorithmEntry; loaded: LoadedManifest }
+
+export const MANIFEST_FILE = 'manifest.json'
+const MANIFEST_MAX_BYTES = 1024 * 1024
+/** Package layout: the manifest and, one level deep, `models/*` and `files/*` (models/README.md). */
+const PACKAGE_FILE = /^(manifest\.json|(models|files)\/[A-Za-z0-9_][A-Za-z0-9._-]{0,127})$/
+
+/** Installed packages and saved layouts: `<DATA_DIR>/algorithm-packages/<algorithmId>/`. */
+export const packagesDirOf = (dataPath: string) => path.join(dataPath, 'algorithm-packages')
+
+/**
+ * The algorithm registry (shared/algorithms/types.ts). Shipped manifests are read once;
+ * operator algorithms live as package folders on disk, which are the truth at start: the
+ * `algorithms` table (spec 2.3 rows) and the sidecar are brought in line with them. An
+ * installed algorithm with a shipped id takes the shipped one's place; a deleted shipped
+ * algorithm is remembered in `removed_preset_algorithms`. Changes are serialized.
+ */
+export class AlgorithmRegistryService implements AlgorithmRegistry {
+  readonly #o: RegistryOptions
+  readonly #dir: string
+  readonly #active = new Map<string, Active>()
+  #presets = new Map<string, LoadedManifest>()
+  #queue: Promise<unknown> = Promise.resolve()
+
+  private constructor(options: RegistryOptions) {
+    this.#o = options
+    this.#dir = packagesDirOf(options.dataPath)
+  }
+
+  static async open(options: RegistryOptions): Promise<AlgorithmRegistryService> {
+    const registry = new AlgorithmRegistryService(options)
+    await registry.#load()
+    return registry
+  }
+
+  // ── reading ──────────────────────────────────────────────────────────────────────────
+  get(algorithmId: string): AlgorithmEntry | null {
+    return this.#active.get(algorithmId)?.entry ?? null
+  }
+
+  list(): AlgorithmEntry[] {
+    return [...this.#active.values()].map((a) => a.entry).sort((a, b) => a.manifest.algorithmId.localeCompare(b.manifest.algorithmId))
+  }
+
+  /** The shipped manifests, resolved (also those an operator deleted or replaced). */
+  shipped(): LoadedManifest[] {
+    return [...this.#presets.values()]
+  }
+
+  /** The resolved manifest (model files) of an active algorithm: the sidecar's and reports' view. */
+  loaded(algorithmId: string): LoadedManifest | null {
+    return this.#active.get(algorithmId)?.loaded ?? null
+  }
+
+  // ── changes ──────────────────────────────────────────────────────────────────────────
+  save(json: unknown, mode: 'create' | 'upsert'): Promise<{ entry: AlgorithmEntry; created: boolean }> {
+    return this.#exclusive(async () => {
+      const manifest = this.#validLayout(json)
+      const id = manifest.algorithmId
+      const existing = this.#active.get(id)
+      if (existing && mode === 'create') throw new ApiError('AlgorithmExists', { details: { algorithmId: id } })
+      if (existing) await this.#refuseInUse(id)
+      const staging = await this.#stage(existing?.loaded.packageDir)
+      try {
+        await writeFile(path.join(staging, MANIFEST_FILE), JSON.stringify(manifest, null, 2))
+        this.#resolveOrThrow(manifest, staging, 'AlgorithmInvalid')
+        const entry = await this.#commit(staging, manifest, 'layout')
+        return { entry, created: !existing }
+      } finally {
+        await rm(staging, { recursive: true, force: true })
+      }
+    })
+  }
+
+  updateInfo(algorithmId: string, patch: AlgorithmInfoPatch): Promise<AlgorithmEntry> {
+    return this.#exclusive(async () => {
+      const current = this.#require(algorithmId)
+      const manifest: PipelineManifest = { ...current.entry.manifest, ...patch }
+      // Only the row changes: tasks keep running, no in-use check.
+      const staging = await this.#stage(current.loaded.packageDir)
+      try {
+        await writeFile(path.join(staging, MANIFEST_FILE), JSON.stringify(manifest, null, 2))
+        return await this.#commit(staging, manifest, current.entry.origin === 'preset' ? 'layout' : current.entry.origin)
+      } finally {
+        await rm(staging, { recursive: true, force: true })
+      }
+    })
+  }
+
+  remove(algorithmId: string): Promise<void> {
+    return this.#exclusive(async () => {
+      const current = this.#require(algorithmId)
+      await this.#refuseInUse(algorithmId)
+      await this.#o.sidecar.forget(algorithmId)
+      if (current.loaded.packageDir) await this.#discard(current.loaded.packageDir)
+      const now = this.#o.clock.now()
+      if (this.#presets.has(algorithmId))
+        await this.#o.db.insert(removedPresetAlgorithms).values({ algorithmId, removedAt: now }).onConflictDoNothing()
+      await this.#o.db.delete(algorithms).where(eq(algorithms.algorithmId, algorithmId))
+      this.#active.delete(algorithmId)
+      this.#o.log.info({ algorithmId, origin: current.entry.origin }, 'algorithm deleted')
+    })
+  }
+
+  installArchive(archivePath: string, options: { replace: boolean }): Promise<AlgorithmEntry[]> {
+    return this.#exclusive(async () => {
+      const staging = await this.#stage()
+      try {
+        await unpackArchive(archivePath, staging, this.#o.limits)
+        return await this.#installStaged(staging, options.replace)
+      } finally {
+        await rm(staging, { recursive: true, force: true })
+      }
+    })
+  }
+
+  installFolder(folder: string, options: { replace: boolean }): Promise<AlgorithmEntry> {
+    return this.#exclusive(async () => {
+      const staging = await this.#stage()
+      try {
+        await copyPackageFolder(folder, staging, this.#o.limits)
+        const [entry] = await this.#installStaged(staging, options.replace)
+        return entry!
+      } finally {
+        await rm(staging, { recursive: true, force: true })
+      }
+    })
+  }
+
+  async exportPackage(algorithmId: string): Promise<AlgorithmPackage> {
+    const { entry, loaded } = this.#require(algorithmId)
+    const manifest = structuredClone(entry.manifest)
+    const files: PackageFileEntry[] = []
+    const include = async (name: string, file: string) => {
+      const size = await stat(file).then((s) => s.size, () => { throw new ApiError('ModelFileMissing', { details: { algorithmId, file: name } }) })
+      files.push({ name, path: file, size })
+    }
+    for (const [key, model] of Object.entries(manifest.models)) {
+      const source = model.source
+      if ('uploaded' in source) {
+        // spec 7.1 DefaultCantBeExport: an operator's model leaves only when it is marked exportable.
+        const [row] = await this.#o.db.select().from(models).where(eq(models.modelId, source.uploaded))
+        const reason = !row ? 'not-registered' : row.encrypted ? 'encrypted' : row.deviceBound ? 'device-bound' : !row.exportable ? 'not-exportable' : null
+        if (reason === 'not-registered') throw new ApiError('ModelFileMissing', { details: { algorithmId, modelId: source.uploaded } })
+        if (reason) throw new ApiError('DefaultCantBeExport', { details: { algorithmId, modelId: source.uploaded, reason } })
+        const name = `models/${key}.onnx`
+        await include(name, loaded.modelPaths[key]!)
+        model.source = { path: name }
+      } else if ('path' in source) {
+        await include(source.path, loaded.modelPaths[key]!)
+      }
+      // Shipped model files (npm package, build output) stay: every device of this product has them.
+    }
+    for (const node of manifest.nodes)
+      if (node.action === 'classifier' && node.head.kind === 'ctc' && 'path' in node.head.keys) await include(node.head.keys.path, loaded.keyPaths[node.id]!)
+    return { algorithmId, manifest, files }
+  }
+
+  // ── internals ────────────────────────────────────────────────────────────────────────
+  async #load(): Promise<void> {
+    const { db, projectRoot, dataPath, manifestDir, clock, log } = this.#o
+    this.#presets = loadManifests(manifestDir, projectRoot, dataPath)
+    await mkdir(this.#dir, { recursive: true })
+    const removed = new Set((await db.select().from(removedPresetAlgorithms)).map((r) => r.algorithmId))
+    const rows = new Map((await db.select().from(algorithms)).map((r) => [r.algorithmId, r]))
+    const now = clock.now()
+    for (const [id, loaded] of this.#presets)
+      if (!removed.has(id)) this.#active.set(id, { entry: { manifest: loaded.manifest, origin: 'preset', updatedAt: now }, loaded })
+    for (const name of (await readdir(this.#dir)).sort()) {
+      const folder = path.join(this.#dir, name)
+      // Leftovers of an interrupted change (staging or discarded folders) are removed.
+      if (name.startsWith('.')) { await rm(folder, { recursive: true, force: true }); continue }
+      try {
+        const manifest = validateManifest(JSON.parse(await readFile(path.join(folder, MANIFEST_FILE), 'utf8')), `${name}/${MANIFEST_FILE}`)
+        if (manifest.algorithmId !== name) throw new Error(`folder ${name} holds algorithm ${manifest.algorithmId}`)
+        const loaded = resolveManifest(manifest, folder, { projectRoot, dataPath, packageDir: folder })
+        const row = rows.get(name)
+        const origin: AlgorithmOrigin = row?.source === 'layout' ? 'layout' : 'package'
+        this.#active.set(name, { entry: { manifest, origin, updatedAt: row?.updatedAt ?? (await stat(folder)).mtimeMs }, loaded })
+      } catch (error) {
+        // One broken package does not keep the device down; it is reported and left on disk.
+        log.error({ folder: name, err: (error as Error).message }, 'installed algorithm package is invalid; not offered')
+      }
+    }
+    for (const { entry } of this.#active.values()) await this.#writeRow(entry)
+    const ids = [...this.#active.keys()]
+    await db.delete(algorithms).where(ids.length > 0 ? notInArray(algorithms.algorithmId, ids) : undefined)
+    for (const { loaded } of this.#active.values()) await this.#o.sidecar.define(loaded)
+  }
+
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(work, work)
+    this.#queue = run.catch(() => {})
+    return run
+  }
+
+  #require(algorithmId: string): Active {
+    const active = this.#active.get(algorithmId)
+    if (!active) throw new ApiError('AlgorithmNotFound', { details: { algorithmId } })
+    return active
+  }
+
+  async #refuseInUse(algorithmId: string): Promise<void> {
+    const using = await this.#o.db.select({ taskId: tasks.taskId }).from(tasks)
+      .where(and(eq(tasks.algorithmCode, algorithmId), eq(tasks.state, 'created')))
+    if (using.length > 0) throw new ApiError('AlgorithmInUse', { details: { algorithmId, taskIds: using.map((t) => t.taskId) } })
+  }
+
+  #validLayout(json: unknown): PipelineManifest {
+    try {
+      return validateManifest(json, 'layout')
+    } catch (error) {
+      throw new ApiError('AlgorithmInvalid', { details: { reason: (error as Error).message.replace(/^layout: /, '').slice(0, 500) } })
+    }
+  }
+
+  #resolveOrThrow(manifest: PipelineManifest, folder: string, errorId: 'AlgorithmInvalid' | 'AlgorithmPackageInvalid'): LoadedManifest {
+    try {
+      return resolveManifest(manifest, manifest.algorithmId, { projectRoot: this.#o.projectRoot, dataPath: this.#o.dataPath, packageDir: folder })
+    } catch (error) {
+      throw new ApiError(errorId, { details: { algorithmId: manifest.algorithmId, reason: (error as Error).message.replace(/^[^:]*: /, '').slice(0, 500) } })
+    }
+  }
+
+  /** A fresh staging folder; with `from`, the package files of an installed algorithm are linked in. */
+  async #stage(from?: string): Promise<string> {
+    const staging = path.join(this.#dir, `.staging-${randomUUID()}`)
+    await mkdir(staging)
+    if (from) {
+      for (const sub of ['models', 'files']) {
+        const names = await readdir(path.join(from, sub)).catch(() => [] as string[])
+        if (names.length > 0) await mkdir(path.join(staging, sub))
+        for (const name of names) await link(path.join(from, sub, name), path.join(staging, sub, name))
+      }
+    }
+    return staging
+  }
+
+  /** Checks every algorithm folder of an unpacked package, then installs them all. */
+  async #installStaged(staging: string, replace: boolean): Promise<AlgorithmEntry[]> {
+    const folders = await packageFolders(staging)
+    const checked: { folder: string; manifest: PipelineManifest }[] = []
+    for (const folder of folders) {
+      const manifest = await readPackageManifest(folder)
+      this.#resolveOrThrow(manifest, folder, 'AlgorithmPackageInvalid')
+      if (checked.some((c) => c.manifest.algorithmId === manifest.algorithmId))
+        throw new ApiError('AlgorithmPackageInvalid', { details: { algorithmId: manifest.algorithmId, reason: 'the package holds this algorithm twice' } })
+      if (this.#active.has(manifest.algorithmId)) {
+        if (!replace) throw new ApiError('AlgorithmExists', { details: { algorithmId: manifest.algorithmId } })
+        await this.#refuseInUse(manifest.algorithmId)
+      }
+      checked.push({ folder, manifest })
+    }
+    const entries: AlgorithmEntry[] = []
+    for (const { folder, manifest } of checked) entries.push(await this.#commit(folder, manifest, 'package'))
+    return entries
+  }
+
+  /** Moves a checked folder into place (replacing the old one), then row, sidecar and memory. */
+  async #commit(staging: string, manifest: PipelineManifest, origin: AlgorithmOrigin): Promise<AlgorithmEntry> {
+    const id = manifest.algorithmId
+    const final = path.join(this.#dir, id)
+    if (existsSync(final)) await this.#discard(final)
+    await rename(staging, final)
+    const loaded = this.#resolveOrThrow(manifest, final, 'AlgorithmInvalid')
+    const entry: AlgorithmEntry = { manifest, origin, updatedAt: this.#o.clock.now() }
+    await this.#writeRow(entry)
+    await this.#o.db.delete(removedPresetAlgorithms).where(eq(removedPresetAlgorithms.algorithmId, id))
+    await this.#o.sidecar.define(loaded)
+    this.#active.set(id, { entry, loaded })
+    this.#o.log.info({ algorithmId: id, origin }, 'algorithm installed')
+    return entry
+  }
+
+  /** Renames first (one step), then deletes: a crash leaves a `.trash-*` folder that start-up removes. */
+  async #discard(folder: string): Promise<void> {
+    const trash = path.join(this.#dir, `.trash-${randomUUID()}`)
+    await rename(folder, trash)
+    await rm(trash, { recursive: true, force: true })
+  }
+
+  async #writeRow(entry: AlgorithmEntry): Promise<void> {
+    const m = entry.manifest
+    const row = {
+      algorithmId: m.algorithmId,
+      algorithmName: m.algorithmName,
+      algorithmUsage: m.algorithmUsage,
+      algorithmCategory: m.algorithmCategory,
+      supplier: m.supplier,
+      version: m.version,
+      description: m.description,
+      models: modelList(m),
+      runningStatus: 0,
+      source: entry.origin,
+      updatedAt: entry.updatedAt,
+    }
+    await this.#o.db.insert(algorithms).values(row).onConflictDoUpdate({ target: algorithms.algorithmId, set: row })
+  }
+}
+
+/** The algorithm folders of an unpacked package: its root, or each top-level folder (several algorithms). */
+async function packageFolders(root: string): Promise<string[]> {
+  if (existsSync(path.join(root, MANIFEST_FILE))) {
+    await checkPackageLayout(root, '')
+    return [root]
+  }
+  const top = await readdir(root, { withFileTypes: true })
+  const folders: string[] = []
+  for (const item of top) {
+    if (!item.isDirectory() || !existsSync(path.join(root, item.name, MANIFEST_FILE)))
+      throw new ApiError('AlgorithmPackageInvalid', { details: { entry: item.name, reason: `expected ${MANIFEST_FILE} at the root, or one folder with a ${MANIFEST_FILE} per algorithm` } })
+    await checkPackageLayout(path.join(root, item.name), `${item.name}/`)
+    folders.push(path.join(root, item.name))
+  }
+  if (folders.length === 0) throw new ApiError('AlgorithmPackageInvalid', { details: { reason: `no ${MANIFEST_FILE} in the package` } })
+  return folders
+}
+
+/** Only `manifest.json`, `models/<file>` and `files/<file>`: nothing else is installed. */
+async function checkPackageLayout(folder: string, prefix: string): Promise<void> {
+  for (const relative of await listFiles(folder)) {
+    if (!PACKAGE_FILE.test(relative))
+      throw new ApiError('AlgorithmPackageInvalid', { details: { entry: `${prefix}${relative}`.slice(0, 512), reason: 'a package holds only manifest.json, models/<file> and files/<file>' } })
+  }
+}
+
+async function listFiles(folder: string, base = ''): Promise<string[]> {
+  const out: string[] = []
+  for (const item of await readdir(path.join(folder, base), { withFileTypes: true })) {
+    const relative = base ? `${base}/${item.name}` : item.name
+    if (item.isDirectory()) out.push(...await listFiles(folder, relative))
+    else out.push(relative)
+  }
+  return out
+}
+
+async function readPackageManifest(folder: string): Promise<PipelineManifest> {
+  const file = path.join(folder, MANIFEST_FILE)
+  if ((await stat(file)).size > MANIFEST_MAX_BYTES) throw new ApiError('AlgorithmPackageInvalid', { details: { reason: 'manifest.json is larger than 1 MB' } })
+  let json: unknown
+  try {
+    json = JSON.parse(await readFile(file, 'utf8'))
+  } catch {
+    throw new ApiError('AlgorithmPackageInvalid', { details: { reason: 'manifest.json is not valid JSON' } })
+  }
+  try {
+    return validateManifest(json, MANIFEST_FILE)
+  } catch (error) {
+    throw new ApiError('AlgorithmPackageInvalid', { details: { reason: (error as Error).message.slice(0, 500) } })
+  }
+}
+
+/**
+ * Copies an unpacked package folder (LoadLocalAlgorithmAction) into staging: regular files
+ * and folders only — a link is refused, so nothing outside the folder is ever read.
+ */
+async function copyPackageFolder(from: string, to: string, limits: UnpackLimits): Promise<void> {
+  let entries = 0
+  let bytes = 0
+  const walk = async (relative: string) => {
+    for (const name of await readdir(path.join(from, relative))) {
+      const child = relative ? `${relative}/${name}` : name
+      const info = await lstat(path.join(from, child))
+      if (++entries > limits.maxEntries) throw new ApiError('AlgorithmPackageTooLarge', { details: { limitEntries: limits.maxEntries } })
+      if (info.isDirectory()) { await mkdir(path.join(to, child)); await walk(child); continue }
+      if (!info.isFile()) throw new ApiError('AlgorithmPackageUnsafe', { details: { entry: child, reason: 'not a regular file (link or device)' } })
+      bytes += info.size
+      if (bytes > limits.maxExpandedBytes) throw new ApiError('AlgorithmPackageTooLarge', { details: { limitBytes: String(limits.maxExpandedBytes) } })
+      await copyFile(path.join(from, child), path.join(to, child), constants.COPYFILE_EXCL)
+    }
+  }
+  await walk('')
+}
