@@ -1,3 +1,5 @@
+import { finished, Readable, Transform } from 'node:stream'
+import type { Context } from 'hono'
 import { ApiError, RecommendedAction } from '../../shared/errors/index.ts'
 
 /**
@@ -15,6 +17,8 @@ export class BodyTooLarge extends Error {
 
 export interface LimitedBody {
   stream: ReadableStream<Uint8Array> | null
+  /** The same body as a Node stream, when the request came from node:http (shared/http/nodeBody.ts). */
+  node?: Readable
   /** Set once the limit was crossed, whatever the reader did with the error. */
   exceeded(): BodyTooLarge | null
   /**
@@ -64,6 +68,78 @@ export function limitBody(body: ReadableStream<Uint8Array> | null, limitBytes: n
     await discard(reader, DRAIN_CAP_BYTES - seen).catch(() => undefined)
   }
   return { stream, exceeded: () => crossed, settle }
+}
+
+/**
+ * The body of a request that node:http serves (hono's `c.env.incoming`), limited without web
+ * streams: a pass-through byte counter on the IncomingMessage, which fails with BodyTooLarge
+ * once `limitBytes` is passed. `stream` is a web view of it, made only if someone reads it.
+ * Other requests (app.fetch in tests, other servers) get `limitBody` on the web body.
+ */
+export function limitRequestBody(c: Context, limitBytes: number): LimitedBody {
+  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming
+  return incoming instanceof Readable ? limitNodeBody(incoming, limitBytes) : limitBody(c.req.raw.body, limitBytes)
+}
+
+export function limitNodeBody(source: Readable, limitBytes: number): LimitedBody {
+  let crossed: BodyTooLarge | null = null
+  let seen = 0
+  const node = new Transform({
+    // As much as the socket hands over in one go, so that the source need not pause per read.
+    highWaterMark: 1024 * 1024,
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length
+      if (seen <= limitBytes) return callback(null, chunk)
+      crossed = new BodyTooLarge(limitBytes, null)
+      callback(crossed) // the reader sees the error; settle() drains the rest
+    },
+  })
+  node.on('error', () => undefined) // recorded in `crossed`, or the source's failure passed on
+  // A client that goes away mid-body fails the reader instead of leaving it waiting.
+  finished(source, (error) => { if (error && !node.destroyed) node.destroy(error) })
+  source.pipe(node)
+  let reader: ReadableStreamDefaultReader<Uint8Array> | null = null
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      reader ??= (Readable.toWeb(node) as ReadableStream<Uint8Array>).getReader()
+      const { done, value } = await reader.read()
+      if (done) controller.close()
+      else controller.enqueue(value)
+    },
+    cancel() {}, // a consumer that gives up leaves the rest to settle()
+  }, { highWaterMark: 0 }) // no read ahead: a reader of `node` must get every byte
+  const settle = async () => {
+    source.unpipe(node)
+    if (source.readableEnded || source.destroyed) return
+    await discardNode(source, DRAIN_CAP_BYTES - seen)
+  }
+  return { stream, node, exceeded: () => crossed, settle }
+}
+
+/** Reads and drops up to `budget` more bytes of a Node stream; destroys it when the budget runs out. */
+function discardNode(source: Readable, budget: number): Promise<void> {
+  return new Promise((resolve) => {
+    let left = budget
+    const stop = () => {
+      source.off('data', onData)
+      source.off('end', stop)
+      source.off('close', stop)
+      source.off('error', stop)
+      resolve()
+    }
+    const onData = (chunk: Buffer) => {
+      left -= chunk.length
+      if (left > 0) return
+      stop()
+      source.destroy()
+    }
+    source.on('data', onData)
+    source.once('end', stop)
+    source.once('close', stop)
+    source.once('error', stop)
+    if (left <= 0) onData(Buffer.alloc(0))
+    source.resume()
+  })
 }
 
 /** Reads and drops up to `budget` more bytes; cancels the source when the budget runs out. */

@@ -4,7 +4,8 @@ import { failure, success, type Envelope } from '../../shared/envelope.ts'
 import type { Ctx, HandlerDefinition, Identity, Services } from '../../shared/handler.ts'
 import type { RouteEntry, RouteTable } from './routeTable.ts'
 import type { InputValidator } from './validate.ts'
-import { BodyTooLarge, bodyTooLargeError, discard, DRAIN_CAP_BYTES, limitBody } from './bodyLimit.ts'
+import { attachNodeBody } from '../../shared/http/nodeBody.ts'
+import { BodyTooLarge, bodyTooLargeError, discard, DRAIN_CAP_BYTES, limitBody, limitRequestBody } from './bodyLimit.ts'
 
 export interface DispatchDeps {
   services: Services
@@ -47,7 +48,8 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
       if (route.auth === 'session' && identity.passwordChangeRequired) return errorResponse(c, new ApiError('PasswordChangeRequired'))
     }
 
-    const body = limitBody(route.body === 'none' ? null : c.req.raw.body, limitBytes)
+    // Multipart bodies are read from node:http's own stream when there is one (bodyLimit.ts).
+    const body = multipart ? limitRequestBody(c, limitBytes) : limitBody(route.body === 'none' ? null : c.req.raw.body, limitBytes)
     try {
       let input: unknown = {}
       let request: Request | null = c.req.raw
@@ -57,6 +59,7 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
         if (!/^multipart\/form-data/i.test(c.req.header('content-type') ?? ''))
           throw new ApiError('UnsupportedMediaType', { details: { expected: 'multipart/form-data', received: c.req.header('content-type') ?? null } })
         request = new Request(c.req.raw.url, { method: c.req.method, headers: c.req.raw.headers, body: body.stream, duplex: 'half' } as RequestInit)
+        if (body.node) attachNodeBody(request, body.node)
       } else {
         input = Object.fromEntries(new URL(c.req.url).searchParams)
       }

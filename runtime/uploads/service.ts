@@ -63,6 +63,12 @@ export class UploadManager implements UploadService {
   private readonly locks = new SessionWriteLocks()
   private readonly statDisk: StatDisk
   private readonly timer: NodeJS.Timeout | null
+  /**
+   * Size of each uploadTemp session's file as this process last left it (after an accepted or
+   * rolled-back chunk), so that alignFile need not stat the file before every chunk. Empty
+   * after a restart: the first chunk then checks the file on disk.
+   */
+  private readonly knownFileSizes = new Map<string, number>()
 
   constructor(private readonly options: UploadServiceOptions) {
     this.stagingDir = path.resolve(options.stagingDir ?? path.join(options.config.dataPath, 'uploads'))
@@ -223,6 +229,7 @@ export class UploadManager implements UploadService {
     const gate = new ByteGate(body, chunk.chunkSize, maxChunk, { purpose: chunk.purpose, uploadId: session.id })
     const onAbort = () => gate.stop(new ApiError('UPLOAD_CANCELLED', { details: { uploadId: session.id, state: 'cancelled' } }))
     write.abort.signal.addEventListener('abort', onAbort, { once: true })
+    this.knownFileSizes.delete(session.id) // unknown until this chunk is accepted or rolled back
     try {
       await this.store.writeChunk(gate, session.id, session.receivedBytes)
       this.checkGate(gate, chunk)
@@ -231,9 +238,12 @@ export class UploadManager implements UploadService {
         const fresh = await this.repo.find(session.id)
         throw (fresh && endedSessionError(fresh)) ?? new ApiError('TRANSFER_BUSY', { details: { uploadId: session.id } })
       }
+      // A complete session takes no more chunks (a resent one is only counted, never written).
+      if (chunk.chunkIndex < session.totalChunks - 1) this.knownFileSizes.set(session.id, session.receivedBytes + chunk.chunkSize)
     } catch (error) {
       // Leave the session exactly as it was: drop whatever part of this chunk reached the file.
-      await truncate(this.filePath(session.id), session.receivedBytes).catch(() => undefined)
+      await truncate(this.filePath(session.id), session.receivedBytes).then(
+        () => this.knownFileSizes.set(session.id, session.receivedBytes), () => undefined)
       throw error
     } finally {
       write.abort.signal.removeEventListener('abort', onAbort)
@@ -256,9 +266,11 @@ export class UploadManager implements UploadService {
    * left extra bytes); bytes missing from it mean the file was lost: the session fails.
    */
   private async alignFile(session: UploadSessionRow): Promise<void> {
+    if (this.knownFileSizes.get(session.id) === session.receivedBytes) return
     const file = this.filePath(session.id)
     const size = await stat(file).then((s) => s.size, () => -1)
     if (size > session.receivedBytes) await truncate(file, session.receivedBytes)
+    if (size >= session.receivedBytes) this.knownFileSizes.set(session.id, session.receivedBytes)
     if (size < session.receivedBytes) {
       await this.endAndDelete(session, 'failed', 'stored bytes are missing')
       throw new ApiError('UPLOAD_FAILED', { details: { uploadId: session.id, state: 'failed', reason: 'stored bytes are missing' } })
@@ -371,6 +383,7 @@ export class UploadManager implements UploadService {
 
   /** Deletes a session's bytes and its store record; idempotent. */
   async deleteBytes(uploadId: string): Promise<void> {
+    this.knownFileSizes.delete(uploadId)
     await rm(this.filePath(uploadId), { force: true })
     await this.store.configstore.delete(uploadId)
     await this.repo.markBytesDeleted(uploadId, this.now())
@@ -378,6 +391,7 @@ export class UploadManager implements UploadService {
 
   /** Removes a session that never became visible (its first chunk failed). */
   private async forget(uploadId: string): Promise<void> {
+    this.knownFileSizes.delete(uploadId)
     await rm(this.filePath(uploadId), { force: true })
     await this.store.configstore.delete(uploadId)
     await this.repo.deleteSession(uploadId)

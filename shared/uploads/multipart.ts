@@ -5,6 +5,7 @@ import path from 'node:path'
 import { PassThrough, Readable } from 'node:stream'
 import { finished, pipeline } from 'node:stream/promises'
 import { ApiError } from '../errors/index.ts'
+import { nodeBodyOf } from '../http/nodeBody.ts'
 import type { ChunkFields } from './types.ts'
 import { ByteGate } from './byteGate.ts'
 import { boundaryOf, MultipartParser } from './multipartParser.ts'
@@ -72,6 +73,52 @@ const drained = (stream: NodeJS.EventEmitter) => new Promise<void>((resolve) => 
   stream.on('drain', done)
   stream.on('close', done)
 })
+
+/**
+ * Feeds a Node body (shared/http/nodeBody.ts) to the parser: plain `pipe`, no copies. After a
+ * parse failure the rest is still read (and dropped) so the client gets its answer; the
+ * runtime's body limit bounds that. Resolves when the body ended or failed.
+ */
+function pipeNode(source: Readable, parser: MultipartParser, fail: (error: unknown) => void): Promise<void> {
+  return new Promise((resolve) => {
+    if (source.destroyed || source.readableEnded) {
+      const error = source.errored ?? new Error('the request body was already read')
+      fail(error)
+      parser.destroy(error)
+      return resolve()
+    }
+    parser.once('error', () => {
+      source.unpipe(parser)
+      source.resume()
+    })
+    finished(source).then(() => resolve(), (error: unknown) => {
+      fail(error)
+      parser.destroy(error as Error)
+      resolve()
+    })
+    source.pipe(parser)
+  })
+}
+
+/**
+ * Feeds a web body to the parser with its reader, with backpressure: about twice as fast as
+ * Readable.fromWeb on this device (bench/upload.bench.mjs).
+ */
+async function pumpWeb(body: ReadableStream<Uint8Array>, parser: MultipartParser, fail: (error: unknown) => void): Promise<void> {
+  const reader = body.getReader()
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      if (parser.destroyed) continue // keep draining so the client gets its answer
+      if (!parser.write(Buffer.from(value.buffer, value.byteOffset, value.byteLength))) await drained(parser)
+    }
+    if (!parser.destroyed) parser.end()
+  } catch (error) {
+    fail(error)
+    parser.destroy(error as Error)
+  }
+}
 
 export async function receiveChunk<T>(request: Request, options: ReceiveChunkOptions,
   accept: (fields: ChunkFields, body: Readable) => Promise<T>): Promise<T> {
@@ -143,23 +190,8 @@ export async function receiveChunk<T>(request: Request, options: ReceiveChunkOpt
     parser.once('close', resolve)
     parser.once('error', (error) => fail(invalid('file', `malformed multipart body: ${error.message}`)))
   })
-  // Read the web body with its reader and write into the parser with backpressure: about twice
-  // as fast as Readable.fromWeb on this device (bench/upload.bench.mjs).
-  const reader = (request.body as ReadableStream<Uint8Array>).getReader()
-  const pump = (async () => {
-    try {
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) break
-        if (parser.destroyed) continue // keep draining so the client gets its answer
-        if (!parser.write(Buffer.from(value.buffer, value.byteOffset, value.byteLength))) await drained(parser)
-      }
-      if (!parser.destroyed) parser.end()
-    } catch (error) {
-      fail(error)
-      parser.destroy(error as Error)
-    }
-  })()
+  const source = nodeBodyOf(request)
+  const pump = source ? pipeNode(source, parser, fail) : pumpWeb(request.body as ReadableStream<Uint8Array>, parser, fail)
   await parsed
   await pump
 

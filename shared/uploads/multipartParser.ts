@@ -70,11 +70,15 @@ export class MultipartParser extends Writable {
   private held: ((error?: Error | null) => void) | null = null
 
   constructor(boundary: string, private readonly handlers: MultipartHandlers, private readonly limits: MultipartLimits) {
-    super()
+    // 1 MB of input may queue while the file's reader catches up (a source piped in need not
+    // pause after every 64 KB read).
+    super({ highWaterMark: 1024 * 1024 })
     this.delimiter = Buffer.from(`\r\n--${boundary}`)
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    // Inside a part, `pending` is empty unless the last input ended with the start of a
+    // delimiter, so part data is (almost) never copied here.
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk])
     this.resume(callback)
   }
@@ -139,7 +143,10 @@ export class MultipartParser extends Writable {
         case 'body': {
           const at = this.pending.indexOf(this.delimiter)
           if (at < 0) {
-            const safe = this.pending.length - (this.delimiter.length - 1)
+            // Hand everything on but a tail that may be the start of a delimiter. Keeping back
+            // a fixed delimiter-length tail instead would make every next input a concat: one
+            // more copy of the whole upload (and as much garbage).
+            const safe = this.pending.length - this.delimiterStartAtEnd()
             if (safe <= 0) return true
             const data = this.pending.subarray(0, safe)
             this.pending = this.pending.subarray(safe)
@@ -156,6 +163,16 @@ export class MultipartParser extends Writable {
         }
       }
     }
+  }
+
+  /** Length of the longest end of `pending` that is a proper prefix of the delimiter (0 mostly). */
+  private delimiterStartAtEnd(): number {
+    const { pending, delimiter } = this
+    const from = Math.max(0, pending.length - (delimiter.length - 1))
+    // The delimiter starts with CR: only a CR near the end can begin one.
+    for (let at = pending.indexOf(0x0d, from); at >= 0; at = pending.indexOf(0x0d, at + 1))
+      if (delimiter.compare(pending, at, pending.length, 0, pending.length - at) === 0) return pending.length - at
+    return 0
   }
 
   private keepTail(): void {

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { connect } from 'node:net'
 import path from 'node:path'
 import { eq } from 'drizzle-orm'
 import sharp from 'sharp'
@@ -89,6 +90,40 @@ describe('uploads over HTTP (spec 4.4-4.6, 4.12) on the real runtime', () => {
     }, png, 'red.png')
     expect(body).toMatchObject({ resCode: 1, resData: { nextChunkIndex: '1', complete: true } })
     expect(readFileSync(path.join(device.dataDir, 'uploads', body.resData.uploadId)).equals(png)).toBe(true)
+  })
+
+  it('a client that goes away in the middle of a chunk leaves the session as it was; the chunk is then accepted', async () => {
+    const file = randomBytes(2 * MB + 999)
+    const clientRequestId = randomUUID()
+    const first = chunkFields(file, MB, 0, { clientRequestId })
+    const uploadId = (await sendChunk(device, mtk, first.fields, first.data)).body.resData.uploadId as string
+    const second = chunkFields(file, MB, 1, { clientRequestId, uploadId })
+    // The whole multipart request, of which only the first half is sent before the socket closes.
+    const form = new FormData()
+    for (const [name, value] of Object.entries(second.fields)) form.append(name, String(value))
+    form.append('file', new Blob([new Uint8Array(second.data)]), 'file.bin')
+    const request = new Request('http://device/', { method: 'POST', body: form })
+    const whole = Buffer.from(await request.arrayBuffer())
+    const { port } = new URL(device.url)
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(`POST ${BASE}/uploadTemp HTTP/1.1\r\nHost: 127.0.0.1\r\nmtk: ${mtk}\r\n` +
+          `Content-Type: ${request.headers.get('content-type')}\r\nContent-Length: ${whole.length}\r\n\r\n`)
+        socket.write(whole.subarray(0, whole.length >> 1), () => setTimeout(() => { socket.destroy(); resolve() }, 100))
+      })
+      socket.on('error', reject)
+    })
+    // The device notices the disconnect; until it has rolled the chunk back, the session is busy.
+    let retried = await sendChunk(device, mtk, second.fields, second.data)
+    for (let attempt = 0; attempt < 100 && retried.body.resMsg[0]?.msgCode === 'TRANSFER_BUSY'; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      retried = await sendChunk(device, mtk, second.fields, second.data)
+    }
+    expect(retried.body).toMatchObject({ resCode: 1, resData: { uploadId, nextChunkIndex: '2', complete: false } })
+    const last = chunkFields(file, MB, 2, { clientRequestId, uploadId })
+    expect((await sendChunk(device, mtk, last.fields, last.data)).body.resData).toMatchObject({ nextChunkIndex: '3', complete: true })
+    expect(sha256(readFileSync(path.join(device.dataDir, 'uploads', uploadId)))).toBe(sha256(file))
+    expect((await device.post(`${BASE}/cancelUpload`, { uploadId }, mtk)).body).toMatchObject({ resCode: 1 })
   })
 
   it('bad input over HTTP: chunk over maxChunkSize → 413 uploadChunkTooLarge; unknown uploadId; no mtk → 401', async () => {
