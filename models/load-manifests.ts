@@ -94,7 +94,7 @@ function resolveFileRef(ref: FileRef, paths: ManifestPaths): string {
   return 'package' in ref ? resolvePackageFile(ref, paths.projectRoot) : resolvePackagedFile(ref.path, paths)
 }
 
-/** Cross-references the schema cannot express: ids, `from`, `model`, `result.targets`. */
+/** Cross-references the schema cannot express: ids, `from`, `model`, `result.targets`, labels of kept classes. */
 function checkGraph(m: PipelineManifest, file: string): void {
   const fail = (why: string) => { throw new Error(`${file}: ${why}`) }
   const seen = new Map<string, string>()
@@ -103,6 +103,11 @@ function checkGraph(m: PipelineManifest, file: string): void {
     if ('model' in node && !(node.model in m.models)) fail(`node ${node.id} names unknown model ${node.model}`)
     if (node.action === 'crop' && seen.get(node.from) !== 'detector') fail(`crop ${node.id} must come after detector ${node.from}`)
     if (node.action === 'classifier' && seen.get(node.from) !== 'crop') fail(`classifier ${node.id} must come after crop ${node.from}`)
+    // `labels` maps class index → label, so a kept class needs its own entry (else the label would read "2").
+    if (node.action === 'detector' && 'classes' in node.decoder) {
+      const unnamed = (node.decoder.classes ?? []).filter((index) => index >= node.labels.length)
+      if (unnamed.length > 0) fail(`detector ${node.id} keeps classes ${unnamed.join(', ')} that labels (${node.labels.length} entries, by class index) does not name`)
+    }
     seen.set(node.id, node.action)
   }
   if (seen.get(m.result.targets) !== 'detector') fail(`result.targets ${m.result.targets} is not a detector node`)

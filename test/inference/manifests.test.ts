@@ -10,8 +10,8 @@ describe('pipeline manifests', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'man-'))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
   const faceFile = path.join(defaultManifestDir(projectRoot), 'face-detection.json')
-  const variant = (edit: (m: Record<string, any>) => void) => {
-    const m = JSON.parse(readFileSync(faceFile, 'utf8'))
+  const variant = (edit: (m: Record<string, any>) => void, from = faceFile) => {
+    const m = JSON.parse(readFileSync(from, 'utf8'))
     edit(m)
     const file = path.join(dir, `m-${Math.random().toString(36).slice(2)}.json`)
     writeFileSync(file, JSON.stringify(m))
@@ -47,6 +47,15 @@ describe('pipeline manifests', () => {
     expect(() => loadManifest(variant((m) => { m.result.targets = 'nope' }), projectRoot)).toThrow(/not a detector/)
     expect(() => loadManifest(variant((m) => { m.models['blazeface-back'].source.file = '../sharp/package.json' }), projectRoot)).toThrow(/invalid pipeline manifest/)
     expect(() => loadManifest(variant((m) => { m.models['blazeface-back'].source.package = 'no-such-package-xyz' }), projectRoot)).toThrow(/not installed/)
+  })
+
+  it('rejects a detector that keeps classes its label map does not name', () => {
+    const personFile = path.join(defaultManifestDir(projectRoot), 'person-detector.json')
+    expect(() => loadManifest(variant(() => undefined, personFile), projectRoot)).not.toThrow()
+    expect(() => loadManifest(variant((m) => {
+      m.nodes[0].decoder.classes = [2]
+      m.nodes[0].labels = ['car']
+    }, personFile), projectRoot)).toThrow(/keeps classes 2 that labels \(1 entries, by class index\) does not name/)
   })
 
   it('generates MediaPipe SSD anchors: 896 for both BlazeFace models, cell centres on the feature maps', () => {
