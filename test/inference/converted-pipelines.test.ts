@@ -17,8 +17,32 @@ import { samplePath, samplePeople } from './helpers.ts'
 
 const b64 = (n: number) => readFileSync(samplePath(n)).toString('base64')
 const targetsOf = (resData: any): any[] => resData.areaList.flatMap((a: any) => a.targetList)
-const overlaps = (a: { x: number; y: number; width: number; height: number }, b: typeof a) =>
-  a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
+type Box = { x: number; y: number; width: number; height: number }
+type Point = { x: number; y: number }
+
+/** Even-odd rule: is `p` inside the polygon? */
+function insidePolygon(p: Point, polygon: Point[]): boolean {
+  let inside = false
+  for (let i = 0, j = polygon.length - 1; i < polygon.length; j = i++) {
+    const a = polygon[i]!, b = polygon[j]!
+    if ((a.y > p.y) !== (b.y > p.y) && p.x < ((b.x - a.x) * (p.y - a.y)) / (b.y - a.y) + a.x) inside = !inside
+  }
+  return inside
+}
+
+/** Share of a polygon's area (sampled on a 4-px grid) that lies inside any of `boxes`. */
+function shareInsideBoxes(polygon: Point[], boxes: Box[]): number {
+  const xs = polygon.map((p) => p.x), ys = polygon.map((p) => p.y)
+  let inPolygon = 0, inBox = 0
+  for (let y = Math.min(...ys); y <= Math.max(...ys); y += 4) {
+    for (let x = Math.min(...xs); x <= Math.max(...xs); x += 4) {
+      if (!insidePolygon({ x, y }, polygon)) continue
+      inPolygon++
+      if (boxes.some((b) => x >= b.x && x <= b.x + b.width && y >= b.y && y <= b.y + b.height)) inBox++
+    }
+  }
+  return inPolygon === 0 ? 0 : inBox / inPolygon
+}
 
 describe('converted-model pipelines over HTTP (spec 2.6)', () => {
   let device: DeviceProcess
@@ -32,7 +56,14 @@ describe('converted-model pipelines over HTTP (spec 2.6)', () => {
     return r.body.resData
   }
   /** Person boxes per sample (1..6) from the person detector, shared by the segmentation check. */
-  const personBoxes = new Map<number, any[]>()
+  const personBoxes = new Map<number, Box[]>()
+  const personBoxesOf = async (n: number): Promise<Box[]> => {
+    if (!personBoxes.has(n)) {
+      const { taskId } = await create('person-detector')
+      personBoxes.set(n, targetsOf(await detect(taskId, 'person-detector', n)).map((t) => t.box))
+    }
+    return personBoxes.get(n)!
+  }
 
   beforeAll(async () => {
     device = await startDevice()
@@ -108,7 +139,7 @@ describe('converted-model pipelines over HTTP (spec 2.6)', () => {
     expect(targets.filter((t) => t.confidence[0].label === 'person')).toHaveLength(3)
   })
 
-  it('person segmentation: normalized, simplified polygons inside the image, each over a person', async () => {
+  it('person segmentation: normalized, simplified polygons inside the image, each lying over the people', async () => {
     const { taskId, body } = await create('person-segmentation')
     expect(body.resCode).toBe(1)
     let regions = 0
@@ -124,11 +155,12 @@ describe('converted-model pipelines over HTTP (spec 2.6)', () => {
           expect(p.xRatio).toBeGreaterThanOrEqual(0); expect(p.xRatio).toBeLessThanOrEqual(1)
           expect(p.yRatio).toBeGreaterThanOrEqual(0); expect(p.yRatio).toBeLessThanOrEqual(1)
         }
-        const xs = t.maskPolygon.map((p: any) => p.xRatio * width), ys = t.maskPolygon.map((p: any) => p.yRatio * height)
-        const hull = { x: Math.min(...xs), y: Math.min(...ys), width: Math.max(...xs) - Math.min(...xs), height: Math.max(...ys) - Math.min(...ys) }
-        const persons = personBoxes.get(n) ?? []
+        // Overlaps its person: most of the region's own area lies inside the person boxes the
+        // person detector finds on the same photo (a region may hold several touching people). Measured on the six samples: 0.91–0.99.
+        const polygon = t.maskPolygon.map((p: any) => ({ x: p.xRatio * width, y: p.yRatio * height }))
+        const persons = await personBoxesOf(n)
         expect(persons.length).toBeGreaterThan(0)
-        expect(persons.some((b) => overlaps(hull, b)), `sample ${n}: polygon over no person`).toBe(true)
+        expect(shareInsideBoxes(polygon, persons), `sample ${n}: share of the region over the people`).toBeGreaterThanOrEqual(0.75)
       }
     }
     expect(regions).toBeGreaterThanOrEqual(6)
