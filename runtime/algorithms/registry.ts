@@ -33,6 +33,7 @@ export interface RegistryOptions {
 }
 
 interface Active { entry: AlgorithmEntry; loaded: LoadedManifest }
+interface PreparedCommit { finish(): Promise<AlgorithmEntry>; undo(): Promise<void> }
 
 export const MANIFEST_FILE = 'manifest.json'
 const MANIFEST_MAX_BYTES = 1024 * 1024
@@ -285,25 +286,74 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
       }
       checked.push({ folder, manifest })
     }
-    const entries: AlgorithmEntry[] = []
-    for (const { folder, manifest } of checked) entries.push(await this.#commit(folder, manifest, 'package'))
-    return entries
+    // All or nothing: a package of several algorithms is installed whole or not at all.
+    const prepared: PreparedCommit[] = []
+    try {
+      for (const { folder, manifest } of checked) prepared.push(await this.#prepare(folder, manifest, 'package'))
+    } catch (error) {
+      for (const commit of prepared.reverse()) await commit.undo()
+      throw error
+    }
+    return Promise.all(prepared.map((commit) => commit.finish()))
   }
 
-  /** Moves a checked folder into place (replacing the old one), then row, sidecar and memory. */
   async #commit(staging: string, manifest: PipelineManifest, origin: AlgorithmOrigin): Promise<AlgorithmEntry> {
+    return (await this.#prepare(staging, manifest, origin)).finish()
+  }
+
+  /**
+   * Moves a checked folder into place, then row and sidecar; the folder it replaces is kept
+   * aside until `finish` (which also updates memory). Anything failing on the way (the
+   * sidecar restarting, the disk) is undone here, and `undo` puts back the algorithm as it was.
+   */
+  async #prepare(staging: string, manifest: PipelineManifest, origin: AlgorithmOrigin): Promise<PreparedCommit> {
     const id = manifest.algorithmId
     const final = path.join(this.#dir, id)
-    if (existsSync(final)) await this.#discard(final)
-    await rename(staging, final)
-    const loaded = this.#resolveOrThrow(manifest, final, 'AlgorithmInvalid')
+    const previous = this.#active.get(id)
+    const aside = existsSync(final) ? path.join(this.#dir, `.previous-${randomUUID()}`) : null
+    if (aside) await rename(final, aside)
+    const undo = async () => {
+      if (existsSync(final)) await this.#discard(final)
+      if (aside) await rename(aside, final)
+      await this.#restore(id, previous)
+    }
     const entry: AlgorithmEntry = { manifest, origin, updatedAt: this.#o.clock.now() }
-    await this.#writeRow(entry)
-    await this.#o.db.delete(removedPresetAlgorithms).where(eq(removedPresetAlgorithms.algorithmId, id))
-    await this.#o.sidecar.define(loaded)
-    this.#active.set(id, { entry, loaded })
-    this.#o.log.info({ algorithmId: id, origin }, 'algorithm installed')
-    return entry
+    let loaded: LoadedManifest
+    try {
+      await rename(staging, final)
+      loaded = this.#resolveOrThrow(manifest, final, 'AlgorithmInvalid')
+      await this.#writeRow(entry)
+      await this.#o.db.delete(removedPresetAlgorithms).where(eq(removedPresetAlgorithms.algorithmId, id))
+      await this.#o.sidecar.define(loaded)
+    } catch (error) {
+      await undo()
+      throw error
+    }
+    return {
+      undo,
+      finish: async () => {
+        if (aside) await rm(aside, { recursive: true, force: true })
+        this.#active.set(id, { entry, loaded })
+        this.#o.log.info({ algorithmId: id, origin }, 'algorithm installed')
+        return entry
+      },
+    }
+  }
+
+  /** Puts row and sidecar definition back as they were before a failed install (best effort, logged). */
+  async #restore(algorithmId: string, previous: Active | undefined): Promise<void> {
+    try {
+      if (previous) {
+        await this.#writeRow(previous.entry)
+        await this.#o.sidecar.define(previous.loaded)
+      } else {
+        await this.#o.db.delete(algorithms).where(eq(algorithms.algorithmId, algorithmId))
+        if (this.#presets.has(algorithmId)) await this.#o.db.insert(removedPresetAlgorithms).values({ algorithmId, removedAt: this.#o.clock.now() }).onConflictDoNothing()
+        await this.#o.sidecar.forget(algorithmId)
+      }
+    } catch (error) {
+      this.#o.log.error({ algorithmId, err: (error as Error).message }, 'could not restore the algorithm after a failed install')
+    }
   }
 
   /** Renames first (one step), then deletes: a crash leaves a `.trash-*` folder that start-up removes. */
