@@ -17,12 +17,16 @@ export default defineHandler({
   async handle(input, ctx) {
     const taskId = input.taskId ?? input.algorithmCode
     if (!taskId) throw invalidParam('/taskId', 'taskId or algorithmCode is required')
-    const task = await findTask(ctx.db, taskId)
-    if (!task || task.state !== 'created' || (input.algorithmCode !== undefined && input.algorithmCode !== task.algorithmCode))
-      throw new ApiError('NotCreated', { details: { taskId, ...(input.algorithmCode ? { algorithmCode: input.algorithmCode } : {}) } })
-    // spec 3.2: only when no request is still running inference on the task (TaskBusy, retryable).
-    await ctx.inference.release(taskId)
-    await markCancelled(ctx.db, taskId, ctx.clock.now())
+    // Under the task's lock: a detection that passed its state check is already in flight
+    // (release answers TaskBusy), or it sees the task cancelled and never reloads it.
+    await ctx.inference.exclusive(taskId, async () => {
+      const task = await findTask(ctx.db, taskId)
+      if (!task || task.state !== 'created' || (input.algorithmCode !== undefined && input.algorithmCode !== task.algorithmCode))
+        throw new ApiError('NotCreated', { details: { taskId, ...(input.algorithmCode ? { algorithmCode: input.algorithmCode } : {}) } })
+      // spec 3.2: only when no request is still running inference on the task (TaskBusy, retryable).
+      await ctx.inference.release(taskId)
+      await markCancelled(ctx.db, taskId, ctx.clock.now())
+    })
     ctx.log.info({ taskId }, 'task cancelled')
     return undefined
   },

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { eq } from 'drizzle-orm'
 import { algorithms } from '../../shared/db/schema/index.ts'
 import { findTask, saveCreatedTask } from '../../shared/detection/task-store.ts'
-import { ApiError, invalidParam } from '../../shared/errors/index.ts'
+import { ApiError } from '../../shared/errors/index.ts'
 import { defineHandler } from '../../shared/handler.ts'
 import { TaskConfigSchema } from '../../shared/inference/types.ts'
 
@@ -28,15 +28,23 @@ export default defineHandler({
     // spec 7.1: an algorithmCode that does not exist (or is not running) → ActionAlgLoadFailed.
     if (!algorithm || algorithm.runningStatus !== 0)
       throw new ApiError('ActionAlgLoadFailed', { details: { algorithmCode: input.algorithmCode } })
-    const existing = await findTask(ctx.db, taskId)
-    if (existing?.state === 'created' && existing.algorithmCode !== input.algorithmCode)
-      throw invalidParam('/taskId', 'this taskId is already created with another algorithmCode; cancel it first', { algorithmCode: existing.algorithmCode })
-    // spec 3.2: created + PTaskCreate with the same taskId → the existing task is reused
-    // (a taskConfig sent again replaces the old one).
-    const taskConfig = input.taskConfig ?? (existing?.state === 'created' ? existing.taskConfig : {})
-    await ctx.inference.load(taskId, input.algorithmCode, taskConfig)
-    await saveCreatedTask(ctx.db, { taskId, algorithmCode: input.algorithmCode, taskConfig, createdBy: ctx.identity?.userId ?? null }, ctx.clock.now())
-    ctx.log.info({ taskId, algorithmCode: input.algorithmCode, reused: existing?.state === 'created' }, 'task created')
+    // Under the task's lock, like PTaskDetectPic and PTaskCancle (spec 3.2 transitions never interleave).
+    const reused = await ctx.inference.exclusive(taskId, async () => {
+      const existing = await findTask(ctx.db, taskId)
+      const created = existing?.state === 'created' ? existing : undefined
+      // spec 3.2: created + PTaskCreate with the same taskId → the existing task is reused,
+      // unconditionally. With another algorithmCode the task id is kept and the task now runs
+      // that algorithm (README "Tasks"): the old pipeline is released first, refused with the
+      // retryable TaskBusy while a detection runs on it (as PTaskCancle, spec 4.8), and the
+      // old taskConfig is not carried over. A taskConfig sent again replaces the old one.
+      const switching = created !== undefined && created.algorithmCode !== input.algorithmCode
+      if (switching) await ctx.inference.release(taskId)
+      const taskConfig = input.taskConfig ?? (created && !switching ? created.taskConfig : {})
+      await ctx.inference.load(taskId, input.algorithmCode, taskConfig)
+      await saveCreatedTask(ctx.db, { taskId, algorithmCode: input.algorithmCode, taskConfig, createdBy: ctx.identity?.userId ?? null }, ctx.clock.now())
+      return created ? { previousAlgorithmCode: created.algorithmCode } : null
+    })
+    ctx.log.info({ taskId, algorithmCode: input.algorithmCode, reused: reused !== null, ...(reused ?? {}) }, 'task created')
     return undefined
   },
 })

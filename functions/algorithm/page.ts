@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox'
-import { and, asc, count, eq, like, type SQL } from 'drizzle-orm'
+import { and, asc, count, eq, type SQL } from 'drizzle-orm'
+import { containsText } from '../../shared/db/like.ts'
 import { algorithms } from '../../shared/db/schema/index.ts'
 import { defineHandler } from '../../shared/handler.ts'
 
 const Filter = Type.Optional(Type.String({ maxLength: 128 }))
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 export default defineHandler({
   // spec 4.2 (paths match case-insensitively, so 4.10's `/gtw/cwai/Algorithm/` reaches it too).
@@ -27,8 +27,8 @@ export default defineHandler({
     if (input.algorithmUsage) conditions.push(eq(algorithms.algorithmUsage, input.algorithmUsage))
     if (input.algorithmId) conditions.push(eq(algorithms.algorithmId, input.algorithmId))
     if (input.algorithmCategory) conditions.push(eq(algorithms.algorithmCategory, input.algorithmCategory))
-    if (input.algorithmName) conditions.push(like(algorithms.algorithmName, `%${escapeLike(input.algorithmName)}%`))
-    if (input.supplier) conditions.push(like(algorithms.supplier, `%${escapeLike(input.supplier)}%`))
+    if (input.algorithmName) conditions.push(containsText(algorithms.algorithmName, input.algorithmName))
+    if (input.supplier) conditions.push(containsText(algorithms.supplier, input.supplier))
     const where = conditions.length > 0 ? and(...conditions) : undefined
     const pageNum = input.pageNum ?? 1
     const pageSize = input.pageSize ?? 10

@@ -4,6 +4,7 @@ import { catalogue, type ErrorId } from '../../shared/errors/catalogue.ts'
 import type {
   DetectOutcome, DetectRequest, DetectionResultCore, InferenceService, SidecarStats, TaskConfig,
 } from '../../shared/inference/types.ts'
+import { HandleLocks } from './handle-locks.ts'
 import { encodeFrame, FrameDecoder, type SidecarOp, type WireError } from './protocol.ts'
 import type { SidecarSupervisor, SupervisorLog } from './supervisor.ts'
 import type { LoadedManifest } from '../../models/load-manifests.ts'
@@ -41,6 +42,7 @@ export class SidecarClient implements InferenceService {
   /** Every algorithm the sidecar knows: defined again after each (re)start. */
   readonly #definitions = new Map<string, LoadedManifest>()
   readonly #inflight = new Map<string, number>()
+  readonly #locks = new HandleLocks()
   readonly #pending = new Map<number, Pending>()
   #socket: net.Socket | null = null
   #ready = false
@@ -95,11 +97,13 @@ export class SidecarClient implements InferenceService {
         this.#log?.error({ algorithmId: algorithm.manifest.algorithmId, err: (error as Error).message }, 'could not define algorithm in sidecar')
       }
     }
-    for (const [handle, { algorithmId, taskConfig }] of this.#handles) {
+    for (const [handle, entry] of this.#handles) {
       try {
-        await this.#send('load', { handle, algorithmId, taskConfig })
+        await this.#send('load', { handle, algorithmId: entry.algorithmId, taskConfig: entry.taskConfig })
       } catch (error) {
-        this.#log?.error({ handle, algorithmId, err: (error as Error).message }, 'could not re-establish pipeline after sidecar restart')
+        // Not loaded: forgotten, so that `has` is false and the task is loaded on demand.
+        if (this.#handles.get(handle) === entry) this.#handles.delete(handle)
+        this.#log?.error({ handle, algorithmId: entry.algorithmId, err: (error as Error).message }, 'could not re-establish pipeline after sidecar restart')
       }
     }
     if (this.#socket !== socket || socket.destroyed) return
@@ -170,7 +174,13 @@ export class SidecarClient implements InferenceService {
 
   // ── InferenceService ───────────────────────────────────────────────────────────────
   async load(handle: string, algorithmId: string, taskConfig: TaskConfig = {}): Promise<void> {
-    await this.#request('load', { handle, algorithmId, taskConfig })
+    try {
+      await this.#request('load', { handle, algorithmId, taskConfig })
+    } catch (error) {
+      // Switching to another algorithm may have released the old pipeline before failing.
+      if (this.#handles.get(handle)?.algorithmId !== algorithmId) this.#handles.delete(handle)
+      throw error
+    }
     this.#handles.set(handle, { algorithmId, taskConfig })
   }
 
@@ -189,10 +199,19 @@ export class SidecarClient implements InferenceService {
   /**
    * Takes over a handle loaded in an earlier life of the runtime (tasks restored from the
    * database): loaded now when the sidecar is connected, otherwise on the next (re)connect.
+   * A handle whose load fails is not kept (`has` is false), so PTaskDetectPic loads it on
+   * demand and reports that load's error instead of NotCreated.
    */
   async adopt(handle: string, algorithmId: string, taskConfig: TaskConfig = {}): Promise<void> {
-    this.#handles.set(handle, { algorithmId, taskConfig })
-    if (this.#ready) await this.#send('load', { handle, algorithmId, taskConfig })
+    const entry = { algorithmId, taskConfig }
+    this.#handles.set(handle, entry)
+    if (!this.#ready) return
+    try {
+      await this.#send('load', { handle, algorithmId, taskConfig })
+    } catch (error) {
+      if (this.#handles.get(handle) === entry) this.#handles.delete(handle)
+      throw error
+    }
   }
 
   has(handle: string): boolean {
@@ -225,6 +244,10 @@ export class SidecarClient implements InferenceService {
       if (left > 0) this.#inflight.set(request.handle, left)
       else this.#inflight.delete(request.handle)
     }
+  }
+
+  exclusive<T>(handle: string, step: () => Promise<T>): Promise<T> {
+    return this.#locks.run(handle, step)
   }
 
   async stats(): Promise<SidecarStats> {

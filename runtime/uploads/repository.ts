@@ -83,6 +83,13 @@ export class UploadRepository {
     return result.rowsAffected === 1
   }
 
+  /** Undoes a claim whose consumer failed: consumed (bytes still there) → complete. */
+  async unclaim(id: string): Promise<boolean> {
+    const result = await this.db.update(uploadSessions).set({ state: 'complete', endedAt: null, endReason: null })
+      .where(and(eq(uploadSessions.id, id), eq(uploadSessions.state, 'consumed'), isNull(uploadSessions.bytesDeletedAt)))
+    return result.rowsAffected === 1
+  }
+
   /**
    * In-flight reservations: bytes admitted but not yet written by open sessions (bytes already
    * written show up in the filesystem's free space), and the number of live sessions.

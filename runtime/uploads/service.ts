@@ -12,7 +12,7 @@ import type { Db } from '../../shared/db/client.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Clock, Identity, Logger } from '../../shared/handler.ts'
 import type {
-  ChunkFields, ClaimedUpload, SweepResult, UploadCapabilities, UploadService, UploadSessionView,
+  ChunkFields, ClaimedUpload, SweepResult, UploadCapabilities, UploadLease, UploadService, UploadSessionView,
 } from '../../shared/uploads/index.ts'
 import { ByteGate, countBody } from '../../shared/uploads/byteGate.ts'
 import { capacityOf, statDisk, type Capacity, type StatDisk } from './capacity.ts'
@@ -328,6 +328,18 @@ export class UploadManager implements UploadService {
       sha256: session.sha256,
       release: () => this.deleteBytes(uploadId),
     }
+  }
+
+  /** spec 4.7 "successful claim … consumes it": a claim undone when the consumer fails (shared/uploads/types.ts). */
+  async lease(uploadId: string, identity: Identity, purpose: string): Promise<UploadLease> {
+    const { release, ...claimed } = await this.claim(uploadId, identity, purpose)
+    let settled = false
+    const settle = (step: () => Promise<unknown>) => async () => {
+      if (settled) return
+      settled = true
+      await step()
+    }
+    return { ...claimed, commit: settle(release), abandon: settle(() => this.repo.unclaim(uploadId)) }
   }
 
   /** spec 3.1 "open → expired": expires due sessions, and deletes bytes that released sessions left behind. */

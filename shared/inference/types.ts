@@ -121,6 +121,16 @@ export interface InferenceService {
   release(handle: string): Promise<void>
   /** Whether `handle` is loaded (in this runtime's view, re-established across restarts). */
   has(handle: string): boolean
+  /**
+   * Detection starts as in flight when `detect` is called (synchronously), so a `release`
+   * after that call is refused with TaskBusy.
+   */
   detect(request: DetectRequest): Promise<DetectOutcome>
   stats(): Promise<SidecarStats>
+  /**
+   * Runs `step` while no other `exclusive` step of the same handle runs. The task handlers
+   * use it so that a cancel (state check, release, marked cancelled) and the start of a
+   * detection (state check, load on demand, detection in flight) never interleave (spec 3.2).
+   */
+  exclusive<T>(handle: string, step: () => Promise<T>): Promise<T>
 }

@@ -31,6 +31,14 @@ export interface UploadService {
    * e.g. in a `finally`); the sweeper deletes forgotten consumed files after the idle timeout.
    */
   claim(uploadId: string, identity: Identity, purpose: string): Promise<ClaimedUpload>
+  /**
+   * `claim` for a consumer that may fail (spec 4.7: a *successful* claim consumes the upload):
+   * same checks and errors as `claim`, and the session is taken at once (a concurrent claim or
+   * lease gets UPLOAD_CONSUMED, so only one consumer ever holds it). `commit()` keeps it
+   * consumed and deletes the bytes; `abandon()` puts it back to `complete` with its bytes, so
+   * the client can retry with the same `uploadId`. Settles once; later calls do nothing.
+   */
+  lease(uploadId: string, identity: Identity, purpose: string): Promise<UploadLease>
   /** Expires idle sessions and deletes bytes of released ones; the runtime calls it on a timer. */
   sweep(): Promise<SweepResult>
   /** Stops the sweeper timer (runtime shutdown). */
@@ -91,6 +99,11 @@ export interface ClaimedUpload {
   sha256: string | null
   /** Deletes the staged bytes. Idempotent. */
   release(): Promise<void>
+}
+
+export interface UploadLease extends Omit<ClaimedUpload, 'release'> {
+  commit(): Promise<void>
+  abandon(): Promise<void>
 }
 
 export interface SweepResult {

@@ -80,7 +80,7 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     expect(bad.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/pageNum' } })
   })
 
-  it('typical flow with an upload: uploadId consumed by a successful detection, kept by a NotCreated one', async () => {
+  it('typical flow with an upload: uploadId consumed by a successful detection, kept by a NotCreated or failed one', async () => {
     const taskId = randomUUID()
     expect((await create({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
     const uploadId = await upload(readFileSync(samplePath(5)))
@@ -99,6 +99,8 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     expect((await detect({ taskId, algorithmCode: 'face-detection', uploadId: model })).body.resMsg[0].messageKey).toBe('api.error.uploadPurposeMismatch')
     // An uploaded file that is no image → ImageDecodeFailed.
     const junk = await upload(Buffer.from('definitely not an image'))
+    expect((await detect({ taskId, algorithmCode: 'face-detection', uploadId: junk })).body.resMsg[0].messageKey).toBe('api.error.ImageDecodeFailed')
+    // spec 4.7: only a successful claim consumes: the failed detection left the upload complete.
     expect((await detect({ taskId, algorithmCode: 'face-detection', uploadId: junk })).body.resMsg[0].messageKey).toBe('api.error.ImageDecodeFailed')
     expect((await cancel({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
   })
@@ -153,12 +155,17 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     // A logic node: bLogicResult on every target, bDetected from the area logic.
     for (const t of targets(shared.body.resData)) expect(typeof t.bLogicResult).toBe('boolean')
     expect(shared.body.resData.areaList[0].bDetected).toBe(true)
-    // a created taskId is not silently switched to another algorithm
-    const switched = await create({ taskId: 'face-presence', algorithmCode: 'face-detection' })
-    expect(switched.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/taskId', algorithmCode: 'face-presence' } })
+    // created + PTaskCreate same taskId → reused, also with another algorithmCode: the task now runs it (README "Tasks")
+    expect((await create({ taskId: 'face-presence', algorithmCode: 'face-detection' })).body.resCode).toBe(1)
+    const switched = await detect({ taskId: 'face-presence', algorithmCode: 'face-detection', imageBase64: b64(sample1) })
+    expect(switched.body.resCode).toBe(1)
+    expect(targets(switched.body.resData)).toHaveLength(3)
+    for (const t of targets(switched.body.resData)) expect(t).not.toHaveProperty('bLogicResult')
     // mismatched algorithmCode → NotCreated
-    const mismatch = await detect({ taskId: 'face-presence', algorithmCode: 'face-detection', imageBase64: b64(sample1) })
+    const mismatch = await detect({ taskId: 'face-presence', algorithmCode: 'face-presence', imageBase64: b64(sample1) })
     expect(mismatch.body.resMsg[0].messageKey).toBe('api.error.NotCreated')
+    expect((await create({ taskId: 'face-presence', algorithmCode: 'face-presence' })).body.resCode).toBe(1)
+    expect((await detect({ algorithmCode: 'face-presence', imageBase64: b64(sample1) })).body.resCode).toBe(1)
     // cancel → cancelled; detect → NotCreated; cancel again → NotCreated
     expect((await cancel({ algorithmCode: 'face-presence' })).body.resCode).toBe(1)
     const afterCancel = await detect({ algorithmCode: 'face-presence', imageBase64: b64(sample1) })
@@ -229,6 +236,36 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     }
     expect(refused).toMatchObject({ messageKey: 'api.error.TaskBusy', retryable: true, recommendedAction: 'RETRY_LATER' })
     expect((await running).body.resCode).toBe(1)
+    expect((await cancel({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
+  })
+
+  it('switching a task to another algorithm while an inference runs on it is refused (retryable)', async () => {
+    const taskId = randomUUID()
+    await create({ taskId, algorithmCode: 'face-detection' })
+    const running = detect({ taskId, algorithmCode: 'face-detection', imageBase64: await slowImage() })
+    await sleep(200)
+    const refused = await create({ taskId, algorithmCode: 'face-presence' })
+    expect(refused.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.TaskBusy', retryable: true })
+    expect((await running).body.resCode).toBe(1)
+    // Still the face-detection task.
+    expect((await detect({ taskId, algorithmCode: 'face-detection', imageBase64: b64(sample1) })).body.resCode).toBe(1)
+    expect((await cancel({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
+  })
+
+  it('an upload whose detection failed retryably (sidecar killed) is detected on a retry with the same uploadId', async () => {
+    const taskId = randomUUID()
+    await create({ taskId, algorithmCode: 'face-detection' })
+    const uploadId = await upload(Buffer.from(await slowImage(), 'base64'))
+    const pid = sidecarPid()
+    const running = detect({ taskId, algorithmCode: 'face-detection', uploadId })
+    await sleep(400)
+    process.kill(pid, 'SIGKILL')
+    const failed = await running
+    expect(failed.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.SidecarUnavailable', retryable: true })
+    const retried = await detect({ taskId, algorithmCode: 'face-detection', uploadId })
+    expect(retried.body.resCode).toBe(1)
+    expect(retried.body.resData.algorithmCode).toBe('face-detection')
+    expect((await detect({ taskId, algorithmCode: 'face-detection', uploadId })).body.resMsg[0].messageKey).toBe('api.error.uploadConsumed')
     expect((await cancel({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
   })
 

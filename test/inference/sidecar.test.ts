@@ -38,6 +38,19 @@ describe('inference sidecar: sessions, errors, restart', () => {
     expect(detect.item.messageKey).toBe('api.error.NotCreated')
   })
 
+  it('a restored handle whose load fails, or a failed switch to another algorithm, is not kept: has() is false, so it is loaded on demand', async () => {
+    const restore = await rejection(inf.inference.adopt('restored', 'no-such-algorithm'))
+    expect(restore.item.messageKey).toBe('api.error.ActionAlgLoadFailed')
+    expect(inf.inference.has('restored')).toBe(false)
+    await inf.inference.load('restored', 'face-detection')
+    expect(inf.inference.has('restored')).toBe(true)
+    // The sidecar released the old pipeline before failing to load the new one.
+    const switched = await rejection(inf.inference.load('restored', 'no-such-algorithm'))
+    expect(switched.item.messageKey).toBe('api.error.ActionAlgLoadFailed')
+    expect(inf.inference.has('restored')).toBe(false)
+    expect((await inf.inference.stats()).handles.map((h) => h.handle)).not.toContain('restored')
+  })
+
   it('the logic node sets bLogicResult per target and bDetected per area; regions become areas', async () => {
     await inf.inference.load('presence', 'face-presence', {
       regions: [

@@ -1,7 +1,7 @@
 import { open, stat } from 'node:fs/promises'
-import bmp from 'bmp-js'
 import sharp from 'sharp'
 import type { RgbImage } from '../pipeline/rgb-image.ts'
+import { decodeBmp, readBmpHeader } from './bmp.ts'
 import { ImageError } from './image-error.ts'
 
 /** Live media limits (spec 2.5 `maxEncodedImageBytes` / `maxImagePixels`). */
@@ -46,26 +46,9 @@ export function sniffFormat(bytes: Buffer): ImageFormat | null {
   return null
 }
 
-/** BMP header (BITMAPINFOHEADER and later): dimensions and whether the pixel array fits the file. */
-function bmpHeader(bytes: Buffer) {
-  if (bytes.length < 54) throw new ImageError('ImageDecodeFailed', 'BMP header is truncated')
-  const offset = bytes.readUInt32LE(10)
-  const headerSize = bytes.readUInt32LE(14)
-  const width = bytes.readInt32LE(18)
-  const height = Math.abs(bytes.readInt32LE(22))
-  const bitsPerPixel = bytes.readUInt16LE(28)
-  const compression = bytes.readUInt32LE(30)
-  if (headerSize < 40 || width <= 0 || height <= 0 || ![1, 4, 8, 16, 24, 32].includes(bitsPerPixel))
-    throw new ImageError('ImageDecodeFailed', 'BMP header is invalid')
-  // Uncompressed rows are padded to 4 bytes; the file must hold all of them.
-  const rowBytes = Math.ceil((width * bitsPerPixel) / 32) * 4
-  const complete = compression !== 0 || offset + rowBytes * height <= bytes.length
-  return { width, height, complete }
-}
-
 /** Image dimensions from the header only: no pixel is decoded (a decompression bomb allocates nothing). */
 export async function probeDimensions(bytes: Buffer, format: ImageFormat): Promise<{ width: number; height: number }> {
-  if (format === 'bmp') return bmpHeader(bytes)
+  if (format === 'bmp') return readBmpHeader(bytes)
   try {
     const meta = await sharp(bytes, { limitInputPixels: false }).metadata()
     if (!meta.width || !meta.height) throw new Error('no dimensions')
@@ -76,7 +59,7 @@ export async function probeDimensions(bytes: Buffer, format: ImageFormat): Promi
 }
 
 /**
- * Decodes JPEG, PNG (sharp) or BMP (bmp-js, sharp does not read BMP) into RGB, after the
+ * Decodes JPEG, PNG (sharp) or BMP (./bmp.ts, sharp does not read BMP) into RGB, after the
  * header checks of spec 7.1: encoded size over `maxEncodedImageBytes` → IMAGE_INPUT_TOO_LARGE,
  * pixels over `maxImagePixels` → IMAGE_RESOLUTION_TOO_LARGE, anything unreadable →
  * ImageDecodeFailed.
@@ -108,26 +91,6 @@ async function decodeWithSharp(bytes: Buffer, limits: ImageLimits): Promise<RgbI
   } catch {
     throw new ImageError('ImageDecodeFailed', 'image data is corrupt')
   }
-}
-
-function decodeBmp(bytes: Buffer): RgbImage {
-  const header = bmpHeader(bytes)
-  if (!header.complete) throw new ImageError('ImageDecodeFailed', 'BMP pixel data is truncated')
-  let decoded: { width: number; height: number; data: Buffer }
-  try {
-    decoded = bmp.decode(bytes)
-  } catch {
-    throw new ImageError('ImageDecodeFailed', 'BMP data is corrupt')
-  }
-  // bmp-js gives ABGR; the pipeline works on RGB.
-  const n = decoded.width * decoded.height
-  const out = Buffer.allocUnsafe(n * 3)
-  for (let i = 0; i < n; i++) {
-    out[i * 3] = decoded.data[i * 4 + 3]!
-    out[i * 3 + 1] = decoded.data[i * 4 + 2]!
-    out[i * 3 + 2] = decoded.data[i * 4 + 1]!
-  }
-  return { data: out, width: decoded.width, height: decoded.height }
 }
 
 function toRgb(data: Buffer, width: number, height: number, channels: number): RgbImage {

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import PTaskCancle from '../../functions/aihost/PTaskCancle.ts'
+import PTaskDetectPic from '../../functions/aihost/PTaskDetectPic.ts'
+import { findTask, saveCreatedTask } from '../../shared/detection/task-store.ts'
+import { ApiError } from '../../shared/errors/index.ts'
+import type { Identity } from '../../shared/handler.ts'
+import type { InferenceService } from '../../shared/inference/types.ts'
+import { HandleLocks } from '../../runtime/sidecar/handle-locks.ts'
+import { createTestRuntime, type TestRuntime } from '../helpers/testCtx.ts'
+
+const admin: Identity = { userId: 'admin', accountName: 'admin', sessionId: null, transport: 'internal', passwordChangeRequired: false }
+
+/**
+ * An inference service that behaves like runtime/sidecar/client.ts (loaded handles, in-flight
+ * count, TaskBusy) and whose `release` can be held open: the window in which PTaskCancle has
+ * released the pipeline but not yet marked the task cancelled.
+ */
+function scriptedInference() {
+  const loaded = new Set<string>()
+  const inflight = new Map<string, number>()
+  const locks = new HandleLocks()
+  let holdRelease: Promise<void> | null = null
+  let releaseReached: () => void = () => {}
+  const service: InferenceService = {
+    async load(handle) { loaded.add(handle) },
+    async release(handle) {
+      if ((inflight.get(handle) ?? 0) > 0) throw new ApiError('TaskBusy', { details: { taskId: handle } })
+      loaded.delete(handle)
+      releaseReached()
+      await holdRelease
+    },
+    has: (handle) => loaded.has(handle),
+    async detect(request) {
+      inflight.set(request.handle, (inflight.get(request.handle) ?? 0) + 1)
+      try {
+        if (!loaded.has(request.handle)) throw new ApiError('NotCreated', { details: { taskId: request.handle } })
+        return { result: { algorithmCode: 'face-detection', timestamp: '1', areaList: [] }, overlayJpeg: Buffer.from([0xff, 0xd8, 0xff, 0xd9]), timings: {} }
+      } finally {
+        inflight.set(request.handle, inflight.get(request.handle)! - 1)
+      }
+    },
+    stats: async () => { throw new Error('not used') },
+    exclusive: (handle, step) => locks.run(handle, step),
+  }
+  return {
+    service,
+    loaded,
+    /** The next release stops after unloading until the returned function is called. */
+    holdNextRelease() {
+      let open!: () => void
+      holdRelease = new Promise((resolve) => { open = resolve })
+      const reached = new Promise<void>((resolve) => { releaseReached = resolve })
+      return { reached, open: () => { holdRelease = null; open() } }
+    },
+  }
+}
+
+describe('PTaskCancle and PTaskDetectPic never interleave (spec 3.2)', () => {
+  let t: TestRuntime
+  beforeAll(async () => { t = await createTestRuntime() })
+  afterAll(async () => { await t?.close() })
+
+  it('a detection that passed its state check while a cancel was releasing does not reload the cancelled task', async () => {
+    const inference = scriptedInference()
+    const ctx = { ...t.ctx(admin), inference: inference.service }
+    const taskId = 'race-task'
+    await saveCreatedTask(ctx.db, { taskId, algorithmCode: 'face-detection', taskConfig: {}, createdBy: 'admin' }, Date.now())
+    inference.loaded.add(taskId)
+
+    const held = inference.holdNextRelease()
+    const cancelling = PTaskCancle.handle({ taskId, algorithmCode: 'face-detection' }, ctx as never)
+    await held.reached // pipeline released, task not yet marked cancelled
+    expect((await findTask(ctx.db, taskId))!.state).toBe('created')
+    const detecting = PTaskDetectPic.handle({ taskId, algorithmCode: 'face-detection', imageBase64: Buffer.from('any image').toString('base64') }, ctx as never)
+    const detectOutcome = Promise.resolve(detecting).then(() => 'succeeded', (error: ApiError) => error.item.messageKey)
+    await new Promise((r) => setTimeout(r, 50))
+    held.open()
+    await cancelling
+
+    expect(await detectOutcome).toBe('api.error.NotCreated')
+    expect((await findTask(ctx.db, taskId))!.state).toBe('cancelled')
+    expect(inference.loaded.has(taskId)).toBe(false)
+  })
+})
