@@ -82,7 +82,10 @@ export function checkPixels(width: number, height: number, limits: ImageLimits):
 
 async function decodeWithSharp(bytes: Buffer, limits: ImageLimits): Promise<RgbImage> {
   try {
+    // A camera's EXIF orientation is applied, so the pipeline (and every box) sees the photo
+    // upright, as viewers show it: a portrait phone photo is often stored sideways.
     const { data, info } = await sharp(bytes, { limitInputPixels: limits.maxImagePixels, failOn: 'error' })
+      .autoOrient()
       .removeAlpha()
       .toColourspace('srgb')
       .raw()
