@@ -47,6 +47,9 @@ export default defineHandler({
         description: r.description,
         runningStatus: r.runningStatus,
         models: r.models,
+        // As the other algorithm routes answer a row (shared/algorithms/view.ts).
+        origin: r.source,
+        updateTime: String(r.updatedAt),
       })),
     }
   },

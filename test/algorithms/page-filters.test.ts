@@ -40,4 +40,14 @@ describe('algorithm/page name and supplier filters with %, _ and \\', () => {
     expect(await ids({ algorithmName: '_' })).toEqual(['a'])
     expect(await ids({ supplier: '%' })).toEqual(['a'])
   })
+
+  it('rows carry where the algorithm came from and when it last changed, as the other algorithm routes answer them', async () => {
+    const page = await AlgorithmPage.handle({ algorithmId: 'face-detection', pageNum: 1, pageSize: 10 }, t.ctx(admin) as never) as { rows: Record<string, unknown>[] }
+    expect(page.rows).toHaveLength(1)
+    expect(page.rows[0]).toMatchObject({ algorithmId: 'face-detection', algorithmUsage: '2', runningStatus: 0, origin: 'preset' })
+    expect(page.rows[0]!.updateTime).toMatch(/^\d{13}$/)
+    expect(Object.keys(page.rows[0]!).sort()).toEqual([
+      'algorithmCategory', 'algorithmId', 'algorithmName', 'algorithmUsage', 'description', 'models', 'origin', 'runningStatus', 'supplier', 'updateTime', 'version',
+    ])
+  })
 })

@@ -1,8 +1,9 @@
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
 /**
- * The algorithm registry (spec 2.3), seeded at start from the pipeline manifests in
- * `models/manifests` (`source: 'manifest'`). `models` is the manifest's model list as JSON.
+ * The algorithm rows of spec 2.3, kept in line with the registry (runtime/algorithms): shipped
+ * manifests, installed packages and saved layouts (`source`: `preset`, `package`, `layout`).
+ * `models` is the manifest's model list as JSON.
  */
 export const algorithms = sqliteTable('algorithms', {
   algorithmId: text('algorithm_id').primaryKey(),
