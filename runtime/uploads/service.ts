@@ -123,10 +123,10 @@ export class UploadManager implements UploadService {
     try {
       checkChunkFields(chunk, this.config)
       if (chunk.uploadId === undefined) return await this.openOrResume(identity, chunk, body)
-      const session = await this.ownSession(identity, chunk.uploadId, 'uploadTemp')
-      const write = this.locks.acquire(session.id)
+      const { id } = await this.ownSession(identity, chunk.uploadId, 'uploadTemp')
+      const write = this.locks.acquire(id)
       try {
-        return await this.acceptChunk(session, chunk, body, write)
+        return await this.acceptChunk(id, chunk, body, write)
       } finally {
         write.release()
       }
@@ -153,7 +153,7 @@ export class UploadManager implements UploadService {
       return { session, write: this.locks.acquire(session.id), created: true }
     })
     try {
-      return await this.acceptChunk(session, chunk, body, write)
+      return await this.acceptChunk(session.id, chunk, body, write)
     } catch (error) {
       // A session whose first chunk failed never existed for the client: undo it entirely.
       if (created) await this.forget(session.id)
@@ -205,7 +205,12 @@ export class UploadManager implements UploadService {
   }
 
   /** spec 3.1 rows 3–4 (and idempotent resend): one chunk of a session whose write lock is held. */
-  private async acceptChunk(session: UploadSessionRow, chunk: ChunkFields, body: Readable, write: SessionWrite): Promise<UploadSessionView> {
+  private async acceptChunk(uploadId: string, chunk: ChunkFields, body: Readable, write: SessionWrite): Promise<UploadSessionView> {
+    // Read the session only now that the lock is held: a row read before may be stale, since a
+    // writer that released the lock meanwhile may have accepted this very chunk (a resend, spec
+    // 4.12); acting on the stale row would truncate that committed chunk away.
+    const session = await this.repo.find(uploadId)
+    if (!session) throw notFound(uploadId)
     if (await this.expireIfDue(session, this.now())) throw endedSessionError({ ...session, state: 'expired' })!
     const ended = endedSessionError(session)
     if (ended) throw ended
