@@ -16,6 +16,7 @@ import type {
 } from '../../shared/uploads/index.ts'
 import { ByteGate, countBody } from '../../shared/uploads/byteGate.ts'
 import { capacityOf, statDisk, type Capacity, type StatDisk } from './capacity.ts'
+import { expiryOf } from './expiry.ts'
 import { Mutex, SessionWriteLocks, type SessionWrite } from './locks.ts'
 import { UploadRepository, type UploadSessionRow } from './repository.ts'
 import {
@@ -362,16 +363,10 @@ export class UploadManager implements UploadService {
     return count
   }
 
-  private isDue(session: UploadSessionRow, now: number): boolean {
-    const { uploadIdleTimeoutMs: idle, uploadAbsoluteTimeoutMs: absolute } = this.config
-    // spec 3.1: only an open session expires by idleness; absoluteTimeoutMs 0 = no absolute expiry.
-    return (session.state === 'open' && idle > 0 && now - session.lastActivityAt >= idle) ||
-      ((session.state === 'open' || session.state === 'complete') && absolute > 0 && now - session.createdAt >= absolute)
-  }
-
   private async expireIfDue(session: UploadSessionRow, now: number): Promise<boolean> {
-    if (!this.isDue(session, now)) return false
-    await this.endAndDelete(session, 'expired', now - session.lastActivityAt >= this.config.uploadIdleTimeoutMs ? 'idle' : 'absolute lifetime')
+    const expiry = expiryOf(session, this.config)
+    if (!expiry || now < expiry.at) return false
+    await this.endAndDelete(session, 'expired', expiry.reason)
     return true
   }
 
