@@ -75,6 +75,7 @@ export class UploadManager implements UploadService {
     this.stagingDir = path.resolve(options.stagingDir ?? path.join(options.config.dataPath, 'uploads'))
     mkdirSync(this.stagingDir, { recursive: true })
     this.store = new SessionFileStore(this.stagingDir, options.config.uploadIdleTimeoutMs, {
+      beginWrite: (id) => this.beginTusWrite(id),
       afterWrite: (id, offset) => this.afterTusWrite(id, offset),
       beforeRemove: (id) => this.beforeTusRemove(id),
     })
@@ -407,6 +408,26 @@ export class UploadManager implements UploadService {
     const chunk: ChunkFields = { filename, purpose, chunkIndex: 0, totalChunks: 1, totalSize: upload.size ?? 0, chunkSize: 0, sha256 }
     checkChunkFields({ ...chunk, totalChunks: Math.max(1, Math.ceil(chunk.totalSize / this.config.uploadMaxChunkBytes)) }, this.config)
     await this.admission.run(() => this.admit(identity, { source: 'tus', filename, purpose, totalSize: chunk.totalSize, totalChunks: 1, sha256, metadataBytes: metadataBytesOf(chunk) }, upload.id, false))
+  }
+
+  /**
+   * A tus PATCH writes under the session's write lock, like an uploadTemp chunk: the sweeper
+   * skips a session being written (the PATCH is activity, spec 3.1 / 8) and cancel stops it.
+   * The session is read again under the lock: it may have ended since the request was checked.
+   */
+  private async beginTusWrite(uploadId: string): Promise<SessionWrite> {
+    const write = this.locks.acquire(uploadId)
+    try {
+      const session = await this.repo.find(uploadId)
+      if (!session) throw notFound(uploadId)
+      if (await this.expireIfDue(session, this.now())) throw endedSessionError({ ...session, state: 'expired' })!
+      const ended = endedSessionError(session)
+      if (ended) throw ended
+      return write
+    } catch (error) {
+      write.release()
+      throw error
+    }
   }
 
   /** The store's offset after a tus PATCH is the truth; the manifest mirrors it, and completes the session. */

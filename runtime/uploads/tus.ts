@@ -58,6 +58,8 @@ export function tusEndpoint(services: Services, uploads: UploadManager) {
       }
       return {}
     },
+    // Catalogue errors thrown inside the store (runtime/uploads/sessionStore.ts) answer like the hooks'.
+    onResponseError: (_req, error) => (isApiError(error) ? tusError(error, statusOf(error)) : undefined),
     async onIncomingRequest(req, uploadId) {
       if (req.method === 'POST' || req.method === 'OPTIONS') return
       try {
