@@ -74,7 +74,7 @@ export class UploadManager implements UploadService {
   constructor(private readonly options: UploadServiceOptions) {
     this.stagingDir = path.resolve(options.stagingDir ?? path.join(options.config.dataPath, 'uploads'))
     mkdirSync(this.stagingDir, { recursive: true })
-    this.store = new SessionFileStore(this.stagingDir, options.config.uploadIdleTimeoutMs, {
+    this.store = new SessionFileStore(this.stagingDir, {
       beginWrite: (id) => this.beginTusWrite(id),
       afterWrite: (id, offset) => this.afterTusWrite(id, offset),
       beforeRemove: (id) => this.beforeTusRemove(id),
@@ -448,6 +448,12 @@ export class UploadManager implements UploadService {
   private async beforeTusRemove(uploadId: string): Promise<void> {
     await this.repo.end(uploadId, ['open', 'complete'], 'cancelled', this.now(), 'tus termination')
     await this.repo.markBytesDeleted(uploadId, this.now())
+  }
+
+  /** tus expiration extension: when an unfinished upload expires, by the same rule as uploadTemp sessions. */
+  async tusExpiresAt(uploadId: string): Promise<number | null> {
+    const session = await this.repo.find(uploadId)
+    return session?.state === 'open' ? expiryOf(session, this.config)?.at ?? null : null
   }
 
   /** For tus requests on an existing upload: the caller's live tus session, or the error to answer. */

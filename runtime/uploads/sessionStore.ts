@@ -45,9 +45,12 @@ export class SessionFileStore extends FileStore {
   /** Checksums announced by PATCH requests in flight, by upload id (tus locks one PATCH per upload). */
   readonly expectedChecksums = new Map<string, ExpectedChecksum>()
 
-  constructor(directory: string, expirationMs: number, private readonly hooks: StoreHooks) {
+  constructor(directory: string, private readonly hooks: StoreHooks) {
     mkdirSync(directory, { recursive: true })
-    super({ directory, expirationPeriodInMilliseconds: expirationMs })
+    // No expiration period of the store's own: @tus/server would count it from creation_date,
+    // expiring uploads still in progress. The service's rule (last activity + idle timeout,
+    // absolute lifetime, spec 3.1 / 8) decides, and runtime/uploads/tus.ts sets Upload-Expires.
+    super({ directory, expirationPeriodInMilliseconds: 0 })
     this.extensions = [...this.extensions, 'checksum']
   }
 
