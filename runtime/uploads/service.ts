@@ -430,6 +430,15 @@ export class UploadManager implements UploadService {
     }
   }
 
+  /**
+   * tus: an upload finished. @tus/server finishes an empty file at creation without any write,
+   * so no afterWrite ran for it; recording its offset completes it like any other (an empty file
+   * is a valid upload, as in uploadTemp: one empty chunk). Idempotent for the others.
+   */
+  async finishTus(uploadId: string, offset: number): Promise<void> {
+    await this.afterTusWrite(uploadId, offset)
+  }
+
   /** The store's offset after a tus PATCH is the truth; the manifest mirrors it, and completes the session. */
   private async afterTusWrite(uploadId: string, offset: number): Promise<void> {
     const session = await this.repo.find(uploadId)

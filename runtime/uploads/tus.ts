@@ -58,6 +58,10 @@ export function tusEndpoint(services: Services, uploads: UploadManager) {
       }
       return {}
     },
+    async onUploadFinish(_req, upload: Upload) {
+      await uploads.finishTus(upload.id, upload.offset)
+      return {}
+    },
     // Catalogue errors thrown inside the store (runtime/uploads/sessionStore.ts) answer like the hooks'.
     onResponseError: (_req, error) => (isApiError(error) ? tusError(error, statusOf(error)) : undefined),
     async onIncomingRequest(req, uploadId) {
