@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import path from 'node:path'
 import { eq } from 'drizzle-orm'
@@ -142,7 +142,7 @@ describe('uploads over HTTP (spec 4.4-4.6, 4.12) on the real runtime', () => {
 })
 
 describe('resume after SIGKILL (spec 4.12.2)', () => {
-  it('kill after chunk 1 of 3, restart, resend chunk 0 → nextChunkIndex 1, finish, bytes verified by sha256', async () => {
+  it('kill after chunk 1 of 3, restart, resend chunk 0 → nextChunkIndex 1, finish, bytes verified by sha256; orphaned spool files removed', async () => {
     const first = await startDevice()
     const dataDir = first.dataDir
     let second: DeviceProcess | null = null
@@ -155,8 +155,13 @@ describe('resume after SIGKILL (spec 4.12.2)', () => {
       expect(r0.body.resData).toMatchObject({ nextChunkIndex: '1', complete: false })
       const uploadId = r0.body.resData.uploadId
       await first.kill()
+      // A request whose file part was being spooled when the process died leaves its spool file.
+      const orphanSpool = path.join(dataDir, 'upload-spool', 'spool-0123456789abcdef01234567')
+      mkdirSync(path.dirname(orphanSpool), { recursive: true })
+      writeFileSync(orphanSpool, randomBytes(4096))
 
       second = await startDevice({ dataDir })
+      expect(existsSync(orphanSpool)).toBe(false) // removed at start-up, before requests are served
       const mtk2 = await second.adminToken() // a new sign-in: the same user
       const resumed = await sendChunk(second, mtk2, c0.fields, c0.data)
       expect(resumed.body.resData).toEqual({ uploadId, nextChunkIndex: '1', complete: false, filePath: `upload://${uploadId}` })
