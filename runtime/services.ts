@@ -16,6 +16,7 @@ import { emitSidecarRestarts } from './events/producers.ts'
 import { createInference } from './sidecar/start-inference.ts'
 import { restoreTasks } from './detection/restore-tasks.ts'
 import { UploadManager } from './uploads/service.ts'
+import { removeOrphanSpoolFiles, spoolDirOf } from '../shared/uploads/spool.ts'
 import { SessionCache } from './auth/session-cache.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
@@ -102,7 +103,14 @@ export async function createServices(config: Config, log: Logger, options: Servi
   components.push({ name: 'upgrade-report', start: () => reportUpgradeOutcomes(config.dataPath, eventSystem.events, services.process.softwareVersion, clock.now(), log) })
   // Upload sessions: manifests in this database, bytes under <DATA_DIR>/uploads; its sweeper runs on a timer.
   const uploads = new UploadManager({ db: database.db, config, clock, log: log.child({ area: 'uploads' }), events: eventSystem.events })
-  components.push({ name: 'uploads', stop: () => uploads.close() })
+  components.push({
+    name: 'uploads',
+    start: async () => {
+      const removed = await removeOrphanSpoolFiles(spoolDirOf(config.dataPath))
+      if (removed > 0) log.info({ removed }, 'removed upload spool files left by a previous run')
+    },
+    stop: () => uploads.close(),
+  })
   const services: Services = {
     db: database.db,
     config,

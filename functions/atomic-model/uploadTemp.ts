@@ -1,7 +1,7 @@
-import path from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { receiveChunk } from '../../shared/uploads/multipart.ts'
+import { spoolDirOf } from '../../shared/uploads/spool.ts'
 
 export default defineHandler({
   routes: ['/gtw/cwai/atomic/model/uploadTemp'],
@@ -13,7 +13,7 @@ export default defineHandler({
   summary: 'Uploads one chunk of a resumable upload; chunk 0 opens (or resumes) the session (spec 4.5, 4.12).',
   input: Type.Object({}),
   handle(_input, ctx) {
-    const spoolDir = path.join(ctx.config.dataPath, 'upload-spool')
+    const spoolDir = spoolDirOf(ctx.config.dataPath)
     return receiveChunk(ctx.request!, { maxChunkBytes: ctx.config.uploadMaxChunkBytes, spoolDir },
       (fields, body) => ctx.uploads.putChunk(ctx.identity!, fields, body))
   },

@@ -16,6 +16,7 @@ import type {
 } from '../../shared/uploads/index.ts'
 import { ByteGate, countBody } from '../../shared/uploads/byteGate.ts'
 import { capacityOf, statDisk, type Capacity, type StatDisk } from './capacity.ts'
+import { expiryOf } from './expiry.ts'
 import { Mutex, SessionWriteLocks, type SessionWrite } from './locks.ts'
 import { UploadRepository, type UploadSessionRow } from './repository.ts'
 import {
@@ -73,7 +74,8 @@ export class UploadManager implements UploadService {
   constructor(private readonly options: UploadServiceOptions) {
     this.stagingDir = path.resolve(options.stagingDir ?? path.join(options.config.dataPath, 'uploads'))
     mkdirSync(this.stagingDir, { recursive: true })
-    this.store = new SessionFileStore(this.stagingDir, options.config.uploadIdleTimeoutMs, {
+    this.store = new SessionFileStore(this.stagingDir, {
+      beginWrite: (id) => this.beginTusWrite(id),
       afterWrite: (id, offset) => this.afterTusWrite(id, offset),
       beforeRemove: (id) => this.beforeTusRemove(id),
     })
@@ -123,10 +125,10 @@ export class UploadManager implements UploadService {
     try {
       checkChunkFields(chunk, this.config)
       if (chunk.uploadId === undefined) return await this.openOrResume(identity, chunk, body)
-      const session = await this.ownSession(identity, chunk.uploadId, 'uploadTemp')
-      const write = this.locks.acquire(session.id)
+      const { id } = await this.ownSession(identity, chunk.uploadId, 'uploadTemp')
+      const write = this.locks.acquire(id)
       try {
-        return await this.acceptChunk(session, chunk, body, write)
+        return await this.acceptChunk(id, chunk, body, write)
       } finally {
         write.release()
       }
@@ -153,7 +155,7 @@ export class UploadManager implements UploadService {
       return { session, write: this.locks.acquire(session.id), created: true }
     })
     try {
-      return await this.acceptChunk(session, chunk, body, write)
+      return await this.acceptChunk(session.id, chunk, body, write)
     } catch (error) {
       // A session whose first chunk failed never existed for the client: undo it entirely.
       if (created) await this.forget(session.id)
@@ -205,7 +207,12 @@ export class UploadManager implements UploadService {
   }
 
   /** spec 3.1 rows 3–4 (and idempotent resend): one chunk of a session whose write lock is held. */
-  private async acceptChunk(session: UploadSessionRow, chunk: ChunkFields, body: Readable, write: SessionWrite): Promise<UploadSessionView> {
+  private async acceptChunk(uploadId: string, chunk: ChunkFields, body: Readable, write: SessionWrite): Promise<UploadSessionView> {
+    // Read the session only now that the lock is held: a row read before may be stale, since a
+    // writer that released the lock meanwhile may have accepted this very chunk (a resend, spec
+    // 4.12); acting on the stale row would truncate that committed chunk away.
+    const session = await this.repo.find(uploadId)
+    if (!session) throw notFound(uploadId)
     if (await this.expireIfDue(session, this.now())) throw endedSessionError({ ...session, state: 'expired' })!
     const ended = endedSessionError(session)
     if (ended) throw ended
@@ -369,16 +376,10 @@ export class UploadManager implements UploadService {
     return count
   }
 
-  private isDue(session: UploadSessionRow, now: number): boolean {
-    const { uploadIdleTimeoutMs: idle, uploadAbsoluteTimeoutMs: absolute } = this.config
-    // spec 3.1: only an open session expires by idleness; absoluteTimeoutMs 0 = no absolute expiry.
-    return (session.state === 'open' && idle > 0 && now - session.lastActivityAt >= idle) ||
-      ((session.state === 'open' || session.state === 'complete') && absolute > 0 && now - session.createdAt >= absolute)
-  }
-
   private async expireIfDue(session: UploadSessionRow, now: number): Promise<boolean> {
-    if (!this.isDue(session, now)) return false
-    await this.endAndDelete(session, 'expired', now - session.lastActivityAt >= this.config.uploadIdleTimeoutMs ? 'idle' : 'absolute lifetime')
+    const expiry = expiryOf(session, this.config)
+    if (!expiry || now < expiry.at) return false
+    await this.endAndDelete(session, 'expired', expiry.reason)
     return true
   }
 
@@ -421,6 +422,35 @@ export class UploadManager implements UploadService {
     await this.admission.run(() => this.admit(identity, { source: 'tus', filename, purpose, totalSize: chunk.totalSize, totalChunks: 1, sha256, metadataBytes: metadataBytesOf(chunk) }, upload.id, false))
   }
 
+  /**
+   * A tus PATCH writes under the session's write lock, like an uploadTemp chunk: the sweeper
+   * skips a session being written (the PATCH is activity, spec 3.1 / 8) and cancel stops it.
+   * The session is read again under the lock: it may have ended since the request was checked.
+   */
+  private async beginTusWrite(uploadId: string): Promise<SessionWrite> {
+    const write = this.locks.acquire(uploadId)
+    try {
+      const session = await this.repo.find(uploadId)
+      if (!session) throw notFound(uploadId)
+      if (await this.expireIfDue(session, this.now())) throw endedSessionError({ ...session, state: 'expired' })!
+      const ended = endedSessionError(session)
+      if (ended) throw ended
+      return write
+    } catch (error) {
+      write.release()
+      throw error
+    }
+  }
+
+  /**
+   * tus: an upload finished. @tus/server finishes an empty file at creation without any write,
+   * so no afterWrite ran for it; recording its offset completes it like any other (an empty file
+   * is a valid upload, as in uploadTemp: one empty chunk). Idempotent for the others.
+   */
+  async finishTus(uploadId: string, offset: number): Promise<void> {
+    await this.afterTusWrite(uploadId, offset)
+  }
+
   /** The store's offset after a tus PATCH is the truth; the manifest mirrors it, and completes the session. */
   private async afterTusWrite(uploadId: string, offset: number): Promise<void> {
     const session = await this.repo.find(uploadId)
@@ -439,6 +469,12 @@ export class UploadManager implements UploadService {
   private async beforeTusRemove(uploadId: string): Promise<void> {
     await this.repo.end(uploadId, ['open', 'complete'], 'cancelled', this.now(), 'tus termination')
     await this.repo.markBytesDeleted(uploadId, this.now())
+  }
+
+  /** tus expiration extension: when an unfinished upload expires, by the same rule as uploadTemp sessions. */
+  async tusExpiresAt(uploadId: string): Promise<number | null> {
+    const session = await this.repo.find(uploadId)
+    return session?.state === 'open' ? expiryOf(session, this.config)?.at ?? null : null
   }
 
   /** For tus requests on an existing upload: the caller's live tus session, or the error to answer. */

@@ -6,9 +6,17 @@ import { Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type http from 'node:http'
 import { FileStore } from '@tus/file-store'
+import { ApiError } from '../../shared/errors/index.ts'
+import type { SessionWrite } from './locks.ts'
 
 /** What the upload service does around the store's own work (manifest bookkeeping). */
 export interface StoreHooks {
+  /**
+   * Before bytes of a tus PATCH are stored: takes the session's write lock, held until the
+   * write and afterWrite are done (released by the store), so that the sweeper counts the
+   * PATCH as activity and cancelUpload can stop it; throws when the session can take no bytes.
+   */
+  beginWrite(uploadId: string): Promise<SessionWrite>
   /** After bytes of a tus PATCH were stored; may throw a tus error ({status_code, body}). */
   afterWrite(uploadId: string, offset: number): Promise<void>
   /** Before a tus termination (DELETE) removes the bytes. */
@@ -23,6 +31,9 @@ export interface ExpectedChecksum {
 
 const MB = 1024 * 1024
 
+/** spec 3.1 "open → cancelled" while a tus PATCH was writing: the PATCH is stopped. */
+const cancelled = (uploadId: string) => new ApiError('UPLOAD_CANCELLED', { details: { uploadId, state: 'cancelled' } })
+
 export const CHECKSUM_ALGORITHMS = ['sha1', 'sha256', 'md5']
 
 /**
@@ -34,13 +45,32 @@ export class SessionFileStore extends FileStore {
   /** Checksums announced by PATCH requests in flight, by upload id (tus locks one PATCH per upload). */
   readonly expectedChecksums = new Map<string, ExpectedChecksum>()
 
-  constructor(directory: string, expirationMs: number, private readonly hooks: StoreHooks) {
+  constructor(directory: string, private readonly hooks: StoreHooks) {
     mkdirSync(directory, { recursive: true })
-    super({ directory, expirationPeriodInMilliseconds: expirationMs })
+    // No expiration period of the store's own: @tus/server would count it from creation_date,
+    // expiring uploads still in progress. The service's rule (last activity + idle timeout,
+    // absolute lifetime, spec 3.1 / 8) decides, and runtime/uploads/tus.ts sets Upload-Expires.
+    super({ directory, expirationPeriodInMilliseconds: 0 })
     this.extensions = [...this.extensions, 'checksum']
   }
 
   override async write(readable: http.IncomingMessage | Readable, id: string, offset: number): Promise<number> {
+    const session = await this.hooks.beginWrite(id)
+    const { signal } = session.abort
+    const stop = () => readable.destroy(cancelled(id))
+    signal.addEventListener('abort', stop, { once: true })
+    try {
+      return await this.writeChecked(readable, id, offset)
+    } catch (error) {
+      throw signal.aborted ? cancelled(id) : error
+    } finally {
+      signal.removeEventListener('abort', stop)
+      session.release()
+    }
+  }
+
+  /** FileStore.write plus the checksum extension and the afterWrite hook. */
+  private async writeChecked(readable: http.IncomingMessage | Readable, id: string, offset: number): Promise<number> {
     const expected = this.expectedChecksums.get(id)
     if (!expected) {
       const end = await super.write(readable, id, offset)

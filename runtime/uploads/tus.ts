@@ -58,6 +58,12 @@ export function tusEndpoint(services: Services, uploads: UploadManager) {
       }
       return {}
     },
+    async onUploadFinish(_req, upload: Upload) {
+      await uploads.finishTus(upload.id, upload.offset)
+      return {}
+    },
+    // Catalogue errors thrown inside the store (runtime/uploads/sessionStore.ts) answer like the hooks'.
+    onResponseError: (_req, error) => (isApiError(error) ? tusError(error, statusOf(error)) : undefined),
     async onIncomingRequest(req, uploadId) {
       if (req.method === 'POST' || req.method === 'OPTIONS') return
       try {
@@ -84,12 +90,29 @@ export function tusEndpoint(services: Services, uploads: UploadManager) {
         // tus checksum extension: an unsupported algorithm is 400.
         if (!algorithm || !digest || !CHECKSUM_ALGORITHMS.includes(algorithm))
           return new Response('Unsupported Upload-Checksum algorithm\n', { status: 400, headers: { 'Tus-Resumable': '1.0.0' } })
-        const id = decodeURIComponent(new URL(request.url).pathname.slice(TUS_PATH.length + 1))
-        uploads.store.expectedChecksums.set(id, { algorithm, digest })
+        uploads.store.expectedChecksums.set(uploadIdOf(request), { algorithm, digest })
       }
     }
     const response = await server.handleWeb(request)
     if (request.method === 'OPTIONS') response.headers.set('Tus-Checksum-Algorithm', CHECKSUM_ALGORITHMS.join(','))
+    else await setUploadExpires(request, response)
     return response
   }
+
+  /**
+   * tus expiration extension: Upload-Expires on the creation and PATCH answers of an unfinished
+   * upload, from the service's rule (last activity + idle timeout, or the absolute lifetime when
+   * sooner; spec 3.1 / 8), so that every accepted PATCH moves it on.
+   */
+  async function setUploadExpires(request: Request, response: Response): Promise<void> {
+    const created = request.method === 'POST' && response.status === 201
+    const patched = request.method === 'PATCH' && response.status === 204
+    if (!created && !patched) return
+    const id = created ? (response.headers.get('location') ?? '').split('/').pop() ?? '' : uploadIdOf(request)
+    const expiresAt = await uploads.tusExpiresAt(id)
+    if (expiresAt === null) response.headers.delete('Upload-Expires')
+    else response.headers.set('Upload-Expires', new Date(expiresAt).toUTCString())
+  }
 }
+
+const uploadIdOf = (request: Request) => decodeURIComponent(new URL(request.url).pathname.slice(TUS_PATH.length + 1))

@@ -9,6 +9,7 @@ import { nodeBodyOf } from '../http/nodeBody.ts'
 import type { ChunkFields } from './types.ts'
 import { ByteGate } from './byteGate.ts'
 import { boundaryOf, MultipartParser } from './multipartParser.ts'
+import { SPOOL_FILE_PREFIX } from './spool.ts'
 
 /**
  * Streams one `uploadTemp` multipart request (spec 4.5) into `accept(fields, body)`.
@@ -180,7 +181,7 @@ export async function receiveChunk<T>(request: Request, options: ReceiveChunkOpt
       return
     }
     mkdirSync(options.spoolDir, { recursive: true })
-    const file = path.join(options.spoolDir, `spool-${randomBytes(12).toString('hex')}`)
+    const file = path.join(options.spoolDir, `${SPOOL_FILE_PREFIX}${randomBytes(12).toString('hex')}`)
     const gate = new ByteGate(stream, options.maxChunkBytes, options.maxChunkBytes)
     spool = { file, gate, written: pipeline(gate, createWriteStream(file)) }
   }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import path from 'node:path'
 import { eq } from 'drizzle-orm'
@@ -25,6 +25,33 @@ async function sendChunk(device: DeviceProcess, mtk: string, fields: Record<stri
   form.append('file', new Blob([new Uint8Array(data)]), filename)
   const response = await fetch(`${device.url}${BASE}/uploadTemp`, { method: 'POST', headers: { mtk }, body: form })
   return { status: response.status, body: await response.json() as any }
+}
+
+type Part = { name: string; value: string } | { name: string; filename: string; data: Buffer }
+
+/** A hand-built multipart body, so that part order and a hostile filename go out byte for byte. */
+function multipartBody(parts: Part[]) {
+  const boundary = `----device-test-${randomBytes(8).toString('hex')}`
+  const pieces = parts.flatMap((part) => 'value' in part
+    ? [Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\n\r\n${part.value}\r\n`)]
+    : [Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`), part.data, Buffer.from('\r\n')])
+  return { body: Buffer.concat([...pieces, Buffer.from(`--${boundary}--\r\n`)]), contentType: `multipart/form-data; boundary=${boundary}` }
+}
+
+/** The real service on a device's database file and staging folder, as a handler would claim with it. */
+async function claimOnDevice(device: DeviceProcess, uploadId: string, purpose: string) {
+  const config = loadConfig({}, { dataDir: device.dataDir })
+  const db = openDb(config.databaseUrl)
+  try {
+    const [admin] = await db.db.select().from(users).where(eq(users.accountName, 'admin'))
+    const uploads = new UploadManager({ db: db.db, config, clock: { now: () => Date.now() }, log: silent, sweepTimer: false })
+    const who = { userId: admin!.id, accountName: 'admin', sessionId: null, transport: 'internal' as const, passwordChangeRequired: false }
+    const claimed = await uploads.claim(uploadId, who, purpose)
+    const secondClaim = await uploads.claim(uploadId, who, purpose).then(() => null, (error: unknown) => error)
+    return { claimed, secondClaim }
+  } finally {
+    db.close()
+  }
 }
 
 function chunkFields(file: Buffer, chunkBytes: number, index: number, extra: Record<string, string | number | undefined> = {}) {
@@ -126,6 +153,36 @@ describe('uploads over HTTP (spec 4.4-4.6, 4.12) on the real runtime', () => {
     expect((await device.post(`${BASE}/cancelUpload`, { uploadId }, mtk)).body).toMatchObject({ resCode: 1 })
   })
 
+  it('a filename with ../ and NUL through the real multipart parser is metadata only: bytes stored under the uploadId', async () => {
+    const hostile = '../../etc/passwd\u0000.jpg'
+    const file = randomBytes(2 * MB + 55)
+    const clientRequestId = randomUUID()
+    const post = async (parts: Part[]) => {
+      const { body, contentType } = multipartBody(parts)
+      const response = await fetch(`${device.url}${BASE}/uploadTemp`, { method: 'POST', headers: { mtk, 'Content-Type': contentType }, body: new Uint8Array(body) })
+      return await response.json() as any
+    }
+    const textParts = (fields: Record<string, string | number | undefined>) =>
+      Object.entries(fields).flatMap(([name, value]) => (value === undefined ? [] : [{ name, value: String(value) }]))
+    // Chunk 0 with the fields first (streamed straight to the store), chunk 1 with the file part
+    // first (spooled until its fields arrive): both paths see the same hostile filename.
+    const c0 = chunkFields(file, 2 * MB, 0, { clientRequestId })
+    const r0 = await post([...textParts(c0.fields), { name: 'file', filename: hostile, data: c0.data }])
+    expect(r0).toMatchObject({ resCode: 1, resData: { nextChunkIndex: '1', complete: false } })
+    const uploadId = r0.resData.uploadId as string
+    const c1 = chunkFields(file, 2 * MB, 1, { clientRequestId, uploadId })
+    const r1 = await post([{ name: 'file', filename: hostile, data: c1.data }, ...textParts(c1.fields)])
+    expect(r1).toMatchObject({ resCode: 1, resData: { uploadId, nextChunkIndex: '2', complete: true } })
+
+    const { claimed, secondClaim } = await claimOnDevice(device, uploadId, 'model')
+    expect(claimed).toMatchObject({ uploadId, originalFilename: hostile, size: file.length, path: path.join(device.dataDir, 'uploads', uploadId) })
+    expect(sha256(readFileSync(claimed.path))).toBe(sha256(file))
+    expect(secondClaim).toMatchObject({ item: { messageKey: 'api.error.uploadConsumed' } })
+    expect(existsSync(path.resolve(device.dataDir, 'uploads', '../../etc/passwd'))).toBe(false)
+    expect(readdirSync(device.dataDir, { recursive: true }).map(String).filter((entry) => entry.includes('passwd'))).toEqual([])
+    expect(readdirSync(path.join(device.dataDir, 'upload-spool'))).toEqual([])
+  })
+
   it('bad input over HTTP: chunk over maxChunkSize → 413 uploadChunkTooLarge; unknown uploadId; no mtk → 401', async () => {
     const big = randomBytes(8 * MB + 1000)
     const tooLarge = await sendChunk(device, mtk, { purpose: 'model', chunkIndex: 0, totalChunks: 2, totalSize: 16 * MB, chunkSize: 8 * MB }, big)
@@ -142,7 +199,7 @@ describe('uploads over HTTP (spec 4.4-4.6, 4.12) on the real runtime', () => {
 })
 
 describe('resume after SIGKILL (spec 4.12.2)', () => {
-  it('kill after chunk 1 of 3, restart, resend chunk 0 → nextChunkIndex 1, finish, bytes verified by sha256', async () => {
+  it('kill after chunk 1 of 3, restart, resend chunk 0 → nextChunkIndex 1, finish, bytes verified by sha256; orphaned spool files removed', async () => {
     const first = await startDevice()
     const dataDir = first.dataDir
     let second: DeviceProcess | null = null
@@ -155,8 +212,13 @@ describe('resume after SIGKILL (spec 4.12.2)', () => {
       expect(r0.body.resData).toMatchObject({ nextChunkIndex: '1', complete: false })
       const uploadId = r0.body.resData.uploadId
       await first.kill()
+      // A request whose file part was being spooled when the process died leaves its spool file.
+      const orphanSpool = path.join(dataDir, 'upload-spool', 'spool-0123456789abcdef01234567')
+      mkdirSync(path.dirname(orphanSpool), { recursive: true })
+      writeFileSync(orphanSpool, randomBytes(4096))
 
       second = await startDevice({ dataDir })
+      expect(existsSync(orphanSpool)).toBe(false) // removed at start-up, before requests are served
       const mtk2 = await second.adminToken() // a new sign-in: the same user
       const resumed = await sendChunk(second, mtk2, c0.fields, c0.data)
       expect(resumed.body.resData).toEqual({ uploadId, nextChunkIndex: '1', complete: false, filePath: `upload://${uploadId}` })
@@ -200,20 +262,10 @@ describe('native tus endpoint', () => {
     })
     const uploadId = location.split('/').pop()!
 
-    // Claim with the real service on the device's database file and staging folder (as a handler would).
-    const config = loadConfig({}, { dataDir: device.dataDir })
-    const db = openDb(config.databaseUrl)
-    try {
-      const [admin] = await db.db.select().from(users).where(eq(users.accountName, 'admin'))
-      const uploads = new UploadManager({ db: db.db, config, clock: { now: () => Date.now() }, log: silent, sweepTimer: false })
-      const who = { userId: admin!.id, accountName: 'admin', sessionId: null, transport: 'internal' as const, passwordChangeRequired: false }
-      const claimed = await uploads.claim(uploadId, who, 'video')
-      expect(claimed).toMatchObject({ uploadId, originalFilename: 'clip.mp4', size: file.length, purpose: 'video' })
-      expect(sha256(readFileSync(claimed.path))).toBe(sha256(file))
-      await expect(uploads.claim(uploadId, who, 'video')).rejects.toMatchObject({ item: { messageKey: 'api.error.uploadConsumed' } })
-    } finally {
-      db.close()
-    }
+    const { claimed, secondClaim } = await claimOnDevice(device, uploadId, 'video')
+    expect(claimed).toMatchObject({ uploadId, originalFilename: 'clip.mp4', size: file.length, purpose: 'video' })
+    expect(sha256(readFileSync(claimed.path))).toBe(sha256(file))
+    expect(secondClaim).toMatchObject({ item: { messageKey: 'api.error.uploadConsumed' } })
   })
 
   const tusRequest = (method: string, url: string, headers: Record<string, string> = {}, body?: Buffer) =>

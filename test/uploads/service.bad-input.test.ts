@@ -15,10 +15,11 @@ describe('uploadTemp bad input (spec 4.5, 7.1, 7.2)', () => {
     const chunk = chunkOf(file, MB, index, extra)
     return h.uploads.putChunk(alice, chunk.fields, stream(body ?? chunk.body))
   }
+  // Free-space figures move with everything else on the machine; reservations must not.
+  const reservations = () => h.uploads.capabilities().then(({ activeSessions, reservedBySessionsBytes }) => ({ activeSessions, reservedBySessionsBytes }))
   /** Session state as the manifest and the store see it. */
   const snapshot = async (uploadId: string) => ({
-    // Free-space figures move with everything else on the machine; reservations must not.
-    caps: await h.uploads.capabilities().then(({ activeSessions, reservedBySessionsBytes }) => ({ activeSessions, reservedBySessionsBytes })),
+    caps: await reservations(),
     size: statSync(h.uploads.filePath(uploadId)).size,
     row: await h.uploads.repo.find(uploadId),
   })
@@ -42,8 +43,14 @@ describe('uploadTemp bad input (spec 4.5, 7.1, 7.2)', () => {
     expect(await h.uploads.capabilities()).toMatchObject({ activeSessions: 0, reservedBySessionsBytes: '0' })
   })
 
-  it('a chunk after 0 without uploadId → InvalidParam uploadId', async () => {
-    expect(await apiError(put(1, { uploadId: undefined }))).toMatchObject({ details: { field: 'uploadId' } })
+  it('a chunk after 0 without uploadId → InvalidParam uploadId; the open session keeps its reservation', async () => {
+    const { uploadId } = await put(0)
+    const before = await snapshot(uploadId)
+    expect(await apiError(put(1, { uploadId: undefined }))).toMatchObject({
+      messageKey: 'api.error.InvalidParam', details: { field: 'uploadId' }, recommendedAction: 'CHECK_UPLOAD_PARAMETERS',
+    })
+    expect(await snapshot(uploadId)).toEqual(before)
+    expect(before.caps).toEqual({ activeSessions: 1, reservedBySessionsBytes: String(file.length - MB) })
   })
 
   it('chunkIndex ahead of nextChunkIndex → UPLOAD_CHUNK_OUT_OF_ORDER with the next index; nothing written', async () => {
@@ -102,9 +109,12 @@ describe('uploadTemp bad input (spec 4.5, 7.1, 7.2)', () => {
 
   it('an early chunk so small that the rest cannot fit → UPLOAD_CHUNKS_TOO_SMALL (USE_LARGER_CHUNKS)', async () => {
     const { uploadId } = await put(0)
+    const before = await snapshot(uploadId)
     expect(await apiError(put(1, { uploadId, chunkSize: 100 }, bytes(100)))).toMatchObject({
       messageKey: 'api.error.uploadChunksTooSmall', recommendedAction: 'USE_LARGER_CHUNKS',
     })
+    expect(await snapshot(uploadId)).toEqual(before)
+    expect(before.caps).toEqual({ activeSessions: 1, reservedBySessionsBytes: String(file.length - MB) })
   })
 
   it.each([
@@ -148,7 +158,9 @@ describe('uploadTemp bad input (spec 4.5, 7.1, 7.2)', () => {
     const small = bytes(300)
     const { fields } = chunkOf(small, MB, 0, { filename: hostile })
     const { uploadId } = await h.uploads.putChunk(alice, fields, stream(small))
+    expect(await reservations()).toEqual({ activeSessions: 1, reservedBySessionsBytes: '0' }) // complete, not yet consumed
     const claimed = await h.uploads.claim(uploadId, alice, 'image')
+    expect(await reservations()).toEqual({ activeSessions: 0, reservedBySessionsBytes: '0' })
     expect(claimed.originalFilename).toBe(hostile)
     expect(path.dirname(claimed.path)).toBe(h.uploads.stagingDir)
     expect(path.basename(claimed.path)).toBe(uploadId)

@@ -31,4 +31,31 @@ describe('upload service events', () => {
     expect(await h.uploads.sweep()).toMatchObject({ expired: 0 })
     expect(emitted).toEqual([{ kind: 'upload.expired', payload: { uploadId, purpose: first.fields.purpose, reason: 'idle', receivedBytes: 1024 } }])
   })
+
+  // spec 3.1: the reason is the deadline that passed first, even when the sweeper comes late.
+  it('reports the absolute lifetime as the reason when it ran out before the idle timeout', async () => {
+    h = await harness({ uploadIdleTimeoutMs: 10_000, uploadAbsoluteTimeoutMs: 60_000 }, { events })
+    const file = bytes(8 * 1024)
+    const put = (index: number, uploadId?: string) => {
+      const { fields, body } = chunkOf(file, 1024, index, { clientRequestId: 'r3', uploadId })
+      return h.uploads.putChunk(alice, fields, stream(body))
+    }
+    const { uploadId: openId } = await put(0)
+    const whole = chunkOf(file, 8 * 1024, 0, { clientRequestId: 'r4' })
+    const { uploadId: completeId } = await h.uploads.putChunk(alice, whole.fields, stream(whole.body))
+    for (let index = 1; index <= 6; index++) {
+      h.clock.advance(9_000)
+      await put(index, openId) // renews the idle timer: the last one at 54 s
+    }
+    // 65 s: both sessions passed their absolute deadline (60 s) before the open one's idle deadline (64 s).
+    h.clock.advance(11_000)
+    expect(await h.uploads.sweep()).toMatchObject({ expired: 2 })
+    expect(emitted.map((e) => e.payload)).toEqual(expect.arrayContaining([
+      expect.objectContaining({ uploadId: openId, reason: 'absolute lifetime' }),
+      expect.objectContaining({ uploadId: completeId, reason: 'absolute lifetime' }),
+    ]))
+    expect(emitted).toHaveLength(2)
+    expect(await h.uploads.repo.find(openId)).toMatchObject({ state: 'expired', endReason: 'absolute lifetime' })
+    expect(await h.uploads.repo.find(completeId)).toMatchObject({ state: 'expired', endReason: 'absolute lifetime' })
+  })
 })

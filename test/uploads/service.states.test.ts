@@ -71,6 +71,8 @@ describe('upload session state machine (spec 3.1)', () => {
     await h.uploads.claim(uploadId, alice, 'image')
     expect(await apiError(h.uploads.claim(uploadId, alice, 'image'))).toMatchObject({ messageKey: 'api.error.uploadConsumed', recommendedAction: 'START_NEW_UPLOAD' })
     expect(await apiError(h.uploads.cancel(alice, uploadId))).toMatchObject({ messageKey: 'api.error.uploadConsumed' })
+    expect(await apiError(h.uploads.putChunk(alice, { ...fields, uploadId }, stream(body)))).toMatchObject({ messageKey: 'api.error.uploadConsumed' })
+    expect(await h.uploads.capabilities()).toMatchObject({ activeSessions: 0, reservedBySessionsBytes: '0' })
     // A resent chunk 0 with the same clientRequestId after consumption starts a new session (spec 4.12.3).
     const again = await h.uploads.putChunk(alice, fields, stream(body))
     expect(again.uploadId).not.toBe(uploadId)
@@ -169,6 +171,8 @@ describe('upload session state machine (spec 3.1)', () => {
     const { fields, body } = chunkOf(file, MB, 1, { uploadId })
     expect(await apiError(h.uploads.putChunk(bob, fields, stream(body)))).toEqual({ ...unknown, details: { uploadId } })
     expect(await apiError(h.uploads.claim(uploadId, bob, 'image'))).toEqual({ ...unknown, details: { uploadId } })
+    // None of it touched Alice's session: still the one open session, with its reservation.
+    expect(await h.uploads.capabilities()).toMatchObject({ activeSessions: 1, reservedBySessionsBytes: String(file.length - MB) })
     // Bob's identical clientRequestId is his own upload, not a resume of Alice's.
     const { fields: f0, body: b0 } = chunkOf(file, MB, 0)
     expect((await h.uploads.putChunk(bob, f0, stream(b0))).uploadId).not.toBe(uploadId)
