@@ -1,3 +1,4 @@
+import { deadline } from '../../shared/abort.ts'
 import type { Db } from '../../shared/db/client.ts'
 import { webhookDeadLetters } from '../../shared/db/schema/index.ts'
 import type { DeviceEvent, WebhookSettings } from '../../shared/events/types.ts'
@@ -103,14 +104,16 @@ export class WebhookTarget {
       [TIMESTAMP_HEADER]: String(timestamp),
     }
     if (settings.secret) headers[SIGNATURE_HEADER] = signWebhook(settings.secret, timestamp, body)
+    const { signal, dispose } = deadline(settings.timeoutMs, this.stopController.signal)
     try {
-      const signal = AbortSignal.any([AbortSignal.timeout(settings.timeoutMs), this.stopController.signal])
       const response = await fetch(this.deps.url, { method: 'POST', headers, body, signal, redirect: 'manual' })
       await response.body?.cancel().catch(() => {})
       return response.ok ? null : `HTTP ${response.status}`
     } catch (error) {
       const e = error as Error
       return e.name === 'TimeoutError' ? `timeout after ${settings.timeoutMs} ms` : (e.cause as Error)?.message ?? e.message
+    } finally {
+      dispose()
     }
   }
 

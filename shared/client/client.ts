@@ -1,3 +1,4 @@
+import { deadline } from '../abort.ts'
 import { DeviceError, NetworkError } from './errors.ts'
 import { md5Hex } from './md5.ts'
 import { ROUTES } from './routes.ts'
@@ -69,7 +70,7 @@ export class DeviceClient {
     const isForm = typeof FormData !== 'undefined' && body instanceof FormData
     const headers: Record<string, string> = isForm ? {} : { 'content-type': 'application/json' }
     if (this.mtk) headers.mtk = this.mtk
-    const signal = combineSignals(options.signal, options.timeoutMs)
+    const { signal, dispose } = deadline(options.timeoutMs, options.signal)
     try {
       const response = await this.fetchImpl(this.baseUrl + route, {
         method: 'POST',
@@ -81,6 +82,8 @@ export class DeviceClient {
     } catch (error) {
       if ((error as Error)?.name === 'AbortError' && options.signal?.aborted) throw error
       throw new NetworkError(route, error, this.baseUrl + route)
+    } finally {
+      dispose()
     }
   }
 
@@ -201,12 +204,6 @@ export class DeviceClient {
   interfaceDocUrl(type: 0 | 1): Promise<{ type: number; url: string; version: string }> {
     return this.call(ROUTES.interfaceDocUrl, { type })
   }
-}
-
-function combineSignals(signal: AbortSignal | undefined, timeoutMs: number | undefined): AbortSignal | undefined {
-  const signals = [signal, timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined].filter((s): s is AbortSignal => !!s)
-  if (signals.length <= 1) return signals[0]
-  return AbortSignal.any(signals)
 }
 
 /** The file name of a Content-Disposition header (RFC 6266): `filename*` (RFC 5987) first, then `filename`. */

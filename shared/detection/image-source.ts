@@ -1,4 +1,5 @@
 import os from 'node:os'
+import { deadline } from '../abort.ts'
 import { ApiError, invalidParam } from '../errors/index.ts'
 import type { Ctx } from '../handler.ts'
 import type { ImageSource } from '../inference/types.ts'
@@ -49,7 +50,7 @@ export async function downloadImage(url: string, ctx: Pick<Ctx, 'config' | 'sign
     new ApiError('ImageDownloadFailed', { details: { reason, ...extra } })
   const limit = ctx.config.maxEncodedImageBytes
   const budget = Math.min(limit, Math.floor(os.freemem() * ctx.config.imageDownloadMemoryShare))
-  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.config.imageDownloadTimeoutMs)])
+  const { signal, dispose } = deadline(ctx.config.imageDownloadTimeoutMs, ctx.signal)
   try {
     for (let hop = 0; ; hop++) {
       const response = await fetch(current, { redirect: 'manual', signal })
@@ -84,5 +85,7 @@ export async function downloadImage(url: string, ctx: Pick<Ctx, 'config' | 'sign
     if (error instanceof ApiError) throw error
     if (ctx.signal.aborted) throw failed('the request was cancelled')
     throw failed(signal.aborted ? 'timed out' : 'the image could not be downloaded')
+  } finally {
+    dispose()
   }
 }
