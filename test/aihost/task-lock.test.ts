@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import OperateNode from '../../functions/aihost/OperateNode.ts'
 import PTaskCancle from '../../functions/aihost/PTaskCancle.ts'
 import PTaskDetectPic from '../../functions/aihost/PTaskDetectPic.ts'
 import { findTask, saveCreatedTask } from '../../shared/detection/task-store.ts'
@@ -55,7 +56,7 @@ function scriptedInference() {
   }
 }
 
-describe('PTaskCancle and PTaskDetectPic never interleave (spec 3.2)', () => {
+describe('PTaskCancle never interleaves with PTaskDetectPic or OperateNode (spec 3.2)', () => {
   let t: TestRuntime
   beforeAll(async () => { t = await createTestRuntime() })
   afterAll(async () => { await t?.close() })
@@ -78,6 +79,27 @@ describe('PTaskCancle and PTaskDetectPic never interleave (spec 3.2)', () => {
     await cancelling
 
     expect(await detectOutcome).toBe('api.error.NotCreated')
+    expect((await findTask(ctx.db, taskId))!.state).toBe('cancelled')
+    expect(inference.loaded.has(taskId)).toBe(false)
+  })
+
+  it('OperateNode that read the task while a cancel was releasing does not mark the cancelled task created again', async () => {
+    const inference = scriptedInference()
+    const ctx = { ...t.ctx(admin), inference: inference.service }
+    const taskId = 'race-operate'
+    await saveCreatedTask(ctx.db, { taskId, algorithmCode: 'face-detection', taskConfig: {}, createdBy: 'admin' }, Date.now())
+    inference.loaded.add(taskId)
+
+    const held = inference.holdNextRelease()
+    const cancelling = PTaskCancle.handle({ taskId, algorithmCode: 'face-detection' }, ctx as never)
+    await held.reached
+    const operating = OperateNode.handle({ taskId, nodeId: 'face', operation: 'configure', params: { scoreThreshold: 0.9 } }, ctx as never)
+    const operateOutcome = Promise.resolve(operating).then(() => 'succeeded', (error: ApiError) => error.item.messageKey)
+    await new Promise((r) => setTimeout(r, 50))
+    held.open()
+    await cancelling
+
+    expect(await operateOutcome).toBe('api.error.NotCreated')
     expect((await findTask(ctx.db, taskId))!.state).toBe('cancelled')
     expect(inference.loaded.has(taskId)).toBe(false)
   })
