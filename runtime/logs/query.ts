@@ -16,26 +16,35 @@ export function logFiles(logDir: string): string[] {
     .map((name) => path.join(logDir, name))
 }
 
+/** Whether a string anywhere in `value` (nested objects such as `err` too) holds `text`. */
+const holdsText = (value: unknown, text: string): boolean =>
+  typeof value === 'string' ? value.toLowerCase().includes(text)
+    : typeof value === 'object' && value !== null ? Object.values(value).some((inner) => holdsText(inner, text))
+      : false
+
 const matches = (entry: Record<string, unknown>, query: LogQuery, minLevel: number, text: string | null) => {
   if (typeof entry.level === 'number' && entry.level < minLevel) return false
   const time = typeof entry.time === 'number' ? entry.time : NaN
   if (query.from !== undefined && !(time >= query.from)) return false
   if (query.to !== undefined && !(time <= query.to)) return false
   if (query.requestId !== undefined && entry.requestId !== query.requestId) return false
-  if (text && !Object.values(entry).some((value) => typeof value === 'string' && value.toLowerCase().includes(text))) return false
+  if (text && !holdsText(entry, text)) return false
   return true
 }
 
 /**
  * Reads the rotating log files line by line (never whole) and returns one page of the
- * matching entries, newest first. Disk use is bounded by the rotation, so is the scan.
+ * matching entries, newest first. Disk use is bounded by the rotation, so is the scan; memory
+ * by the page: only the newest `pageNo × pageSize` matches are kept while counting the rest.
  */
 export async function queryLogFiles(logDir: string, query: LogQuery): Promise<LogPage> {
   const minLevel = LEVELS[query.level ?? 'trace']
   const text = query.text ? query.text.toLowerCase() : null
   const files = logFiles(logDir)
-  // Matching lines are kept as text (cheaper than objects) until the page is cut.
-  const hits: string[] = []
+  const keep = query.pageNo * query.pageSize
+  // The newest `keep` matching lines, as text (cheaper than objects), in a ring.
+  const window: string[] = new Array(keep)
+  let total = 0
   let bytesScanned = 0
   for (const file of files) {
     bytesScanned += statSync(file).size
@@ -48,12 +57,12 @@ export async function queryLogFiles(logDir: string, query: LogQuery): Promise<Lo
       } catch {
         continue // a line cut by a crash
       }
-      if (matches(entry, query, minLevel, text)) hits.push(line)
+      if (matches(entry, query, minLevel, text)) window[total++ % keep] = line
     }
   }
-  const total = hits.length
+  // Newest first: the page holds matches total-1-start … total-start-pageSize.
   const start = (query.pageNo - 1) * query.pageSize
-  // Newest first: count from the end.
-  const rows = hits.slice(Math.max(0, total - start - query.pageSize), Math.max(0, total - start)).reverse().map((line) => JSON.parse(line))
+  const rows: Record<string, unknown>[] = []
+  for (let index = total - 1 - start; index >= Math.max(0, total - start - query.pageSize); index--) rows.push(JSON.parse(window[index % keep]!))
   return { total, pageNo: query.pageNo, pageSize: query.pageSize, rows, files: files.length, bytesScanned }
 }
