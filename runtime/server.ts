@@ -12,6 +12,7 @@ import { InFlight } from './http/inflight.ts'
 import { createApp } from './http/app.ts'
 import { InputValidator } from './http/validate.ts'
 import { functionsDistDir } from './paths.ts'
+import { announceReady } from './supervisor/readiness.ts'
 
 export interface RunningDevice {
   port: number
@@ -73,6 +74,7 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
 const isMain = import.meta.url === `file://${process.argv[1]}`
 if (isMain) {
   startDevice().then((device) => {
+    announceReady(device.port, device.services.process.softwareVersion)
     const shutdown = (signal: string) => device.stop(signal).then(() => process.exit(0), () => process.exit(1))
     process.once('SIGTERM', () => shutdown('SIGTERM'))
     process.once('SIGINT', () => shutdown('SIGINT'))
