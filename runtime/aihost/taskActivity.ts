@@ -41,6 +41,7 @@ export function recordTaskActivity(inner: InferenceService, dataPath: string, cl
     release: (handle) => inner.release(handle),
     has: (handle) => inner.has(handle),
     stats: () => inner.stats(),
+    inspectModel: (file) => inner.inspectModel(file),
     async detect(request) {
       const entry = activityOf(request.handle)
       try {

@@ -7,6 +7,7 @@ import type {
 import { encodeFrame, FrameDecoder, type SidecarOp, type WireError } from './protocol.ts'
 import type { SidecarSupervisor, SupervisorLog } from './supervisor.ts'
 import type { LoadedManifest } from '../../models/load-manifests.ts'
+import type { ModelSignature } from '../../shared/models/onnx.ts'
 
 interface Pending {
   resolve(frame: { result: unknown; body: Buffer }): void
@@ -224,6 +225,18 @@ export class SidecarClient implements InferenceService {
       const left = (this.#inflight.get(request.handle) ?? 1) - 1
       if (left > 0) this.#inflight.set(request.handle, left)
       else this.#inflight.delete(request.handle)
+    }
+  }
+
+  async inspectModel(file: string): Promise<ModelSignature> {
+    await this.#whenReady()
+    try {
+      return (await this.#send('inspectModel', { path: file })).result as ModelSignature
+    } catch (error) {
+      // The sidecar died while it had the model open: the model is what crashed onnxruntime.
+      const died = error instanceof ApiError && error.id === 'SidecarUnavailable' && error.item.details.reason !== 'not connected'
+      if (died) throw new ApiError('ModelInvalid', { details: { reason: 'the inference sidecar stopped while opening the model' } })
+      throw error
     }
   }
 

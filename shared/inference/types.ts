@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import type { ModelSignature } from '../models/onnx.ts'
 
 /**
  * What handlers see of the inference sidecar (`ctx.inference`) and the detection result of
@@ -123,4 +124,10 @@ export interface InferenceService {
   has(handle: string): boolean
   detect(request: DetectRequest): Promise<DetectOutcome>
   stats(): Promise<SidecarStats>
+  /**
+   * Opens a model file as a session in the sidecar, reads its inputs and outputs, closes it
+   * (issue 7: an upload is "validated ... by opening it in the sidecar"). ModelInvalid when it
+   * does not load or the sidecar dies opening it; SidecarUnavailable (retryable) while it is down.
+   */
+  inspectModel(file: string): Promise<ModelSignature>
 }
