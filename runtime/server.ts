@@ -12,6 +12,7 @@ import { InFlight } from './http/inflight.ts'
 import { createApp } from './http/app.ts'
 import { InputValidator } from './http/validate.ts'
 import { functionsDistDir } from './paths.ts'
+import { TUS_ROUTE } from './uploads/tus.ts'
 import { announceReady } from './supervisor/readiness.ts'
 
 export interface RunningDevice {
@@ -31,7 +32,8 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
   await table.load()
   // One validator for every transport: HTTP and MQTT requests (spec 5.6).
   const validator = new InputValidator()
-  const runtime = await createServices(config, log, { routes: () => table.routes(), router: { lookup: (p) => table.lookup(p), validator } })
+  // ViewRoutes lists exactly what is mounted: the route table and the tus endpoint createApp mounts beside it.
+  const runtime = await createServices(config, log, { routes: () => [...table.routes(), TUS_ROUTE], router: { lookup: (p) => table.lookup(p), validator } })
   await runtime.start()
   table.watch()
 

@@ -15,6 +15,7 @@ export default defineHandler({
       auth: r.auth === 'anonymous' ? 'none' : 'mtk',
       body: r.body,
       summary: r.summary,
+      ...(r.protocol ? { protocol: r.protocol } : {}),
     }))
     return { total: rows.length, rows }
   },
