@@ -1,0 +1,29 @@
+import { randomUUID } from 'node:crypto'
+import { createWriteStream } from 'node:fs'
+import { mkdir, rm } from 'node:fs/promises'
+import path from 'node:path'
+import type { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { rangedFileResponse, type RangedFileOptions } from './rangedFile.ts'
+
+/**
+ * spec 4.11: every managed-file download supports a single Range. An export produced on the
+ * fly (zip, tar.gz) has no length and cannot seek, so it is written to a scratch file first,
+ * served ranged from there and deleted once the response is done.
+ */
+export async function producedFileResponse(
+  request: Request | null,
+  scratchDir: string,
+  produce: () => Readable | Promise<Readable>,
+  options: Omit<RangedFileOptions, 'removeWhenDone'> & { downloadName: string },
+): Promise<Response> {
+  await mkdir(scratchDir, { recursive: true })
+  const file = path.join(scratchDir, `export-${randomUUID()}${path.extname(options.downloadName)}`)
+  try {
+    await pipeline(await produce(), createWriteStream(file, { flags: 'wx' }))
+  } catch (error) {
+    await rm(file, { force: true })
+    throw error
+  }
+  return rangedFileResponse(request, file, { ...options, removeWhenDone: true })
+}
