@@ -210,4 +210,13 @@ describe('AI-host routes without the sidecar, on the real runtime', () => {
     const unauthenticated = await device.post('/gtw/cwai/System/QueryDeviceStatus', {})
     expect(unauthenticated.status).toBe(401)
   })
+
+  it('QueryDeviceStatus, UpgradeStatus and ViewRoutes take {} or no body and refuse unknown fields, like the other routes', async () => {
+    for (const route of ['/gtw/cwai/System/QueryDeviceStatus', '/gtw/cwai/System/UpgradeStatus', '/v1/cwai/aihost/ViewRoutes']) {
+      expect((await call(route, {})).body.resCode, route).toBe(1)
+      expect((await call(route, '')).body.resCode, route).toBe(1)
+      const extra = await call(route, { verbose: true })
+      expect(extra.body, route).toMatchObject({ resCode: 0, resMsg: [{ messageKey: 'api.error.InvalidParam', details: { field: '/verbose' } }] })
+    }
+  })
 })
