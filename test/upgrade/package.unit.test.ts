@@ -130,6 +130,19 @@ describe('staging an upgrade', () => {
     expect(await refusal(stage(writePackage(dir, { version: '2.0.1' })))).toMatchObject({ messageKey: 'api.error.upgradeInProgress', details: { version: '2.0.0' } })
   })
 
+  it('serializes concurrent staging: of two calls at once, the second gets upgradeInProgress and nothing of it is staged', async () => {
+    const first = writePackage(dir, { version: '2.0.0' })
+    const second = writePackage(dir, { version: '2.0.1' })
+    const [a, b] = await Promise.allSettled([stage(first), stage(second)])
+    expect(a).toMatchObject({ status: 'fulfilled', value: { version: '2.0.0' } })
+    expect(b.status).toBe('rejected')
+    expect((b as PromiseRejectedResult).reason.item).toMatchObject({ messageKey: 'api.error.upgradeInProgress', details: { version: '2.0.0' } })
+    const data = path.join(dir, 'data')
+    expect(readUpgradeState(data).pending?.version).toBe('2.0.0')
+    expect(readdirSync(path.join(data, 'upgrade', 'staging'))).toEqual(['2.0.0'])
+    expect(readdirSync(path.join(data, 'upgrade', 'packages'))).toEqual([first.name])
+  })
+
   it('refuses a version that is not newer than the running one', async () => {
     expect(await refusal(stage(writePackage(dir, { version: '1.0.0' })))).toMatchObject({ messageKey: 'api.error.upgradeNotNewer', details: { version: '1.0.0', runningVersion: '1.0.0' } })
   })
