@@ -1,10 +1,20 @@
 import { randomUUID } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
-import { mkdir, rm } from 'node:fs/promises'
+import { mkdir, readdir, rm } from 'node:fs/promises'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { rangedFileResponse, type RangedFileOptions } from './rangedFile.ts'
+
+const PRODUCED_PREFIX = 'export-'
+
+/** At start-up: produced files a stopped process could not remove (a download cut by a crash). */
+export async function removeLeftoverProducedFiles(scratchDir: string): Promise<number> {
+  const names = await readdir(scratchDir).catch(() => [] as string[])
+  const leftovers = names.filter((name) => name.startsWith(PRODUCED_PREFIX))
+  for (const name of leftovers) await rm(path.join(scratchDir, name), { force: true })
+  return leftovers.length
+}
 
 /**
  * spec 4.11: every managed-file download supports a single Range. An export produced on the
@@ -18,7 +28,7 @@ export async function producedFileResponse(
   options: Omit<RangedFileOptions, 'removeWhenDone'> & { downloadName: string },
 ): Promise<Response> {
   await mkdir(scratchDir, { recursive: true })
-  const file = path.join(scratchDir, `export-${randomUUID()}${path.extname(options.downloadName)}`)
+  const file = path.join(scratchDir, `${PRODUCED_PREFIX}${randomUUID()}${path.extname(options.downloadName)}`)
   try {
     await pipeline(await produce(), createWriteStream(file, { flags: 'wx' }))
   } catch (error) {
