@@ -12,6 +12,8 @@ import { InFlight } from './http/inflight.ts'
 import { createApp } from './http/app.ts'
 import { InputValidator } from './http/validate.ts'
 import { functionsDistDir } from './paths.ts'
+import { TUS_ROUTE } from './uploads/tus.ts'
+import { announceReady } from './supervisor/readiness.ts'
 
 export interface RunningDevice {
   port: number
@@ -30,7 +32,8 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
   await table.load()
   // One validator for every transport: HTTP and MQTT requests (spec 5.6).
   const validator = new InputValidator()
-  const runtime = await createServices(config, log, { routes: () => table.routes(), router: { lookup: (p) => table.lookup(p), validator } })
+  // ViewRoutes lists exactly what is mounted: the route table and the tus endpoint createApp mounts beside it.
+  const runtime = await createServices(config, log, { routes: () => [...table.routes(), TUS_ROUTE], router: { lookup: (p) => table.lookup(p), validator } })
   await runtime.start()
   table.watch()
 
@@ -73,6 +76,7 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
 const isMain = import.meta.url === `file://${process.argv[1]}`
 if (isMain) {
   startDevice().then((device) => {
+    announceReady(device.port, device.services.process.softwareVersion)
     const shutdown = (signal: string) => device.stop(signal).then(() => process.exit(0), () => process.exit(1))
     process.once('SIGTERM', () => shutdown('SIGTERM'))
     process.once('SIGINT', () => shutdown('SIGINT'))

@@ -99,11 +99,16 @@ export interface Ctx extends Services {
 
 export interface MountedRoute {
   path: string
-  methods: HttpMethod[]
+  methods: (HttpMethod | 'OPTIONS')[]
   auth: AuthMode
-  body: BodyKind
+  body: BodyKind | 'tus'
   bundle: string
   summary: string
+  /**
+   * Set on an endpoint mounted beside the route table that speaks its own protocol instead of
+   * the envelope and owns every path under `path` (the tus upload endpoint).
+   */
+  protocol?: 'tus'
 }
 
 export interface HandlerDefinition<S extends TSchema = TSchema, R = unknown> {

@@ -6,7 +6,7 @@ export default defineHandler({
   auth: 'session',
   body: 'json',
   summary: 'Every mounted route with its methods and authentication requirement.',
-  input: Type.Object({}),
+  input: Type.Object({}, { additionalProperties: false }),
   handle(_input, ctx) {
     const rows = ctx.routes().map((r) => ({
       path: r.path,
@@ -15,6 +15,7 @@ export default defineHandler({
       auth: r.auth === 'anonymous' ? 'none' : 'mtk',
       body: r.body,
       summary: r.summary,
+      ...(r.protocol ? { protocol: r.protocol } : {}),
     }))
     return { total: rows.length, rows }
   },

@@ -1,23 +1,21 @@
-import { Readable } from 'node:stream'
+import path from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { zipStream } from '../../shared/algorithms/archive-stream.ts'
-import { contentDisposition } from '../../shared/http/rangedFile.ts'
+import { producedFileResponse } from '../../shared/http/producedFile.ts'
 
 export default defineHandler({
   routes: ['/gtw/cwai/algorithm/layout/exportSingleAlg'],
   auth: 'session',
   body: 'json',
-  summary: 'Streams one algorithm as a zip package (manifest.json + its own model files) that Algorithm/upload installs again.',
+  summary: 'Streams one algorithm (single Range supported) as a zip package (manifest.json + its own model files) that Algorithm/upload installs again.',
   input: Type.Object({ algorithmId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
   async handle(input, ctx) {
     const pkg = await ctx.algorithms.exportPackage(input.algorithmId)
-    return new Response(Readable.toWeb(zipStream(pkg)) as ReadableStream, {
-      headers: {
-        'Content-Type': 'application/zip',
-        'Content-Disposition': contentDisposition('attachment', `${pkg.algorithmId}-${pkg.manifest.version}.zip`),
-        'Cache-Control': 'no-store',
-      },
+    // spec 4.11: a single Range is served from the produced zip.
+    return producedFileResponse(ctx.request, path.join(ctx.config.dataPath, 'tmp'), () => zipStream(pkg), {
+      downloadName: `${pkg.algorithmId}-${pkg.manifest.version}.zip`,
+      contentType: 'application/zip',
     })
   },
 })

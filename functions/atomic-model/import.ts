@@ -37,6 +37,7 @@ export default defineHandler({
       originalFilename: input.fileName,
       modelName: input.modelName ?? input.fileName,
       exportable: input.exportable ?? true,
+      inspect: (path) => ctx.inference.inspectModel(path),
     })
     return toView(row)
   },

@@ -27,6 +27,7 @@ export default defineHandler({
         modelName: input.modelName ?? file.originalFilename,
         exportable: input.exportable ?? true,
         ...(input.modelId ? { modelId: input.modelId } : {}),
+        inspect: (path) => ctx.inference.inspectModel(path),
       })
       ctx.log.info({ modelId: row.modelId, uploadId: input.uploadId }, 'model uploaded')
       return toView(row)

@@ -1,11 +1,9 @@
-import { createReadStream } from 'node:fs'
-import { stat } from 'node:fs/promises'
 import path from 'node:path'
-import { Readable } from 'node:stream'
 import { Type } from '@sinclair/typebox'
 import { FULL_PICTURE_ROUTE, PICTURE_ID, picturesDir } from '../../shared/detection/full-picture.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import { defineHandler } from '../../shared/handler.ts'
+import { rangedFileResponse } from '../../shared/http/rangedFile.ts'
 
 export default defineHandler({
   routes: [FULL_PICTURE_ROUTE],
@@ -17,10 +15,12 @@ export default defineHandler({
   async handle(input, ctx) {
     // The id is a UUID (schema): the path cannot leave the pictures folder.
     const file = path.join(picturesDir(ctx.config), `${input.id}.jpg`)
-    const info = await stat(file).catch(() => null)
-    if (!info) throw new ApiError('PictureNotFound', { details: { id: input.id } })
-    return new Response(Readable.toWeb(createReadStream(file)) as ReadableStream, {
-      headers: { 'content-type': 'image/jpeg', 'content-length': String(info.size), 'cache-control': 'private, max-age=3600' },
-    })
+    try {
+      // spec 4.11: a managed-file download with single-Range support.
+      return await rangedFileResponse(ctx.request, file, { downloadName: `${input.id}.jpg`, disposition: 'inline', contentType: 'image/jpeg', cacheControl: 'private, max-age=3600' })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new ApiError('PictureNotFound', { details: { id: input.id } })
+      throw error
+    }
   },
 })

@@ -9,7 +9,7 @@ export default defineHandler({
   auth: 'session',
   body: 'json',
   summary: 'Boot identity, software version, uptime, storage, CPU load, memory, sidecar state, last upgrade.',
-  input: Type.Object({}),
+  input: Type.Object({}, { additionalProperties: false }),
   async handle(_input, ctx) {
     const inference = await ctx.device.inference()
     const upgrade = readUpgradeState(ctx.config.dataPath)

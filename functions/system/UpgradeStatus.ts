@@ -7,7 +7,7 @@ export default defineHandler({
   auth: 'session',
   body: 'json',
   summary: 'Running version, installed/previous release, pending upgrade and the upgrade history with reasons.',
-  input: Type.Object({}),
+  input: Type.Object({}, { additionalProperties: false }),
   handle(_input, ctx) {
     const state = readUpgradeState(ctx.config.dataPath)
     const release = (r: typeof state.current) => r && { version: r.version, installedAt: String(r.installedAt), base: r.dir === null }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
-import { rename, writeFile } from 'node:fs/promises'
+import { rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { TaskActivity } from '../../shared/aihost/types.ts'
 import { isApiError } from '../../shared/errors/index.ts'
@@ -27,9 +27,10 @@ export function recordTaskActivity(inner: InferenceService, dataPath: string, cl
     }
     return entry
   }
+  // The task id comes from the client: the file is named by its hash, never by the id itself.
+  const overviewFileOf = (handle: string) => path.join(dir, `${createHash('sha256').update(handle).digest('hex').slice(0, 32)}.jpg`)
   const saveOverview = async (handle: string, jpeg: Buffer) => {
-    // The task id comes from the client: the file is named by its hash, never by the id itself.
-    const file = path.join(dir, `${createHash('sha256').update(handle).digest('hex').slice(0, 32)}.jpg`)
+    const file = overviewFileOf(handle)
     const temporary = `${file}.${process.pid}.tmp`
     await writeFile(temporary, jpeg)
     await rename(temporary, file)
@@ -38,10 +39,17 @@ export function recordTaskActivity(inner: InferenceService, dataPath: string, cl
 
   const inference: InferenceService = {
     load: (handle, algorithmId, taskConfig) => inner.load(handle, algorithmId, taskConfig),
-    release: (handle) => inner.release(handle),
+    async release(handle) {
+      await inner.release(handle)
+      // A cancelled task's counters and picture go with it: task ids are chosen by clients, so
+      // nothing may accumulate per id, and a task created again under the same id starts afresh.
+      byHandle.delete(handle)
+      await rm(overviewFileOf(handle), { force: true }).catch((error) => log.warn({ err: error }, 'could not remove the overview picture'))
+    },
     has: (handle) => inner.has(handle),
     stats: () => inner.stats(),
     exclusive: (handle, step) => inner.exclusive(handle, step),
+    inspectModel: (file) => inner.inspectModel(file),
     async detect(request) {
       const entry = activityOf(request.handle)
       try {

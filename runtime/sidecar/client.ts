@@ -8,6 +8,7 @@ import { HandleLocks } from './handle-locks.ts'
 import { encodeFrame, FrameDecoder, type SidecarOp, type WireError } from './protocol.ts'
 import type { SidecarSupervisor, SupervisorLog } from './supervisor.ts'
 import type { LoadedManifest } from '../../models/load-manifests.ts'
+import type { ModelSignature } from '../../shared/models/onnx.ts'
 
 interface Pending {
   resolve(frame: { result: unknown; body: Buffer }): void
@@ -248,6 +249,18 @@ export class SidecarClient implements InferenceService {
 
   exclusive<T>(handle: string, step: () => Promise<T>): Promise<T> {
     return this.#locks.run(handle, step)
+  }
+
+  async inspectModel(file: string): Promise<ModelSignature> {
+    await this.#whenReady()
+    try {
+      return (await this.#send('inspectModel', { path: file })).result as ModelSignature
+    } catch (error) {
+      // The sidecar died while it had the model open: the model is what crashed onnxruntime.
+      const died = error instanceof ApiError && error.id === 'SidecarUnavailable' && error.item.details.reason !== 'not connected'
+      if (died) throw new ApiError('ModelInvalid', { details: { reason: 'the inference sidecar stopped while opening the model' } })
+      throw error
+    }
   }
 
   async stats(): Promise<SidecarStats> {

@@ -14,7 +14,7 @@ export const MAX_BODY_BYTES = 512 * 1024 * 1024
 
 export interface Frame { header: Record<string, unknown>; body: Buffer }
 
-export type SidecarOp = 'ping' | 'load' | 'release' | 'detect' | 'stats' | 'define' | 'forget'
+export type SidecarOp = 'ping' | 'load' | 'release' | 'detect' | 'stats' | 'define' | 'forget' | 'inspectModel'
 
 export interface WireError { errorId: string; message: string; details: Record<string, unknown> }
 

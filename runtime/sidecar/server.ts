@@ -4,6 +4,8 @@ import { EngineError } from './engine-error.ts'
 import type { EngineImage, InferenceEngine } from './engine.ts'
 import type { LoadedManifest } from '../../models/load-manifests.ts'
 import { encodeFrame, FrameDecoder, type Frame, type WireError } from './protocol.ts'
+import { ApiError } from '../../shared/errors/index.ts'
+import { inspectOnnx } from '../../shared/models/onnx.ts'
 
 /**
  * The sidecar's socket server: decodes request frames, runs them on the engine (several at
@@ -45,6 +47,7 @@ export function serveEngine(engine: InferenceEngine, socketPath: string): Promis
 
 function toWireError(error: unknown): WireError {
   if (error instanceof EngineError) return { errorId: error.errorId, message: error.message, details: error.details }
+  if (error instanceof ApiError) return { errorId: error.id, message: error.message, details: error.item.details }
   return { errorId: 'Internal', message: error instanceof Error ? error.message : String(error), details: {} }
 }
 
@@ -77,6 +80,9 @@ async function handle(engine: InferenceEngine, frame: Frame): Promise<{ result: 
     case 'define':
       engine.define(h.algorithm as LoadedManifest)
       return { result: null }
+    case 'inspectModel':
+      // Model management validates uploads here, so a model that crashes onnxruntime takes down the sidecar, not the runtime.
+      return { result: await inspectOnnx(str(h.path, 'path')) }
     case 'forget':
       engine.forget(str(h.algorithmId, 'algorithmId'))
       return { result: null }

@@ -1,12 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { createInterface } from 'node:readline'
 import { loadConfig } from '../../shared/config.ts'
 import { RESTART_EXIT_CODE } from '../../shared/aihost/types.ts'
 import { installPending, rollBack } from '../../shared/upgrade/install.ts'
 import { readUpgradeState } from '../../shared/upgrade/state.ts'
 import { projectRoot } from '../paths.ts'
+import { runChild } from './runChild.ts'
 
 /**
  * The supervisor (`npm start` → runtime/start.mjs → here): runs the device as a child
@@ -16,8 +16,9 @@ import { projectRoot } from '../paths.ts'
  *   why it refused it.
  * - It starts the current release (`<DATA_DIR>/releases/<version>/<entryPoint>`) or, when none
  *   is installed, the base installation (`dist/runtime/server.mjs`).
- * - After an install the new version is on probation: if it exits or does not log
- *   `listening` within UPGRADE_PROBATION_MS, it is stopped and the previous version restored.
+ * - After an install the new version is on probation: if it exits or does not signal readiness
+ *   (IPC `device.ready`, whatever LOG_LEVEL is; see readiness.ts) within UPGRADE_PROBATION_MS,
+ *   it is stopped and the previous version restored.
  * - Exit code 75 (RESTART_EXIT_CODE) from the child means "restart me" (software upgrade);
  *   another unexpected exit restarts it after a short backoff; SIGTERM/SIGINT are passed on
  *   and the supervisor exits with the child.
@@ -40,32 +41,6 @@ function forward(signal: NodeJS.Signals) {
 process.on('SIGTERM', () => forward('SIGTERM'))
 process.on('SIGINT', () => forward('SIGINT'))
 
-interface RunResult { code: number | null; listened: boolean; timedOut: boolean }
-
-function run(entry: string, probationMs: number | null): Promise<RunResult> {
-  return new Promise((resolve) => {
-    let listened = false
-    let timedOut = false
-    child = spawn(process.execPath, [entry], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, DEVICE_SUPERVISED: '1' } })
-    const timer = probationMs === null ? null : setTimeout(() => {
-      if (listened) return
-      timedOut = true
-      child?.kill('SIGKILL')
-    }, probationMs)
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      process.stdout.write(`${line}\n`)
-      if (!listened && line.includes('"msg":"listening"')) {
-        listened = true
-        if (timer) clearTimeout(timer)
-      }
-    })
-    child.once('exit', (code) => {
-      if (timer) clearTimeout(timer)
-      resolve({ code, listened, timedOut })
-    })
-  })
-}
-
 async function main() {
   let backoffMs = 1000
   for (;;) {
@@ -76,7 +51,11 @@ async function main() {
     const entry = current?.dir && current.entryPoint ? path.join(current.dir, current.entryPoint) : baseEntry
     const probation = installed.kind === 'installed' ? config.upgradeProbationMs : null
     say(30, 'starting device', { version: current?.version ?? baseVersion(), entry })
-    const result = await run(entry, probation)
+    const result = await runChild({
+      entry, probationMs: probation, env: { ...process.env, DEVICE_SUPERVISED: '1' },
+      onSpawn: (spawned) => { child = spawned },
+      onLine: (line) => process.stdout.write(`${line}\n`),
+    })
     if (stopping) process.exit(result.code ?? 0)
     if (probation !== null && !result.listened) {
       const reason = result.timedOut ? `did not start listening within ${probation} ms` : `exited with code ${result.code} before listening`

@@ -3,7 +3,7 @@ import type { Context } from 'hono'
 import { Server, type Upload } from '@tus/server'
 import { failure } from '../../shared/envelope.ts'
 import { ApiError, isApiError } from '../../shared/errors/index.ts'
-import type { Identity, Services } from '../../shared/handler.ts'
+import type { Identity, MountedRoute, Services } from '../../shared/handler.ts'
 import { CHECKSUM_ALGORITHMS } from './sessionStore.ts'
 import type { UploadManager } from './service.ts'
 
@@ -17,6 +17,18 @@ import type { UploadManager } from './service.ts'
  * (hex, verified when the upload completes).
  */
 export const TUS_PATH = '/gtw/cwai/atomic/model/tus'
+
+/** How ViewRoutes lists the tus endpoint (it is mounted by runtime/http/app.ts, not by a bundle). */
+export const TUS_ROUTE: MountedRoute = {
+  path: TUS_PATH,
+  // GET: @tus/server also serves a completed upload back to its owner.
+  methods: ['OPTIONS', 'HEAD', 'GET', 'POST', 'PATCH', 'DELETE'],
+  auth: 'session',
+  body: 'tus',
+  bundle: '',
+  summary: 'tus 1.0.0 resumable upload endpoint (creation, termination, expiration, checksum); uploads live under this path.',
+  protocol: 'tus',
+}
 
 /** A tus error answer: the catalogue item as an envelope body, with a non-2xx status. */
 const tusError = (error: ApiError, status: number) => ({ status_code: status, body: JSON.stringify(failure([error.item])) })

@@ -13,13 +13,19 @@ import type { AlgorithmPackage } from './types.ts'
  * Both are what `/gtw/cwai/Algorithm/upload` takes back.
  */
 
+/**
+ * Every entry gets the same time, so exporting the same algorithms twice gives the same bytes:
+ * a download resumed with a Range (spec 4.11) continues the file the first request began.
+ */
+const ENTRY_MTIME = new Date(Date.UTC(2020, 0, 1))
+
 const manifestBytes = (pkg: AlgorithmPackage) => Buffer.from(`${JSON.stringify(pkg.manifest, null, 2)}\n`)
 
 export function zipStream(pkg: AlgorithmPackage): Readable {
   const zip = new yazl.ZipFile()
-  zip.addBuffer(manifestBytes(pkg), 'manifest.json')
+  zip.addBuffer(manifestBytes(pkg), 'manifest.json', { mtime: ENTRY_MTIME })
   // ONNX weights hardly compress: stored, so a large model streams at disk speed.
-  for (const file of pkg.files) zip.addFile(file.path, file.name, { compress: false })
+  for (const file of pkg.files) zip.addFile(file.path, file.name, { compress: false, mtime: ENTRY_MTIME })
   zip.end()
   return zip.outputStream as Readable
 }
@@ -47,7 +53,7 @@ export async function tarGzStream(packages: AlgorithmPackage[], scratchRoot: str
     await cleanup()
     throw error
   }
-  const stream = Readable.from(create({ gzip: true, cwd: scratch, portable: true }, packages.map((p) => p.algorithmId)))
+  const stream = Readable.from(create({ gzip: true, cwd: scratch, portable: true, mtime: ENTRY_MTIME }, packages.map((p) => p.algorithmId)))
   stream.once('close', () => { void cleanup() })
   return stream
 }

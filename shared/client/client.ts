@@ -196,7 +196,7 @@ export class DeviceClient {
     return this.call(ROUTES.modelList, { pageNo: 1, pageSize: 100, ...query })
   }
 
-  viewRoutes(): Promise<Page<{ path: string; methods: string[]; authenticated: boolean; summary: string }>> {
+  viewRoutes(): Promise<Page<{ path: string; methods: string[]; authenticated: boolean; summary: string; protocol?: 'tus' }>> {
     return this.call(ROUTES.viewRoutes, {})
   }
 

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs'
-import { stat } from 'node:fs/promises'
+import { rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import mime from 'mime-types'
@@ -14,6 +14,10 @@ export interface RangedFileOptions {
   disposition?: 'attachment' | 'inline'
   /** Overrides the type derived from the extension of `downloadName`. */
   contentType?: string
+  /** Default `no-store`. */
+  cacheControl?: string
+  /** A scratch file (a produced export): deleted once the response is sent, refused or abandoned. */
+  removeWhenDone?: boolean
 }
 
 const READ_CHUNK_BYTES = 1024 * 1024
@@ -45,13 +49,20 @@ export const mimeTypeOf = (name: string) => mime.lookup(name) || 'application/oc
  * The caller checks that the file may be served; a missing file throws ENOENT from here.
  */
 export async function rangedFileResponse(request: Request | null, file: string, options: RangedFileOptions = {}): Promise<Response> {
-  const { size } = await stat(file)
+  const remove = () => (options.removeWhenDone ? rm(file, { force: true }) : Promise.resolve())
+  let size: number
+  try {
+    size = (await stat(file)).size
+  } catch (error) {
+    await remove()
+    throw error
+  }
   const name = options.downloadName ?? path.basename(file)
   const headers = new Headers({
     'Accept-Ranges': 'bytes',
     'Content-Type': options.contentType ?? mimeTypeOf(name),
     'Content-Disposition': contentDisposition(options.disposition ?? 'attachment', name),
-    'Cache-Control': 'no-store',
+    'Cache-Control': options.cacheControl ?? 'no-store',
   })
   const header = request?.headers.get('range')
   let start = 0
@@ -62,6 +73,7 @@ export async function rangedFileResponse(request: Request | null, file: string, 
     if (ranges === -1) {
       // RFC 9110 15.5.17: 416 names the current length.
       const error = new ApiError('RangeNotSatisfiable', { details: { range: header.slice(0, 200), sizeBytes: String(size) } })
+      await remove()
       return new Response(JSON.stringify(failure([error.item])), {
         status: 416,
         headers: { 'Content-Type': 'application/json', 'Content-Range': `bytes */${size}`, 'Accept-Ranges': 'bytes' },
@@ -76,9 +88,14 @@ export async function rangedFileResponse(request: Request | null, file: string, 
     }
   }
   headers.set('Content-Length', String(size === 0 ? 0 : end - start + 1))
-  if (size === 0) return new Response(null, { status: 200, headers })
-  if (request?.method === 'HEAD') return new Response(null, { status, headers })
+  if (size === 0 || request?.method === 'HEAD') {
+    await remove()
+    return new Response(null, { status: size === 0 ? 200 : status, headers })
+  }
+  const reader = createReadStream(file, { start, end, highWaterMark: READ_CHUNK_BYTES })
+  // 'close' follows the end of the stream, an error, and a client that went away (cancel destroys it).
+  if (options.removeWhenDone) reader.once('close', () => { void remove() })
   // Large reads: per-chunk costs of the web-stream bridge dominate at the 64 KB default.
-  const stream = Readable.toWeb(createReadStream(file, { start, end, highWaterMark: READ_CHUNK_BYTES })) as ReadableStream<Uint8Array>
+  const stream = Readable.toWeb(reader) as ReadableStream<Uint8Array>
   return new Response(stream, { status, headers })
 }

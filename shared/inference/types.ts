@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import type { ModelSignature } from '../models/onnx.ts'
 
 /**
  * What handlers see of the inference sidecar (`ctx.inference`) and the detection result of
@@ -133,4 +134,10 @@ export interface InferenceService {
    * detection (state check, load on demand, detection in flight) never interleave (spec 3.2).
    */
   exclusive<T>(handle: string, step: () => Promise<T>): Promise<T>
+  /**
+   * Opens a model file as a session in the sidecar, reads its inputs and outputs, closes it
+   * (issue 7: an upload is "validated ... by opening it in the sidecar"). ModelInvalid when it
+   * does not load or the sidecar dies opening it; SidecarUnavailable (retryable) while it is down.
+   */
+  inspectModel(file: string): Promise<ModelSignature>
 }

@@ -19,7 +19,8 @@ const describe = (meta: readonly Meta[]): TensorSignature[] =>
 /**
  * Opens the file as an onnxruntime session (CPU, one thread) to prove it loads, reads its
  * signature and releases the session. Throws ModelInvalid naming onnxruntime's reason.
- * (Runs in the runtime until the sidecar offers a validate call.)
+ * Operator models are opened in the inference sidecar (op `inspectModel`, issue 7); the runtime
+ * calls this only for the preset models of the shipped pipelines.
  */
 export async function inspectOnnx(file: string): Promise<ModelSignature> {
   const ort = await import('onnxruntime-node')

@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { invalidParam } from '../errors/index.ts'
 import { models } from '../db/schema/models.ts'
-import { imageSizeOf, inspectOnnx } from './onnx.ts'
+import { imageSizeOf, type ModelSignature } from './onnx.ts'
 import { userModelDir, type ModelRow } from './store.ts'
 import { MODEL_ID_PATTERN, type ModelSettings } from './types.ts'
 
@@ -30,6 +30,8 @@ export interface NewUserModel {
    * (`{"uploaded": "<id>"}` in a manifest) finds it at `<DATA_DIR>/models/<id>.onnx`.
    */
   modelId?: string
+  /** Opens the file as an ONNX model and reads its signature: the sidecar's `inspectModel` (ModelInvalid). */
+  inspect: (file: string) => Promise<ModelSignature>
 }
 
 /**
@@ -37,7 +39,7 @@ export interface NewUserModel {
  * and inserts the row. Nothing is left behind when a step fails (no half-registered model).
  */
 export async function registerUserModel(db: Db, dataPath: string, now: number, input: NewUserModel): Promise<ModelRow> {
-  const signature = await inspectOnnx(input.sourcePath)
+  const signature = await input.inspect(input.sourcePath)
   const modelId = input.modelId ?? `m-${randomUUID().replaceAll('-', '').slice(0, 16)}`
   // MODEL_ID_PATTERN has no '/': a chosen id names a file inside the models folder, never a path.
   if (!new RegExp(MODEL_ID_PATTERN).test(modelId)) throw invalidParam('/modelId', `must match ${MODEL_ID_PATTERN}`)

@@ -7,6 +7,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { list, extract } from 'tar'
 import { ApiError } from '../errors/index.ts'
+import { firstEscapingLink, type ArchiveLink } from './archiveLinks.ts'
 
 /**
  * Upgrade package checks (spec 4.11 "Software upgrade request"): file name, MD5, archive
@@ -102,6 +103,7 @@ export async function inspectArchive(file: string, name: PackageName, limits: Ar
   let refusal: ApiError | null = null
   const regularFiles = new Set<string>()
   let manifestText: string | null = null
+  const links: ArchiveLink[] = []
   const refuse = (error: ApiError) => { refusal ??= error }
   try {
     await list({
@@ -124,6 +126,7 @@ export async function inspectArchive(file: string, name: PackageName, limits: Ar
             : path.posix.normalize(entry.type === 'SymbolicLink' ? path.posix.join(path.posix.dirname(inside), target) : target)
           if (!resolved || resolved === '..' || resolved.startsWith('../') || target.includes('\\'))
             return refuse(new ApiError('UpgradeUnsafeLink', { details: { entry: inside, linkpath: target.slice(0, 512) } }))
+          links.push({ path: inside, type: entry.type, target })
         }
         if (REGULAR.has(entry.type)) {
           if (inside === MANIFEST_NAME) {
@@ -142,6 +145,9 @@ export async function inspectArchive(file: string, name: PackageName, limits: Ar
     throw new ApiError('UpgradeArchiveCorrupt', { details: { reason: String((error as Error).message ?? error).slice(0, 200) } })
   }
   if (refusal) throw refusal
+  // The text check above misses links chained through other links of the archive.
+  const escaping = firstEscapingLink(links)
+  if (escaping) throw new ApiError('UpgradeUnsafeLink', { details: { entry: escaping.path, linkpath: escaping.target.slice(0, 512) } })
   if (manifestText === null) throw new ApiError('UpgradeManifestMissing', { details: { expected: MANIFEST_NAME } })
   const manifest = parseManifest(manifestText, name)
   for (const listed of Object.keys(manifest.files)) {

@@ -3,6 +3,7 @@ import path from 'node:path'
 import { ApiError } from '../errors/index.ts'
 import { compareVersions, extractPackage, validatePackage, type ArchiveLimits } from './package.ts'
 import { readUpgradeState, upgradeDir, writeUpgradeState, type PendingUpgrade } from './state.ts'
+import { withStagingLock } from './stagingLock.ts'
 
 export interface StageRequest {
   dataPath: string
@@ -21,9 +22,13 @@ export interface StageRequest {
  * Everything before the restart (spec 4.11): validates name, MD5, archive safety and layout,
  * extracts into upgrade/staging/<version> verifying every checksum, keeps the package for the
  * start-up revalidation, and records the pending upgrade. On any refusal nothing is recorded
- * and nothing staged stays behind.
+ * and nothing staged stays behind. Serialized per data folder (stagingLock.ts).
  */
-export async function stageUpgrade(request: StageRequest): Promise<PendingUpgrade> {
+export function stageUpgrade(request: StageRequest): Promise<PendingUpgrade> {
+  return withStagingLock(request.dataPath, () => stageNow(request))
+}
+
+async function stageNow(request: StageRequest): Promise<PendingUpgrade> {
   const state = readUpgradeState(request.dataPath)
   if (state.pending) throw new ApiError('UpgradeInProgress', { details: { version: state.pending.version } })
   const { name, listing } = await validatePackage(request.file, request.originalFilename, request.product, request.limits)

@@ -33,6 +33,24 @@ describe('AI-host routes without the sidecar, on the real runtime', () => {
     }
   })
 
+  it('ViewRoutes lists exactly what is mounted: every bundle route plus the tus endpoint, marked as such', async () => {
+    const { body } = await call('/v1/cwai/aihost/ViewRoutes')
+    const bundleRoutes = Object.keys(JSON.parse(readFileSync(path.join(root, 'dist/functions/manifest.json'), 'utf8')).routes)
+    const tusPath = '/gtw/cwai/atomic/model/tus'
+    expect(body.resData.rows.map((r: any) => r.path).sort()).toEqual([...bundleRoutes, tusPath].sort())
+    expect(body.resData.total).toBe(bundleRoutes.length + 1)
+    expect(body.resData.rows.filter((r: any) => 'protocol' in r)).toEqual([{
+      path: tusPath, methods: ['OPTIONS', 'HEAD', 'GET', 'POST', 'PATCH', 'DELETE'], authenticated: true, auth: 'mtk', body: 'tus', protocol: 'tus',
+      summary: 'tus 1.0.0 resumable upload endpoint (creation, termination, expiration, checksum); uploads live under this path.',
+    }])
+    // It is really mounted: the tus discovery answer, and mtk required like the rest.
+    const options = await fetch(`${device.url}${tusPath}`, { method: 'OPTIONS' })
+    expect(options.status).toBe(204)
+    expect(options.headers.get('tus-version')).toBe('1.0.0')
+    const anonymous = await fetch(`${device.url}${tusPath}`, { method: 'POST', headers: { 'tus-resumable': '1.0.0', 'upload-length': '1' } })
+    expect(anonymous.status).toBe(401)
+  })
+
   it('InterfaceTest echoes the text with the running version; a non-string echo is InvalidParam', async () => {
     const ok = await call('/v1/cwai/aihost/InterfaceTest', { echo: 'hello device' }, { 'x-request-id': 'it-echo-1' })
     expect(ok.body).toMatchObject({ resCode: 1, resData: { echo: 'hello device', softwareVersion: packageVersion, apiVersion: 'v1', accountName: 'admin', requestId: 'it-echo-1' } })
@@ -191,5 +209,14 @@ describe('AI-host routes without the sidecar, on the real runtime', () => {
     expect(typeof body.resData.cpu.loadAverage1m).toBe('number')
     const unauthenticated = await device.post('/gtw/cwai/System/QueryDeviceStatus', {})
     expect(unauthenticated.status).toBe(401)
+  })
+
+  it('QueryDeviceStatus, UpgradeStatus and ViewRoutes take {} or no body and refuse unknown fields, like the other routes', async () => {
+    for (const route of ['/gtw/cwai/System/QueryDeviceStatus', '/gtw/cwai/System/UpgradeStatus', '/v1/cwai/aihost/ViewRoutes']) {
+      expect((await call(route, {})).body.resCode, route).toBe(1)
+      expect((await call(route, '')).body.resCode, route).toBe(1)
+      const extra = await call(route, { verbose: true })
+      expect(extra.body, route).toMatchObject({ resCode: 0, resMsg: [{ messageKey: 'api.error.InvalidParam', details: { field: '/verbose' } }] })
+    }
   })
 })

@@ -41,6 +41,7 @@ function scriptedInference() {
       }
     },
     stats: async () => { throw new Error('not used') },
+    inspectModel: async () => { throw new Error('not used') },
     exclusive: (handle, step) => locks.run(handle, step),
   }
   return {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
@@ -172,6 +172,26 @@ describe('AI-host task routes with the real sidecar', () => {
     await call('PTaskCancle', { taskId: 'short-lived', algorithmCode: 'face-detection' })
     const status = (await call('QueryTaskStatus', { taskId: 'short-lived' })).body.resData
     expect(status).toMatchObject({ state: 'cancelled', loaded: false })
+  })
+
+  it('forgets a task\'s activity and overview picture when it is cancelled; created again it starts afresh', async () => {
+    const task = { taskId: 'forgotten-task', algorithmCode: 'face-detection' }
+    const overviews = () => readdirSync(path.join(device.dataDir, 'overview')).filter((name) => name.endsWith('.jpg')).sort()
+    const before = overviews()
+    expect((await call('PTaskCreate', { ...task, algorithmUpdateTime: String(Date.now()) })).body.resCode).toBe(1)
+    expect((await call('PTaskDetectPic', { ...task, imageBase64: sample1.toString('base64') })).body.resCode).toBe(1)
+    expect((await call('QueryTaskStatus', { taskId: task.taskId })).body.resData).toMatchObject({ detections: 1 })
+    const picture = overviews().filter((name) => !before.includes(name))
+    expect(picture).toHaveLength(1)
+
+    expect((await call('PTaskCancle', task)).body.resCode).toBe(1)
+    expect(overviews()).toEqual(before)
+    expect((await call('QueryTaskStatus', { taskId: task.taskId })).body.resData).toMatchObject({ state: 'cancelled', detections: 0, failures: 0, lastDetectionAt: null, lastError: null })
+    expect(firstError((await call('QueryTaskOverviewFile', { taskId: task.taskId })).body)).toMatchObject({ messageKey: 'api.error.OverviewNotFound', details: { taskId: task.taskId } })
+
+    expect((await call('PTaskCreate', { ...task, algorithmUpdateTime: String(Date.now()) })).body.resCode).toBe(1)
+    expect((await call('QueryTaskInfo', { taskId: task.taskId })).body.resData).toMatchObject({ state: 'created', detections: 0, overviewAvailable: false })
+    expect((await call('PTaskCancle', task)).body.resCode).toBe(1)
   })
 })
 

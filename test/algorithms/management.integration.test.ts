@@ -50,8 +50,8 @@ describe('algorithm and layout management (spec 4.10)', () => {
   let device: DeviceProcess
   let mtk: string
   const post = (route: string, body: unknown) => device.post(route, body, mtk)
-  const download = async (route: string, body: unknown) => {
-    const response = await fetch(`${device.url}${route}`, { method: 'POST', headers: { mtk, 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+  const download = async (route: string, body: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${device.url}${route}`, { method: 'POST', headers: { mtk, 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) })
     return { status: response.status, headers: response.headers, bytes: Buffer.from(await response.arrayBuffer()) }
   }
   const create = (algorithmCode: string, taskId = algorithmCode) =>
@@ -184,6 +184,34 @@ describe('algorithm and layout management (spec 4.10)', () => {
     const replaced = await post('/gtw/cwai/Algorithm/upload', { uploadId: await upload(), replace: true })
     expect(replaced.body.resData.algorithms.map((a: any) => a.algorithmId)).toEqual(['face-detection', 'site-helmets'])
     expect(error((await post('/gtw/cwai/algorithm/layout/export', { algorithmIds: ['face-detection', 'nope'] })).body)).toMatchObject({ messageKey: 'api.error.AlgorithmNotFound', details: { algorithmId: 'nope' } })
+  })
+
+  it('exports answer a single Range (spec 4.11): a middle range is 206, an unsatisfiable one 416; nothing is left in the scratch folder', async () => {
+    const exports: [string, unknown][] = [
+      ['/gtw/cwai/algorithm/layout/exportSingleAlg', { algorithmId: 'face-detection' }],
+      ['/gtw/cwai/algorithm/layout/export', { algorithmIds: ['face-detection', 'text-ocr'] }],
+    ]
+    for (const [route, body] of exports) {
+      const whole = await download(route, body)
+      expect(whole.status, route).toBe(200)
+      expect(whole.headers.get('accept-ranges'), route).toBe('bytes')
+      expect(whole.headers.get('content-length'), route).toBe(String(whole.bytes.length))
+      const size = whole.bytes.length
+      expect(size, route).toBeGreaterThan(300)
+      // The same algorithms export to the same bytes, so a range of a second request continues the first.
+      const middle = await download(route, body, { range: 'bytes=100-299' })
+      expect(middle.status, route).toBe(206)
+      expect(middle.headers.get('content-range'), route).toBe(`bytes 100-299/${size}`)
+      expect(middle.bytes.equals(whole.bytes.subarray(100, 300)), route).toBe(true)
+      const unsatisfiable = await download(route, body, { range: `bytes=${size}-` })
+      expect(unsatisfiable.status, route).toBe(416)
+      expect(unsatisfiable.headers.get('content-range'), route).toBe(`bytes */${size}`)
+      expect(JSON.parse(unsatisfiable.bytes.toString('utf8')).resMsg[0], route).toMatchObject({ messageKey: 'api.error.rangeNotSatisfiable', details: { sizeBytes: String(size) } })
+    }
+    const scratch = path.join(device.dataDir, 'tmp')
+    const left = () => readdirSync(scratch).filter((name) => name.startsWith('export-') || name.startsWith('algorithm-export-'))
+    for (let i = 0; i < 20 && left().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(left()).toEqual([])
   })
 
   it('a deleted shipped algorithm stays deleted after a restart until its package is installed again', async () => {

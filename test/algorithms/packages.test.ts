@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import yazl from 'yazl'
 import { ApiError } from '../../shared/errors/index.ts'
 import { createTestRuntime, type TestRuntime } from '../helpers/testCtx.ts'
+import { tarGz } from '../helpers/tarball.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const faceManifest = () => JSON.parse(readFileSync(path.join(root, 'models/manifests/face-detection.json'), 'utf8'))
@@ -94,6 +95,15 @@ describe('algorithm packages refused (runtime/algorithms)', () => {
     await create({ gzip: true, cwd: path.join(dir, 'pkg'), file: climbing, preservePaths: true }, ['manifest.json', '../../outside.txt'])
     expect(await refusal(readFileSync(climbing))).toMatchObject({ messageKey: 'api.error.AlgorithmPackageUnsafe' })
     expect(readdirSync(path.dirname(rt.config.dataPath))).not.toContain('outside.txt')
+  })
+
+  it('tar.gz links chained through other links (each harmless as text): every link is refused', async () => {
+    const chained = tarGz([
+      { path: 'manifest.json', data: JSON.stringify({ ...faceManifest(), algorithmId: 'evil' }) },
+      { path: 'd/up', type: 'SymbolicLink', linkpath: '..' },
+      { path: 'x', type: 'SymbolicLink', linkpath: 'd/up/..' },
+    ])
+    expect(await refusal(chained)).toMatchObject({ messageKey: 'api.error.AlgorithmPackageUnsafe', details: { entry: 'd/up', reason: 'entry type SymbolicLink is not allowed' } })
   })
 
   it('manifests that are missing, invalid, or name files the package lacks', async () => {

@@ -14,7 +14,8 @@ beforeAll(async () => {
   mtk = await device.adminToken()
   const view = await device.post('/v1/cwai/aihost/ViewRoutes', {}, mtk)
   expect(view.body.resCode).toBe(1)
-  mounted = view.body.resData.rows
+  // The documents describe the envelope routes; the tus endpoint (protocol: 'tus') speaks tus 1.0.0 and is described in README.md.
+  mounted = view.body.resData.rows.filter((row: { protocol?: string }) => row.protocol !== 'tus')
 })
 afterAll(async () => {
   await device?.stop()

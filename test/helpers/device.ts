@@ -56,11 +56,15 @@ const root = path.resolve(import.meta.dirname, '../..')
 export async function startDevice(options: StartOptions = {}): Promise<DeviceProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'device-test-'))
   const supervised = options.entry === 'supervisor'
+  const fixedPort = supervised ? await freePort() : 0
+  // Above info the device prints no `listening` line: a supervised device (fixed port) is then probed.
+  const quiet = ['warn', 'error', 'fatal', 'silent'].includes(options.env?.LOG_LEVEL ?? '')
+  if (quiet && !supervised) throw new Error('a device started quiet must be supervised (fixed port) to be probed')
   const child = spawn(process.execPath, [path.join(root, supervised ? 'dist/runtime/supervisor.mjs' : 'dist/runtime/server.mjs')], {
     cwd: root,
     env: {
       ...process.env,
-      PORT: supervised ? String(await freePort()) : '0',
+      PORT: String(fixedPort),
       HOST: '127.0.0.1',
       WS_PORT: '0',
       DATA_DIR: dataDir,
@@ -93,6 +97,16 @@ export async function startDevice(options: StartOptions = {}): Promise<DevicePro
       clearTimeout(timer)
       reject(new Error(`device exited with ${code} before listening\n${stderr}`))
     })
+    if (quiet) {
+      const probe = async (): Promise<void> => {
+        const alive = await fetch(`http://127.0.0.1:${fixedPort}/v1/cwai/aihost/Probe`).then((r) => r.ok, () => false)
+        if (alive) {
+          clearTimeout(timer)
+          resolve(fixedPort)
+        } else if (child.exitCode === null) setTimeout(() => { void probe() }, 200)
+      }
+      void probe()
+    }
   })
   const url = `http://127.0.0.1:${port}`
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))

@@ -64,6 +64,22 @@ describe('upgrade package checks (spec 4.11)', () => {
     await expect(validate(inside)).resolves.toBeTruthy()
   })
 
+  it('refuses links that escape through other links of the archive, in either order', async () => {
+    const chains: [string, { path: string; type: 'SymbolicLink' | 'Link'; linkpath: string }[], string, string][] = [
+      ['symlink through a climbing symlink', [{ path: 'd/up', type: 'SymbolicLink', linkpath: '..' }, { path: 'x', type: 'SymbolicLink', linkpath: 'd/up/..' }], 'x', 'd/up/..'],
+      ['the same, later link first', [{ path: 'x', type: 'SymbolicLink', linkpath: 'd/up/..' }, { path: 'd/up', type: 'SymbolicLink', linkpath: '..' }], 'x', 'd/up/..'],
+      ['symlink inside a linked folder', [{ path: 'dist/here', type: 'SymbolicLink', linkpath: '.' }, { path: 'dist/lib', type: 'SymbolicLink', linkpath: 'here/here/..' }, { path: 'y', type: 'SymbolicLink', linkpath: 'dist/lib/..' }], 'y', 'dist/lib/..'],
+      ['hard link through a symlink', [{ path: 'd/up', type: 'SymbolicLink', linkpath: '..' }, { path: 'h', type: 'Link', linkpath: 'd/up/../etc/passwd' }], 'h', 'd/up/../etc/passwd'],
+      ['a symlink loop', [{ path: 'a', type: 'SymbolicLink', linkpath: 'b' }, { path: 'b', type: 'SymbolicLink', linkpath: 'a' }], 'a', 'b'],
+    ]
+    for (const [what, extra, entry, linkpath] of chains) {
+      const pkg = writePackage(dir, { extra })
+      expect(await refusal(validate(pkg)), what).toMatchObject({ messageKey: 'api.error.upgradeUnsafeLink', details: { entry, linkpath } })
+    }
+    const chainedInside = writePackage(dir, { extra: [{ path: 'dist/up', type: 'SymbolicLink', linkpath: '..' }, { path: 'x', type: 'SymbolicLink', linkpath: 'dist/up/package.json' }] })
+    await expect(validate(chainedInside)).resolves.toBeTruthy()
+  })
+
   it('refuses device files and FIFOs', async () => {
     for (const type of ['CharacterDevice', 'BlockDevice', 'FIFO'] as const) {
       const pkg = writePackage(dir, { extra: [{ path: 'dev/thing', type }] })
@@ -112,6 +128,19 @@ describe('staging an upgrade', () => {
     expect(existsSync(pending.packageFile)).toBe(true)
     expect(readUpgradeState(path.join(dir, 'data')).pending?.version).toBe('2.0.0')
     expect(await refusal(stage(writePackage(dir, { version: '2.0.1' })))).toMatchObject({ messageKey: 'api.error.upgradeInProgress', details: { version: '2.0.0' } })
+  })
+
+  it('serializes concurrent staging: of two calls at once, the second gets upgradeInProgress and nothing of it is staged', async () => {
+    const first = writePackage(dir, { version: '2.0.0' })
+    const second = writePackage(dir, { version: '2.0.1' })
+    const [a, b] = await Promise.allSettled([stage(first), stage(second)])
+    expect(a).toMatchObject({ status: 'fulfilled', value: { version: '2.0.0' } })
+    expect(b.status).toBe('rejected')
+    expect((b as PromiseRejectedResult).reason.item).toMatchObject({ messageKey: 'api.error.upgradeInProgress', details: { version: '2.0.0' } })
+    const data = path.join(dir, 'data')
+    expect(readUpgradeState(data).pending?.version).toBe('2.0.0')
+    expect(readdirSync(path.join(data, 'upgrade', 'staging'))).toEqual(['2.0.0'])
+    expect(readdirSync(path.join(data, 'upgrade', 'packages'))).toEqual([first.name])
   })
 
   it('refuses a version that is not newer than the running one', async () => {

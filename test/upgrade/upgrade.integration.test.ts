@@ -156,6 +156,38 @@ describe('software upgrade through the supervisor (npm start)', () => {
   })
 })
 
+describe('software upgrade at LOG_LEVEL=warn (no `listening` log line)', () => {
+  const PROBATION_MS = 15_000
+  let device: DeviceProcess
+  let workDir: string
+  beforeAll(async () => {
+    workDir = mkdtempSync(path.join(tmpdir(), 'upgrade-warn-'))
+    device = await startDevice({ entry: 'supervisor', env: { UPGRADE_PROBATION_MS: String(PROBATION_MS), LOG_LEVEL: 'warn' } })
+  })
+  afterAll(async () => {
+    await device.stop()
+    device.cleanup()
+    rmSync(workDir, { recursive: true, force: true })
+  })
+
+  it('installs the new version instead of rolling it back: readiness does not depend on the log level', async () => {
+    const mtk = await device.adminToken()
+    const release = await buildRelease(workDir, '9.8.7')
+    const uploadId = await uploadFile(device, mtk, readFileSync(release.file), release.name, 'upgrade')
+    const answer = await device.post('/gtw/cwai/System/Upgrade', { uploadId }, mtk)
+    expect(answer.body).toMatchObject({ resCode: 1, resData: { version: '9.8.7', fromVersion: baseVersion, restarting: true } })
+    const statusOf = async () => (await device.post('/gtw/cwai/System/QueryDeviceStatus', {}, mtk).catch(() => null))?.body?.resData ?? null
+    // The new version answers while still on probation; a missed readiness signal rolls it back when probation ends.
+    await waitFor(async () => ((await statusOf())?.softwareVersion === '9.8.7' ? true : null), 'the new version to answer', 90_000)
+    await new Promise((resolve) => setTimeout(resolve, PROBATION_MS + 2_000))
+    const after = await waitFor(statusOf, 'the device after probation', 90_000)
+    expect(after.softwareVersion).toBe('9.8.7')
+    expect(after.lastUpgrade).toMatchObject({ version: '9.8.7', fromVersion: baseVersion, outcome: 'installed', reason: null })
+    expect(device.logs.filter((l) => l.msg === 'upgrade rolled back')).toEqual([])
+    expect(device.logs.filter((l) => l.msg === 'listening')).toEqual([])
+  }, 180_000)
+})
+
 describe('upgrade routes on an unsupervised device', () => {
   let device: DeviceProcess
   beforeAll(async () => { device = await startDevice() })
