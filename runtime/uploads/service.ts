@@ -211,11 +211,7 @@ export class UploadManager implements UploadService {
     // Read the session only now that the lock is held: a row read before may be stale, since a
     // writer that released the lock meanwhile may have accepted this very chunk (a resend, spec
     // 4.12); acting on the stale row would truncate that committed chunk away.
-    const session = await this.repo.find(uploadId)
-    if (!session) throw notFound(uploadId)
-    if (await this.expireIfDue(session, this.now())) throw endedSessionError({ ...session, state: 'expired' })!
-    const ended = endedSessionError(session)
-    if (ended) throw ended
+    const session = await this.liveSession(uploadId)
     checkSameFile(chunk, session)
     const maxChunk = this.config.uploadMaxChunkBytes
 
@@ -376,6 +372,16 @@ export class UploadManager implements UploadService {
     return count
   }
 
+  /** The session as it is now (read under its write lock), expired first when due; the error of an ended one. */
+  private async liveSession(uploadId: string): Promise<UploadSessionRow> {
+    const session = await this.repo.find(uploadId)
+    if (!session) throw notFound(uploadId)
+    if (await this.expireIfDue(session, this.now())) throw endedSessionError({ ...session, state: 'expired' })!
+    const ended = endedSessionError(session)
+    if (ended) throw ended
+    return session
+  }
+
   private async expireIfDue(session: UploadSessionRow, now: number): Promise<boolean> {
     const expiry = expiryOf(session, this.config)
     if (!expiry || now < expiry.at) return false
@@ -430,11 +436,7 @@ export class UploadManager implements UploadService {
   private async beginTusWrite(uploadId: string): Promise<SessionWrite> {
     const write = this.locks.acquire(uploadId)
     try {
-      const session = await this.repo.find(uploadId)
-      if (!session) throw notFound(uploadId)
-      if (await this.expireIfDue(session, this.now())) throw endedSessionError({ ...session, state: 'expired' })!
-      const ended = endedSessionError(session)
-      if (ended) throw ended
+      await this.liveSession(uploadId)
       return write
     } catch (error) {
       write.release()
