@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm'
 import type { Db } from '../../shared/db/client.ts'
 import { uploadChunks, uploadSessions } from '../../shared/db/schema/uploads.ts'
 import type { UploadState } from '../../shared/uploads/index.ts'
@@ -104,6 +104,20 @@ export class UploadRepository {
 
   async listByState(states: UploadState[]): Promise<UploadSessionRow[]> {
     return this.db.select().from(uploadSessions).where(inArray(uploadSessions.state, states))
+  }
+
+  /**
+   * Sessions past a deadline of runtime/uploads/expiry.ts (0 = that rule off): open ones idle
+   * for `idleMs`, open or complete ones older than `absoluteMs`. Only those rows are read, so
+   * admission and the sweeper cost the same however many complete uploads wait unclaimed.
+   */
+  async listDue(now: number, idleMs: number, absoluteMs: number): Promise<UploadSessionRow[]> {
+    const due = [
+      idleMs > 0 ? and(eq(uploadSessions.state, 'open'), lte(uploadSessions.lastActivityAt, now - idleMs)) : undefined,
+      absoluteMs > 0 ? and(inArray(uploadSessions.state, ['open', 'complete']), lte(uploadSessions.createdAt, now - absoluteMs)) : undefined,
+    ].filter((condition) => condition !== undefined)
+    if (due.length === 0) return []
+    return this.db.select().from(uploadSessions).where(or(...due))
   }
 
   async markBytesDeleted(id: string, now: number): Promise<void> {

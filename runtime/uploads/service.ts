@@ -367,7 +367,7 @@ export class UploadManager implements UploadService {
   /** Sessions past their idle or absolute deadline, except those being written right now. */
   private async expireDue(now: number): Promise<number> {
     let count = 0
-    for (const session of await this.repo.listByState(['open', 'complete']))
+    for (const session of await this.repo.listDue(now, this.config.uploadIdleTimeoutMs, this.config.uploadAbsoluteTimeoutMs))
       if (!this.locks.get(session.id) && (await this.expireIfDue(session, now))) count++
     return count
   }
