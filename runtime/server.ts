@@ -76,12 +76,14 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
 const isMain = import.meta.url === `file://${process.argv[1]}`
 if (isMain) {
   startDevice().then((device) => {
-    announceReady(device.port, device.services.process.softwareVersion)
     const shutdown = (signal: string) => device.stop(signal).then(() => process.exit(0), () => process.exit(1))
     process.once('SIGTERM', () => shutdown('SIGTERM'))
     process.once('SIGINT', () => shutdown('SIGINT'))
     // A restart request (upgrade) ends the process with the code the supervisor understands.
     device.restartRequested.then((reason) => device.stop(`restart: ${reason}`).then(() => process.exit(RESTART_EXIT_CODE), () => process.exit(1)))
+    // Ready only once it also stops gracefully: a supervisor may answer the message with SIGTERM
+    // at once (the default action would kill the device mid-request, exit code null).
+    announceReady(device.port, device.services.process.softwareVersion)
   }, (error) => {
     console.error(error)
     process.exit(1)
