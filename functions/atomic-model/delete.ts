@@ -12,15 +12,16 @@ export default defineHandler({
   routes: ['/gtw/cwai/atomic/Model/delete'],
   auth: 'session',
   body: 'json',
-  summary: 'Deletes a user model and its file; refused for presets and for models an algorithm or a created task uses.',
+  summary: 'Deletes a user model and its file; refused for presets and while a created task runs an algorithm that names it.',
   input: Type.Object({ modelId: Type.String({ pattern: MODEL_ID_PATTERN }) }, { additionalProperties: false }),
   async handle(input, ctx) {
     const row = await getModel(ctx.db, input.modelId)
     if (row.source === 'preset') throw new ApiError('ModelPresetReadOnly', { details: { modelId: row.modelId, usedBy: JSON.parse(row.usedBy) } })
-    // Issue 7 "delete (refused while a task uses it)": an algorithm naming the model would break,
-    // and the created tasks running such an algorithm are named too.
+    // Issue 7 "delete (refused while a task uses it)": while a created task runs an algorithm that
+    // names the model. An algorithm with no task may lose it: PTaskCreate then answers
+    // TaskCreateFailed naming the missing model until one is uploaded again (as for the helmet one).
     const usage = await modelUsage(ctx.db, ctx.algorithms, row.modelId)
-    if (usage.algorithmIds.length > 0) throw new ApiError('ModelInUse', { details: { modelId: row.modelId, algorithmIds: usage.algorithmIds, taskIds: usage.taskIds } })
+    if (usage.taskIds.length > 0) throw new ApiError('ModelInUse', { details: { modelId: row.modelId, algorithmIds: usage.algorithmIds, taskIds: usage.taskIds } })
     const file = modelFilePath(row, ctx.config.dataPath)
     await ctx.db.delete(models).where(eq(models.modelId, row.modelId))
     await rm(file, { force: true })

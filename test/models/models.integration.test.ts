@@ -186,23 +186,26 @@ describe('model management and ranged export on the real runtime', () => {
     expect(exported.resMsg[0].messageKey).toBe('api.error.ModelNotFound')
   })
 
-  it('refuses to delete a model an algorithm names or a created task uses, naming them (ModelInUse)', async () => {
+  it('refuses to delete a model while a created task runs an algorithm naming it (ModelInUse); without a task the algorithm just lacks it', async () => {
     const model = await importFront('in-use.onnx')
     const layout = JSON.parse(readFileSync(path.join(root, 'models/manifests/face-detection-near.json'), 'utf8'))
     layout.algorithmId = 'front-faces-user'
     layout.models['blazeface-front'].source = { uploaded: model.modelId }
     expect((await call('/gtw/cwai/Algorithm/add', { manifest: layout })).body.resCode).toBe(1)
-    const inUse = async () => (await call('/gtw/cwai/atomic/Model/delete', { modelId: model.modelId })).body
-    expect(await inUse()).toMatchObject({ resCode: 0, resMsg: [{ messageKey: 'api.error.ModelInUse', details: { modelId: model.modelId, algorithmIds: ['front-faces-user'], taskIds: [] } }] })
+    const remove = async () => (await call('/gtw/cwai/atomic/Model/delete', { modelId: model.modelId })).body
 
     const task = { algorithmCode: 'front-faces-user', taskId: 'front-task', mvDebug: 'debug' }
-    expect((await call('/gtw/cwai/aihost/PTaskCreate', { ...task, algorithmUpdateTime: String(Date.now()) })).body.resCode).toBe(1)
-    expect(await inUse()).toMatchObject({ resMsg: [{ messageKey: 'api.error.ModelInUse', details: { modelId: model.modelId, algorithmIds: ['front-faces-user'], taskIds: ['front-task'] } }] })
+    const create = async () => (await call('/gtw/cwai/aihost/PTaskCreate', { ...task, algorithmUpdateTime: String(Date.now()) })).body
+    expect((await create()).resCode).toBe(1)
+    expect(await remove()).toMatchObject({ resCode: 0, resMsg: [{ messageKey: 'api.error.ModelInUse', details: { modelId: model.modelId, algorithmIds: ['front-faces-user'], taskIds: ['front-task'] } }] })
     expect(existsSync(path.join(device.dataDir, 'models', `${model.modelId}.onnx`))).toBe(true)
 
     expect((await call('/gtw/cwai/aihost/PTaskCancle', task)).body.resCode).toBe(1)
+    expect(await remove()).toMatchObject({ resCode: 1, resData: { modelId: model.modelId, deleted: true } })
+    expect(existsSync(path.join(device.dataDir, 'models', `${model.modelId}.onnx`))).toBe(false)
+    // The algorithm stays listed; a task on it cannot start until the model is there again.
+    expect(await create()).toMatchObject({ resCode: 0, resMsg: [{ messageKey: 'api.error.TaskCreateFailed', details: { missingModel: model.modelId } }] })
     expect((await call('/gtw/cwai/Algorithm/delete', { algorithmId: 'front-faces-user' })).body.resCode).toBe(1)
-    expect((await call('/gtw/cwai/atomic/Model/delete', { modelId: model.modelId })).body).toMatchObject({ resCode: 1, resData: { modelId: model.modelId, deleted: true } })
   })
 
   it('pages the model list and refuses bad paging', async () => {

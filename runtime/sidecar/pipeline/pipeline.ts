@@ -76,7 +76,8 @@ export class Pipeline {
           const source = loaded.manifest.models[key]!.source
           // The message names the file relative to its root (DATA_DIR or the project), never an absolute path.
           const where = 'uploaded' in source ? `<DATA_DIR>/${describeModelSource(source).file}` : describeModelSource(source).file
-          throw new MissingModelError(key, where, 'uploaded' in source ? 'to be uploaded by an operator through model management' : 'build' in source ? 'a build output: run node build.mjs' : 'package file')
+          // An operator's model is named by the modelId to upload it under, not by the manifest's key.
+          throw new MissingModelError('uploaded' in source ? source.uploaded : key, where, 'uploaded' in source ? 'to be uploaded by an operator through model management' : 'build' in source ? 'a build output: run node build.mjs' : 'package file')
         }
         sessions.set(key, await pool.acquire(file))
       }
