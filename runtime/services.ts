@@ -18,7 +18,7 @@ import { restoreTasks } from './detection/restore-tasks.ts'
 import { UploadManager } from './uploads/service.ts'
 import { removeOrphanSpoolFiles, spoolDirOf } from '../shared/uploads/spool.ts'
 import { SessionCache } from './auth/session-cache.ts'
-import { removeLeftoverProducedFiles } from '../shared/http/producedFile.ts'
+import { removeLeftoverProducedFiles, scratchDirOf } from '../shared/http/producedFile.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -102,7 +102,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   await registerPresetModels(database.db, algorithmRegistry.shipped(), clock.now(), log)
   const inferenceForHandlers = wireInference(deviceHost, inference, algorithmRegistry, config.dataPath, clock, log)
   // Exports are produced into DATA_DIR/tmp before they are served ranged; a stop mid-download leaves one behind.
-  components.push({ name: 'export-scratch', start: async () => { await removeLeftoverProducedFiles(path.join(config.dataPath, 'tmp')) } })
+  components.push({ name: 'export-scratch', start: async () => { await removeLeftoverProducedFiles(scratchDirOf(config.dataPath)) } })
   components.push({ name: 'upgrade-report', start: () => reportUpgradeOutcomes(config.dataPath, eventSystem.events, services.process.softwareVersion, clock.now(), log) })
   // Upload sessions: manifests in this database, bytes under <DATA_DIR>/uploads; its sweeper runs on a timer.
   const uploads = new UploadManager({ db: database.db, config, clock, log: log.child({ area: 'uploads' }), events: eventSystem.events })

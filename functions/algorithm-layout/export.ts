@@ -1,10 +1,9 @@
-import path from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { invalidParam } from '../../shared/errors/index.ts'
 import { tarGzStream } from '../../shared/algorithms/archive-stream.ts'
 import type { AlgorithmPackage } from '../../shared/algorithms/types.ts'
-import { producedFileResponse } from '../../shared/http/producedFile.ts'
+import { producedFileResponse, scratchDirOf } from '../../shared/http/producedFile.ts'
 
 export default defineHandler({
   routes: ['/gtw/cwai/algorithm/layout/export'],
@@ -20,7 +19,7 @@ export default defineHandler({
     // Every package is checked (exists, exportable) before the first byte is sent.
     const packages: AlgorithmPackage[] = []
     for (const id of ids) packages.push(await ctx.algorithms.exportPackage(id))
-    const scratch = path.join(ctx.config.dataPath, 'tmp')
+    const scratch = scratchDirOf(ctx.config.dataPath)
     // spec 4.11: a single Range is served from the produced tar.gz.
     return producedFileResponse(ctx.request, scratch, () => tarGzStream(packages, scratch), {
       downloadName: `algorithms-${ctx.clock.now()}.tar.gz`,

@@ -1,8 +1,7 @@
-import path from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { zipStream } from '../../shared/algorithms/archive-stream.ts'
-import { producedFileResponse } from '../../shared/http/producedFile.ts'
+import { producedFileResponse, scratchDirOf } from '../../shared/http/producedFile.ts'
 
 export default defineHandler({
   routes: ['/gtw/cwai/algorithm/layout/exportSingleAlg'],
@@ -13,7 +12,7 @@ export default defineHandler({
   async handle(input, ctx) {
     const pkg = await ctx.algorithms.exportPackage(input.algorithmId)
     // spec 4.11: a single Range is served from the produced zip.
-    return producedFileResponse(ctx.request, path.join(ctx.config.dataPath, 'tmp'), () => zipStream(pkg), {
+    return producedFileResponse(ctx.request, scratchDirOf(ctx.config.dataPath), () => zipStream(pkg), {
       downloadName: `${pkg.algorithmId}-${pkg.manifest.version}.zip`,
       contentType: 'application/zip',
     })

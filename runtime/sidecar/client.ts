@@ -4,7 +4,7 @@ import { catalogue, type ErrorId } from '../../shared/errors/catalogue.ts'
 import type {
   DetectOutcome, DetectRequest, DetectionResultCore, InferenceService, SidecarStats, TaskConfig,
 } from '../../shared/inference/types.ts'
-import { HandleLocks } from './handle-locks.ts'
+import { KeyedMutex } from '../../shared/keyedMutex.ts'
 import { encodeFrame, FrameDecoder, type SidecarOp, type WireError } from './protocol.ts'
 import type { SidecarSupervisor, SupervisorLog } from './supervisor.ts'
 import type { LoadedManifest } from '../../models/load-manifests.ts'
@@ -43,7 +43,7 @@ export class SidecarClient implements InferenceService {
   /** Every algorithm the sidecar knows: defined again after each (re)start. */
   readonly #definitions = new Map<string, LoadedManifest>()
   readonly #inflight = new Map<string, number>()
-  readonly #locks = new HandleLocks()
+  readonly #locks = new KeyedMutex()
   readonly #pending = new Map<number, Pending>()
   #socket: net.Socket | null = null
   #ready = false

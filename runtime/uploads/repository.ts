@@ -102,10 +102,6 @@ export class UploadRepository {
     return { reservedBytes: Number(row?.reserved ?? 0), activeSessions: Number(row?.active ?? 0) }
   }
 
-  async listByState(states: UploadState[]): Promise<UploadSessionRow[]> {
-    return this.db.select().from(uploadSessions).where(inArray(uploadSessions.state, states))
-  }
-
   /**
    * Sessions past a deadline of runtime/uploads/expiry.ts (0 = that rule off): open ones idle
    * for `idleMs`, open or complete ones older than `absoluteMs`. Only those rows are read, so
@@ -114,7 +110,7 @@ export class UploadRepository {
   async listDue(now: number, idleMs: number, absoluteMs: number): Promise<UploadSessionRow[]> {
     const due = [
       idleMs > 0 ? and(eq(uploadSessions.state, 'open'), lte(uploadSessions.lastActivityAt, now - idleMs)) : undefined,
-      absoluteMs > 0 ? and(inArray(uploadSessions.state, ['open', 'complete']), lte(uploadSessions.createdAt, now - absoluteMs)) : undefined,
+      absoluteMs > 0 ? and(inArray(uploadSessions.state, LIVE), lte(uploadSessions.createdAt, now - absoluteMs)) : undefined,
     ].filter((condition) => condition !== undefined)
     if (due.length === 0) return []
     return this.db.select().from(uploadSessions).where(or(...due))

@@ -1,20 +1,19 @@
 import { randomUUID } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
-import { mkdir, readdir, rm } from 'node:fs/promises'
+import { mkdir, rm } from 'node:fs/promises'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { removeFilesStartingWith } from '../leftoverFiles.ts'
 import { rangedFileResponse, type RangedFileOptions } from './rangedFile.ts'
 
 const PRODUCED_PREFIX = 'export-'
 
+/** Where exports are produced before they are served: `<DATA_DIR>/tmp`. */
+export const scratchDirOf = (dataPath: string): string => path.join(dataPath, 'tmp')
+
 /** At start-up: produced files a stopped process could not remove (a download cut by a crash). */
-export async function removeLeftoverProducedFiles(scratchDir: string): Promise<number> {
-  const names = await readdir(scratchDir).catch(() => [] as string[])
-  const leftovers = names.filter((name) => name.startsWith(PRODUCED_PREFIX))
-  for (const name of leftovers) await rm(path.join(scratchDir, name), { force: true })
-  return leftovers.length
-}
+export const removeLeftoverProducedFiles = (scratchDir: string): Promise<number> => removeFilesStartingWith(scratchDir, PRODUCED_PREFIX)
 
 /**
  * spec 4.11: every managed-file download supports a single Range. An export produced on the

@@ -1,5 +1,5 @@
-import { readdir, rm } from 'node:fs/promises'
 import path from 'node:path'
+import { removeFilesStartingWith } from '../leftoverFiles.ts'
 
 /**
  * Spool files of `uploadTemp` (shared/uploads/multipart.ts): a file part that arrives before
@@ -14,9 +14,4 @@ export const SPOOL_FILE_PREFIX = 'spool-'
  * requests are served: one runtime owns a data folder at a time (the supervisor starts the
  * next one only after the previous exited), so no spool file is in use then.
  */
-export async function removeOrphanSpoolFiles(spoolDir: string): Promise<number> {
-  const names = await readdir(spoolDir).catch(() => [] as string[])
-  const orphans = names.filter((name) => name.startsWith(SPOOL_FILE_PREFIX))
-  await Promise.all(orphans.map((name) => rm(path.join(spoolDir, name), { force: true })))
-  return orphans.length
-}
+export const removeOrphanSpoolFiles = (spoolDir: string): Promise<number> => removeFilesStartingWith(spoolDir, SPOOL_FILE_PREFIX)

@@ -6,7 +6,7 @@ import { findTask, saveCreatedTask } from '../../shared/detection/task-store.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Identity } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
-import { HandleLocks } from '../../runtime/sidecar/handle-locks.ts'
+import { KeyedMutex } from '../../shared/keyedMutex.ts'
 import { createTestRuntime, type TestRuntime } from '../helpers/testCtx.ts'
 
 const admin: Identity = { userId: 'admin', accountName: 'admin', sessionId: null, transport: 'internal', passwordChangeRequired: false }
@@ -19,7 +19,7 @@ const admin: Identity = { userId: 'admin', accountName: 'admin', sessionId: null
 function scriptedInference() {
   const loaded = new Set<string>()
   const inflight = new Map<string, number>()
-  const locks = new HandleLocks()
+  const locks = new KeyedMutex()
   let holdRelease: Promise<void> | null = null
   let releaseReached: () => void = () => {}
   const service: InferenceService = {
@@ -62,10 +62,14 @@ describe('PTaskCancle never interleaves with PTaskDetectPic or OperateNode (spec
   beforeAll(async () => { t = await createTestRuntime() })
   afterAll(async () => { await t?.close() })
 
-  it('a detection that passed its state check while a cancel was releasing does not reload the cancelled task', async () => {
+  /**
+   * A created task, a PTaskCancle held open after releasing the pipeline (the task not yet
+   * marked cancelled), and `during` started in that window; the cancel then goes on.
+   * Returns what `during` answered (its messageKey when it failed).
+   */
+  async function raceWithCancel(taskId: string, during: (ctx: never) => unknown) {
     const inference = scriptedInference()
     const ctx = { ...t.ctx(admin), inference: inference.service }
-    const taskId = 'race-task'
     await saveCreatedTask(ctx.db, { taskId, algorithmCode: 'face-detection', taskConfig: {}, createdBy: 'admin' }, Date.now())
     inference.loaded.add(taskId)
 
@@ -73,35 +77,24 @@ describe('PTaskCancle never interleaves with PTaskDetectPic or OperateNode (spec
     const cancelling = PTaskCancle.handle({ taskId, algorithmCode: 'face-detection' }, ctx as never)
     await held.reached // pipeline released, task not yet marked cancelled
     expect((await findTask(ctx.db, taskId))!.state).toBe('created')
-    const detecting = PTaskDetectPic.handle({ taskId, algorithmCode: 'face-detection', imageBase64: Buffer.from('any image').toString('base64') }, ctx as never)
-    const detectOutcome = Promise.resolve(detecting).then(() => 'succeeded', (error: ApiError) => error.item.messageKey)
+    const outcome = Promise.resolve(during(ctx as never)).then(() => 'succeeded', (error: ApiError) => error.item.messageKey)
     await new Promise((r) => setTimeout(r, 50))
     held.open()
     await cancelling
+    return { outcome: await outcome, state: (await findTask(ctx.db, taskId))!.state, loaded: inference.loaded.has(taskId) }
+  }
 
-    expect(await detectOutcome).toBe('api.error.NotCreated')
-    expect((await findTask(ctx.db, taskId))!.state).toBe('cancelled')
-    expect(inference.loaded.has(taskId)).toBe(false)
+  it('a detection that passed its state check while a cancel was releasing does not reload the cancelled task', async () => {
+    const taskId = 'race-task'
+    const race = await raceWithCancel(taskId, (ctx) =>
+      PTaskDetectPic.handle({ taskId, algorithmCode: 'face-detection', imageBase64: Buffer.from('any image').toString('base64') }, ctx))
+    expect(race).toEqual({ outcome: 'api.error.NotCreated', state: 'cancelled', loaded: false })
   })
 
   it('OperateNode that read the task while a cancel was releasing does not mark the cancelled task created again', async () => {
-    const inference = scriptedInference()
-    const ctx = { ...t.ctx(admin), inference: inference.service }
     const taskId = 'race-operate'
-    await saveCreatedTask(ctx.db, { taskId, algorithmCode: 'face-detection', taskConfig: {}, createdBy: 'admin' }, Date.now())
-    inference.loaded.add(taskId)
-
-    const held = inference.holdNextRelease()
-    const cancelling = PTaskCancle.handle({ taskId, algorithmCode: 'face-detection' }, ctx as never)
-    await held.reached
-    const operating = OperateNode.handle({ taskId, nodeId: 'face', operation: 'configure', params: { scoreThreshold: 0.9 } }, ctx as never)
-    const operateOutcome = Promise.resolve(operating).then(() => 'succeeded', (error: ApiError) => error.item.messageKey)
-    await new Promise((r) => setTimeout(r, 50))
-    held.open()
-    await cancelling
-
-    expect(await operateOutcome).toBe('api.error.NotCreated')
-    expect((await findTask(ctx.db, taskId))!.state).toBe('cancelled')
-    expect(inference.loaded.has(taskId)).toBe(false)
+    const race = await raceWithCancel(taskId, (ctx) =>
+      OperateNode.handle({ taskId, nodeId: 'face', operation: 'configure', params: { scoreThreshold: 0.9 } }, ctx))
+    expect(race).toEqual({ outcome: 'api.error.NotCreated', state: 'cancelled', loaded: false })
   })
 })

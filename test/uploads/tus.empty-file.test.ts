@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs'
+import { eq } from 'drizzle-orm'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { uploadSessions } from '../../shared/db/schema/uploads.ts'
 import { alice, apiError, harness, sha256, type Harness } from './harness.ts'
 import { tusApp } from './tusApp.ts'
 
@@ -37,7 +39,7 @@ describe('a zero-byte tus upload', () => {
     const { response } = await tus.create('alice', 0, `purpose ${base64('image')},sha256 ${base64(wrong)}`)
     expect(response.status).toBe(460)
     expect(await h.uploads.capabilities()).toMatchObject({ activeSessions: 0, reservedBySessionsBytes: '0' })
-    expect(await h.uploads.repo.listByState(['failed'])).toEqual([expect.objectContaining({ totalSize: 0, endReason: 'sha256 mismatch' })])
+    expect(await h.db.db.select().from(uploadSessions).where(eq(uploadSessions.state, 'failed'))).toEqual([expect.objectContaining({ totalSize: 0, endReason: 'sha256 mismatch' })])
   })
 
   it('with the empty digest as sha256 completes', async () => {
