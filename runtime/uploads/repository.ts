@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm'
+import { and, eq, getTableColumns, inArray, isNull, lte, or, sql } from 'drizzle-orm'
 import type { Db } from '../../shared/db/client.ts'
 import { uploadChunks, uploadSessions } from '../../shared/db/schema/uploads.ts'
 import type { UploadState } from '../../shared/uploads/index.ts'
@@ -10,28 +10,44 @@ const LIVE: UploadState[] = ['open', 'complete']
 
 /** Manifest queries of the upload service (spec 2.5, 3.1). All state changes are guarded by the expected state. */
 export class UploadRepository {
-  /** Read before every chunk: built once (drizzle spends more building a query than libsql running it). */
-  private readonly findById
+  // The queries of every upload and claim are built once: drizzle spends more building a query
+  // than the embedded database spends running it.
+  private readonly byId
+  private readonly liveByRequest
+  private readonly liveTotals
+  private readonly insertRow
+  private readonly bytesDeleted
+  private readonly endFrom = new Map<string, ReturnType<UploadRepository['prepareEnd']>>()
 
   constructor(private readonly db: Db) {
-    this.findById = db.select().from(uploadSessions).where(eq(uploadSessions.id, sql.placeholder('id'))).limit(1).prepare()
+    const placeholder = sql.placeholder
+    this.byId = db.select().from(uploadSessions).where(eq(uploadSessions.id, placeholder('id'))).limit(1).prepare()
+    this.liveByRequest = db.select().from(uploadSessions).where(and(
+      eq(uploadSessions.userId, placeholder('userId')),
+      eq(uploadSessions.clientRequestId, placeholder('clientRequestId')),
+      inArray(uploadSessions.state, LIVE),
+    )).limit(1).prepare()
+    this.liveTotals = db.select({
+      reserved: sql<number>`coalesce(sum(case when ${uploadSessions.state} = 'open' then ${uploadSessions.totalSize} - ${uploadSessions.receivedBytes} else 0 end), 0)`,
+      active: sql<number>`count(*)`,
+    }).from(uploadSessions).where(inArray(uploadSessions.state, LIVE)).prepare()
+    const columns = Object.keys(getTableColumns(uploadSessions)) as (keyof NewUploadSession)[]
+    this.insertRow = db.insert(uploadSessions).values(Object.fromEntries(columns.map((key) => [key, placeholder(key)])) as never).prepare()
+    this.bytesDeleted = db.update(uploadSessions).set({ bytesDeletedAt: placeholder('now') as never })
+      .where(eq(uploadSessions.id, placeholder('id'))).prepare()
   }
 
   async find(id: string): Promise<UploadSessionRow | undefined> {
-    return this.findById.get({ id })
+    return this.byId.get({ id })
   }
 
   /** The caller's live session for a clientRequestId (spec 4.12 resume). */
   async findLiveByRequest(userId: string, clientRequestId: string): Promise<UploadSessionRow | undefined> {
-    return (await this.db.select().from(uploadSessions).where(and(
-      eq(uploadSessions.userId, userId),
-      eq(uploadSessions.clientRequestId, clientRequestId),
-      inArray(uploadSessions.state, LIVE),
-    )).limit(1))[0]
+    return this.liveByRequest.get({ userId, clientRequestId })
   }
 
-  async insert(row: NewUploadSession): Promise<void> {
-    await this.db.insert(uploadSessions).values(row)
+  async insert(row: UploadSessionRow): Promise<void> {
+    await this.insertRow.run(row)
   }
 
   async deleteSession(id: string): Promise<void> {
@@ -78,9 +94,17 @@ export class UploadRepository {
 
   /** Moves a session from one of `from` to a terminal state; false when it was not in `from`. */
   async end(id: string, from: UploadState[], to: UploadState, now: number, reason?: string): Promise<boolean> {
-    const result = await this.db.update(uploadSessions).set({ state: to, endedAt: now, endReason: reason ?? null })
-      .where(and(eq(uploadSessions.id, id), inArray(uploadSessions.state, from)))
+    const key = from.join()
+    let update = this.endFrom.get(key)
+    if (!update) this.endFrom.set(key, update = this.prepareEnd(from))
+    const result = await update.run({ id, to, now, reason: reason ?? null })
     return result.rowsAffected === 1
+  }
+
+  private prepareEnd(from: UploadState[]) {
+    const placeholder = sql.placeholder
+    return this.db.update(uploadSessions).set({ state: placeholder('to') as never, endedAt: placeholder('now') as never, endReason: placeholder('reason') as never })
+      .where(and(eq(uploadSessions.id, placeholder('id')), inArray(uploadSessions.state, from))).prepare()
   }
 
   /** Undoes a claim whose consumer failed: consumed (bytes still there) → complete. */
@@ -95,10 +119,7 @@ export class UploadRepository {
    * written show up in the filesystem's free space), and the number of live sessions.
    */
   async reservations(): Promise<{ reservedBytes: number; activeSessions: number }> {
-    const [row] = await this.db.select({
-      reserved: sql<number>`coalesce(sum(case when ${uploadSessions.state} = 'open' then ${uploadSessions.totalSize} - ${uploadSessions.receivedBytes} else 0 end), 0)`,
-      active: sql<number>`count(*)`,
-    }).from(uploadSessions).where(inArray(uploadSessions.state, LIVE))
+    const row = await this.liveTotals.get()
     return { reservedBytes: Number(row?.reserved ?? 0), activeSessions: Number(row?.active ?? 0) }
   }
 
@@ -117,7 +138,7 @@ export class UploadRepository {
   }
 
   async markBytesDeleted(id: string, now: number): Promise<void> {
-    await this.db.update(uploadSessions).set({ bytesDeletedAt: now }).where(eq(uploadSessions.id, id))
+    await this.bytesDeleted.run({ id, now })
   }
 
   /** Ended sessions whose bytes may still be on disk. */

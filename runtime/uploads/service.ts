@@ -1,11 +1,11 @@
 import type { EventsService } from '../../shared/events/types.ts'
 import { createHash, randomBytes } from 'node:crypto'
 import { createReadStream, mkdirSync } from 'node:fs'
-import { rm, stat, truncate } from 'node:fs/promises'
+import { rm, stat, truncate, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import type { Readable } from 'node:stream'
-import { Upload } from '@tus/server'
+import type { Upload } from '@tus/server'
 import { SessionFileStore } from './sessionStore.ts'
 import type { Config } from '../../shared/config.ts'
 import type { Db } from '../../shared/db/client.ts'
@@ -93,8 +93,13 @@ export class UploadManager implements UploadService {
   /** Absolute path of a session's bytes; the id is server-made (hex), never client text. */
   filePath(uploadId: string): string { return path.join(this.stagingDir, uploadId) }
 
+  /** What new uploads may take now, due sessions expired first (their reservations released). */
   async capacity(): Promise<Capacity> {
     await this.expireDue(this.now())
+    return this.measureCapacity()
+  }
+
+  private async measureCapacity(): Promise<Capacity> {
     const [disk, { reservedBytes }] = await Promise.all([this.statDisk(this.stagingDir), this.repo.reservations()])
     return capacityOf(disk, reservedBytes, this.config)
   }
@@ -155,7 +160,8 @@ export class UploadManager implements UploadService {
       return { session, write: this.locks.acquire(session.id), created: true }
     })
     try {
-      return await this.acceptChunk(session.id, chunk, body, write)
+      // A session made by this request is current: its write lock was taken as it was inserted.
+      return await this.acceptChunk(session.id, chunk, body, write, created ? session : undefined)
     } catch (error) {
       // A session whose first chunk failed never existed for the client: undo it entirely.
       if (created) await this.forget(session.id)
@@ -171,7 +177,10 @@ export class UploadManager implements UploadService {
    * by inserting the open manifest, and creates the empty file in the store.
    */
   async admit(identity: Identity, spec: NewSession, uploadId = randomBytes(16).toString('hex'), createFile = true): Promise<UploadSessionRow> {
-    const capacity = await this.capacity()
+    // Due sessions are expired here only when the upload would not fit without their
+    // reservations; the sweeper expires them anyway, so an upload that fits costs no search.
+    let capacity = await this.measureCapacity()
+    if (spec.totalSize > capacity.availableForNewUploadsBytes && (await this.expireDue(this.now())) > 0) capacity = await this.measureCapacity()
     if (spec.totalSize > capacity.availableForNewUploadsBytes) {
       await this.report('storage.reserveReached', {
         purpose: spec.purpose, requiredBytes: spec.totalSize, availableBytes: capacity.availableBytes,
@@ -195,10 +204,10 @@ export class UploadManager implements UploadService {
     await this.repo.insert(row)
     if (!createFile) return row // tus creation: @tus/server creates the file right after
     try {
-      await this.store.create(new Upload({
-        id: uploadId, size: spec.totalSize, offset: 0, creation_date: new Date(now).toISOString(),
-        metadata: { purpose: spec.purpose, source: spec.source },
-      }))
+      // An uploadTemp session's bytes only: the tus endpoint never serves it, so the store's
+      // own record of an upload (a JSON file beside the bytes) would be written for nothing.
+      await writeFile(this.filePath(uploadId), '', { flag: 'wx' })
+      this.knownFileSizes.set(uploadId, 0)
     } catch (error) {
       await this.repo.deleteSession(uploadId)
       throw error
@@ -207,11 +216,11 @@ export class UploadManager implements UploadService {
   }
 
   /** spec 3.1 rows 3–4 (and idempotent resend): one chunk of a session whose write lock is held. */
-  private async acceptChunk(uploadId: string, chunk: ChunkFields, body: Readable, write: SessionWrite): Promise<UploadSessionView> {
+  private async acceptChunk(uploadId: string, chunk: ChunkFields, body: Readable, write: SessionWrite, created?: UploadSessionRow): Promise<UploadSessionView> {
     // Read the session only now that the lock is held: a row read before may be stale, since a
     // writer that released the lock meanwhile may have accepted this very chunk (a resend, spec
     // 4.12); acting on the stale row would truncate that committed chunk away.
-    const session = await this.liveSession(uploadId)
+    const session = created ?? await this.liveSession(uploadId)
     checkSameFile(chunk, session)
     const maxChunk = this.config.uploadMaxChunkBytes
 
@@ -402,18 +411,21 @@ export class UploadManager implements UploadService {
 
   /** Deletes a session's bytes and its store record; idempotent. */
   async deleteBytes(uploadId: string): Promise<void> {
-    this.knownFileSizes.delete(uploadId)
-    await rm(this.filePath(uploadId), { force: true })
-    await this.store.configstore.delete(uploadId)
+    await this.removeFiles(uploadId)
     await this.repo.markBytesDeleted(uploadId, this.now())
   }
 
   /** Removes a session that never became visible (its first chunk failed). */
   private async forget(uploadId: string): Promise<void> {
+    await this.removeFiles(uploadId)
+    await this.repo.deleteSession(uploadId)
+  }
+
+  /** The bytes, and the tus store's record beside them (`<id>.json`, tus sessions only). */
+  private async removeFiles(uploadId: string): Promise<void> {
     this.knownFileSizes.delete(uploadId)
     await rm(this.filePath(uploadId), { force: true })
-    await this.store.configstore.delete(uploadId)
-    await this.repo.deleteSession(uploadId)
+    await rm(`${this.filePath(uploadId)}.json`, { force: true })
   }
 
   // ── native tus endpoint (runtime/uploads/tus.ts): same store, same admission and reservations ──

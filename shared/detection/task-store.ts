@@ -1,12 +1,17 @@
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { tasks } from '../db/schema/index.ts'
 
 export type TaskRow = typeof tasks.$inferSelect
 
+const prepareFindTask = (db: Db) => db.select().from(tasks).where(eq(tasks.taskId, sql.placeholder('taskId'))).limit(1).prepare()
+/** Read on every detection (twice: before the image is fetched, and under the task's lock): built once per database. */
+const findTaskQueries = new WeakMap<Db, ReturnType<typeof prepareFindTask>>()
+
 export async function findTask(db: Db, taskId: string): Promise<TaskRow | undefined> {
-  const [row] = await db.select().from(tasks).where(eq(tasks.taskId, taskId)).limit(1)
-  return row
+  let query = findTaskQueries.get(db)
+  if (!query) findTaskQueries.set(db, query = prepareFindTask(db))
+  return query.get({ taskId })
 }
 
 /** spec 3.2: the task is `created` (new, reused, or created again after a cancel). */
