@@ -98,22 +98,25 @@ export function limitNodeBody(source: Readable, limitBytes: number): LimitedBody
   // A client that goes away mid-body fails the reader instead of leaving it waiting.
   finished(source, (error) => { if (error && !node.destroyed) node.destroy(error) })
   source.pipe(node)
-  let reader: ReadableStreamDefaultReader<Uint8Array> | null = null
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      reader ??= (Readable.toWeb(node) as ReadableStream<Uint8Array>).getReader()
-      const { done, value } = await reader.read()
-      if (done) controller.close()
-      else controller.enqueue(value)
-    },
-    cancel() {}, // a consumer that gives up leaves the rest to settle()
-  }, { highWaterMark: 0 }) // no read ahead: a reader of `node` must get every byte
+  let stream: ReadableStream<Uint8Array> | null = null
+  const webView = () => {
+    let reader: ReadableStreamDefaultReader<Uint8Array> | null = null
+    return new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        reader ??= (Readable.toWeb(node) as ReadableStream<Uint8Array>).getReader()
+        const { done, value } = await reader.read()
+        if (done) controller.close()
+        else controller.enqueue(value)
+      },
+      cancel() {}, // a consumer that gives up leaves the rest to settle()
+    }, { highWaterMark: 0 }) // no read ahead: a reader of `node` must get every byte
+  }
   const settle = async () => {
     source.unpipe(node)
     if (source.readableEnded || source.destroyed) return
     await discardNode(source, DRAIN_CAP_BYTES - seen)
   }
-  return { stream, node, exceeded: () => crossed, settle }
+  return { get stream() { return stream ??= webView() }, node, exceeded: () => crossed, settle }
 }
 
 /** Reads and drops up to `budget` more bytes of a Node stream; destroys it when the budget runs out. */

@@ -5,7 +5,9 @@ import type { Ctx, HandlerDefinition, Identity, Services } from '../../shared/ha
 import type { RouteEntry, RouteTable } from './routeTable.ts'
 import type { InputValidator } from './validate.ts'
 import { attachNodeBody } from '../../shared/http/nodeBody.ts'
-import { BodyTooLarge, bodyTooLargeError, discard, DRAIN_CAP_BYTES, limitBody, limitRequestBody } from './bodyLimit.ts'
+import { jsonBytes } from '../../shared/http/jsonBytes.ts'
+import type { Readable } from 'node:stream'
+import { BodyTooLarge, bodyTooLargeError, discard, DRAIN_CAP_BYTES, limitBody, limitRequestBody, type LimitedBody } from './bodyLimit.ts'
 
 export interface DispatchDeps {
   services: Services
@@ -48,13 +50,14 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
       if (route.auth === 'session' && identity.passwordChangeRequired) return errorResponse(c, new ApiError('PasswordChangeRequired'))
     }
 
-    // Multipart bodies are read from node:http's own stream when there is one (bodyLimit.ts).
-    const body = multipart ? limitRequestBody(c, limitBytes) : limitBody(route.body === 'none' ? null : c.req.raw.body, limitBytes)
+    // Bodies are read from node:http's own stream when there is one (bodyLimit.ts): no web
+    // Request or stream is built for them.
+    const body = route.body === 'none' ? limitBody(null, limitBytes) : limitRequestBody(c, limitBytes)
     try {
       let input: unknown = {}
       let request: Request | null = c.req.raw
       if (route.body === 'json') {
-        input = await readJson(body.stream)
+        input = await readJson(body)
       } else if (multipart) {
         if (!/^multipart\/form-data/i.test(c.req.header('content-type') ?? ''))
           throw new ApiError('UnsupportedMediaType', { details: { expected: 'multipart/form-data', received: c.req.header('content-type') ?? null } })
@@ -125,15 +128,21 @@ export async function runHandler(
 
 async function toResponse(c: Context, outcome: Outcome | Response): Promise<Response> {
   if (outcome instanceof Response) return outcome
-  return c.json(outcome.envelope, outcome.status as 200)
+  return c.body(jsonBytes(outcome.envelope), outcome.status as 200, { 'content-type': 'application/json' })
 }
 
-async function readJson(stream: ReadableStream<Uint8Array> | null): Promise<unknown> {
-  const text = stream ? await new Response(stream).text() : ''
+async function readJson(body: LimitedBody): Promise<unknown> {
+  const text = body.node ? await readText(body.node) : body.stream ? await new Response(body.stream).text() : ''
   if (text.trim() === '') return {}
   try {
     return JSON.parse(text)
   } catch {
     throw invalidParam('/', 'request body is not valid JSON')
   }
+}
+
+async function readText(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of stream) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Config } from '../config.ts'
+import { DataUrl } from '../http/jsonBytes.ts'
 
 /** Where URL-mode overlay pictures live; names are `<uuid>.jpg`, nothing from a client. */
 export const picturesDir = (config: Pick<Config, 'dataPath'>) => path.join(config.dataPath, 'pictures')
@@ -12,8 +13,8 @@ export const FULL_PICTURE_ROUTE = '/gtw/cwai/File/FullPicture'
  * spec 2.6 `fullPicture`: a `data:image/jpeg;base64,...` value, or — when a file service is
  * configured (FILE_SERVICE_BASE_URL) — a URL of the device serving the stored JPEG.
  */
-export async function toFullPicture(jpeg: Buffer, config: Pick<Config, 'dataPath' | 'fileServiceBaseUrl' | 'fullPictureRetentionMs'>, now: number): Promise<string> {
-  if (!config.fileServiceBaseUrl) return `data:image/jpeg;base64,${jpeg.toString('base64')}`
+export async function toFullPicture(jpeg: Buffer, config: Pick<Config, 'dataPath' | 'fileServiceBaseUrl' | 'fullPictureRetentionMs'>, now: number): Promise<string | DataUrl> {
+  if (!config.fileServiceBaseUrl) return new DataUrl('image/jpeg', jpeg)
   const dir = picturesDir(config)
   await mkdir(dir, { recursive: true })
   const id = randomUUID()

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { ModelSignature } from '../models/onnx.ts'
+import type { DataUrl } from '../http/jsonBytes.ts'
 
 /**
  * What handlers see of the inference sidecar (`ctx.inference`) and the detection result of
@@ -39,8 +40,8 @@ export interface DetectionResultCore {
 }
 
 export interface DetectionResult extends DetectionResultCore {
-  /** `data:image/jpeg;base64,...` or a URL served by the device (spec 2.6). */
-  fullPicture: string
+  /** `data:image/jpeg;base64,...` (a DataUrl, written as that text) or a URL served by the device (spec 2.6). */
+  fullPicture: string | DataUrl
 }
 
 /** spec 2.6: "the default area uses a fixed default id". */

@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto'
+
+const MEDIA_TYPE = /^[A-Za-z0-9.+-]+\/[A-Za-z0-9.+-]+$/
+
+/**
+ * A Base64 `data:` URL inside a JSON answer (spec 2.6 `fullPicture`), kept as the bytes it
+ * encodes until the answer is written. JSON.stringify scans every character of a string for
+ * escapes, and the text is then encoded to UTF-8 again: for the ~400 KB data: URL of a
+ * 1920×1280 detection that was ~3 ms of the device's CPU per answer, against ~0.7 ms for
+ * splicing the Base64 in as bytes (`jsonBytes`). Any other serializer (JSON.stringify, the
+ * MQTT transport) gets the same text through `toJSON`.
+ */
+export class DataUrl {
+  constructor(readonly mediaType: string, readonly bytes: Buffer) {
+    if (!MEDIA_TYPE.test(mediaType)) throw new TypeError(`not a media type: ${mediaType}`)
+  }
+
+  toString(): string {
+    return `data:${this.mediaType};base64,${this.bytes.toString('base64')}`
+  }
+
+  toJSON(): string {
+    return splicing ? splicing(this) : this.toString()
+  }
+}
+
+/** Stands for a DataUrl in the text of `jsonBytes`; random, so no client string can forge it. */
+const MARK = `splice-${randomBytes(16).toString('hex')}-`
+let splicing: ((value: DataUrl) => string) | null = null
+
+/** `JSON.stringify(value)` as UTF-8 bytes, with every DataUrl spliced in as bytes. */
+export function jsonBytes(value: unknown): Buffer<ArrayBuffer> {
+  const dataUrls: DataUrl[] = []
+  splicing = (dataUrl) => `${MARK}${dataUrls.push(dataUrl) - 1}`
+  let text: string
+  try {
+    text = JSON.stringify(value)
+  } finally {
+    splicing = null
+  }
+  if (dataUrls.length === 0) return Buffer.from(text)
+  const parts: Buffer[] = []
+  let from = 0
+  dataUrls.forEach((dataUrl, index) => {
+    const mark = `"${MARK}${index}"`
+    const at = text.indexOf(mark, from)
+    parts.push(
+      Buffer.from(text.slice(from, at)),
+      Buffer.from(`"data:${dataUrl.mediaType};base64,`, 'latin1'),
+      Buffer.from(dataUrl.bytes.toString('base64'), 'latin1'),
+      QUOTE,
+    )
+    from = at + mark.length
+  })
+  parts.push(Buffer.from(text.slice(from)))
+  return Buffer.concat(parts)
+}
+
+const QUOTE = Buffer.from('"')
