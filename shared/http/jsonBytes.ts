@@ -20,23 +20,32 @@ export class DataUrl {
   }
 
   toJSON(): string {
-    return splicing ? splicing(this) : this.toString()
+    return splicer()?.(this) ?? this.toString()
   }
 }
 
+/**
+ * While `jsonBytes` serializes, the function that stands a DataUrl in. Kept on globalThis: each
+ * handler bundle carries its own copy of this module, and the DataUrl a handler makes must
+ * find the splicer of the runtime's copy.
+ */
+const SPLICER = Symbol.for('edge-ai-device.jsonBytes.splicer')
+type Splicer = (dataUrl: DataUrl) => string
+const holder = globalThis as { [SPLICER]?: Splicer | null }
+const splicer = () => holder[SPLICER]
+
 /** Stands for a DataUrl in the text of `jsonBytes`; random, so no client string can forge it. */
 const MARK = `splice-${randomBytes(16).toString('hex')}-`
-let splicing: ((value: DataUrl) => string) | null = null
 
 /** `JSON.stringify(value)` as UTF-8 bytes, with every DataUrl spliced in as bytes. */
 export function jsonBytes(value: unknown): Buffer<ArrayBuffer> {
   const dataUrls: DataUrl[] = []
-  splicing = (dataUrl) => `${MARK}${dataUrls.push(dataUrl) - 1}`
+  holder[SPLICER] = (dataUrl) => `${MARK}${dataUrls.push(dataUrl) - 1}`
   let text: string
   try {
     text = JSON.stringify(value)
   } finally {
-    splicing = null
+    holder[SPLICER] = null
   }
   if (dataUrls.length === 0) return Buffer.from(text)
   const parts: Buffer[] = []

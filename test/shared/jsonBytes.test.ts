@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { DataUrl, jsonBytes } from '../../shared/http/jsonBytes.ts'
 
 describe('jsonBytes: JSON with Base64 data: URLs spliced in as bytes', () => {
@@ -32,6 +32,16 @@ describe('jsonBytes: JSON with Base64 data: URLs spliced in as bytes', () => {
     expect(jsonBytes(plain).toString('utf8')).toBe(JSON.stringify(plain))
     expect(JSON.stringify({ p: new DataUrl('image/png', png) })).toBe(JSON.stringify({ p: `data:image/png;base64,${png.toString('base64')}` }))
     expect(String(new DataUrl('image/png', png))).toBe(`data:image/png;base64,${png.toString('base64')}`)
+  })
+
+  it('splices a DataUrl made by another copy of the module (every handler bundle has its own) without making its text', async () => {
+    const copy = await import('../../shared/http/jsonBytes.ts?another-bundle') as typeof import('../../shared/http/jsonBytes.ts')
+    expect(copy.DataUrl).not.toBe(DataUrl)
+    const fromHandler = { fullPicture: new copy.DataUrl('image/jpeg', jpeg) }
+    const asText = vi.spyOn(copy.DataUrl.prototype, 'toString')
+    const bytes = jsonBytes(fromHandler)
+    expect(asText).not.toHaveBeenCalled()
+    expect(bytes.toString('utf8')).toBe(JSON.stringify({ fullPicture: `data:image/jpeg;base64,${jpeg.toString('base64')}` }))
   })
 
   it('refuses a media type that would need escaping', () => {
