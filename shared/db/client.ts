@@ -2,6 +2,7 @@ import { createClient, type Client } from '@libsql/client'
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql'
 import { migrate } from 'drizzle-orm/libsql/migrator'
 import { sql } from 'drizzle-orm'
+import { createEmbeddedClient } from './embeddedClient.ts'
 import * as schema from './schema/index.ts'
 
 export type Db = LibSQLDatabase<typeof schema>
@@ -17,9 +18,13 @@ export interface OpenDb {
   close(): void
 }
 
-/** Opens the database: `file:` (embedded), `:memory:` (tests) or a `libsql://`/`http://` sqld server. */
+/**
+ * Opens the database: `file:` (embedded) and `:memory:` (tests) through the embedded client, which
+ * keeps prepared statements; a `libsql://`, `http(s)://` or `ws(s)://` sqld server through @libsql/client.
+ */
 export function openDb(url: string, authToken?: string): OpenDb {
-  const client = createClient({ url, ...(authToken ? { authToken } : {}) })
+  const config = { url, ...(authToken ? { authToken } : {}) }
+  const client = /^file:/i.test(url) || url === ':memory:' ? createEmbeddedClient(config) : createClient(config)
   const db = drizzle(client, { schema })
   return { db, client, close: () => client.close() }
 }
