@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Config } from '../shared/config.ts'
 import type { Clock, Logger, MountedRoute, Services } from '../shared/handler.ts'
-import { migrateDb, openDb, tuneDb } from '../shared/db/client.ts'
+import { embeddedTuning, migrateDb, openDb } from '../shared/db/client.ts'
 import { ensureDefaultAccount } from '../shared/auth/accounts.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
 import { RuntimeDeviceHost } from './device.ts'
@@ -62,10 +62,9 @@ const readJson = (file: string) => {
 export async function createServices(config: Config, log: Logger, options: ServiceOptions = {}): Promise<RuntimeServices> {
   mkdirSync(config.dataPath, { recursive: true })
   const clock = options.clock ?? { now: () => Date.now() }
-  const database = openDb(config.databaseUrl, config.libsqlAuthToken || undefined)
   // WAL: a commit appends to the log instead of rewriting pages (upload chunks commit their
   // manifest once per chunk); DB_SYNCHRONOUS chooses what a power cut may lose.
-  if (config.databaseUrl.startsWith('file:')) await tuneDb(database.db, config.dbSynchronous)
+  const database = openDb(config.databaseUrl, config.libsqlAuthToken || undefined, { connectionSetup: embeddedTuning(config.dbSynchronous) })
   await migrateDb(database.db, migrationsDir)
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
 

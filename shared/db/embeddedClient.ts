@@ -45,7 +45,14 @@ interface SchemaVersion {
   value: number
 }
 
-export function createEmbeddedClient(config: Config, statementCacheSize = STATEMENT_CACHE_SIZE): Client {
+export interface EmbeddedOptions {
+  /** Statements kept prepared per connection. */
+  statementCacheSize?: number
+  /** SQL run on every connection as it opens: per-connection settings such as `PRAGMA synchronous`. */
+  connectionSetup?: string[]
+}
+
+export function createEmbeddedClient(config: Config, { statementCacheSize = STATEMENT_CACHE_SIZE, connectionSetup = [] }: EmbeddedOptions = {}): Client {
   const expanded = expandConfig(config, true)
   if (expanded.scheme !== 'file') {
     throw new LibsqlError(`URL scheme ${JSON.stringify(expanded.scheme + ':')} is not supported by the embedded client`, 'URL_SCHEME_NOT_SUPPORTED')
@@ -70,7 +77,17 @@ export function createEmbeddedClient(config: Config, statementCacheSize = STATEM
   // an in-memory database exists only on the connection that opened it
   const maxConnections = isInMemory ? 1 : Math.max(1, expanded.concurrency)
   const options = { authToken: expanded.authToken, encryptionKey: expanded.encryptionKey, remoteEncryptionKey: expanded.remoteEncryptionKey, timeout: expanded.timeout }
-  const pool = new ConnectionPool((schema) => new Connection(new Database(path, options), schema, statementCacheSize), maxConnections)
+  const open = (schema: SchemaVersion) => {
+    const database = new Database(path, options)
+    try {
+      for (const setup of connectionSetup) database.exec(setup)
+    } catch (e) {
+      database.close()
+      throw mapSqliteError(e)
+    }
+    return new Connection(database, schema, statementCacheSize)
+  }
+  const pool = new ConnectionPool(open, maxConnections)
   // fail fast if the database cannot be opened at all
   const conn = pool.acquireSync()
   try {

@@ -187,8 +187,25 @@ describe('embedded client', () => {
     expect((await client.execute({ sql: 'INSERT INTO t VALUES (?)', args: ['b'] })).rowsAffected).toBe(1)
   })
 
+  it('runs the connection setup on every connection it opens (synchronous is a setting of the connection)', async () => {
+    const synchronousOfSecondConnection = async (client: Client) => {
+      const held = await client.transaction('write') // holds the first connection
+      try {
+        return Number((await client.execute('PRAGMA synchronous')).rows[0]![0])
+      } finally {
+        held.close()
+      }
+    }
+    const FULL = 2, NORMAL = 1
+    expect(await synchronousOfSecondConnection(open(createEmbeddedClient({ url })))).toBe(FULL)
+    const tuned = open(createEmbeddedClient({ url }, { connectionSetup: ['PRAGMA journal_mode=WAL', 'PRAGMA synchronous=NORMAL'] }))
+    expect(await synchronousOfSecondConnection(tuned)).toBe(NORMAL)
+    expect((await tuned.execute('PRAGMA journal_mode')).rows[0]![0]).toBe('wal')
+    expect(() => createEmbeddedClient({ url }, { connectionSetup: ['PRAGMA no_such_thing = (('] })).toThrow(LibsqlError)
+  })
+
   it('prepares a statement once, keeps at most the bound of them, least recently used out first', async () => {
-    const client = open(createEmbeddedClient({ url: ':memory:' }, 4))
+    const client = open(createEmbeddedClient({ url: ':memory:' }, { statementCacheSize: 4 }))
     const prepares = countPrepares()
     const select = (n: number) => client.execute({ sql: `SELECT ? + ${n} AS v`, args: [n] })
     for (let round = 0; round < 3; round++) {

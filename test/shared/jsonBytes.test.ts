@@ -35,7 +35,8 @@ describe('jsonBytes: JSON with Base64 data: URLs spliced in as bytes', () => {
   })
 
   it('splices a DataUrl made by another copy of the module (every handler bundle has its own) without making its text', async () => {
-    const copy = await import('../../shared/http/jsonBytes.ts?another-bundle') as typeof import('../../shared/http/jsonBytes.ts')
+    const specifier = '../../shared/http/jsonBytes.ts?another-bundle'
+    const copy = await import(specifier) as typeof import('../../shared/http/jsonBytes.ts')
     expect(copy.DataUrl).not.toBe(DataUrl)
     const fromHandler = { fullPicture: new copy.DataUrl('image/jpeg', jpeg) }
     const asText = vi.spyOn(copy.DataUrl.prototype, 'toString')
