@@ -61,8 +61,7 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
       } else if (multipart) {
         if (!/^multipart\/form-data/i.test(c.req.header('content-type') ?? ''))
           throw new ApiError('UnsupportedMediaType', { details: { expected: 'multipart/form-data', received: c.req.header('content-type') ?? null } })
-        request = new Request(c.req.raw.url, { method: c.req.method, headers: c.req.raw.headers, body: body.stream, duplex: 'half' } as RequestInit)
-        if (body.node) attachNodeBody(request, body.node)
+        request = body.node ? limitedNodeRequest(c.req.raw, body) : new Request(c.req.raw.url, { method: c.req.method, headers: c.req.raw.headers, body: body.stream, duplex: 'half' } as RequestInit)
       } else {
         input = Object.fromEntries(new URL(c.req.url).searchParams)
       }
@@ -139,6 +138,16 @@ async function readJson(body: LimitedBody): Promise<unknown> {
   } catch {
     throw invalidParam('/', 'request body is not valid JSON')
   }
+}
+
+/**
+ * The request a multipart handler gets under node:http: @hono/node-server's own lightweight
+ * Request (no web Request is built for it), with the limited body in place of the raw one, as a
+ * Node stream (shared/http/nodeBody.ts) and as `body`.
+ */
+function limitedNodeRequest(raw: Request, body: LimitedBody): Request {
+  Object.defineProperty(raw, 'body', { get: () => body.stream })
+  return attachNodeBody(raw, body.node!)
 }
 
 async function readText(stream: Readable): Promise<string> {
