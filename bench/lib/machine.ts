@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import os from 'node:os'
 
 /**
@@ -12,4 +13,28 @@ export function describeMachine(): { platformId: string; platform: string } {
   // The device has no accelerator (README of the machine); accelerator figures are null.
   const platform = `${model}, ${cpus.length} cores, ${memGiB} GiB, ${os.type()} ${os.release()} ${os.arch()}, Node ${process.version}, no accelerator`
   return { platformId, platform }
+}
+
+/**
+ * Share of CPU time the hypervisor gave to other guests (Linux `steal` in /proc/stat) since
+ * `start()`, in percent of all CPU time; null where /proc/stat is not there. On a shared VM a
+ * benchmark's ratios are only as good as this is small.
+ */
+export function stealMeter(): { percent(): number | null } {
+  const read = () => {
+    try {
+      const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+      return { steal: fields[7] ?? 0, total: fields.reduce((sum, v) => sum + v, 0) }
+    } catch {
+      return null
+    }
+  }
+  const start = read()
+  return {
+    percent() {
+      const now = read()
+      if (!start || !now || now.total === start.total) return null
+      return +((100 * (now.steal - start.steal)) / (now.total - start.total)).toFixed(1)
+    },
+  }
 }
