@@ -174,7 +174,7 @@ export class UploadManager implements UploadService {
   /**
    * Admission (call inside `this.admission`): the whole file must fit in
    * availableForNewUploadsBytes, else STORAGE_RESERVE_REACHED (spec 2.5, 7.1, 8). Reserves it
-   * by inserting the open manifest, and creates the empty file in the store.
+   * by inserting the open manifest, and creates the empty file of an uploadTemp session.
    */
   async admit(identity: Identity, spec: NewSession, uploadId = randomBytes(16).toString('hex'), createFile = true): Promise<UploadSessionRow> {
     // Due sessions are expired here only when the upload would not fit without their
