@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream'
 import type { Context } from 'hono'
 import { ApiError, isApiError, invalidParam } from '../../shared/errors/index.ts'
 import { failure, success, type Envelope } from '../../shared/envelope.ts'
@@ -6,7 +7,6 @@ import type { RouteEntry, RouteTable } from './routeTable.ts'
 import type { InputValidator } from './validate.ts'
 import { attachNodeBody } from '../../shared/http/nodeBody.ts'
 import { jsonBytes } from '../../shared/http/jsonBytes.ts'
-import type { Readable } from 'node:stream'
 import { BodyTooLarge, bodyTooLargeError, discard, DRAIN_CAP_BYTES, limitBody, limitRequestBody, type LimitedBody } from './bodyLimit.ts'
 
 export interface DispatchDeps {
