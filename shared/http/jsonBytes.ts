@@ -48,21 +48,18 @@ export function jsonBytes(value: unknown): Buffer<ArrayBuffer> {
     holder[SPLICER] = null
   }
   if (dataUrls.length === 0) return Buffer.from(text)
-  const parts: Buffer[] = []
+  // Written straight into one buffer of the answer's size: no intermediate buffers to collect.
+  const pieces: [string, BufferEncoding][] = []
   let from = 0
   dataUrls.forEach((dataUrl, index) => {
     const mark = `"${MARK}${index}"`
     const at = text.indexOf(mark, from)
-    parts.push(
-      Buffer.from(text.slice(from, at)),
-      Buffer.from(`"data:${dataUrl.mediaType};base64,`, 'latin1'),
-      Buffer.from(dataUrl.bytes.toString('base64'), 'latin1'),
-      QUOTE,
-    )
+    pieces.push([text.slice(from, at), 'utf8'], [`"data:${dataUrl.mediaType};base64,`, 'latin1'], [dataUrl.bytes.toString('base64'), 'latin1'], ['"', 'latin1'])
     from = at + mark.length
   })
-  parts.push(Buffer.from(text.slice(from)))
-  return Buffer.concat(parts)
+  pieces.push([text.slice(from), 'utf8'])
+  const bytes = Buffer.allocUnsafe(pieces.reduce((size, [piece, encoding]) => size + Buffer.byteLength(piece, encoding), 0))
+  let offset = 0
+  for (const [piece, encoding] of pieces) offset += bytes.write(piece, offset, encoding)
+  return bytes
 }
-
-const QUOTE = Buffer.from('"')
