@@ -13,7 +13,7 @@ export interface LoadProcess {
  * Starts bench/lib/detect-load-worker.ts as a plain node process (bundled by esbuild, as the
  * device is). The load generator shares the device's two cores; in the benchmark's own process,
  * whose heap also holds the in-process baseline and the TypeScript loader, every major garbage
- * collection the clients' ~400 KB answers cause would mark that whole heap, CPU the device would
+ * collection the clients' ~210 KB answers cause would mark that whole heap, CPU the device would
  * lose to its load generator (~20 % of the clients' CPU, measured with perf).
  */
 export async function startLoadProcess(init: { url: string; mtk: string; imagePath: string; taskId: string; algorithmCode: string }): Promise<LoadProcess> {

@@ -1,7 +1,8 @@
 import { Hono } from 'hono'
+import { afterEach, beforeEach } from 'vitest'
 import type { Identity, Services } from '../../shared/handler.ts'
 import { TUS_PATH, tusEndpoint } from '../../runtime/uploads/tus.ts'
-import type { Harness } from './harness.ts'
+import { alice, harness, type Harness } from './harness.ts'
 
 /**
  * The native tus endpoint in process, over a harness's upload service (as runtime/http/app.ts
@@ -31,4 +32,15 @@ export function tusApp(h: Harness, users: Identity[]) {
       return request('PATCH', url, mtk, { 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': String(offset) }, body)
     },
   }
+}
+
+/** A fresh harness and tus app (user alice) for each test of the calling describe block. */
+export function tusPerTest(): { h: Harness; tus: ReturnType<typeof tusApp> } {
+  const current = {} as { h: Harness; tus: ReturnType<typeof tusApp> }
+  beforeEach(async () => {
+    current.h = await harness()
+    current.tus = tusApp(current.h, [alice])
+  })
+  afterEach(async () => { await current.h.close() })
+  return current
 }
