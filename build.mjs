@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { buildDocs } from './runtime/docs/step.mjs'
-import { buildCli } from './shared/client/cli/step.mjs'
+import { buildCli } from './runtime/cli/step.mjs'
 import { buildConsole } from './runtime/console/step.mjs'
 
 const root = path.dirname(fileURLToPath(import.meta.url))

@@ -20,7 +20,7 @@
  *
  * Images: @vladmandic/face-api demo/sample1.jpg (1920×1280, 3 people); text-ocr reads the
  * three text lines its tests render (test/inference/images.ts). The helmet classifier is the
- * tests' small ONNX model (test/helpers/tinyModels.ts), uploaded through
+ * tests' small ONNX model (test/helpers/tiny-models.ts), uploaded through
  * /gtw/cwai/atomic/Model/upload as `helmet-classifier` and written to the in-process
  * engine's DATA_DIR/models/helmet-classifier.onnx.
  *
@@ -34,8 +34,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { defaultManifestDir, loadManifests, type LoadedManifest } from '../models/load-manifests.ts'
 import { prepareInput } from '../runtime/sidecar/pipeline/rgb-image.ts'
-import { helmetClassifier } from '../test/helpers/tinyModels.ts'
-import { uploadFile } from '../test/helpers/uploadFile.ts'
+import { helmetClassifier } from '../test/helpers/tiny-models.ts'
+import { uploadFile } from '../test/helpers/upload-file.ts'
 import { renderTextLines } from '../test/inference/images.ts'
 import { loadBundledEngine } from './lib/bundled-engine.ts'
 import { startBenchDevice } from './lib/device-process.ts'

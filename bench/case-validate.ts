@@ -4,7 +4,7 @@
  * Exit codes: 0 valid, 1 violations found, 2 usage error or unreadable / non-JSON file.
  */
 import { readFile } from 'node:fs/promises'
-import { createCaseFileValidator, formatViolation } from '../shared/benchmark/validator.ts'
+import { createCaseFileValidator, formatViolation } from './case/validator.ts'
 
 async function main(args: string[]): Promise<number> {
   if (args.length !== 1) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `device-cli` (package.json bin): builds when the CLI bundle is missing or older than its
-// sources (shared/client/), then runs it. Source: shared/client/cli/main.ts.
+// sources (runtime/client/), then runs it. Source: runtime/cli/main.ts.
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -14,7 +14,7 @@ const newest = (dir) => readdirSync(dir, { withFileTypes: true }).reduce((max, e
   return Math.max(max, entry.isDirectory() ? newest(full) : statSync(full).mtimeMs)
 }, 0)
 
-if (!existsSync(bundle) || newest(path.join(root, 'shared', 'client')) > statSync(bundle).mtimeMs) {
+if (!existsSync(bundle) || newest(path.join(root, 'runtime', 'client')) > statSync(bundle).mtimeMs) {
   const build = spawnSync(process.execPath, [path.join(root, 'build.mjs')], { stdio: ['ignore', 'ignore', 'inherit'], cwd: root })
   if (build.status !== 0) process.exit(1)
 }

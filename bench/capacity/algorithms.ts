@@ -1,4 +1,4 @@
-import type { TaskName } from '../../shared/benchmark/constants.ts'
+import type { TaskName } from '../case/constants.ts'
 
 /**
  * Which algorithm (pipeline manifest, `algorithmId`) runs each capacity task. Algorithm ids

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
-import { SCOPES, TASK_NAMES, WORKLOADS, type Scope, type TaskName, type Workload } from '../../shared/benchmark/constants.ts'
+import { SCOPES, TASK_NAMES, WORKLOADS, type Scope, type TaskName, type Workload } from '../case/constants.ts'
 import { DEFAULT_ALGORITHM_BY_TASK } from './algorithms.ts'
-import type { Gates } from '../../shared/benchmark/schema.ts'
+import type { Gates } from '../case/schema.ts'
 import { DEFAULT_GATES, DEFAULT_RUN } from './defaults.ts'
 import type { StepMode } from './plan.ts'
 

@@ -1,5 +1,5 @@
-import { BENCHMARK_TITLE, CASE_SCHEMA_REF, CASE_SCHEMA_VERSION, type BoundaryKind, type Scope, type Workload } from '../../shared/benchmark/constants.ts'
-import type { CaseFile, CaseRecord, Gates, StepRecord } from '../../shared/benchmark/schema.ts'
+import { BENCHMARK_TITLE, CASE_SCHEMA_REF, CASE_SCHEMA_VERSION, type BoundaryKind, type Scope, type Workload } from '../case/constants.ts'
+import type { CaseFile, CaseRecord, Gates, StepRecord } from '../case/schema.ts'
 
 /**
  * From the judged steps of a run to its case (spec 2.8) and the case file. Pure.

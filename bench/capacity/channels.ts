@@ -1,4 +1,4 @@
-import type { TaskName } from '../../shared/benchmark/constants.ts'
+import type { TaskName } from '../case/constants.ts'
 import type { FrameRecord } from './frames.ts'
 import type { TaskPlan } from './measure.ts'
 

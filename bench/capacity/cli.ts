@@ -7,7 +7,7 @@
  */
 import path from 'node:path'
 import { loadConfig } from '../../shared/config.ts'
-import { formatViolation } from '../../shared/benchmark/validator.ts'
+import { formatViolation } from '../case/validator.ts'
 import { parseCapacityArgs, USAGE, type CapacityArgs } from './args.ts'
 import { DEFAULT_RUN } from './defaults.ts'
 import { runCapacity } from './run.ts'

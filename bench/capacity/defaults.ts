@@ -1,4 +1,4 @@
-import type { Gates } from '../../shared/benchmark/schema.ts'
+import type { Gates } from '../case/schema.ts'
 
 /**
  * Default gates of a capacity run (spec 2.8 `gates`, section 8: "Benchmark gate thresholds

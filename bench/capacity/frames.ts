@@ -1,4 +1,4 @@
-import type { TaskName } from '../../shared/benchmark/constants.ts'
+import type { TaskName } from '../case/constants.ts'
 
 /**
  * One frame a simulated channel offered during a step, and what became of it. The capacity

@@ -1,5 +1,5 @@
-import { gateMisses } from '../../shared/benchmark/gates.ts'
-import type { Gates, StepRecord } from '../../shared/benchmark/schema.ts'
+import { gateMisses } from '../case/gates.ts'
+import type { Gates, StepRecord } from '../case/schema.ts'
 import type { StepMeasurement } from './measure.ts'
 
 /**

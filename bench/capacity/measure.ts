@@ -1,5 +1,5 @@
-import type { TaskName } from '../../shared/benchmark/constants.ts'
-import type { StepRecord, TaskRecord } from '../../shared/benchmark/schema.ts'
+import type { TaskName } from '../case/constants.ts'
+import type { StepRecord, TaskRecord } from '../case/schema.ts'
 import type { FrameRecord, ResourcePeaks } from './frames.ts'
 
 /**

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { ApiError, invalidParam } from '../../shared/errors/index.ts'
 import { saveCreatedTask } from '../../shared/detection/task-store.ts'
-import { effectiveThreshold, requireTask } from '../../shared/aihost/taskView.ts'
+import { effectiveThreshold, requireTask } from '../../shared/aihost/task-view.ts'
 
 /** What each atomic action (models/manifest-schema.ts `atomicActions`) lets a running task change. */
 const CONFIGURABLE: Record<string, readonly string[]> = {

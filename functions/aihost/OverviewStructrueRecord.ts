@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { ApiError, invalidParam } from '../../shared/errors/index.ts'
-import { pipelineGraph, requireTask } from '../../shared/aihost/taskView.ts'
+import { pipelineGraph, requireTask } from '../../shared/aihost/task-view.ts'
 
 export default defineHandler({
   routes: ['/v1/cwai/aihost/OverviewStructrueRecord'],

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
-import { requireTask, taskStatus } from '../../shared/aihost/taskView.ts'
+import { requireTask, taskStatus } from '../../shared/aihost/task-view.ts'
 
 export default defineHandler({
   routes: ['/v1/cwai/aihost/QueryTaskInfo'],

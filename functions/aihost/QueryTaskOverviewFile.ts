@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { ApiError } from '../../shared/errors/index.ts'
-import { rangedFileResponse } from '../../shared/http/rangedFile.ts'
-import { requireTask } from '../../shared/aihost/taskView.ts'
+import { rangedFileResponse } from '../../shared/http/ranged-file.ts'
+import { requireTask } from '../../shared/aihost/task-view.ts'
 
 export default defineHandler({
   routes: ['/v1/cwai/aihost/QueryTaskOverviewFile'],

@@ -3,7 +3,7 @@ import { defineHandler } from '../../shared/handler.ts'
 import { invalidParam } from '../../shared/errors/index.ts'
 import { tarGzStream } from '../../shared/algorithms/archive-stream.ts'
 import type { AlgorithmPackage } from '../../shared/algorithms/types.ts'
-import { producedFileResponse, scratchDirOf } from '../../shared/http/producedFile.ts'
+import { producedFileResponse, scratchDirOf } from '../../shared/http/produced-file.ts'
 
 export default defineHandler({
   routes: ['/gtw/cwai/algorithm/layout/export'],

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { zipStream } from '../../shared/algorithms/archive-stream.ts'
-import { producedFileResponse, scratchDirOf } from '../../shared/http/producedFile.ts'
+import { producedFileResponse, scratchDirOf } from '../../shared/http/produced-file.ts'
 
 export default defineHandler({
   routes: ['/gtw/cwai/algorithm/layout/exportSingleAlg'],

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { ApiError } from '../../shared/errors/index.ts'
-import { rangedFileResponse, safeFileName } from '../../shared/http/rangedFile.ts'
+import { rangedFileResponse, safeFileName } from '../../shared/http/ranged-file.ts'
 import { getModel, modelFilePath } from '../../shared/models/store.ts'
 import { MODEL_ID_PATTERN } from '../../shared/models/types.ts'
 

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { FULL_PICTURE_ROUTE, PICTURE_ID, picturesDir } from '../../shared/detection/full-picture.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import { defineHandler } from '../../shared/handler.ts'
-import { rangedFileResponse } from '../../shared/http/rangedFile.ts'
+import { rangedFileResponse } from '../../shared/http/ranged-file.ts'
 
 export default defineHandler({
   routes: [FULL_PICTURE_ROUTE],

@@ -1,6 +1,6 @@
 import { defineHandler } from '../../shared/handler.ts'
 import { presentWebhook } from '../../shared/events/present.ts'
-import { WebhookSettingsPatch } from '../../shared/events/settingsSchema.ts'
+import { WebhookSettingsPatch } from '../../shared/events/settings-schema.ts'
 
 export default defineHandler({
   routes: ['/gtw/cwai/System/SetHttpParam'],

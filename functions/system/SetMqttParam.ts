@@ -1,6 +1,6 @@
 import { defineHandler } from '../../shared/handler.ts'
 import { presentMqtt } from '../../shared/events/present.ts'
-import { MqttSettingsPatch } from '../../shared/events/settingsSchema.ts'
+import { MqttSettingsPatch } from '../../shared/events/settings-schema.ts'
 
 export default defineHandler({
   routes: ['/gtw/cwai/System/SetMqttParam'],

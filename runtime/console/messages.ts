@@ -1,4 +1,4 @@
-import { DeviceError, NetworkError } from '../../shared/client/errors.ts'
+import { DeviceError, NetworkError } from '../client/errors.ts'
 
 /**
  * Display texts for the console. Clients branch on `messageKey` and `recommendedAction`

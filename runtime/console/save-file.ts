@@ -1,4 +1,4 @@
-import type { DownloadedFile } from '../../shared/client/types.ts'
+import type { DownloadedFile } from '../client/types.ts'
 
 /**
  * Saves a file the device answered to a POST (exports need the mtk header, so a plain link

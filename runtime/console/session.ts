@@ -1,5 +1,5 @@
-import { DeviceClient } from '../../shared/client/client.ts'
-import type { ResumeRecord, ResumeStore } from '../../shared/client/upload.ts'
+import { DeviceClient } from '../client/client.ts'
+import type { ResumeRecord, ResumeStore } from '../client/upload.ts'
 
 const SESSION_KEY = 'device-console.session'
 const RESUME_PREFIX = 'device-console.upload.'

@@ -8,7 +8,7 @@ import type { Clock, Logger, Services } from '../../shared/handler.ts'
 import { CursorStore } from './cursors.ts'
 import { MqttChannel, type RequestRouter } from './mqtt.ts'
 import { Outbox } from './outbox.ts'
-import { ChannelSettingsStore } from './settingsStore.ts'
+import { ChannelSettingsStore } from './settings-store.ts'
 import { WebhookTarget } from './webhook.ts'
 import { EventWebSocketServer } from './websocket.ts'
 

@@ -3,11 +3,11 @@ import type { Context } from 'hono'
 import { ApiError, isApiError, invalidParam } from '../../shared/errors/index.ts'
 import { failure, success, type Envelope } from '../../shared/envelope.ts'
 import type { Ctx, HandlerDefinition, Identity, Services } from '../../shared/handler.ts'
-import type { RouteEntry, RouteTable } from './routeTable.ts'
+import type { RouteEntry, RouteTable } from './route-table.ts'
 import type { InputValidator } from './validate.ts'
-import { attachNodeBody } from '../../shared/http/nodeBody.ts'
-import { jsonBytes } from '../../shared/http/jsonBytes.ts'
-import { BodyTooLarge, bodyTooLargeError, discard, DRAIN_CAP_BYTES, limitBody, limitRequestBody, type LimitedBody } from './bodyLimit.ts'
+import { attachNodeBody } from '../../shared/http/node-body.ts'
+import { jsonBytes } from '../../shared/http/json-bytes.ts'
+import { BodyTooLarge, bodyTooLargeError, discard, DRAIN_CAP_BYTES, limitBody, limitRequestBody, type LimitedBody } from './body-limit.ts'
 
 export interface DispatchDeps {
   services: Services
@@ -50,7 +50,7 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
       if (route.auth === 'session' && identity.passwordChangeRequired) return errorResponse(c, new ApiError('PasswordChangeRequired'))
     }
 
-    // Bodies are read from node:http's own stream when there is one (bodyLimit.ts): no web
+    // Bodies are read from node:http's own stream when there is one (body-limit.ts): no web
     // Request or stream is built for them.
     const body = route.body === 'none' ? limitBody(null, limitBytes) : limitRequestBody(c, limitBytes)
     try {
@@ -143,7 +143,7 @@ async function readJson(body: LimitedBody): Promise<unknown> {
 /**
  * The request a multipart handler gets under node:http: @hono/node-server's own lightweight
  * Request (no web Request is built for it), with the limited body in place of the raw one, as a
- * Node stream (shared/http/nodeBody.ts) and as `body`.
+ * Node stream (shared/http/node-body.ts) and as `body`.
  */
 function limitedNodeRequest(raw: Request, body: LimitedBody): Request {
   Object.defineProperty(raw, 'body', { get: () => body.stream })

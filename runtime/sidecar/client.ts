@@ -4,7 +4,7 @@ import { catalogue, type ErrorId } from '../../shared/errors/catalogue.ts'
 import type {
   DetectOutcome, DetectRequest, DetectionResultCore, InferenceService, SidecarStats, TaskConfig,
 } from '../../shared/inference/types.ts'
-import { KeyedMutex } from '../../shared/keyedMutex.ts'
+import { KeyedMutex } from '../../shared/keyed-mutex.ts'
 import { encodeFrame, FrameDecoder, type SidecarOp, type WireError } from './protocol.ts'
 import type { SidecarSupervisor, SupervisorLog } from './supervisor.ts'
 import type { LoadedManifest } from '../../models/load-manifests.ts'

@@ -6,7 +6,7 @@ import { RESTART_EXIT_CODE } from '../../shared/aihost/types.ts'
 import { installPending, rollBack } from '../../shared/upgrade/install.ts'
 import { readUpgradeState } from '../../shared/upgrade/state.ts'
 import { projectRoot } from '../paths.ts'
-import { runChild } from './runChild.ts'
+import { runChild } from './run-child.ts'
 
 /**
  * The supervisor (`npm start` → runtime/start.mjs → here): runs the device as a child

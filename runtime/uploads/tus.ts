@@ -4,7 +4,7 @@ import { Server, type Upload } from '@tus/server'
 import { failure } from '../../shared/envelope.ts'
 import { ApiError, isApiError } from '../../shared/errors/index.ts'
 import type { Identity, MountedRoute, Services } from '../../shared/handler.ts'
-import { CHECKSUM_ALGORITHMS } from './sessionStore.ts'
+import { CHECKSUM_ALGORITHMS } from './session-store.ts'
 import type { UploadManager } from './service.ts'
 
 /**
@@ -74,7 +74,7 @@ export function tusEndpoint(services: Services, uploads: UploadManager) {
       await uploads.finishTus(upload.id, upload.offset)
       return {}
     },
-    // Catalogue errors thrown inside the store (runtime/uploads/sessionStore.ts) answer like the hooks'.
+    // Catalogue errors thrown inside the store (runtime/uploads/session-store.ts) answer like the hooks'.
     onResponseError: (_req, error) => (isApiError(error) ? tusError(error, statusOf(error)) : undefined),
     async onIncomingRequest(req, uploadId) {
       if (req.method === 'POST' || req.method === 'OPTIONS') return

@@ -1,7 +1,7 @@
 import { createClient, type Client } from '@libsql/client'
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql'
 import { migrate } from 'drizzle-orm/libsql/migrator'
-import { createEmbeddedClient } from './embeddedClient.ts'
+import { createEmbeddedClient } from './embedded-client.ts'
 import * as schema from './schema/index.ts'
 
 export type Db = LibSQLDatabase<typeof schema>

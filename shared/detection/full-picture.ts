@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Config } from '../config.ts'
-import { DataUrl } from '../http/jsonBytes.ts'
+import { DataUrl } from '../http/json-bytes.ts'
 
 /** Where URL-mode overlay pictures live; names are `<uuid>.jpg`, nothing from a client. */
 export const picturesDir = (config: Pick<Config, 'dataPath'>) => path.join(config.dataPath, 'pictures')

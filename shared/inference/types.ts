@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { ModelSignature } from '../models/onnx.ts'
-import type { DataUrl } from '../http/jsonBytes.ts'
+import type { DataUrl } from '../http/json-bytes.ts'
 
 /**
  * What handlers see of the inference sidecar (`ctx.inference`) and the detection result of

@@ -7,7 +7,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { list, extract } from 'tar'
 import { ApiError } from '../errors/index.ts'
-import { firstEscapingLink, type ArchiveLink } from './archiveLinks.ts'
+import { firstEscapingLink, type ArchiveLink } from './archive-links.ts'
 
 /**
  * Upgrade package checks (spec 4.11 "Software upgrade request"): file name, MD5, archive

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { ApiError } from '../errors/index.ts'
 import { compareVersions, extractPackage, validatePackage, type ArchiveLimits } from './package.ts'
 import { readUpgradeState, upgradeDir, writeUpgradeState, type PendingUpgrade } from './state.ts'
-import { withStagingLock } from './stagingLock.ts'
+import { withStagingLock } from './staging-lock.ts'
 
 export interface StageRequest {
   dataPath: string
@@ -22,7 +22,7 @@ export interface StageRequest {
  * Everything before the restart (spec 4.11): validates name, MD5, archive safety and layout,
  * extracts into upgrade/staging/<version> verifying every checksum, keeps the package for the
  * start-up revalidation, and records the pending upgrade. On any refusal nothing is recorded
- * and nothing staged stays behind. Serialized per data folder (stagingLock.ts).
+ * and nothing staged stays behind. Serialized per data folder (staging-lock.ts).
  */
 export function stageUpgrade(request: StageRequest): Promise<PendingUpgrade> {
   return withStagingLock(request.dataPath, () => stageNow(request))

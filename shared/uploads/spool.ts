@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { removeFilesStartingWith } from '../leftoverFiles.ts'
+import { removeFilesStartingWith } from '../leftover-files.ts'
 
 /**
  * Spool files of `uploadTemp` (shared/uploads/multipart.ts): a file part that arrives before

@@ -6,8 +6,8 @@ import { findTask, saveCreatedTask } from '../../shared/detection/task-store.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Identity } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
-import { KeyedMutex } from '../../shared/keyedMutex.ts'
-import { createTestRuntime, type TestRuntime } from '../helpers/testCtx.ts'
+import { KeyedMutex } from '../../shared/keyed-mutex.ts'
+import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 
 const admin: Identity = { userId: 'admin', accountName: 'admin', sessionId: null, transport: 'internal', passwordChangeRequired: false }
 

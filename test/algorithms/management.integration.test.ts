@@ -9,8 +9,8 @@ import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import yauzl from 'yauzl'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
-import { helmetClassifier } from '../helpers/tinyModels.ts'
-import { uploadFile } from '../helpers/uploadFile.ts'
+import { helmetClassifier } from '../helpers/tiny-models.ts'
+import { uploadFile } from '../helpers/upload-file.ts'
 import { samplePath } from '../inference/helpers.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')

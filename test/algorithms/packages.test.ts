@@ -10,7 +10,7 @@ import { create } from 'tar'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import yazl from 'yazl'
 import { ApiError } from '../../shared/errors/index.ts'
-import { createTestRuntime, type TestRuntime } from '../helpers/testCtx.ts'
+import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 import { tarGz } from '../helpers/tarball.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')

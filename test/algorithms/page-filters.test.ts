@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import AlgorithmPage from '../../functions/algorithm/page.ts'
 import { algorithms } from '../../shared/db/schema/index.ts'
 import type { Identity } from '../../shared/handler.ts'
-import { createTestRuntime, type TestRuntime } from '../helpers/testCtx.ts'
+import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 
 const admin: Identity = { userId: 'admin', accountName: 'admin', sessionId: null, transport: 'internal', passwordChangeRequired: false }
 

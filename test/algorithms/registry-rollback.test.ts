@@ -13,7 +13,7 @@ import yazl from 'yazl'
 import { defaultManifestDir, type LoadedManifest } from '../../models/load-manifests.ts'
 import { AlgorithmRegistryService, type AlgorithmSink } from '../../runtime/algorithms/registry.ts'
 import { algorithms } from '../../shared/db/schema/index.ts'
-import { createTestRuntime, type TestRuntime } from '../helpers/testCtx.ts'
+import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const faceManifest = (algorithmId: string, version: string) => ({

@@ -5,8 +5,8 @@ import { blockedStep, judgeStep } from '../../bench/capacity/judge.ts'
 import { summarizeStep, summarizeTask } from '../../bench/capacity/measure.ts'
 import { channelSchedule } from '../../bench/capacity/plan.ts'
 import { offerTimesMs } from '../../bench/capacity/channels.ts'
-import type { Gates, StepRecord } from '../../shared/benchmark/schema.ts'
-import { createCaseFileValidator } from '../../shared/benchmark/validator.ts'
+import type { Gates, StepRecord } from '../../bench/case/schema.ts'
+import { createCaseFileValidator } from '../../bench/case/validator.ts'
 
 // The capacity runner's pure parts: from per-frame records to figures, steps, cases.
 const gates: Gates = { minFpsRatio: 0.95, maxMissingRate: 0.01, maxAverageDiscardRate: 0.05, maxCriticalPathLatencyMs: 1000, maxDetectorLatencyMs: 500 }

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runChannels } from '../../bench/capacity/channels.ts'
 import { runCapacity, SetupBlockedError, type CapacityOptions, type CapacityTarget } from '../../bench/capacity/run.ts'
-import { createCaseFileValidator } from '../../shared/benchmark/validator.ts'
+import { createCaseFileValidator } from '../../bench/case/validator.ts'
 
 // Unit tests of the capacity runner's control logic with a scripted frame path whose
 // per-frame time depends on the step's channel count. Margins are wide (ms of work vs

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createCaseFileValidator } from '../../shared/benchmark/validator.ts'
+import { createCaseFileValidator } from '../../bench/case/validator.ts'
 
 // `npm run bench:capacity` as a person runs it, against the real inference sidecar (built by
 // the test run's global setup) through its frame path, on the sample photos. The

@@ -1,5 +1,5 @@
-import { BENCHMARK_TITLE, CASE_SCHEMA_REF } from '../../shared/benchmark/constants.ts'
-import type { CaseFile, StepRecord, TaskRecord } from '../../shared/benchmark/schema.ts'
+import { BENCHMARK_TITLE, CASE_SCHEMA_REF } from '../../bench/case/constants.ts'
+import type { CaseFile, StepRecord, TaskRecord } from '../../bench/case/schema.ts'
 
 /**
  * A hand-written valid case file (spec 2.8): a person-detector run that passes 1 and 2

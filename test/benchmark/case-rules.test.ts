@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { GATE_RULES } from '../../shared/benchmark/gates.ts'
-import { CASE_RULES, FILE_RULES } from '../../shared/benchmark/rules.ts'
-import { createCaseFileValidator } from '../../shared/benchmark/validator.ts'
+import { GATE_RULES } from '../../bench/case/gates.ts'
+import { CASE_RULES, FILE_RULES } from '../../bench/case/rules.ts'
+import { createCaseFileValidator } from '../../bench/case/validator.ts'
 import { brokenCaseFile } from './case-file-fixture.ts'
 
-// Cross-field rules (issue 9 / shared/benchmark/rules.ts): each row breaks exactly one rule
+// Cross-field rules (issue 9 / bench/case/rules.ts): each row breaks exactly one rule
 // of a file that passes the schema and names the one violation expected.
 type Mutable = Record<string, any>
 const validate = createCaseFileValidator()

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { BENCHMARK_TITLE, CASE_SCHEMA_REF } from '../../shared/benchmark/constants.ts'
-import type { CaseFile } from '../../shared/benchmark/schema.ts'
-import { createCaseFileValidator, formatViolation } from '../../shared/benchmark/validator.ts'
+import { BENCHMARK_TITLE, CASE_SCHEMA_REF } from '../../bench/case/constants.ts'
+import type { CaseFile } from '../../bench/case/schema.ts'
+import { createCaseFileValidator, formatViolation } from '../../bench/case/validator.ts'
 import { brokenCaseFile, validCaseFile } from './case-file-fixture.ts'
 
 // Spec 2.8: each row breaks exactly one schema rule of a valid file and names the single

@@ -4,8 +4,8 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../../shared/client/cli/main.ts'
-import { FileResumeStore } from '../../shared/client/node.ts'
+import { runCli } from '../../runtime/cli/main.ts'
+import { FileResumeStore } from '../../runtime/client/node.ts'
 import { CHANGED_PASSWORD, INITIAL_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
 
 const stateDir = mkdtempSync(path.join(tmpdir(), 'device-cli-state-'))

@@ -4,9 +4,9 @@
  * by test/console/algorithms.browser.test.ts.
  */
 import { describe, expect, it } from 'vitest'
-import { DeviceClient, fileNameOf } from '../../shared/client/client.ts'
-import { DeviceError } from '../../shared/client/errors.ts'
-import { ROUTES } from '../../shared/client/routes.ts'
+import { DeviceClient, fileNameOf } from '../../runtime/client/client.ts'
+import { DeviceError } from '../../runtime/client/errors.ts'
+import { ROUTES } from '../../runtime/client/routes.ts'
 
 type Sent = { url: string; headers: Record<string, string>; body: unknown }
 

@@ -46,7 +46,7 @@ describe('console: sign-in, forced password change, sign-out, 401', () => {
     expect(await page.getByTestId('account').textContent()).toBe('admin')
 
     // The device agrees: the old password is gone, the new one signs in without a pending change.
-    const login = await device.post('/gtw/cwai/login/DoLogin', { account: 'admin', pwd: (await import('../../shared/client/md5.ts')).md5Hex(CHANGED_PASSWORD) })
+    const login = await device.post('/gtw/cwai/login/DoLogin', { account: 'admin', pwd: (await import('../../runtime/client/md5.ts')).md5Hex(CHANGED_PASSWORD) })
     expect(login.body.resData.passwordChangeRequired).toBe(false)
     await screenshot('detect-empty')
 

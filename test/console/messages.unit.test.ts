@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { DeviceError, NetworkError } from '../../shared/client/errors.ts'
+import { DeviceError, NetworkError } from '../../runtime/client/errors.ts'
 import { ACTION_TEXT, MESSAGE_TEXT, showError } from '../../runtime/console/messages.ts'
 import { catalogue } from '../../shared/errors/catalogue.ts'
 import { RecommendedAction } from '../../shared/errors/actions.ts'

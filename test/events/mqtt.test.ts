@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { randomUUID } from 'node:crypto'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { startBroker, type Broker } from '../helpers/mosquitto.ts'
-import { recordTopics, type Recorder } from '../helpers/mqttClient.ts'
+import { recordTopics, type Recorder } from '../helpers/mqtt-client.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
 
 // Real mosquitto, real runtime: registration, per-kind event topics, the request transport

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
-import { startReceiver, type Receiver } from '../helpers/webhookReceiver.ts'
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
 
 // At-least-once across a crash: events still undelivered when the runtime is SIGKILLed are

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHANGED_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
-import { connectEvents } from '../helpers/wsClient.ts'
+import { connectEvents } from '../helpers/ws-client.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
 
 // The event WebSocket listener of the real runtime (spec 6).

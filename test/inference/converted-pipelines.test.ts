@@ -4,14 +4,14 @@
  * (selfie → maskPolygon), face analysis (BlazeFace → emotion + FaceRes) and the
  * safety-helmet analysis whose classifier an operator supplies.
  */
-import { uploadFile } from '../helpers/uploadFile.ts'
+import { uploadFile } from '../helpers/upload-file.ts'
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cocoLabels } from '../../models/detect/coco-labels.ts'
 import { emotionLabels } from '../../models/face/attributes.ts'
-import { helmetClassifier } from '../helpers/tinyModels.ts'
+import { helmetClassifier } from '../helpers/tiny-models.ts'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { samplePath, samplePeople } from './helpers.ts'
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createTestRuntime, type TestRuntime } from '../helpers/testCtx.ts'
+import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 import DoLogin from '../../functions/login/DoLogin.ts'
 import ChangePassword from '../../functions/login/ChangePassword.ts'
 import Logout from '../../functions/login/Logout.ts'

@@ -5,7 +5,7 @@ import { hashToken, revokeSession } from '../../shared/auth/sessions.ts'
 import { sessions, users } from '../../shared/db/schema/index.ts'
 import type { SessionCache } from '../../runtime/auth/session-cache.ts'
 import { CHANGED_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
-import { createTestRuntime, type TestRuntime } from '../helpers/testCtx.ts'
+import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 
 const HOUR = 3_600_000
 

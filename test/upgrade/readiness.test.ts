@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { runChild } from '../../runtime/supervisor/runChild.ts'
+import { runChild } from '../../runtime/supervisor/run-child.ts'
 import { isDeviceReadyMessage } from '../../runtime/supervisor/readiness.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')

@@ -5,7 +5,7 @@ import { create } from 'tar'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { md5, sha256, writePackage } from '../helpers/tarball.ts'
-import { uploadFile } from '../helpers/uploadFile.ts'
+import { uploadFile } from '../helpers/upload-file.ts'
 import { stageUpgrade } from '../../shared/upgrade/stage.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')

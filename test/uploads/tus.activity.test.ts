@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { describe, expect, it, vi } from 'vitest'
 import { alice, bytes, sha256 } from './harness.ts'
-import { tusPerTest } from './tusApp.ts'
+import { tusPerTest } from './tus-app.ts'
 
 /** A request body fed by the test, to hold a PATCH in flight. */
 function slowBody() {

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
 import { uploadSessions } from '../../shared/db/schema/uploads.ts'
 import { alice, apiError, sha256 } from './harness.ts'
-import { tusPerTest } from './tusApp.ts'
+import { tusPerTest } from './tus-app.ts'
 
 const base64 = (text: string) => Buffer.from(text).toString('base64')
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { alice, bytes, harness, sha256, type Harness } from './harness.ts'
-import { tusApp } from './tusApp.ts'
+import { tusApp } from './tus-app.ts'
 
 const IDLE = 60_000
 const httpDate = (ms: number) => new Date(ms).toUTCString()

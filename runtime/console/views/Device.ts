@@ -1,6 +1,6 @@
 import { html } from 'htm/preact'
 import { useEffect, useState } from 'preact/hooks'
-import type { DeviceClient } from '../../../shared/client/client.ts'
+import type { DeviceClient } from '../../client/client.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
 import { formatBytes } from '../messages.ts'
 import { Events } from './Events.ts'

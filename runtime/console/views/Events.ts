@@ -1,6 +1,6 @@
 import { html } from 'htm/preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
-import type { DeviceClient } from '../../../shared/client/client.ts'
+import type { DeviceClient } from '../../client/client.ts'
 
 interface DeviceEvent { id: number; kind: string; time: string; source: string; payload: Record<string, unknown> }
 

@@ -1,6 +1,6 @@
 import { html } from 'htm/preact'
 import { useState } from 'preact/hooks'
-import { allTargets, type DetectionResult, type Target } from '../../../shared/client/types.ts'
+import { allTargets, type DetectionResult, type Target } from '../../client/types.ts'
 
 const best = (t: Target) => [...(t.confidence ?? [])].sort((a, b) => b.confidence - a.confidence)[0]
 

@@ -1,7 +1,7 @@
 import { html } from 'htm/preact'
 import { useState } from 'preact/hooks'
-import type { DeviceClient } from '../../../shared/client/client.ts'
-import type { Session } from '../../../shared/client/types.ts'
+import type { DeviceClient } from '../../client/client.ts'
+import type { Session } from '../../client/types.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
 
 /** Sign-in (spec 4.1): the password leaves the browser only as its MD5 digest. */

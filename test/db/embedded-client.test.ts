@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import Database from 'libsql'
 import { createClient, LibsqlBatchError, LibsqlError, type Client, type InArgs, type InStatement, type ResultSet } from '@libsql/client'
-import { createEmbeddedClient } from '../../shared/db/embeddedClient.ts'
+import { createEmbeddedClient } from '../../shared/db/embedded-client.ts'
 import { openDb } from '../../shared/db/client.ts'
 import { users } from '../../shared/db/schema/index.ts'
 

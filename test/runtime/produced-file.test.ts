@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { producedFileResponse, removeLeftoverProducedFiles } from '../../shared/http/producedFile.ts'
+import { producedFileResponse, removeLeftoverProducedFiles } from '../../shared/http/produced-file.ts'
 
 let dir: string
 beforeEach(() => { dir = mkdtempSync(path.join(tmpdir(), 'produced-')) })

@@ -1,4 +1,4 @@
-import { DeviceError, NetworkError } from '../errors.ts'
+import { DeviceError, NetworkError } from '../client/errors.ts'
 
 /** Exit codes of device-cli: integrators' scripts branch on these. */
 export const EXIT = {

@@ -4,7 +4,7 @@ import path from 'node:path'
 
 export async function buildCli({ root, dist }) {
   await build({
-    entryPoints: [path.join(root, 'shared/client/cli/main.ts')],
+    entryPoints: [path.join(root, 'runtime/cli/main.ts')],
     outfile: path.join(dist, 'cli', 'device-cli.mjs'),
     bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning',
   })

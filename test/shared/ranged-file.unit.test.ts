@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { contentDisposition, mimeTypeOf, rangedFileResponse, safeFileName } from '../../shared/http/rangedFile.ts'
+import { contentDisposition, mimeTypeOf, rangedFileResponse, safeFileName } from '../../shared/http/ranged-file.ts'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'ranged-'))
 const bytes = Buffer.from(Array.from({ length: 10_000 }, (_, i) => i % 251))

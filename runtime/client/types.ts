@@ -3,9 +3,9 @@
  * the console use these; the runtime's own types live with the handlers.
  */
 
-import type { ChunkFields as DeviceChunkFields } from '../uploads/types.ts'
-import type { AlgorithmOrigin } from '../algorithms/types.ts'
-import type { algorithmRow, layoutRow } from '../algorithms/view.ts'
+import type { ChunkFields as DeviceChunkFields } from '../../shared/uploads/types.ts'
+import type { AlgorithmOrigin } from '../../shared/algorithms/types.ts'
+import type { algorithmRow, layoutRow } from '../../shared/algorithms/view.ts'
 
 /** spec 2.7 */
 export interface MessageItem {
@@ -91,7 +91,7 @@ export interface Page<T> {
 }
 
 // spec 2.5: the client uses the device's own definitions, so the two cannot drift apart.
-export type { UploadCapabilities, UploadSessionView as UploadSession } from '../uploads/types.ts'
+export type { UploadCapabilities, UploadSessionView as UploadSession } from '../../shared/uploads/types.ts'
 
 /** spec 4.5 parts other than `file` (the filename travels with the file part). */
 export type ChunkFields = Omit<DeviceChunkFields, 'filename'>

@@ -4,8 +4,8 @@ import { mkdir, rm } from 'node:fs/promises'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { removeFilesStartingWith } from '../leftoverFiles.ts'
-import { rangedFileResponse, type RangedFileOptions } from './rangedFile.ts'
+import { removeFilesStartingWith } from '../leftover-files.ts'
+import { rangedFileResponse, type RangedFileOptions } from './ranged-file.ts'
 
 const PRODUCED_PREFIX = 'export-'
 

@@ -4,7 +4,7 @@ import type { InferenceService } from '../../shared/inference/types.ts'
 import type { AlgorithmRegistryService } from '../algorithms/registry.ts'
 import type { RuntimeDeviceHost } from '../device.ts'
 import type { Inference } from '../sidecar/start-inference.ts'
-import { recordTaskActivity } from './taskActivity.ts'
+import { recordTaskActivity } from './task-activity.ts'
 
 /**
  * Connects the inference service to `ctx.device`: the report behind Info, QueryDeviceStatus,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestRuntime, type TestRuntime } from '../helpers/testCtx.ts'
+import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 import type { Identity } from '../../shared/handler.ts'
 import EventPage from '../../functions/event/EventPage.ts'
 import ExportAlarms from '../../functions/event/ExportAlarms.ts'

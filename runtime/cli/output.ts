@@ -1,6 +1,6 @@
-import { DeviceError, NetworkError } from '../errors.ts'
-import { allTargets, type DetectionResult } from '../types.ts'
-import { UsageError } from './exitCodes.ts'
+import { DeviceError, NetworkError } from '../client/errors.ts'
+import { allTargets, type DetectionResult } from '../client/types.ts'
+import { UsageError } from './exit-codes.ts'
 
 /** A short fixed-width table (no colours, so it pipes cleanly). */
 export function table(headers: string[], rows: (string | number)[][]): string {

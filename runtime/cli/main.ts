@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
-import { DeviceClient } from '../client.ts'
-import { detectImage, imageAlgorithms } from '../detect.ts'
-import { cancelStoredUpload, uploadFile } from '../upload.ts'
-import { FileResumeStore, defaultStateDir, fileResumeKey, fileSource } from '../node.ts'
-import { EXIT, UsageError, exitCodeOf } from './exitCodes.ts'
+import { DeviceClient } from '../client/client.ts'
+import { detectImage, imageAlgorithms } from '../client/detect.ts'
+import { cancelStoredUpload, uploadFile } from '../client/upload.ts'
+import { FileResumeStore, defaultStateDir, fileResumeKey, fileSource } from '../client/node.ts'
+import { EXIT, UsageError, exitCodeOf } from './exit-codes.ts'
 import { describeError, detectionTable, errorText, table } from './output.ts'
 
 const USAGE = `device-cli — command-line client of the edge AI device
