@@ -1,5 +1,5 @@
 /**
- * Capacity at a modest step count (issue 9), as part of `npm run bench`.
+ * Capacity at a modest step count (spec 2.8), as part of `npm run bench`.
  *
  *   baseline: the raw pipeline in process (InferenceEngine, no socket), frames one after
  *             another on the same camera-sized RGB frames → frames per second it sustains;

@@ -10,7 +10,7 @@
  * alternating rounds) so that the load of a shared machine affects both alike, after a warm-up
  * of each. (b)'s 4 throughput clients run in a process of their own (bench/lib/load-process.ts).
  * Figures: p50 / p90 latency of one client, throughput of 4 concurrent clients, and the
- * medians of (b)'s two HTTP steps. Targets (issue 4): (b) p50 ≤ 1.2 × (a) p50; (b) 4-client
+ * medians of (b)'s two HTTP steps. Targets: (b) p50 ≤ 1.2 × (a) p50; (b) 4-client
  * throughput ≥ 0.9 × (a).
  * Run: `npm run bench -- detect` (or `node build.mjs && npx tsx bench/detect.bench.ts`)
  * → bench/out/detect.json.

@@ -52,7 +52,7 @@ export const settings = {
   uploadAbsoluteTimeoutMs: s('UPLOAD_ABSOLUTE_TIMEOUT_MS', 'int', 0, 'Absolute lifetime of an upload session; 0 = none (spec 8).'),
   uploadReserveBytes: s('UPLOAD_RESERVE_BYTES', 'int', 512 * MB, 'Fixed disk safety reserve (spec 8).'),
   uploadReservePercent: s('UPLOAD_RESERVE_PERCENT', 'number', 0, 'Percentage disk reserve; the effective reserve is the larger of the two (spec 8).'),
-  // uploads (issue 3)
+  // uploads (spec 2.5, 3.1, 4.4-4.6, 4.12)
   uploadSweepIntervalMs: s('UPLOAD_SWEEP_INTERVAL_MS', 'int', 60_000, 'How often the sweeper expires idle upload sessions and deletes bytes of released ones.'),
 
   maxEncodedImageBytes: s('MAX_ENCODED_IMAGE_BYTES', 'int', 32 * MB, 'Largest encoded image the media pipeline accepts (spec 2.5).'),
@@ -60,7 +60,7 @@ export const settings = {
   inferenceThreads: s('INFERENCE_THREADS', 'int', 2, 'onnxruntime intra-op threads per session (the device has 2 cores).'),
   fileServiceBaseUrl: s('FILE_SERVICE_BASE_URL', 'string', '', 'When set, fullPicture is a URL under this base instead of a data: URI (spec 2.6).'),
 
-  // ── AI host, device status, models, upgrade (issue 7) ─────────────────────────────────
+  // ── AI host, device status, models, upgrade (spec 4.9, 4.11) ─────────────────────────────────
   logFileMaxBytes: s('LOG_FILE_MAX_BYTES', 'int', 10 * MB, 'Size at which the log file under DATA_DIR/logs rotates.'),
   logFileCount: s('LOG_FILE_COUNT', 'int', 5, 'Rotated log files kept besides the active one; disk use stays below (count + 1) x LOG_FILE_MAX_BYTES.'),
   upgradeProduct: s('UPGRADE_PRODUCT', 'string', 'EdgeAIDevice', 'Product prefix of upgrade package names `<product>-V<x>.<y>.<z>-<md5>.tar.gz` (spec 4.11).'),
@@ -68,12 +68,12 @@ export const settings = {
   upgradeMaxExpandedBytes: s('UPGRADE_MAX_EXPANDED_BYTES', 'int', 1024 * MB, 'Largest total size an upgrade archive may expand to.'),
   upgradeProbationMs: s('UPGRADE_PROBATION_MS', 'int', 60_000, 'After an install, how long the new version has to start listening before the supervisor rolls back.'),
 
-  // ── inference and image detection (issue 4) ─────────────────────────────────────────
+  // ── inference and image detection (spec 4.3, 4.7) ─────────────────────────────────────────
   modelsManifestDir: s('MODELS_MANIFEST_DIR', 'string', '', 'Folder of the pipeline manifests (the algorithms offered); default `models/manifests` of the project.'),
   detectTimeoutMs: s('DETECT_TIMEOUT_MS', 'int', 55_000, 'Deadline of one PTaskDetectPic inference; past it the request fails retryably (clients wait at least 60 s, spec 8).'),
   imageDownloadTimeoutMs: s('IMAGE_DOWNLOAD_TIMEOUT_MS', 'int', 15_000, 'Timeout of an imageUrl download (spec 4.7, 4.11).'),
   imageDownloadMemoryShare: s('IMAGE_DOWNLOAD_MEMORY_SHARE', 'number', 0.1, 'An imageUrl download may use at most this share of the free memory (and never more than maxEncodedImageBytes) (spec 4.11).'),
-  // ── algorithm management (issue 5) ───────────────────────────────────────────────────
+  // ── algorithm management (spec 4.10) ───────────────────────────────────────────────────
   algorithmPackageMaxEntries: s('ALGORITHM_PACKAGE_MAX_ENTRIES', 'int', 256, 'Most entries an uploaded algorithm package (zip or tar.gz) may hold.'),
   algorithmPackageMaxExpandedBytes: s('ALGORITHM_PACKAGE_MAX_EXPANDED_BYTES', 'int', 2048 * MB, 'Largest total size an uploaded algorithm package may expand to.'),
   fullPictureRetentionMs: s('FULL_PICTURE_RETENTION_MS', 'int', 60 * 60 * 1000, 'In URL mode (FILE_SERVICE_BASE_URL), how long overlay pictures stay downloadable.'),
@@ -81,7 +81,7 @@ export const settings = {
   wsPort: s('WS_PORT', 'int', 9000, 'Event WebSocket listener port (spec 6).'),
   wsHost: s('WS_HOST', 'string', '0.0.0.0', 'Event WebSocket listener address (spec 6).'),
 
-  // ── events: outbox, WebSocket, MQTT, webhook (issue 6). MQTT and webhook rows are the
+  // ── events: outbox, WebSocket, MQTT, webhook (spec 6). MQTT and webhook rows are the
   // defaults; the System endpoints store overrides in the database (applied without restart).
   dbSynchronous: s('DB_SYNCHRONOUS', 'string', 'NORMAL', 'SQLite `synchronous` of the embedded database (WAL mode): NORMAL survives a killed process, FULL also a power loss at an fsync per commit.'),
   wsMaxBufferedBytes: s('WS_MAX_BUFFERED_BYTES', 'int', 4 * MB, 'A WebSocket client with more unsent bytes than this (it does not read) is disconnected.'),

@@ -3,7 +3,7 @@ import type { FrameRecord } from './frames.ts'
 import type { TaskPlan } from './measure.ts'
 
 /**
- * Simulated camera channels (issue 9). For every task of the step, each channel offers
+ * Simulated camera channels (spec 2.8). For every task of the step, each channel offers
  * frames at the task's targetFps to the frame path, through a bounded queue of its own: one
  * frame in flight per channel, at most `queueDepth` waiting; a frame that finds the queue
  * full is discarded and counted. Offer times are fixed in advance (channel c of n starts

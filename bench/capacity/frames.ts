@@ -5,7 +5,7 @@ import type { TaskName } from '../case/constants.ts'
  * runner records one per offered frame; every figure of a step is computed from these.
  *
  * - `processed`: the frame path returned a result.
- * - `discarded`: the channel's bounded queue was full when the frame arrived (issue 9).
+ * - `discarded`: the channel's bounded queue was full when the frame arrived (spec 2.8).
  * - `failed`: the frame path answered an error for it.
  * - `pending`: still queued or in flight when the step's hold ended.
  *

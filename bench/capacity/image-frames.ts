@@ -3,7 +3,7 @@ import path from 'node:path'
 import sharp from 'sharp'
 
 /**
- * Camera frames for the simulated channels (issue 9: "from a folder of images"): every
+ * Camera frames for the simulated channels (from a folder of images): every
  * JPEG/PNG of a folder, decoded once with sharp and resized to the camera resolution, as
  * raw RGB. Channels cycle through them, each starting at a different image.
  */

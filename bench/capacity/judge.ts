@@ -3,7 +3,7 @@ import type { Gates, StepRecord } from '../case/schema.ts'
 import type { StepMeasurement } from './measure.ts'
 
 /**
- * A step passes when it meets every gate (issue 9), judged by the same `gateMisses` the
+ * A step passes when it meets every gate (spec 2.8), judged by the same `gateMisses` the
  * validator uses, so a PASS step written by the runner always validates. A FAIL step's
  * `failureReason` lists every gate it missed.
  */
@@ -14,7 +14,7 @@ export function judgeStep(step: StepMeasurement, gates: Gates): StepRecord {
     : { ...step, result: 'FAIL', failureReason: misses.map((m) => m.message).join('; ') }
 }
 
-/** A step that could not be run: its channels could not be set up (issue 9: setup-blocked). */
+/** A step that could not be run: its channels could not be set up (spec 3.3: setup-blocked). */
 export function blockedStep(plan: { channels: number; holdSeconds: number; tasks: { name: StepRecord['tasks'][number]['name']; targetFps: number }[] }, reason: string): StepRecord {
   return {
     channels: plan.channels,

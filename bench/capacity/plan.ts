@@ -1,5 +1,5 @@
 /**
- * The channel counts a run steps through (issue 9: 1, 2, 4, … or +1), never above the
+ * The channel counts a run steps through (spec 2.8: 1, 2, 4, … or +1), never above the
  * ceiling `maxChannels`; the last step is the ceiling itself, so a run that passes every
  * step measures exactly `maxChannels` (a `lower-bound` case).
  */

@@ -15,7 +15,7 @@ import { channelSchedule, type StepMode } from './plan.ts'
 import { startPeakSampler } from './resources.ts'
 
 /**
- * The capacity run (issue 9): step the channel count up, hold each step, judge it against
+ * The capacity run (spec 2.8): step the channel count up, hold each step, judge it against
  * the gates, stop at the first failing step or at the ceiling, then write the raw summary
  * and the case file (with the summary's SHA-256) next to the cases schema, and validate it.
  *

@@ -2,7 +2,7 @@ import { isApiError } from '../../shared/errors/index.ts'
 import type { SetupBlock } from './build-case.ts'
 
 /**
- * Which setup failures block a step (issue 9: `setup-blocked` with `binding-blocked` or
+ * Which setup failures block a step (spec 2.8, 3.3: `setup-blocked` with `binding-blocked` or
  * `storage-blocked`), as data: the catalogue id of the error the pipeline load answered.
  * - binding: the task cannot be bound to a pipeline (unknown algorithm, model or pipeline
  *   initialisation failed);

@@ -3,7 +3,7 @@ import { gateMisses } from './gates.ts'
 import type { CaseFile, CaseRecord, Gates } from './schema.ts'
 
 /**
- * Cross-field rules of the case file: what spec 2.8 and issue 9 require but a JSON Schema
+ * Cross-field rules of the case file: what spec 2.8 requires but a JSON Schema
  * cannot state. Each rule has an id (printed with its violations), the sentence it enforces
  * and the reason it certainly holds. Rules run only on parts that already pass the schema.
  */
@@ -31,7 +31,7 @@ export interface CaseRule {
 const isBlocked = (result: string) => result === 'FAIL' || result === 'STOP'
 
 /**
- * Outcome ↔ boundary kind. Issue 9: the run stops at the first failing step
+ * Outcome ↔ boundary kind. spec 2.8: the run stops at the first failing step
  * (`performance-stop`) or at the channel ceiling (`lower-bound`), or reports `setup-blocked`
  * with `binding-blocked`/`storage-blocked`. A `completed` run has no FAIL step, so it cannot
  * be a performance stop: completed ↔ lower-bound, stopped ↔ performance-stop.
@@ -42,7 +42,7 @@ export const BOUNDARY_KINDS_BY_OUTCOME: Record<Outcome, readonly BoundaryKind[]>
   'setup-blocked': ['binding-blocked', 'storage-blocked'],
 }
 
-/** Issue 9: a workload runs these tasks, one each; `concurrent-mixed` runs both side by side. */
+/** spec 2.8: a workload runs these tasks, one each; `concurrent-mixed` runs both side by side. */
 export const TASKS_BY_WORKLOAD: Record<Workload, readonly TaskName[]> = {
   'person-detector': ['person-detector'],
   'no-safety-helmet-analysis': ['no-safety-helmet-analysis'],
@@ -52,7 +52,7 @@ export const TASKS_BY_WORKLOAD: Record<Workload, readonly TaskName[]> = {
 export const FILE_RULES: readonly FileRule[] = [
   {
     id: 'case-count',
-    statement: 'caseCount equals the number of cases (issue 9).',
+    statement: 'caseCount equals the number of cases (spec 2.8).',
     check: (f) => f.caseCount === f.cases.length ? [] : [{
       pointer: '/caseCount', rule: 'case-count',
       message: `caseCount is ${f.caseCount} but cases has ${f.cases.length} item(s)`,
@@ -90,7 +90,7 @@ export const CASE_RULES: readonly CaseRule[] = [
   },
   {
     id: 'stop-at-first-blocked',
-    statement: 'The run stops at its first FAIL or STOP step: no step follows one (issue 9).',
+    statement: 'The run stops at its first FAIL or STOP step: no step follows one (spec 2.8).',
     check: (c, at) => {
       const first = c.steps.findIndex((s) => isBlocked(s.result))
       return first === -1 || first === c.steps.length - 1 ? [] : [{
@@ -128,7 +128,7 @@ export const CASE_RULES: readonly CaseRule[] = [
   },
   {
     id: 'completed-no-fail',
-    statement: 'A completed outcome has no FAIL step (issue 9).',
+    statement: 'A completed outcome has no FAIL step (spec 2.8).',
     check: (c, at) => c.outcome !== 'completed' ? [] : c.steps.flatMap((s, i) => s.result !== 'FAIL' ? [] : [{
       pointer: `${at}/steps/${i}/result`, rule: 'completed-no-fail',
       message: 'outcome is completed but this step is FAIL',
@@ -155,7 +155,7 @@ export const CASE_RULES: readonly CaseRule[] = [
   },
   {
     id: 'setup-blocked-reason',
-    statement: 'A setup-blocked outcome reports its reason: blockedReason is a non-empty string (issue 9).',
+    statement: 'A setup-blocked outcome reports its reason: blockedReason is a non-empty string (spec 2.8).',
     check: (c, at) => c.outcome !== 'setup-blocked' || (c.blockedReason ?? '').trim() !== '' ? [] : [{
       pointer: `${at}/blockedReason`, rule: 'setup-blocked-reason',
       message: 'outcome is setup-blocked but blockedReason is empty or null',

@@ -17,7 +17,7 @@ export default defineHandler({
   async handle(input, ctx) {
     const row = await getModel(ctx.db, input.modelId)
     if (row.source === 'preset') throw new ApiError('ModelPresetReadOnly', { details: { modelId: row.modelId, usedBy: JSON.parse(row.usedBy) } })
-    // Issue 7 "delete (refused while a task uses it)": while a created task runs an algorithm that
+    // Delete is refused while a task uses the model: while a created task runs an algorithm that
     // names the model. An algorithm with no task may lose it: PTaskCreate then answers
     // TaskCreateFailed naming the missing model until one is uploaded again (as for the helmet one).
     const usage = await modelUsage(ctx.db, ctx.algorithms, row.modelId)

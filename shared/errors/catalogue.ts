@@ -71,7 +71,7 @@ export const catalogue = {
   RangeNotSatisfiable: entry('RANGE_NOT_SATISFIABLE', 'api.error.rangeNotSatisfiable',
     'The requested byte range is outside the file.', A.CHECK_REQUEST_PARAMETERS, { httpStatus: 416 }),
 
-  // ── uploads (issue 3; spec 2.5, 3.1, 4.5, 4.6, 4.12, 7.1) ───────────────────────────
+  // ── uploads (spec 2.5, 3.1, 4.5, 4.6, 4.12, 7.1) ───────────────────────────
   UPLOAD_NOT_FOUND: entry('UPLOAD_NOT_FOUND', 'api.error.uploadNotFound',
     'No upload session with this uploadId exists for the signed-in user.', A.START_NEW_UPLOAD),
   UPLOAD_EXPIRED: entry('UPLOAD_EXPIRED', 'api.error.uploadExpired',
@@ -113,7 +113,7 @@ export const catalogue = {
   PasswordWeak: entry('2004', 'api.error.PasswordWeak',
     'The new password is not accepted by the device password policy.', A.CHECK_REQUEST_PARAMETERS),
 
-  // ── AI host, models, upgrade (issue 7) ─────────────────────────────────────────────
+  // ── AI host, models, upgrade (spec 4.9, 4.11) ─────────────────────────────────────────────
   ModelNotFound: entry('7001', 'api.error.ModelNotFound',
     'No model with this id exists on the device.', A.CHECK_REQUEST_PARAMETERS),
   ModelInvalid: entry('7002', 'api.error.ModelInvalid',
@@ -158,7 +158,7 @@ export const catalogue = {
     'The task has no annotated picture yet: run a detection first.', A.NONE),
   UpgradeNotSupervised: entry('7115', 'api.error.upgradeNotSupervised',
     'The device is not run by its supervisor (npm start), so it cannot restart into a new version.', A.CHANGE_DEPLOYMENT_POLICY),
-  // ── algorithm and layout management (issue 5; spec 4.10, shapes in models/README.md) ──
+  // ── algorithm and layout management (spec 4.10, shapes in models/README.md) ──
   AlgorithmNotFound: entry('7301', 'api.error.AlgorithmNotFound',
     'No algorithm with this id exists on the device.', A.QUERY_ALGORITHMS),
   AlgorithmExists: entry('7302', 'api.error.AlgorithmExists',
@@ -173,7 +173,7 @@ export const catalogue = {
     'An entry of the algorithm package would leave its folder or is not a regular file.', A.CHECK_UPLOAD_PARAMETERS),
   AlgorithmPackageTooLarge: entry('7307', 'api.error.AlgorithmPackageTooLarge',
     'The algorithm package has too many entries or expands beyond the size limit.', A.CHECK_UPLOAD_PARAMETERS),
-  // ── inference sidecar and tasks (issue 4) ───────────────────────────────────────────
+  // ── inference sidecar and tasks (spec 3.2, 4.7) ───────────────────────────────────────────
   SidecarUnavailable: entry('1101', 'api.error.SidecarUnavailable',
     'The inference engine is restarting; the request did not complete.', A.RETRY,
     { httpStatus: 503, retryable: true, retryAfterSeconds: 1 }),

@@ -19,7 +19,7 @@ const describe = (meta: readonly Meta[]): TensorSignature[] =>
 /**
  * Opens the file as an onnxruntime session (CPU, one thread) to prove it loads, reads its
  * signature and releases the session. Throws ModelInvalid naming onnxruntime's reason.
- * Operator models are opened in the inference sidecar (op `inspectModel`, issue 7); the runtime
+ * Operator models are opened in the inference sidecar (op `inspectModel`); the runtime
  * calls this only for the preset models of the shipped pipelines.
  */
 export async function inspectOnnx(file: string): Promise<ModelSignature> {

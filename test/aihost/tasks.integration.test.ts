@@ -222,7 +222,7 @@ describe('LoadLocalAlgorithmAction', () => {
     const call = (body: unknown) => device.post('/v1/cwai/aihost/LoadLocalAlgorithmAction', body, mtk)
 
     expect((await call({ path: 'faces' })).body).toMatchObject({ resCode: 1, resData: { algorithmId: 'local-faces', algorithmName: 'Local faces', origin: 'package' } })
-    // Usable at once (issue 7: "register an algorithm package").
+    // Usable at once (an installed algorithm package is registered at once).
     expect((await device.post('/gtw/cwai/aihost/PTaskCreate', { algorithmCode: 'local-faces', algorithmUpdateTime: String(Date.now()) }, mtk)).body.resCode).toBe(1)
     expect((await call({ path: 'faces' })).body.resMsg[0]).toMatchObject({ messageKey: 'api.error.AlgorithmExists', details: { algorithmId: 'local-faces' } })
     expect((await call({ path: 'faces', replace: true })).body.resMsg[0]).toMatchObject({ messageKey: 'api.error.AlgorithmInUse', details: { taskIds: ['local-faces'] } })

@@ -1,6 +1,6 @@
 /**
  * Algorithm and layout management over HTTP with the real runtime and sidecar (spec 4.10
- * Algorithm, Algorithm layout; issue 5 "Done when": export → delete → upload the exported
+ * Algorithm, Algorithm layout (spec 4.10): export → delete → upload the exported
  * package → run it again). Shapes: models/README.md "Algorithm management".
  */
 import { readdirSync, readFileSync } from 'node:fs'

@@ -1,5 +1,5 @@
 /**
- * Hostile and malformed algorithm packages (issue 5: manifest schema, model files present,
+ * Hostile and malformed algorithm packages (manifest schema, model files present,
  * entries that cannot escape their folder, size bounds), against the real registry, database
  * and file system. Every refusal leaves the registry and the package folder as they were.
  */

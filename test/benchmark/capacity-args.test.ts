@@ -3,7 +3,7 @@ import { parseCapacityArgs } from '../../bench/capacity/args.ts'
 import { DEFAULT_ALGORITHM_BY_TASK } from '../../bench/capacity/algorithms.ts'
 import { DEFAULT_GATES, DEFAULT_RUN } from '../../bench/capacity/defaults.ts'
 
-// Flags of `npm run bench:capacity` (issue 9).
+// Flags of `npm run bench:capacity` (spec 2.8).
 describe('parseCapacityArgs', () => {
   it('takes workload and target fps and fills the defaults', () => {
     expect(parseCapacityArgs(['--workload', 'person-detector', '--target-fps', '5'])).toEqual({

@@ -4,7 +4,7 @@ import { CASE_RULES, FILE_RULES } from '../../bench/case/rules.ts'
 import { createCaseFileValidator } from '../../bench/case/validator.ts'
 import { brokenCaseFile } from './case-file-fixture.ts'
 
-// Cross-field rules (issue 9 / bench/case/rules.ts): each row breaks exactly one rule
+// Cross-field rules (spec 2.8, bench/case/rules.ts): each row breaks exactly one rule
 // of a file that passes the schema and names the one violation expected.
 type Mutable = Record<string, any>
 const validate = createCaseFileValidator()

@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { alice, apiError, bytes, chunkOf, harness, MB, sha256, stream, type Harness } from './harness.ts'
 
-// Bad input of issue 3: every rejection names the cause and leaves the session as it was.
+// Bad input to the upload protocol (spec 4.5, 7.1): every rejection names the cause and leaves the session as it was.
 describe('uploadTemp bad input (spec 4.5, 7.1, 7.2)', () => {
   let h: Harness
   beforeEach(async () => { h = await harness({ uploadMaxChunkBytes: 1 * MB }) })

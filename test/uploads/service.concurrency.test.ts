@@ -3,7 +3,7 @@ import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { apiError, bytes, chunkOf, harness, identity, MB, stream, type Harness } from './harness.ts'
 
-// Issue 3: reservation accounting under 8 concurrent uploads. The reserve is set so that only
+// spec 2.5, 8: reservation accounting under 8 concurrent uploads. The reserve is set so that only
 // about 3.5 files fit in what is left, so admission must be serialized for the limit to hold.
 //
 // The disk is the real staging folder, but its free space is read as "a fixed amount minus

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { alice, apiError, bytes, chunkOf, harness, MB, stream, type Harness } from './harness.ts'
 
-// Issue 6 producers in the upload service: an admission refusal and an idle expiry each
+// spec 6 producers in the upload service: an admission refusal and an idle expiry each
 // report one event (recorded here by a scripted publisher; the outbox itself is tested in test/events).
 describe('upload service events', () => {
   let h: Harness
