@@ -27,6 +27,23 @@ export interface Proxy {
 }
 
 /**
+ * Cuts a request off: the device sees an aborted body, the client a broken answer. The client
+ * first gets the head of an answer whose body never arrives: a browser resends a request on
+ * its own when a reused connection closes before any answer, which would hide the break from
+ * the application; after a head it reports a network error instead.
+ */
+function breakMidAnswer(upstream: ReturnType<typeof httpRequest>, req: IncomingMessage, res: ServerResponse) {
+  upstream.removeAllListeners('error').on('error', () => {})
+  upstream.destroy()
+  req.removeAllListeners('data')
+  req.resume()
+  res.writeHead(502, { 'content-type': 'text/plain', 'content-length': '1024', connection: 'close' })
+  res.write('cut')
+  // Wait for the head to reach the client before the reset that may discard unread bytes.
+  setTimeout(() => req.socket.destroy(), 200)
+}
+
+/**
  * A small HTTP proxy between a client and the device that can break connections on purpose,
  * to test resumable uploads against the real runtime (spec 4.12).
  */
@@ -66,6 +83,7 @@ export async function startProxy(target: string): Promise<Proxy> {
       return
     }
     const upstream = httpRequest(proxy.target + req.url, { method: req.method, headers: { ...req.headers, host: new URL(proxy.target).host } }, (answer) => {
+      if (res.headersSent) return answer.resume()
       res.writeHead(answer.statusCode ?? 502, answer.headers)
       answer.pipe(res)
     })
@@ -79,7 +97,7 @@ export async function startProxy(target: string): Promise<Proxy> {
         const part = chunk.subarray(0, half - forwarded)
         forwarded += part.length
         upstream.write(part)
-        if (forwarded >= half) setTimeout(() => { upstream.destroy(); req.socket.destroy() }, 50)
+        if (forwarded >= half) setTimeout(() => breakMidAnswer(upstream, req, res), 50)
       })
       return
     }

@@ -39,6 +39,26 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     return body.resData.uploadId as string
   }
   const sidecarPid = () => [...device.logs].reverse().find((l) => l.msg === 'inference sidecar ready')?.pid as number
+  /** The pid of the sidecar that runs now: the supervisor's last word on it is "ready", not "exited". */
+  const runningSidecarPid = async () => {
+    for (;;) {
+      const last = [...device.logs].reverse().find((l) => l.msg === 'inference sidecar ready' || l.msg === 'inference sidecar exited; restarting')
+      if (last?.msg === 'inference sidecar ready') return last.pid as number
+      await sleep(50)
+    }
+  }
+  /**
+   * Starts a detection and kills the sidecar while it holds the request: the sidecar is stopped
+   * first, so the detection cannot finish before the kill however fast the machine is.
+   */
+  const detectThroughKilledSidecar = async (body: Record<string, unknown>) => {
+    const pid = await runningSidecarPid()
+    process.kill(pid, 'SIGSTOP')
+    const running = detect(body)
+    await sleep(400)
+    process.kill(pid, 'SIGKILL')
+    return { failed: await running, pid }
+  }
 
   beforeAll(async () => {
     device = await startDevice()
@@ -255,12 +275,8 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
   it('an upload whose detection failed retryably (sidecar killed) is detected on a retry with the same uploadId', async () => {
     const taskId = randomUUID()
     await create({ taskId, algorithmCode: 'face-detection' })
-    const uploadId = await upload(Buffer.from(await slowImage(), 'base64'))
-    const pid = sidecarPid()
-    const running = detect({ taskId, algorithmCode: 'face-detection', uploadId })
-    await sleep(400)
-    process.kill(pid, 'SIGKILL')
-    const failed = await running
+    const uploadId = await upload(sample1)
+    const { failed } = await detectThroughKilledSidecar({ taskId, algorithmCode: 'face-detection', uploadId })
     expect(failed.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.SidecarUnavailable', retryable: true })
     const retried = await detect({ taskId, algorithmCode: 'face-detection', uploadId })
     expect(retried.body.resCode).toBe(1)
@@ -272,12 +288,7 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
   it('sidecar killed during a detection: fails fast and retryably, the same taskId works after the restart', async () => {
     const taskId = randomUUID()
     await create({ taskId, algorithmCode: 'face-detection' })
-    const pid = sidecarPid()
-    expect(pid).toBeGreaterThan(0)
-    const running = detect({ taskId, algorithmCode: 'face-detection', imageBase64: await slowImage() })
-    await sleep(400)
-    process.kill(pid, 'SIGKILL')
-    const failed = await running
+    const { failed, pid } = await detectThroughKilledSidecar({ taskId, algorithmCode: 'face-detection', imageBase64: b64(sample1) })
     expect(failed.status).toBe(503)
     expect(failed.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.SidecarUnavailable', retryable: true, recommendedAction: 'RETRY' })
     const again = await detect({ taskId, algorithmCode: 'face-detection', imageBase64: b64(sample1) })
