@@ -1,5 +1,5 @@
 import path from 'node:path'
-import type { DeviceHost, InferenceReport, InferenceReporter, LogPage, LogQuery, PipelineDescription, TaskActivity } from '../shared/aihost/types.ts'
+import type { DeviceHost, InferenceReport, InferenceReporter, LogPage, LogQuery, PipelineDescription } from '../shared/aihost/types.ts'
 import type { Logger } from '../shared/handler.ts'
 import { queryLogFiles } from './logs/query.ts'
 
@@ -13,7 +13,6 @@ export const logDirOf = (dataPath: string) => path.join(dataPath, 'logs')
 export class RuntimeDeviceHost implements DeviceHost {
   private reporter: InferenceReporter | null = null
   private restartHook: ((reason: string) => void) | null = null
-  private activity: ((taskId: string) => TaskActivity | null) | null = null
   private pipelines: ((algorithmId: string) => PipelineDescription | null) | null = null
   readonly supervised: boolean
 
@@ -34,14 +33,6 @@ export class RuntimeDeviceHost implements DeviceHost {
 
   setInferenceReporter(reporter: InferenceReporter) {
     this.reporter = reporter
-  }
-
-  taskActivity(taskId: string): TaskActivity | null {
-    return this.activity?.(taskId) ?? null
-  }
-
-  setTaskActivitySource(source: (taskId: string) => TaskActivity | null) {
-    this.activity = source
   }
 
   pipeline(algorithmId: string): PipelineDescription | null {

@@ -14,7 +14,8 @@ import { AlgorithmRegistryService } from './algorithms/registry.ts'
 import { createEventSystem, type RequestRouter } from './events/index.ts'
 import { emitSidecarRestarts } from './events/producers.ts'
 import { createInference } from './sidecar/start-inference.ts'
-import { restoreTasks } from './detection/restore-tasks.ts'
+import { restoreTasks } from './tasks/restore.ts'
+import { TaskService } from './tasks/service.ts'
 import { UploadManager } from './uploads/service.ts'
 import { removeOrphanSpoolFiles, spoolDirOf } from '../shared/uploads/spool.ts'
 import { SessionCache } from './auth/session-cache.ts'
@@ -99,7 +100,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   // AI host (issue 7): preset models = the models of the shipped pipelines (spec 4.11);
   // the inference report, pipelines and task activity behind the AI-host routes.
   await registerPresetModels(database.db, algorithmRegistry.shipped(), clock.now(), log)
-  const inferenceForHandlers = wireInference(deviceHost, inference, algorithmRegistry, config.dataPath, clock, log)
+  wireInference(deviceHost, inference, algorithmRegistry)
   // Exports are produced into DATA_DIR/tmp before they are served ranged; a stop mid-download leaves one behind.
   components.push({ name: 'export-scratch', start: async () => { await removeLeftoverProducedFiles(scratchDirOf(config.dataPath)) } })
   components.push({ name: 'upgrade-report', start: () => reportUpgradeOutcomes(config.dataPath, eventSystem.events, services.process.softwareVersion, clock.now(), log) })
@@ -113,6 +114,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
     },
     stop: () => uploads.close(),
   })
+  // Image-analysis tasks (spec 3.2): their lifecycle, locks and activity.
+  const tasks = new TaskService({ db: database.db, config, clock, log: log.child({ area: 'tasks' }), inference: inference.inference, uploads })
   const services: Services = {
     db: database.db,
     config,
@@ -127,7 +130,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
     device: deviceHost,
     events: eventSystem.events,
     algorithms: algorithmRegistry,
-    inference: inferenceForHandlers,
+    inference: inference.inference,
+    tasks,
     uploads,
     sessions,
   }

@@ -7,6 +7,7 @@ import type { EventsService } from './events/types.ts'
 import type { InferenceService } from './inference/types.ts'
 import type { UploadService } from './uploads/index.ts'
 import type { SessionService } from './auth/session-service.ts'
+import type { TasksService } from './tasks/types.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -82,6 +83,8 @@ export interface Services {
   algorithms: AlgorithmRegistry
   /** Client of the inference sidecar: pipelines, detection (shared/inference/types.ts). */
   inference: InferenceService
+  /** Image-analysis tasks of spec 3.2: create, detect, cancel, status (shared/tasks/types.ts). */
+  tasks: TasksService
   /** Sign-in sessions: issue, resolve (cached), revoke (spec 5.2-5.5; shared/auth/session-service.ts). */
   sessions: SessionService
   /** Chunked uploads and upload sessions (spec 2.5, 3.1, 4.4-4.6, 4.12); `claim` hands a complete upload to a consumer. */

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { ApiError, invalidParam } from '../../shared/errors/index.ts'
-import { pipelineGraph, requireTask } from '../../shared/aihost/task-view.ts'
+import { pipelineGraph } from '../../shared/tasks/pipeline-graph.ts'
 
 export default defineHandler({
   routes: ['/v1/cwai/aihost/OverviewStructrueRecord'],
@@ -14,7 +14,7 @@ export default defineHandler({
   }, { additionalProperties: false }),
   async handle(input, ctx) {
     if ((input.taskId === undefined) === (input.algorithmCode === undefined)) throw invalidParam('/taskId', 'send exactly one of taskId and algorithmCode')
-    const task = input.taskId !== undefined ? await requireTask(ctx, input.taskId) : null
+    const task = input.taskId !== undefined ? await ctx.tasks.get(input.taskId) : null
     const algorithmCode = task?.algorithmCode ?? input.algorithmCode!
     const pipeline = ctx.device.pipeline(algorithmCode)
     if (!pipeline) throw new ApiError('ActionAlgLoadFailed', { details: { algorithmCode } })

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { findTask, markCancelled } from '../../shared/detection/task-store.ts'
-import { ApiError, invalidParam } from '../../shared/errors/index.ts'
+import { invalidParam } from '../../shared/errors/index.ts'
 import { defineHandler } from '../../shared/handler.ts'
 
 export default defineHandler({
@@ -17,17 +16,7 @@ export default defineHandler({
   async handle(input, ctx) {
     const taskId = input.taskId ?? input.algorithmCode
     if (!taskId) throw invalidParam('/taskId', 'taskId or algorithmCode is required')
-    // Under the task's lock: a detection that passed its state check is already in flight
-    // (release answers TaskBusy), or it sees the task cancelled and never reloads it.
-    await ctx.inference.exclusive(taskId, async () => {
-      const task = await findTask(ctx.db, taskId)
-      if (!task || task.state !== 'created' || (input.algorithmCode !== undefined && input.algorithmCode !== task.algorithmCode))
-        throw new ApiError('NotCreated', { details: { taskId, ...(input.algorithmCode ? { algorithmCode: input.algorithmCode } : {}) } })
-      // spec 3.2: only when no request is still running inference on the task (TaskBusy, retryable).
-      await ctx.inference.release(taskId)
-      await markCancelled(ctx.db, taskId, ctx.clock.now())
-    })
-    ctx.log.info({ taskId }, 'task cancelled')
+    await ctx.tasks.cancel({ taskId, algorithmCode: input.algorithmCode })
     return undefined
   },
 })

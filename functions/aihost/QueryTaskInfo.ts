@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
-import { requireTask, taskStatus } from '../../shared/aihost/task-view.ts'
 
 export default defineHandler({
   routes: ['/v1/cwai/aihost/QueryTaskInfo'],
@@ -9,11 +8,11 @@ export default defineHandler({
   summary: 'Task details: status, algorithm, taskConfig, stage timings of the last detection, overview picture.',
   input: Type.Object({ taskId: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false }),
   async handle(input, ctx) {
-    const task = await requireTask(ctx, input.taskId)
+    const task = await ctx.tasks.get(input.taskId)
     const pipeline = ctx.device.pipeline(task.algorithmCode)
-    const activity = ctx.device.taskActivity(task.taskId)
+    const activity = ctx.tasks.activity(task.taskId)
     return {
-      ...taskStatus(ctx, task),
+      ...ctx.tasks.status(task),
       algorithm: pipeline ? { algorithmId: pipeline.algorithmId, algorithmName: pipeline.algorithmName, version: pipeline.version, nodes: pipeline.nodes.map((n) => ({ id: n.id, action: n.action })) } : null,
       taskConfig: task.taskConfig,
       createdBy: task.createdBy,

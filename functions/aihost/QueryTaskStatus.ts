@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
-import { requireTask, taskStatus } from '../../shared/aihost/task-view.ts'
 
 export default defineHandler({
   routes: ['/v1/cwai/aihost/QueryTaskStatus'],
@@ -9,6 +8,6 @@ export default defineHandler({
   summary: 'State of an image-analysis task: created/cancelled, loaded, detections served, last error.',
   input: Type.Object({ taskId: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false }),
   async handle(input, ctx) {
-    return taskStatus(ctx, await requireTask(ctx, input.taskId))
+    return ctx.tasks.status(await ctx.tasks.get(input.taskId))
   },
 })

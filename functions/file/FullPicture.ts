@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { Type } from '@sinclair/typebox'
-import { FULL_PICTURE_ROUTE, PICTURE_ID, picturesDir } from '../../shared/detection/full-picture.ts'
+import { FULL_PICTURE_ROUTE, PICTURE_ID, picturesDir } from '../../shared/tasks/full-picture.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import { defineHandler } from '../../shared/handler.ts'
 import { rangedFileResponse } from '../../shared/http/ranged-file.ts'

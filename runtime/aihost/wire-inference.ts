@@ -1,22 +1,15 @@
 import type { PipelineDescription } from '../../shared/aihost/types.ts'
-import type { Clock, Logger } from '../../shared/handler.ts'
-import type { InferenceService } from '../../shared/inference/types.ts'
 import type { AlgorithmRegistryService } from '../algorithms/registry.ts'
 import type { RuntimeDeviceHost } from '../device.ts'
 import type { Inference } from '../sidecar/start-inference.ts'
-import { recordTaskActivity } from './task-activity.ts'
 
 /**
  * Connects the inference service to `ctx.device`: the report behind Info, QueryDeviceStatus,
  * QueryDeviceMemStatus and GraphicsMemory; the pipelines behind OverviewStructrueRecord and
- * OperateNode; the per-task activity behind QueryTaskStatus/Info/OverviewFile. Returns the
- * inference client handlers get (the same client, with detections recorded).
+ * OperateNode.
  */
-export function wireInference(host: RuntimeDeviceHost, inference: Inference, registry: AlgorithmRegistryService, dataPath: string, clock: Clock, log: Logger): InferenceService {
-  const recorded = recordTaskActivity(inference.inference, dataPath, clock, log)
-  host.setTaskActivitySource(recorded.activity)
-
-  // The registry changes at run time (issue 5): pipelines are looked up when asked for.
+export function wireInference(host: RuntimeDeviceHost, inference: Inference, registry: AlgorithmRegistryService): void {
+  // Algorithms are added and removed at run time (spec 4.11): pipelines are looked up when asked for.
   const describe = (algorithmId: string): PipelineDescription | null => {
     const manifest = registry.get(algorithmId)?.manifest
     return manifest
@@ -53,5 +46,4 @@ export function wireInference(host: RuntimeDeviceHost, inference: Inference, reg
       tasks: stats?.handles.length ?? 0,
     }
   })
-  return recorded.inference
 }

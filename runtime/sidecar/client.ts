@@ -2,9 +2,9 @@ import net from 'node:net'
 import { ApiError } from '../../shared/errors/index.ts'
 import { catalogue, type ErrorId } from '../../shared/errors/catalogue.ts'
 import type {
-  DetectOutcome, DetectRequest, DetectionResultCore, InferenceService, SidecarStats, TaskConfig,
+  DetectOutcome, DetectRequest, DetectionResultCore, InferenceService, SidecarStats,
 } from '../../shared/inference/types.ts'
-import { KeyedMutex } from '../../shared/keyed-mutex.ts'
+import type { TaskConfig } from '../../shared/tasks/types.ts'
 import { encodeFrame, FrameDecoder, type SidecarOp, type WireError } from './protocol.ts'
 import type { SidecarSupervisor, SupervisorLog } from './supervisor.ts'
 import type { LoadedManifest } from '../../models/load-manifests.ts'
@@ -43,7 +43,6 @@ export class SidecarClient implements InferenceService {
   /** Every algorithm the sidecar knows: defined again after each (re)start. */
   readonly #definitions = new Map<string, LoadedManifest>()
   readonly #inflight = new Map<string, number>()
-  readonly #locks = new KeyedMutex()
   readonly #pending = new Map<number, Pending>()
   #socket: net.Socket | null = null
   #ready = false
@@ -245,10 +244,6 @@ export class SidecarClient implements InferenceService {
       if (left > 0) this.#inflight.set(request.handle, left)
       else this.#inflight.delete(request.handle)
     }
-  }
-
-  exclusive<T>(handle: string, step: () => Promise<T>): Promise<T> {
-    return this.#locks.run(handle, step)
   }
 
   async inspectModel(file: string): Promise<ModelSignature> {

@@ -1,5 +1,6 @@
 import { defaultManifestDir, loadManifests, type LoadedManifest } from '../../models/load-manifests.ts'
-import type { DetectOutcome, SidecarStats, TaskConfig } from '../../shared/inference/types.ts'
+import type { DetectOutcome, SidecarStats } from '../../shared/inference/types.ts'
+import type { TaskConfig } from '../../shared/tasks/types.ts'
 import { EngineError } from './engine-error.ts'
 import { checkPixels, decodeImage, type EncodedSource, type ImageLimits } from './image/decode.ts'
 import { ImageError } from './image/image-error.ts'

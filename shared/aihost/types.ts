@@ -51,19 +51,6 @@ export interface LogPage {
   bytesScanned: number
 }
 
-/** What the runtime observed of one task's detections (QueryTaskStatus / QueryTaskInfo). */
-export interface TaskActivity {
-  detections: number
-  failures: number
-  lastDetectionAt: number | null
-  lastError: { messageKey: string; msgText: string; at: number } | null
-  /** Stage durations (ms) of the last detection, as the sidecar measured them. */
-  lastTimings: Record<string, number> | null
-  /** The latest annotated picture on disk (QueryTaskOverviewFile). */
-  overviewFile: string | null
-  overviewAt: number | null
-}
-
 /** A pipeline as its manifest describes it (models/manifest-schema.ts): nodes and result mapping. */
 export interface PipelineDescription {
   algorithmId: string
@@ -77,9 +64,6 @@ export interface DeviceHost {
   /** The inference report, or null while no inference service is registered. */
   inference(): Promise<InferenceReport | null>
   setInferenceReporter(reporter: InferenceReporter): void
-  /** Detections seen for a task (by task id), or null when none were seen since start. */
-  taskActivity(taskId: string): TaskActivity | null
-  setTaskActivitySource(source: (taskId: string) => TaskActivity | null): void
   /** The pipeline of an algorithm, or null when unknown. */
   pipeline(algorithmId: string): PipelineDescription | null
   setPipelineSource(source: (algorithmId: string) => PipelineDescription | null): void

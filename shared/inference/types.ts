@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox'
+import type { TaskConfig } from '../tasks/types.ts'
 import type { ModelSignature } from '../models/onnx.ts'
 import type { DataUrl } from '../http/json-bytes.ts'
 
@@ -46,35 +46,6 @@ export interface DetectionResult extends DetectionResultCore {
 
 /** spec 2.6: "the default area uses a fixed default id". */
 export const DEFAULT_AREA = { areaId: '0', areaName: 'default' } as const
-
-// ── spec 2.4: per-task overrides ─────────────────────────────────────────────────────
-export const RegionSchema = Type.Object({
-  areaId: Type.String({ minLength: 1, maxLength: 64 }),
-  areaName: Type.Optional(Type.String({ maxLength: 128 })),
-  /** Normalized polygon (0..1 of width/height), same keys as maskPolygon. */
-  polygon: Type.Array(Type.Object({
-    xRatio: Type.Number({ minimum: 0, maximum: 1 }),
-    yRatio: Type.Number({ minimum: 0, maximum: 1 }),
-  }), { minItems: 3, maxItems: 64 }),
-})
-
-/**
- * `taskConfig` (spec 2.4, structure device-specific): `scoreThreshold` overrides the result
- * detector's threshold, `thresholds` any node's by node id, `regions` replace the default
- * area. Other keys (face gallery, …) are kept for the features that read them.
- */
-export const TaskConfigSchema = Type.Object({
-  scoreThreshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-  thresholds: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$' }), Type.Number({ minimum: 0, maximum: 1 }))),
-  regions: Type.Optional(Type.Array(RegionSchema, { maxItems: 32 })),
-  /**
-   * Nodes skipped for this task (OperateNode `disable`): a crop or classifier adds nothing, a
-   * logic node decides nothing (no `bLogicResult`). The result detector cannot be disabled.
-   */
-  disabledNodes: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 64 }), { maxItems: 64, uniqueItems: true })),
-})
-export type TaskConfig = Static<typeof TaskConfigSchema>
-export type Region = Static<typeof RegionSchema>
 
 // ── the service handlers use ─────────────────────────────────────────────────────────
 /** An image for the sidecar: a file it reads itself (staged upload), encoded bytes, or a raw RGB frame. */
@@ -130,14 +101,8 @@ export interface InferenceService {
   detect(request: DetectRequest): Promise<DetectOutcome>
   stats(): Promise<SidecarStats>
   /**
-   * Runs `step` while no other `exclusive` step of the same handle runs. The task handlers
-   * use it so that a cancel (state check, release, marked cancelled) and the start of a
-   * detection (state check, load on demand, detection in flight) never interleave (spec 3.2).
-   */
-  exclusive<T>(handle: string, step: () => Promise<T>): Promise<T>
-  /**
    * Opens a model file as a session in the sidecar, reads its inputs and outputs, closes it
-   * (issue 7: an upload is "validated ... by opening it in the sidecar"). ModelInvalid when it
+   * (spec 4.11: an uploaded model is validated by opening it in the sidecar). ModelInvalid when it
    * does not load or the sidecar dies opening it; SidecarUnavailable (retryable) while it is down.
    */
   inspectModel(file: string): Promise<ModelSignature>

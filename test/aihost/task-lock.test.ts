@@ -2,24 +2,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import OperateNode from '../../functions/aihost/OperateNode.ts'
 import PTaskCancle from '../../functions/aihost/PTaskCancle.ts'
 import PTaskDetectPic from '../../functions/aihost/PTaskDetectPic.ts'
-import { findTask, saveCreatedTask } from '../../shared/detection/task-store.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Identity } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
-import { KeyedMutex } from '../../shared/keyed-mutex.ts'
+import { findTask, saveCreatedTask } from '../../runtime/tasks/store.ts'
+import { TaskService } from '../../runtime/tasks/service.ts'
 import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 
 const admin: Identity = { userId: 'admin', accountName: 'admin', sessionId: null, transport: 'internal', passwordChangeRequired: false }
 
 /**
- * An inference service that behaves like runtime/sidecar/client.ts (loaded handles, in-flight
+ * An inference service that behaves like the sidecar client (loaded handles, in-flight
  * count, TaskBusy) and whose `release` can be held open: the window in which PTaskCancle has
  * released the pipeline but not yet marked the task cancelled.
  */
 function scriptedInference() {
   const loaded = new Set<string>()
   const inflight = new Map<string, number>()
-  const locks = new KeyedMutex()
   let holdRelease: Promise<void> | null = null
   let releaseReached: () => void = () => {}
   const service: InferenceService = {
@@ -42,7 +41,6 @@ function scriptedInference() {
     },
     stats: async () => { throw new Error('not used') },
     inspectModel: async () => { throw new Error('not used') },
-    exclusive: (handle, step) => locks.run(handle, step),
   }
   return {
     service,
@@ -69,7 +67,10 @@ describe('PTaskCancle never interleaves with PTaskDetectPic or OperateNode (spec
    */
   async function raceWithCancel(taskId: string, during: (ctx: never) => unknown) {
     const inference = scriptedInference()
-    const ctx = { ...t.ctx(admin), inference: inference.service }
+    const base = t.ctx(admin)
+    // The real task service (its locks), over the scripted inference.
+    const tasks = new TaskService({ db: base.db, config: base.config, clock: base.clock, log: base.log, inference: inference.service, uploads: base.uploads })
+    const ctx = { ...base, inference: inference.service, tasks }
     await saveCreatedTask(ctx.db, { taskId, algorithmCode: 'face-detection', taskConfig: {}, createdBy: 'admin' }, Date.now())
     inference.loaded.add(taskId)
 

@@ -7,7 +7,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { downloadImage } from '../../shared/detection/image-source.ts'
+import { downloadImage } from '../../runtime/tasks/image-source.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Ctx } from '../../shared/handler.ts'
 

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import FullPicture from '../../functions/file/FullPicture.ts'
-import { FULL_PICTURE_ROUTE, picturesDir } from '../../shared/detection/full-picture.ts'
+import { FULL_PICTURE_ROUTE, picturesDir } from '../../shared/tasks/full-picture.ts'
 import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 
 describe('FullPicture serves a single Range (spec 4.11)', () => {

@@ -1,5 +1,6 @@
 import type { PipelineManifest } from '../../../models/manifest-schema.ts'
-import { DEFAULT_AREA, type Area, type DetectionResultCore, type Region, type Target, type TaskConfig } from '../../../shared/inference/types.ts'
+import { DEFAULT_AREA, type Area, type DetectionResultCore, type Target } from '../../../shared/inference/types.ts'
+import type { Region, TaskConfig } from '../../../shared/tasks/types.ts'
 import { boundingBox, pointInPolygon, type Box, type Point } from './geometry.ts'
 import type { PipelineOutput, WorkTarget } from './pipeline.ts'
 

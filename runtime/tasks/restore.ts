@@ -1,9 +1,8 @@
-import { eq } from 'drizzle-orm'
 import type { Db } from '../../shared/db/client.ts'
-import { tasks } from '../../shared/db/schema/index.ts'
 import type { Logger } from '../../shared/handler.ts'
-import type { TaskConfig } from '../../shared/inference/types.ts'
+import type { TaskConfig } from '../../shared/tasks/types.ts'
 import type { SidecarClient } from '../sidecar/client.ts'
+import { createdTasks } from './store.ts'
 
 /**
  * Hands every `created` task to the sidecar client at start (spec 3.2: a created task stays
@@ -12,7 +11,7 @@ import type { SidecarClient } from '../sidecar/client.ts'
  * the database; PTaskDetectPic retries the load and reports the failure.
  */
 export async function restoreTasks(db: Db, inference: Pick<SidecarClient, 'adopt'>, log: Logger): Promise<number> {
-  const rows = await db.select().from(tasks).where(eq(tasks.state, 'created'))
+  const rows = await createdTasks(db)
   let restored = 0
   for (const row of rows) {
     try {

@@ -1,8 +1,9 @@
 import { eq, sql } from 'drizzle-orm'
-import type { Db } from '../db/client.ts'
-import { tasks } from '../db/schema/index.ts'
+import type { Db } from '../../shared/db/client.ts'
+import { tasks } from '../../shared/db/schema/index.ts'
+import type { TaskConfig, TaskRow } from '../../shared/tasks/types.ts'
 
-export type TaskRow = typeof tasks.$inferSelect
+/** The `tasks` table: one row per client task id, in the states of spec 3.2. */
 
 const prepareFindTask = (db: Db) => db.select().from(tasks).where(eq(tasks.taskId, sql.placeholder('taskId'))).limit(1).prepare()
 /** Read on every detection (twice: before the image is fetched, and under the task's lock): built once per database. */
@@ -15,7 +16,7 @@ export async function findTask(db: Db, taskId: string): Promise<TaskRow | undefi
 }
 
 /** spec 3.2: the task is `created` (new, reused, or created again after a cancel). */
-export async function saveCreatedTask(db: Db, row: { taskId: string; algorithmCode: string; taskConfig: Record<string, unknown>; createdBy: string | null }, now: number) {
+export async function saveCreatedTask(db: Db, row: { taskId: string; algorithmCode: string; taskConfig: TaskConfig; createdBy: string | null }, now: number) {
   const values = { ...row, state: 'created' as const, createdAt: now, updatedAt: now }
   await db.insert(tasks).values(values).onConflictDoUpdate({
     target: tasks.taskId,
@@ -25,4 +26,8 @@ export async function saveCreatedTask(db: Db, row: { taskId: string; algorithmCo
 
 export async function markCancelled(db: Db, taskId: string, now: number) {
   await db.update(tasks).set({ state: 'cancelled', updatedAt: now }).where(eq(tasks.taskId, taskId))
+}
+
+export async function createdTasks(db: Db): Promise<TaskRow[]> {
+  return db.select().from(tasks).where(eq(tasks.state, 'created'))
 }

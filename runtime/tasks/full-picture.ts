@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { Config } from '../config.ts'
-import { DataUrl } from '../http/json-bytes.ts'
-
-/** Where URL-mode overlay pictures live; names are `<uuid>.jpg`, nothing from a client. */
-export const picturesDir = (config: Pick<Config, 'dataPath'>) => path.join(config.dataPath, 'pictures')
-export const PICTURE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-export const FULL_PICTURE_ROUTE = '/gtw/cwai/File/FullPicture'
+import type { Config } from '../../shared/config.ts'
+import { DataUrl } from '../../shared/http/json-bytes.ts'
+import { FULL_PICTURE_ROUTE, picturesDir } from '../../shared/tasks/full-picture.ts'
 
 /**
  * spec 2.6 `fullPicture`: a `data:image/jpeg;base64,...` value, or — when a file service is

@@ -1,8 +1,8 @@
 import os from 'node:os'
-import { deadline } from '../abort.ts'
-import { ApiError, invalidParam } from '../errors/index.ts'
-import type { Ctx } from '../handler.ts'
-import type { ImageSource } from '../inference/types.ts'
+import { deadline } from '../../shared/abort.ts'
+import { ApiError, invalidParam } from '../../shared/errors/index.ts'
+import type { Ctx } from '../../shared/handler.ts'
+import type { ImageSource } from '../../shared/inference/types.ts'
 
 export interface ImageSourceFields {
   uploadId?: string

@@ -1,34 +1,5 @@
-import type { Ctx } from '../handler.ts'
-import { ApiError } from '../errors/index.ts'
-import { findTask, type TaskRow } from '../detection/task-store.ts'
-import type { PipelineDescription } from './types.ts'
-
-/** A task row by client task id; unknown ids answer NotCreated (spec 7.1). */
-export async function requireTask(ctx: Ctx, taskId: string): Promise<TaskRow> {
-  const task = await findTask(ctx.db, taskId)
-  if (!task) throw new ApiError('NotCreated', { details: { taskId } })
-  return task
-}
-
-/** Status fields shared by QueryTaskStatus and QueryTaskInfo. */
-export function taskStatus(ctx: Ctx, task: TaskRow) {
-  const activity = ctx.device.taskActivity(task.taskId)
-  return {
-    taskId: task.taskId,
-    algorithmCode: task.algorithmCode,
-    // spec 3.2 states.
-    state: task.state,
-    loaded: task.state === 'created' && ctx.inference.has(task.taskId),
-    createdAt: String(task.createdAt),
-    updatedAt: String(task.updatedAt),
-    detections: activity?.detections ?? 0,
-    failures: activity?.failures ?? 0,
-    lastDetectionAt: activity?.lastDetectionAt == null ? null : String(activity.lastDetectionAt),
-    lastError: activity?.lastError ? { ...activity.lastError, at: String(activity.lastError.at) } : null,
-  }
-}
-
-type TaskConfig = { scoreThreshold?: number; thresholds?: Record<string, number>; disabledNodes?: string[] }
+import type { PipelineDescription } from '../aihost/types.ts'
+import type { TaskConfig } from './types.ts'
 
 /** The threshold a node runs with for this task: per-node override, task-wide override for the result detector, manifest default. */
 export function effectiveThreshold(pipeline: PipelineDescription, nodeId: string, config: TaskConfig): number | null {
