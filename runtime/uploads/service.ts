@@ -5,8 +5,8 @@ import { rm, stat, truncate, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import type { Readable } from 'node:stream'
-import type { Upload } from '@tus/server'
 import { SessionFileStore } from './session-store.ts'
+import { TusSessions } from './tus-sessions.ts'
 import type { Config } from '../../shared/config.ts'
 import type { Db } from '../../shared/db/client.ts'
 import { ApiError } from '../../shared/errors/index.ts'
@@ -54,12 +54,14 @@ const notFound = (uploadId: string) => new ApiError('UPLOAD_NOT_FOUND', { detail
 
 /**
  * The upload service (shared/uploads/types.ts): session manifests in libsql, bytes in a tus
- * FileStore. Implements the state machine of spec 3.1.
+ * FileStore. Implements the state machine of spec 3.1 and the uploadTemp protocol of spec
+ * 4.4-4.6; the native tus endpoint drives the same sessions through `tus` (tus-sessions.ts).
  */
 export class UploadManager implements UploadService {
   readonly store: SessionFileStore
   readonly stagingDir: string
   readonly repo: UploadRepository
+  readonly tus: TusSessions
   private readonly admission = new Mutex()
   private readonly locks = new SessionWriteLocks()
   private readonly statDisk: StatDisk
@@ -74,12 +76,10 @@ export class UploadManager implements UploadService {
   constructor(private readonly options: UploadServiceOptions) {
     this.stagingDir = path.resolve(options.stagingDir ?? path.join(options.config.dataPath, 'uploads'))
     mkdirSync(this.stagingDir, { recursive: true })
-    this.store = new SessionFileStore(this.stagingDir, {
-      beginWrite: (id) => this.beginTusWrite(id),
-      afterWrite: (id, offset) => this.afterTusWrite(id, offset),
-      beforeRemove: (id) => this.beforeTusRemove(id),
-    })
     this.repo = new UploadRepository(options.db)
+    // The store's hooks keep tus sessions' manifests in step with the tus protocol (tus-sessions.ts).
+    this.tus = new TusSessions(this, this.repo, options.config, options.clock)
+    this.store = new SessionFileStore(this.stagingDir, this.tus)
     this.statDisk = options.statDisk ?? statDisk
     this.timer = options.sweepTimer === false ? null : setInterval(() => {
       this.sweep().catch((error) => options.log.error({ err: error }, 'upload sweep failed'))
@@ -290,7 +290,7 @@ export class UploadManager implements UploadService {
   }
 
   /** When sha256 was given, the completed file must match it; else the session fails and is released. */
-  private async verifySha256(session: UploadSessionRow): Promise<void> {
+  async verifySha256(session: UploadSessionRow): Promise<void> {
     const hash = createHash('sha256')
     await pipeline(createReadStream(this.filePath(session.id)), hash)
     const actual = hash.digest('hex')
@@ -317,10 +317,7 @@ export class UploadManager implements UploadService {
 
   /** spec 3.1 "complete → consumed" (shared/uploads/types.ts documents the contract). */
   async claim(uploadId: string, identity: Identity, purpose: string): Promise<ClaimedUpload> {
-    const session = await this.ownSession(identity, uploadId)
-    if (await this.expireIfDue(session, this.now())) throw endedSessionError({ ...session, state: 'expired' })!
-    const ended = endedSessionError(session)
-    if (ended) throw ended
+    const session = await this.ensureLive(await this.ownSession(identity, uploadId))
     if (session.state !== 'complete')
       throw new ApiError('UPLOAD_NOT_COMPLETE', {
         details: { uploadId, nextChunkIndex: String(session.nextChunkIndex), receivedBytes: session.receivedBytes, totalSize: session.totalSize },
@@ -385,6 +382,11 @@ export class UploadManager implements UploadService {
   private async liveSession(uploadId: string): Promise<UploadSessionRow> {
     const session = await this.repo.find(uploadId)
     if (!session) throw notFound(uploadId)
+    return this.ensureLive(session)
+  }
+
+  /** The session when it is open or complete (expired first when due); the error of an ended one otherwise. */
+  private async ensureLive(session: UploadSessionRow): Promise<UploadSessionRow> {
     if (await this.expireIfDue(session, this.now())) throw endedSessionError({ ...session, state: 'expired' })!
     const ended = endedSessionError(session)
     if (ended) throw ended
@@ -428,24 +430,12 @@ export class UploadManager implements UploadService {
     await rm(`${this.filePath(uploadId)}.json`, { force: true })
   }
 
-  // ── native tus endpoint (runtime/uploads/tus.ts): same store, same admission and reservations ──
-
-  /** tus creation: the same admission as uploadTemp chunk 0, under the same lock. */
-  async admitTus(identity: Identity, upload: Upload): Promise<void> {
-    const filename = upload.metadata?.filename ?? upload.metadata?.name ?? ''
-    const purpose = upload.metadata?.purpose || 'file'
-    const sha256 = upload.metadata?.sha256?.toLowerCase() || undefined
-    const chunk: ChunkFields = { filename, purpose, chunkIndex: 0, totalChunks: 1, totalSize: upload.size ?? 0, chunkSize: 0, sha256 }
-    checkChunkFields({ ...chunk, totalChunks: Math.max(1, Math.ceil(chunk.totalSize / this.config.uploadMaxChunkBytes)) }, this.config)
-    await this.admission.run(() => this.admit(identity, { source: 'tus', filename, purpose, totalSize: chunk.totalSize, totalChunks: 1, sha256, metadataBytes: metadataBytesOf(chunk) }, upload.id, false))
-  }
-
   /**
-   * A tus PATCH writes under the session's write lock, like an uploadTemp chunk: the sweeper
-   * skips a session being written (the PATCH is activity, spec 3.1 / 8) and cancel stops it.
-   * The session is read again under the lock: it may have ended since the request was checked.
+   * Opens a write on a live session under its write lock (a tus PATCH, like an uploadTemp
+   * chunk): the sweeper skips a session being written (activity, spec 3.1 / 8) and cancel
+   * stops it. The session is read under the lock: it may have ended since the request was checked.
    */
-  private async beginTusWrite(uploadId: string): Promise<SessionWrite> {
+  async openWrite(uploadId: string): Promise<SessionWrite> {
     const write = this.locks.acquire(uploadId)
     try {
       await this.liveSession(uploadId)
@@ -456,48 +446,14 @@ export class UploadManager implements UploadService {
     }
   }
 
-  /**
-   * tus: an upload finished. @tus/server finishes an empty file at creation without any write,
-   * so no afterWrite ran for it; recording its offset completes it like any other (an empty file
-   * is a valid upload, as in uploadTemp: one empty chunk). Idempotent for the others.
-   */
-  async finishTus(uploadId: string, offset: number): Promise<void> {
-    await this.afterTusWrite(uploadId, offset)
+  /** The caller's live session of one protocol, expired first when due; the error to answer otherwise. */
+  async ownLiveSession(identity: Identity, uploadId: string, source: 'uploadTemp' | 'tus'): Promise<UploadSessionRow> {
+    return this.ensureLive(await this.ownSession(identity, uploadId, source))
   }
 
-  /** The store's offset after a tus PATCH is the truth; the manifest mirrors it, and completes the session. */
-  private async afterTusWrite(uploadId: string, offset: number): Promise<void> {
-    const session = await this.repo.find(uploadId)
-    if (!session || session.source !== 'tus' || session.state !== 'open') return
-    if (offset === session.totalSize && session.sha256) {
-      try {
-        await this.verifySha256(session)
-      } catch {
-        throw { status_code: 460, body: 'Checksum Mismatch: the sha256 of the file differs from its metadata; the upload failed\n' }
-      }
-    }
-    await this.repo.recordTusProgress(uploadId, offset, offset === session.totalSize, this.now())
-  }
-
-  /** tus termination = cancelUpload: reservation released at once, then the store removes the bytes. */
-  private async beforeTusRemove(uploadId: string): Promise<void> {
-    await this.repo.end(uploadId, ['open', 'complete'], 'cancelled', this.now(), 'tus termination')
-    await this.repo.markBytesDeleted(uploadId, this.now())
-  }
-
-  /** tus expiration extension: when an unfinished upload expires, by the same rule as uploadTemp sessions. */
-  async tusExpiresAt(uploadId: string): Promise<number | null> {
-    const session = await this.repo.find(uploadId)
-    return session?.state === 'open' ? expiryOf(session, this.config)?.at ?? null : null
-  }
-
-  /** For tus requests on an existing upload: the caller's live tus session, or the error to answer. */
-  async tusSession(identity: Identity, uploadId: string): Promise<UploadSessionRow> {
-    const session = await this.ownSession(identity, uploadId, 'tus')
-    if (await this.expireIfDue(session, this.now())) throw endedSessionError({ ...session, state: 'expired' })!
-    const ended = endedSessionError(session)
-    if (ended) throw ended
-    return session
+  /** Admission under the admission lock (spec 2.5): for a protocol that opens sessions itself (tus creation). */
+  admitExclusive(identity: Identity, spec: NewSession, uploadId: string, createFile: boolean): Promise<UploadSessionRow> {
+    return this.admission.run(() => this.admit(identity, spec, uploadId, createFile))
   }
 
   /** spec 2.5 / 5.4: a session is visible only to the user who created it; others get "unknown". */

@@ -64,14 +64,14 @@ export function tusEndpoint(services: Services, uploads: UploadManager) {
       if (upload.sizeIsDeferred)
         throw tusError(new ApiError('InvalidParam', { details: { field: 'Upload-Length', reason: 'required: admission needs the size' } }), 400)
       try {
-        await uploads.admitTus(identityOf(req as unknown as Request), upload)
+        await uploads.tus.admit(identityOf(req as unknown as Request), upload)
       } catch (error) {
         throw asTus(error)
       }
       return {}
     },
     async onUploadFinish(_req, upload: Upload) {
-      await uploads.finishTus(upload.id, upload.offset)
+      await uploads.tus.finish(upload.id, upload.offset)
       return {}
     },
     // Catalogue errors thrown inside the store (runtime/uploads/session-store.ts) answer like the hooks'.
@@ -80,7 +80,7 @@ export function tusEndpoint(services: Services, uploads: UploadManager) {
       if (req.method === 'POST' || req.method === 'OPTIONS') return
       try {
         // Another user's upload answers like an unknown one (spec 2.5: bound to its creator).
-        await uploads.tusSession(identityOf(req as unknown as Request), uploadId)
+        await uploads.tus.session(identityOf(req as unknown as Request), uploadId)
       } catch (error) {
         throw asTus(error)
       }
@@ -121,7 +121,7 @@ export function tusEndpoint(services: Services, uploads: UploadManager) {
     const patched = request.method === 'PATCH' && response.status === 204
     if (!created && !patched) return
     const id = created ? (response.headers.get('location') ?? '').split('/').pop() ?? '' : uploadIdOf(request)
-    const expiresAt = await uploads.tusExpiresAt(id)
+    const expiresAt = await uploads.tus.expiresAt(id)
     if (expiresAt === null) response.headers.delete('Upload-Expires')
     else response.headers.set('Upload-Expires', new Date(expiresAt).toUTCString())
   }
