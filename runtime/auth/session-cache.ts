@@ -4,7 +4,7 @@ import type { SessionService } from '../../shared/auth/session-service.ts'
 import {
   findOpenSession, hashToken, identityOf, idleExpired, issueSession, MAX_TOKEN_LENGTH, revokeSession, revokeUserSessions,
   touchSession, type SessionRecord,
-} from '../../shared/auth/sessions.ts'
+} from './sessions.ts'
 
 export interface SessionCacheOptions {
   /** spec 5.3: idle timeout of an mtk (0 = none). */

@@ -1,4 +1,4 @@
-import { deadline } from '../../shared/abort.ts'
+import { deadline } from '../abort.ts'
 import { DeviceError, NetworkError } from './errors.ts'
 import { md5Hex } from './md5.ts'
 import { ROUTES } from './routes.ts'

@@ -1,5 +1,5 @@
 import os from 'node:os'
-import { deadline } from '../../shared/abort.ts'
+import { deadline } from '../abort.ts'
 import { ApiError, invalidParam } from '../../shared/errors/index.ts'
 import type { Ctx } from '../../shared/handler.ts'
 import type { ImageSource } from '../../shared/inference/types.ts'

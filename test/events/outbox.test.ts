@@ -3,7 +3,7 @@ import { count, eq } from 'drizzle-orm'
 import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 import { connectEvents } from '../helpers/ws-client.ts'
 import { events, users } from '../../shared/db/schema/index.ts'
-import { issueSession } from '../../shared/auth/sessions.ts'
+import { issueSession } from '../../runtime/auth/sessions.ts'
 import { Outbox } from '../../runtime/events/outbox.ts'
 import { createClient } from '@libsql/client'
 

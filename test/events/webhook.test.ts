@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
-import { verifyWebhook } from '../../shared/events/webhook-signature.ts'
+import { verifyWebhook } from '../../runtime/events/webhook-signature.ts'
 
 const SECRET = 'webhook-test-secret'
 

@@ -4,7 +4,7 @@ import DoLogin from '../../functions/login/DoLogin.ts'
 import ChangePassword from '../../functions/login/ChangePassword.ts'
 import Logout from '../../functions/login/Logout.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
-import { resolveSession } from '../../shared/auth/sessions.ts'
+import { resolveSession } from '../../runtime/auth/sessions.ts'
 import { isApiError } from '../../shared/errors/index.ts'
 
 const INITIAL = 'initial-Passw0rd'

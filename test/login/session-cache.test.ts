@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import { md5Hex } from '../../shared/auth/password.ts'
-import { hashToken, revokeSession } from '../../shared/auth/sessions.ts'
+import { hashToken, revokeSession } from '../../runtime/auth/sessions.ts'
 import { sessions, users } from '../../shared/db/schema/index.ts'
 import type { SessionCache } from '../../runtime/auth/session-cache.ts'
 import { CHANGED_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'

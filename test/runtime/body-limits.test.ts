@@ -7,7 +7,7 @@ import { InFlight } from '../../runtime/http/inflight.ts'
 import type { RouteTable } from '../../runtime/http/route-table.ts'
 import { defineHandler } from '../../shared/handler.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
-import { issueSession } from '../../shared/auth/sessions.ts'
+import { issueSession } from '../../runtime/auth/sessions.ts'
 import { users } from '../../shared/db/schema/index.ts'
 
 const MB = 1024 * 1024

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { deadline } from '../../shared/abort.ts'
+import { deadline } from '../../runtime/abort.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -39,7 +39,7 @@ describe('deadline: a source signal or a timeout, whichever comes first', () => 
   it('still fires when garbage collection runs meanwhile (AbortSignal.any + AbortSignal.timeout does not on Node 20)', () => {
     // A process of its own with --expose-gc, collecting every 20 ms while the 300 ms deadline runs.
     const script = `
-      import { deadline } from ${JSON.stringify(path.join(root, 'shared/abort.ts'))}
+      import { deadline } from ${JSON.stringify(path.join(root, 'runtime/abort.ts'))}
       const gc = setInterval(() => globalThis.gc(), 20)
       const { signal } = deadline(300, new AbortController().signal)
       const started = Date.now()

@@ -1,8 +1,8 @@
 import { randomBytes, createHash, randomUUID } from 'node:crypto'
 import { and, eq, isNull } from 'drizzle-orm'
-import type { Db, DbOrTx } from '../db/client.ts'
-import { sessions, users } from '../db/schema/index.ts'
-import type { Identity } from '../handler.ts'
+import type { Db, DbOrTx } from '../../shared/db/client.ts'
+import { sessions, users } from '../../shared/db/schema/index.ts'
+import type { Identity } from '../../shared/handler.ts'
 
 /** The stored form of an mtk: its SHA-256. A token is 256 random bits, so no salt is needed. */
 export const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex')
