@@ -15,6 +15,7 @@ export const requirements = [
   { executable: 'mosquitto', debian: 'mosquitto', for: 'the MQTT broker of the event tests' },
   { executable: 'chromium', debian: 'chromium', for: 'the browser tests of the console (playwright-core drives it)' },
   { file: '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', debian: 'fonts-dejavu-core', for: 'the font the OCR tests render text with' },
+  { executable: 'openssl', debian: 'openssl', for: 'the TLS certificates of the MQTT settings tests' },
 ]
 
 // mosquitto installs into /usr/sbin, which a non-root PATH often lacks.

@@ -4,9 +4,11 @@ import type { Config } from '../../shared/config.ts'
 import type { Db } from '../../shared/db/client.ts'
 import { webhookDeadLetters } from '../../shared/db/schema/index.ts'
 import type { ChannelSettingsService, ChannelStatus, EventsService, MqttSettings, WebhookSettings } from '../../shared/events/types.ts'
+import { invalidParam, isApiError } from '../../shared/errors/index.ts'
 import type { Clock, Logger, Services } from '../../shared/handler.ts'
 import { CursorStore } from './cursors.ts'
 import { MqttChannel, type RequestRouter } from './mqtt.ts'
+import { loadMqttTls } from './mqtt-tls.ts'
 import { Outbox } from './outbox.ts'
 import { ChannelSettingsStore } from './settings-store.ts'
 import { WebhookTarget } from './webhook.ts'
@@ -57,12 +59,46 @@ export function createEventSystem(deps: EventChannelDeps) {
     return { softwareVersion: services.process.softwareVersion, buildHash: services.process.buildHash, startedAt: new Date(services.process.startedAt).toISOString(), websocketPort: websocket.port }
   }
 
+  /** Why the stored MQTT settings are not in use (they failed when the device started), or null. */
+  let mqttRejected: string | null = null
+
   async function applyMqtt(settings: MqttSettings) {
+    // Checked before the running channel is touched: a refusal leaves it as it was.
+    const tls = settings.enabled && settings.url ? loadMqttTls(settings) : {}
     await mqtt?.stop()
     mqtt = null
+    mqttRejected = null
     if (!started || !settings.enabled || !settings.url) return
-    mqtt = new MqttChannel({ settings, outbox, cursors, services: deps.services, router: deps.router, log, pollMs: config.eventPollMs, reconnectMinMs: config.mqttReconnectMinMs, reconnectMaxMs: config.mqttReconnectMaxMs, registration })
+    mqtt = new MqttChannel({ settings, tls, outbox, cursors, services: deps.services, router: deps.router, log, pollMs: config.eventPollMs, reconnectMinMs: config.mqttReconnectMinMs, reconnectMaxMs: config.mqttReconnectMaxMs, registration })
     await mqtt.start()
+  }
+
+  /**
+   * A settings change is applied first and stored only once it runs, so a stored setting is
+   * one that worked; when applying fails, the previous settings are applied again.
+   */
+  async function change<S>(prepared: { settings: S; commit(): Promise<void> }, apply: (settings: S) => Promise<void>, previous: S, pointer: string): Promise<S> {
+    try {
+      await apply(prepared.settings)
+    } catch (error) {
+      await apply(previous).catch((again: unknown) => log.error({ err: again }, 'the previous channel settings could not be applied again'))
+      if (isApiError(error)) throw error
+      throw invalidParam(pointer, `could not be applied: ${String((error as Error)?.message ?? error).split('\n')[0]!.slice(0, 200)}`)
+    }
+    await prepared.commit()
+    return prepared.settings
+  }
+
+  /** spec: a stored setting never keeps the device from starting; it is reported and left out. */
+  async function startChannel(setting: 'mqtt' | 'webhook', apply: () => Promise<void>) {
+    try {
+      await apply()
+    } catch (error) {
+      const reason = String((error as Error)?.message ?? error).split('\n')[0]!.slice(0, 300)
+      if (setting === 'mqtt') mqttRejected = reason
+      log.error({ setting, reason }, 'stored channel settings could not be applied; the device runs without them')
+      await outbox.emit('settings.rejected', { setting, reason }).catch((e: unknown) => log.error({ err: e }, 'settings.rejected event not written'))
+    }
   }
 
   async function applyWebhook(settings: WebhookSettings) {
@@ -85,20 +121,13 @@ export function createEventSystem(deps: EventChannelDeps) {
   const settings: ChannelSettingsService = {
     getMqtt: () => store.mqtt(),
     getWebhook: () => store.webhook(),
-    setMqtt: (patch) => serially(async () => {
-      const next = await store.setMqtt(patch)
-      await applyMqtt(next)
-      return next
-    }),
-    setWebhook: (patch) => serially(async () => {
-      const next = await store.setWebhook(patch)
-      await applyWebhook(next)
-      return next
-    }),
+    setMqtt: (patch) => serially(async () => change(await store.prepareMqtt(patch), applyMqtt, await store.mqtt(), '/url')),
+    setWebhook: (patch) => serially(async () => change(await store.prepareWebhook(patch), applyWebhook, await store.webhook(), '/urls')),
     async status(): Promise<ChannelStatus> {
       const [dead] = await db.select({ n: count() }).from(webhookDeadLetters)
       return {
-        mqtt: mqtt ? { state: mqtt.state, lastError: mqtt.lastError, deliveredId: mqtt.deliveredId } : { state: 'disabled', lastError: null, deliveredId: 0 },
+        mqtt: mqtt ? { state: mqtt.state, lastError: mqtt.lastError, deliveredId: mqtt.deliveredId }
+          : mqttRejected ? { state: 'rejected', lastError: mqttRejected, deliveredId: 0 } : { state: 'disabled', lastError: null, deliveredId: 0 },
         webhook: { urls: webhooks.map((w) => ({ url: w.url, deliveredId: w.deliveredId, lastError: w.lastError })), deadLetters: dead?.n ?? 0 },
         websocket: { port: websocket.port, clients: websocket.clients },
         outbox: { lastId: outbox.lastId },
@@ -120,8 +149,8 @@ export function createEventSystem(deps: EventChannelDeps) {
       await websocket.start()
       log.info({ port: websocket.port, host: config.wsHost }, 'events websocket listening')
       await serially(async () => {
-        await applyMqtt(await store.mqtt())
-        await applyWebhook(await store.webhook())
+        await startChannel('mqtt', async () => applyMqtt(await store.mqtt()))
+        await startChannel('webhook', async () => applyWebhook(await store.webhook()))
       })
       pruneTimer = setInterval(() => void prune(), PRUNE_INTERVAL_MS)
       pruneTimer.unref()

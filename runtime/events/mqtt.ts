@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs'
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
 import { ApiError } from '../../shared/errors/index.ts'
 import { failure, type Envelope } from '../../shared/envelope.ts'
@@ -11,6 +10,7 @@ import type { InputValidator } from '../http/validate.ts'
 import type { CursorStore } from './cursors.ts'
 import { eventJson, type Outbox } from './outbox.ts'
 import { Tail } from './tail.ts'
+import type { MqttTlsMaterial } from './mqtt-tls.ts'
 
 /** What MQTT requests are routed into: the HTTP route table and its validator (one instance). */
 export interface RequestRouter {
@@ -37,6 +37,8 @@ const MQTT_IDENTITY: Identity = { userId: 'mqtt', accountName: 'mqtt', sessionId
 
 export interface MqttChannelDeps {
   settings: MqttSettings
+  /** The TLS files of the settings, read and checked (mqtt-tls.ts). */
+  tls: MqttTlsMaterial
   outbox: Outbox
   cursors: CursorStore
   services: () => Services
@@ -82,7 +84,6 @@ export class MqttChannel {
 
   async start(): Promise<void> {
     const { settings, outbox, cursors, log } = this.deps
-    const read = (file: string) => (file ? readFileSync(file) : undefined)
     const options: IClientOptions = {
       clientId: settings.clientId,
       // A persistent session: QoS 1 requests sent while the device is away are kept by the
@@ -95,9 +96,7 @@ export class MqttChannel {
       rejectUnauthorized: settings.rejectUnauthorized,
       ...(settings.username ? { username: settings.username } : {}),
       ...(settings.password ? { password: settings.password } : {}),
-      ...(settings.caFile ? { ca: read(settings.caFile) } : {}),
-      ...(settings.certFile ? { cert: read(settings.certFile) } : {}),
-      ...(settings.keyFile ? { key: read(settings.keyFile) } : {}),
+      ...this.deps.tls,
     }
     const from = await cursors.getOrCreate('mqtt', outbox.lastId)
     this.acked = from

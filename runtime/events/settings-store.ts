@@ -74,23 +74,26 @@ export class ChannelSettingsStore {
     return { ...this.webhookDefaults(), ...(await this.stored<WebhookSettings>('webhook')) }
   }
 
-  /** Validates the merged result (field names as JSON pointers) and stores it. */
-  async setMqtt(patch: Partial<MqttSettings>): Promise<MqttSettings> {
+  /**
+   * Validates the merged result (field names as JSON pointers); `commit` stores the patch. The
+   * caller applies `settings` first and commits only what was applied.
+   */
+  async prepareMqtt(patch: Partial<MqttSettings>): Promise<{ settings: MqttSettings; commit(): Promise<void> }> {
     const next = { ...(await this.mqtt()), ...patch }
     if (next.url !== '') checkUrl('/url', next.url, MQTT_PROTOCOLS)
     if (next.enabled && next.url === '') throw invalidParam('/url', 'is required when MQTT is enabled')
     // MQTT 3.1.1 (3.1.2.9): a password without a user name is a protocol violation.
     if (next.password !== '' && next.username === '') throw invalidParam('/username', 'is required when a password is set')
-    await this.save('mqtt', { ...(await this.stored<MqttSettings>('mqtt')), ...patch })
-    return next
+    const stored = { ...(await this.stored<MqttSettings>('mqtt')), ...patch }
+    return { settings: next, commit: () => this.save('mqtt', stored) }
   }
 
-  async setWebhook(patch: Partial<WebhookSettings>): Promise<WebhookSettings> {
+  async prepareWebhook(patch: Partial<WebhookSettings>): Promise<{ settings: WebhookSettings; commit(): Promise<void> }> {
     const next = { ...(await this.webhook()), ...patch }
     next.urls.forEach((url, i) => checkUrl(`/urls/${i}`, url, HTTP_PROTOCOLS))
     if (next.enabled && next.urls.length === 0) throw invalidParam('/urls', 'at least one URL is required when the webhook is enabled')
     if (next.backoffMaxMs < next.backoffBaseMs) throw invalidParam('/backoffMaxMs', 'must not be smaller than backoffBaseMs')
-    await this.save('webhook', { ...(await this.stored<WebhookSettings>('webhook')), ...patch })
-    return next
+    const stored = { ...(await this.stored<WebhookSettings>('webhook')), ...patch }
+    return { settings: next, commit: () => this.save('webhook', stored) }
   }
 }

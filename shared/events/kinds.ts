@@ -35,6 +35,8 @@ export const EVENT_KINDS = {
     version: 'string; package version', fromVersion: 'string; running version', requestedBy: 'string or null; account name' }),
   'upgrade.finished': kind('system', true, 'The start-up script finished a staged upgrade: installed, rolled back, or refused (emitted by the version that runs afterwards).', {
     version: 'string; package version', fromVersion: 'string', outcome: '"installed", "rolled-back" or "refused"', reason: 'string or null; why it was not installed', softwareVersion: 'string; version now running' }),
+  'settings.rejected': kind('system', true, 'Stored settings could not be applied when the device started; the device runs without them until they are set again.', {
+    setting: '"mqtt" or "webhook"', reason: 'string; why they could not be applied' }),
   'alarm.raised': kind('analysis', true, 'An analysis task raised an alarm (produced by analysis tasks).', {
     taskId: 'string', alarmType: 'string', cameraId: 'string or null', message: 'string', imageUrl: 'string or null' }),
   'passengerFlow.counted': kind('analysis', false, 'A passenger-flow task counted crossings (produced by analysis tasks).', {

@@ -54,7 +54,8 @@ export interface WebhookSettings {
 }
 
 export interface ChannelStatus {
-  mqtt: { state: 'disabled' | 'connecting' | 'registered' | 'disconnected'; lastError: string | null; deliveredId: number }
+  /** `rejected`: the stored settings failed when the device started and are not in use (`lastError` says why). */
+  mqtt: { state: 'disabled' | 'connecting' | 'registered' | 'disconnected' | 'rejected'; lastError: string | null; deliveredId: number }
   webhook: { urls: { url: string; deliveredId: number; lastError: string | null }[]; deadLetters: number }
   websocket: { port: number; clients: number }
   outbox: { lastId: number }
