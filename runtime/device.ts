@@ -1,5 +1,5 @@
 import path from 'node:path'
-import type { DeviceHost, InferenceReport, InferenceReporter, LogPage, LogQuery, PipelineDescription } from '../shared/aihost/types.ts'
+import type { DeviceHost, InferenceReport, InferenceReporter, LogFileHealth, LogPage, LogQuery, PipelineDescription } from '../shared/aihost/types.ts'
 import type { Logger } from '../shared/handler.ts'
 import { queryLogFiles } from './logs/query.ts'
 
@@ -16,7 +16,7 @@ export class RuntimeDeviceHost implements DeviceHost {
   private pipelines: ((algorithmId: string) => PipelineDescription | null) | null = null
   readonly supervised: boolean
 
-  constructor(private readonly dataPath: string, private readonly log: Logger, env: NodeJS.ProcessEnv = process.env) {
+  constructor(private readonly dataPath: string, private readonly log: Logger, private readonly logFileHealth: (() => LogFileHealth) | null = null, env: NodeJS.ProcessEnv = process.env) {
     // runtime/start.mjs sets it for the child it supervises.
     this.supervised = env.DEVICE_SUPERVISED === '1'
   }
@@ -41,6 +41,10 @@ export class RuntimeDeviceHost implements DeviceHost {
 
   setPipelineSource(source: (algorithmId: string) => PipelineDescription | null) {
     this.pipelines = source
+  }
+
+  logFile(): LogFileHealth | null {
+    return this.logFileHealth?.() ?? null
   }
 
   queryLogs(query: LogQuery): Promise<LogPage> {

@@ -27,13 +27,13 @@ export interface RunningDevice {
 
 /** Starts the device: services, route table (hot-reloaded), HTTP server. */
 export async function startDevice(config: Config = loadConfig()): Promise<RunningDevice> {
-  const { log, flush } = await createDeviceLogger({ level: config.logLevel, logDir: logDirOf(config.dataPath), maxBytes: config.logFileMaxBytes, count: config.logFileCount })
+  const { log, flush, health } = await createDeviceLogger({ level: config.logLevel, logDir: logDirOf(config.dataPath), maxBytes: config.logFileMaxBytes, count: config.logFileCount })
   const table = new RouteTable(config.functionsDir ? path.resolve(config.functionsDir) : functionsDistDir, log)
   await table.load()
   // One validator for every transport: HTTP and MQTT requests (spec 5.6).
   const validator = new InputValidator()
   // ViewRoutes lists exactly what is mounted: the route table and the tus endpoint createApp mounts beside it.
-  const runtime = await createServices(config, log, { routes: () => [...table.routes(), TUS_ROUTE], router: { lookup: (p) => table.lookup(p), validator } })
+  const runtime = await createServices(config, log, { routes: () => [...table.routes(), TUS_ROUTE], router: { lookup: (p) => table.lookup(p), validator }, logFileHealth: health })
   await runtime.start()
   table.watch()
 

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Config } from '../shared/config.ts'
 import type { Clock, Logger, MountedRoute, Services } from '../shared/handler.ts'
+import type { LogFileHealth } from '../shared/aihost/types.ts'
 import { embeddedTuning, migrateDb, openDb } from '../shared/db/client.ts'
 import { ensureDefaultAccount } from '../shared/auth/accounts.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
@@ -46,6 +47,8 @@ export interface ServiceOptions {
   clock?: Clock
   /** Route table and validator shared with HTTP, for MQTT requests (spec 5.6). */
   router?: RequestRouter
+  /** The log file's health (runtime/log.ts), for QueryDeviceStatus. */
+  logFileHealth?: () => LogFileHealth
 }
 
 const readJson = (file: string) => {
@@ -74,7 +77,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const sessions = new SessionCache(database.db, clock, {
     idleTimeoutMs: config.sessionIdleTimeoutMs, ttlMs: config.sessionCacheTtlMs, maxEntries: config.sessionCacheMaxEntries,
   })
-  const deviceHost = new RuntimeDeviceHost(config.dataPath, log)
+  const deviceHost = new RuntimeDeviceHost(config.dataPath, log, options.logFileHealth)
   const eventSystem = createEventSystem({ db: database.db, client: database.client, config, clock, log, services: () => services, router: options.router ?? null })
   components.push(eventSystem.component)
   // Inference (issue 4): the supervised sidecar, the algorithm registry (issue 5) that defines

@@ -27,6 +27,8 @@ export default defineHandler({
       memory: await systemMemory(),
       sidecar: inference?.sidecar ?? null,
       supervised: ctx.device.supervised,
+      // A full disk: log lines wait in memory, then are dropped and counted; the device goes on.
+      logFile: ctx.device.logFile(),
       lastUpgrade: upgrade.history.at(-1) ?? null,
       pendingUpgrade: upgrade.pending ? { version: upgrade.pending.version, stagedAt: upgrade.pending.stagedAt } : null,
       timestamp: String(now),

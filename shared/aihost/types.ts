@@ -51,6 +51,16 @@ export interface LogPage {
   bytesScanned: number
 }
 
+/** The device's log file: whether it takes lines, and what a full disk cost (lines dropped). */
+export interface LogFileHealth {
+  writable: boolean
+  writeErrors: number
+  droppedLines: number
+  /** e.g. `ENOSPC`. */
+  lastError: string | null
+  lastErrorAt: number | null
+}
+
 /** A pipeline as its manifest describes it (models/manifest-schema.ts): nodes and result mapping. */
 export interface PipelineDescription {
   algorithmId: string
@@ -67,6 +77,8 @@ export interface DeviceHost {
   /** The pipeline of an algorithm, or null when unknown. */
   pipeline(algorithmId: string): PipelineDescription | null
   setPipelineSource(source: (algorithmId: string) => PipelineDescription | null): void
+  /** The log file's health, or null where the device logs to no file (tests). */
+  logFile(): LogFileHealth | null
   /** Structured logs of this device (rotating files under DATA_DIR/logs). */
   queryLogs(query: LogQuery): Promise<LogPage>
   /** Whether a supervisor (runtime/start.mjs) restarts the process when it asks to. */

@@ -1,0 +1,98 @@
+import { execFileSync } from 'node:child_process'
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { randomUUID } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { samplePath } from '../inference/helpers.ts'
+
+const sample1 = readFileSync(samplePath(1)).toString('base64')
+const MB = 1024 * 1024
+
+/** Writes zeros into `file` until the filesystem refuses (ENOSPC); returns the bytes written. */
+function fillDisk(file: string): number {
+  const fd = openSync(file, 'w')
+  const chunk = Buffer.alloc(MB)
+  let written = 0
+  try {
+    for (;;) written += writeSync(fd, chunk)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error
+  } finally {
+    closeSync(fd)
+  }
+  // The last partial megabyte, byte-sized pieces: nothing is left.
+  const tail = openSync(file, 'a')
+  try {
+    for (;;) written += writeSync(tail, Buffer.alloc(4096))
+  } catch { /* full */ } finally { closeSync(tail) }
+  return written
+}
+
+/**
+ * The device's data folder on a small filesystem of its own (tmpfs, mounted as root), filled
+ * up while the device runs: it must keep answering, analysing and reading.
+ */
+describe('a full disk under DATA_DIR', () => {
+  let mountPoint: string
+  let device: DeviceProcess
+  let mtk: string
+
+  beforeAll(async () => {
+    mountPoint = mkdtempSync(path.join(tmpdir(), 'full-disk-'))
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=48m', 'tmpfs', mountPoint])
+    device = await startDevice({ dataDir: path.join(mountPoint, 'data') })
+    mtk = await device.adminToken()
+  })
+  afterAll(async () => {
+    await device?.stop()
+    if (mountPoint) {
+      execFileSync('umount', ['-l', mountPoint])
+      rmSync(mountPoint, { recursive: true, force: true })
+    }
+  })
+
+  it('keeps serving detections and reads while nothing can be written, counts the log lines it dropped, and logs again once space returns', async () => {
+    const taskId = randomUUID()
+    expect((await device.post('/gtw/cwai/aihost/PTaskCreate', { taskId, algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) }, mtk)).body.resCode).toBe(1)
+    const filler = path.join(mountPoint, 'filler')
+    expect(fillDisk(filler)).toBeGreaterThan(0)
+
+    // Every request writes an access-log line; detections also write activity and pictures.
+    for (let i = 0; i < 30; i++) {
+      const detected = await device.post('/gtw/cwai/aihost/PTaskDetectPic', { taskId, algorithmCode: 'face-detection', imageBase64: sample1 }, mtk)
+      expect(detected.body.resCode).toBe(1)
+      expect(detected.body.resData.areaList.flatMap((a: { targetList: unknown[] }) => a.targetList)).toHaveLength(3)
+      expect((await device.post('/v1/cwai/aihost/QueryTaskStatus', { taskId }, mtk)).body.resCode).toBe(1)
+    }
+    // Requests that must write answer with the envelope (a refusal), and the device goes on.
+    const writers: [string, unknown][] = [
+      ['/gtw/cwai/login/DoLogin', { account: 'admin', pwd: '0'.repeat(32) }],
+      ['/gtw/cwai/System/SetHttpParam', { timeoutMs: 4000 }],
+      ['/gtw/cwai/aihost/PTaskCreate', { taskId: randomUUID(), algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) }],
+    ]
+    for (const [route, body] of writers) {
+      const answer = await device.post(route, body, mtk)
+      expect(typeof answer.body.resCode, route).toBe('number')
+      expect(device.process.exitCode, route).toBeNull()
+    }
+    const status = (await device.post('/gtw/cwai/System/QueryDeviceStatus', {}, mtk)).body.resData
+    expect(status.logFile).toMatchObject({ writable: false, lastError: 'ENOSPC' })
+    expect(status.logFile.writeErrors).toBeGreaterThan(0)
+    expect(device.process.exitCode).toBeNull()
+
+    // Space comes back: the lines kept in memory and new ones reach the file again.
+    rmSync(filler)
+    const marker = randomUUID()
+    await device.post('/v1/cwai/aihost/QueryTaskStatus', { taskId }, mtk, { 'x-request-id': marker })
+    let found = 0
+    for (let i = 0; i < 50 && found === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const logs = await device.post('/v1/cwai/aihost/QueryLogs', { requestId: marker, pageNo: 1, pageSize: 10 }, mtk)
+      found = logs.body.resData?.total ?? 0
+    }
+    expect(found).toBeGreaterThan(0)
+    expect((await device.post('/gtw/cwai/System/QueryDeviceStatus', {}, mtk)).body.resData.logFile.writable).toBe(true)
+  })
+})
