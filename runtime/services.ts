@@ -14,7 +14,7 @@ import { defaultManifestDir } from '../models/load-manifests.ts'
 import { AlgorithmRegistryService } from './algorithms/registry.ts'
 import { createEventSystem, type RequestRouter } from './events/index.ts'
 import { emitSidecarRestarts } from './events/producers.ts'
-import { createInference } from './sidecar/start-inference.ts'
+import { createInference } from './inference/start.ts'
 import { restoreTasks } from './tasks/restore.ts'
 import { TaskService } from './tasks/service.ts'
 import { UploadManager } from './uploads/service.ts'
@@ -80,7 +80,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const deviceHost = new RuntimeDeviceHost(config.dataPath, log, options.logFileHealth)
   const eventSystem = createEventSystem({ db: database.db, client: database.client, config, clock, log, services: () => services, router: options.router ?? null })
   components.push(eventSystem.component)
-  // Inference (issue 4): the supervised sidecar, the algorithm registry (issue 5) that defines
+  // Inference: the supervised sidecar, the algorithm registry (spec 4.10 Algorithm) that defines
   // every algorithm in it, and the created tasks loaded into it once it runs.
   const manifestDir = config.modelsManifestDir ? path.resolve(config.modelsManifestDir) : defaultManifestDir(projectRoot)
   const inference = createInference({
@@ -100,7 +100,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     start: () => inference.start().catch((error: Error) => log.error({ err: error.message }, 'inference sidecar failed to start; retrying')),
     stop: () => inference.close(),
   })
-  // AI host (issue 7): preset models = the models of the shipped pipelines (spec 4.11);
+  // AI host: preset models = the models of the shipped pipelines (spec 4.11);
   // the inference report, pipelines and task activity behind the AI-host routes.
   await registerPresetModels(database.db, algorithmRegistry.shipped(), clock.now(), log)
   wireInference(deviceHost, inference, algorithmRegistry)

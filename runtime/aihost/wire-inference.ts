@@ -1,7 +1,7 @@
 import type { PipelineDescription } from '../../shared/aihost/types.ts'
 import type { AlgorithmRegistryService } from '../algorithms/registry.ts'
 import type { RuntimeDeviceHost } from '../device.ts'
-import type { Inference } from '../sidecar/start-inference.ts'
+import type { Inference } from '../inference/start.ts'
 
 /**
  * Connects the inference service to `ctx.device`: the report behind Info, QueryDeviceStatus,

@@ -11,7 +11,7 @@ import { insidePath } from '../../shared/upgrade/package.ts'
 /**
  * Unpacks an algorithm package (zip as `exportSingleAlg` writes it, tar.gz as `export` does)
  * into an empty folder, refusing it before or while writing when it is unsafe (spec 4.10
- * "upload"; issue 5): only regular files and folders, no absolute or `..` paths, no links,
+ * "upload"): only regular files and folders, no absolute or `..` paths, no links,
  * bounded entry count and expanded size. The caller deletes the folder on failure.
  */
 export interface UnpackLimits {

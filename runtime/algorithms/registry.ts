@@ -14,7 +14,7 @@ import { loadManifests, modelList, resolveManifest, validateManifest, type Loade
 import type { PipelineManifest } from '../../models/manifest-schema.ts'
 import { unpackArchive, type UnpackLimits } from './package-archive.ts'
 
-/** What the registry needs of the inference sidecar (runtime/sidecar/client.ts). */
+/** What the registry needs of the inference sidecar (runtime/inference/client.ts). */
 export interface AlgorithmSink {
   define(algorithm: LoadedManifest): Promise<void>
   forget(algorithmId: string): Promise<void>

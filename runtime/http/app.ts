@@ -20,7 +20,7 @@ export function createApp(services: Services, table: RouteTable, inflight: InFli
   app.use('*', inflight.middleware())
   app.route('/', staticFiles(services))
   if (uploads) {
-    // The native tus endpoint (issue 3): not a handler bundle, since it owns a path prefix.
+    // The native tus endpoint (spec 4.12): not a handler bundle, since it owns a path prefix.
     const tus = tusEndpoint(services, uploads)
     app.all(TUS_PATH, tus)
     app.all(`${TUS_PATH}/*`, tus)

@@ -1,7 +1,7 @@
 import type { Db } from '../../shared/db/client.ts'
 import type { Logger } from '../../shared/handler.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
-import type { SidecarClient } from '../sidecar/client.ts'
+import type { SidecarClient } from '../inference/client.ts'
 import { createdTasks } from './store.ts'
 
 /**

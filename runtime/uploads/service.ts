@@ -34,7 +34,7 @@ export interface UploadServiceOptions {
   statDisk?: StatDisk
   /** Run `sweep()` every `uploadSweepIntervalMs` (default true; tests sweep by hand). */
   sweepTimer?: boolean
-  /** Where admission refusals and expiries are reported (issue 6 producers). */
+  /** Where admission refusals and expiries are reported (`upload.*` events, spec 6). */
   events?: Pick<EventsService, 'emit'>
 }
 

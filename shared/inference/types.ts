@@ -4,7 +4,7 @@ import type { DataUrl } from '../http/json-bytes.ts'
 
 /**
  * What handlers see of the inference sidecar (`ctx.inference`) and the detection result of
- * spec 2.6. Types and schemas only: the client lives in `runtime/sidecar/client.ts`.
+ * spec 2.6. Types and schemas only: the client lives in `runtime/inference/client.ts`.
  */
 
 // ── spec 2.6: detection result ────────────────────────────────────────────────────────

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { startInference, type Inference } from '../../runtime/sidecar/start-inference.ts'
+import { startInference, type Inference } from '../../runtime/inference/start.ts'
 
 export const projectRoot = path.resolve(import.meta.dirname, '../..')
 export const samplePath = (n: number) => path.join(projectRoot, 'node_modules/@vladmandic/face-api/demo', `sample${n}.jpg`)

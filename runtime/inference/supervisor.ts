@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import { EventEmitter } from 'node:events'
-import type { SidecarLaunchOptions } from './main.ts'
+import type { SidecarLaunchOptions } from '../sidecar/main.ts'
 
 export interface SupervisorLog {
   info(obj: object | string, msg?: string): void

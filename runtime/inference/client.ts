@@ -5,7 +5,7 @@ import type {
   DetectOutcome, DetectRequest, DetectionResultCore, InferenceService, SidecarStats,
 } from '../../shared/inference/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
-import { encodeFrame, FrameDecoder, type SidecarOp, type WireError } from './protocol.ts'
+import { encodeFrame, FrameDecoder, type SidecarOp, type WireError } from '../sidecar/protocol.ts'
 import type { SidecarSupervisor, SupervisorLog } from './supervisor.ts'
 import type { LoadedManifest } from '../../models/load-manifests.ts'
 import type { ModelSignature } from '../../shared/models/onnx.ts'
