@@ -21,6 +21,7 @@ import { UploadManager } from './uploads/service.ts'
 import { removeOrphanSpoolFiles, spoolDirOf } from '../shared/uploads/spool.ts'
 import { SessionCache } from './auth/session-cache.ts'
 import { removeLeftoverProducedFiles, scratchDirOf } from '../shared/http/produced-file.ts'
+import { DeviceMetrics } from './metrics/index.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -35,6 +36,8 @@ export interface RuntimeServices {
   deviceHost: RuntimeDeviceHost
   /** The upload service itself (the runtime mounts the native tus endpoint on it). */
   uploads: UploadManager
+  /** The metrics registry itself (the runtime's HTTP middleware records into it). */
+  metrics: DeviceMetrics
   components: Component[]
   /** Starts every component in order. */
   start(): Promise<void>
@@ -73,18 +76,21 @@ export async function createServices(config: Config, log: Logger, options: Servi
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
 
   const components: Component[] = []
+  // Metrics (README "Metrics"): one registry for this runtime, handed to every area that records.
+  const metrics = new DeviceMetrics()
   // Sign-in sessions: mtk → identity, cached briefly; revocations through it apply at once.
   const sessions = new SessionCache(database.db, clock, {
     idleTimeoutMs: config.sessionIdleTimeoutMs, ttlMs: config.sessionCacheTtlMs, maxEntries: config.sessionCacheMaxEntries,
   })
   const deviceHost = new RuntimeDeviceHost(config.dataPath, log, options.logFileHealth)
-  const eventSystem = createEventSystem({ db: database.db, client: database.client, config, clock, log, services: () => services, router: options.router ?? null })
+  const eventSystem = createEventSystem({ db: database.db, client: database.client, config, clock, log, services: () => services, router: options.router ?? null, metrics })
   components.push(eventSystem.component)
+  metrics.sources.eventBacklog = eventSystem.backlog
   // Inference: the supervised sidecar, the algorithm registry (spec 4.10 Algorithm) that defines
   // every algorithm in it, and the created tasks loaded into it once it runs.
   const manifestDir = config.modelsManifestDir ? path.resolve(config.modelsManifestDir) : defaultManifestDir(projectRoot)
   const inference = createInference({
-    config, projectRoot, entry: path.join(distDir, 'runtime', 'sidecar.mjs'), log: log.child({ component: 'inference' }), algorithms: [],
+    config, projectRoot, entry: path.join(distDir, 'runtime', 'sidecar.mjs'), log: log.child({ component: 'inference' }), algorithms: [], metrics: metrics.inference,
   })
   const algorithmRegistry = await AlgorithmRegistryService.open({
     db: database.db, projectRoot, dataPath: config.dataPath, manifestDir, clock, log: log.child({ area: 'algorithms' }),
@@ -108,7 +114,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
   components.push({ name: 'export-scratch', start: async () => { await removeLeftoverProducedFiles(scratchDirOf(config.dataPath)) } })
   components.push({ name: 'upgrade-report', start: () => reportUpgradeOutcomes(config.dataPath, eventSystem.events, services.process.softwareVersion, clock.now(), log) })
   // Upload sessions: manifests in this database, bytes under <DATA_DIR>/uploads; its sweeper runs on a timer.
-  const uploads = new UploadManager({ db: database.db, config, clock, log: log.child({ area: 'uploads' }), events: eventSystem.events })
+  const uploads = new UploadManager({ db: database.db, config, clock, log: log.child({ area: 'uploads' }), events: eventSystem.events, metrics: metrics.uploads })
+  metrics.sources.uploadSessions = () => uploads.sessionsByState()
   components.push({
     name: 'uploads',
     start: async () => {
@@ -137,12 +144,14 @@ export async function createServices(config: Config, log: Logger, options: Servi
     tasks,
     uploads,
     sessions,
+    metrics,
   }
 
   return {
     services,
     deviceHost,
     uploads,
+    metrics,
     components,
     async start() {
       for (const component of components) await component.start?.()

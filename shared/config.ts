@@ -38,6 +38,7 @@ export const settings = {
   sessionCacheMaxEntries: s('SESSION_CACHE_MAX_ENTRIES', 'int', 1024, 'Most sessions kept in the mtk cache (least recently used dropped first).'),
   loginMaxFailures: s('LOGIN_MAX_FAILURES', 'int', 5, 'Consecutive failed sign-ins of one account before it is locked.'),
   loginLockMs: s('LOGIN_LOCK_MS', 'int', 5 * 60 * 1000, 'How long an account stays locked after too many failures.'),
+  metricsToken: s('METRICS_TOKEN', 'string', '', 'Bearer token a Prometheus scraper may send instead of an mtk to `GET /gtw/cwai/System/Metrics`; empty = mtk only. Use a long random value; never logged.'),
 
   jsonBodyLimitBytes: s('JSON_BODY_LIMIT_BYTES', 'int', 1 * MB, 'Control-plane JSON request body limit (spec 8).'),
   multipartBodyLimitBytes: s('MULTIPART_BODY_LIMIT_BYTES', 'int', 10 * MB, 'Regular single multipart request limit (spec 8).'),

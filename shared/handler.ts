@@ -8,6 +8,7 @@ import type { InferenceService } from './inference/types.ts'
 import type { UploadService } from './uploads/index.ts'
 import type { SessionService } from './auth/session-service.ts'
 import type { TasksService } from './tasks/types.ts'
+import type { MetricsService } from './metrics/types.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -32,8 +33,10 @@ import type { TasksService } from './tasks/types.ts'
  * - `anonymous`: no `mtk` needed (only DoLogin and Probe, spec 5.2).
  * - `session`: a valid `mtk` whose account has no pending password change (spec 5.7).
  * - `session-any`: a valid `mtk`, even while a password change is pending (password change, sign-out).
+ * - `scrape`: as `session`, or `Authorization: Bearer <METRICS_TOKEN>` when that setting is set
+ *   (a Prometheus scraper holds no `mtk`); `ctx.identity` is null when the token was used.
  */
-export type AuthMode = 'anonymous' | 'session' | 'session-any'
+export type AuthMode = 'anonymous' | 'session' | 'session-any' | 'scrape'
 
 /**
  * - `json`: body parsed as JSON under the 1 MB limit (spec 8) and validated against `input`.
@@ -89,6 +92,8 @@ export interface Services {
   sessions: SessionService
   /** Chunked uploads and upload sessions (spec 2.5, 3.1, 4.4-4.6, 4.12); `claim` hands a complete upload to a consumer. */
   uploads: UploadService
+  /** This runtime's Prometheus metrics, rendered for a scrape (shared/metrics/types.ts). */
+  metrics: MetricsService
 }
 
 export interface Ctx extends Services {

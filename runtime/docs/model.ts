@@ -1,3 +1,5 @@
+import type { AuthMode } from '../../shared/handler.ts'
+
 /**
  * What the interface documents are generated from (spec 9: packaged documents v1.0).
  * The build fills it from the routes manifest and the handlers' definitions, so the
@@ -6,7 +8,7 @@
 export interface DocRoute {
   path: string
   methods: string[]
-  auth: 'anonymous' | 'session' | 'session-any'
+  auth: AuthMode
   body: 'json' | 'multipart' | 'none'
   summary: string
   /** JSON Schema of the handler's input (TypeBox schemas are JSON Schema). */

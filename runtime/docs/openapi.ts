@@ -56,8 +56,9 @@ function operation(route: DocRoute, method: string) {
       ...(route.body === 'none' ? {} : { 413: envelopeResponse('Body too large (HTTP_BODY_TOO_LARGE; a low-level rejection may be a bare 413).') }),
     },
   }
-  // spec 5.2: every route but DoLogin and Probe needs mtk.
+  // spec 5.2: every route but DoLogin and Probe needs mtk; the metrics route also takes the scrape token.
   if (route.auth === 'anonymous') op.security = []
+  if (route.auth === 'scrape') op.security = [{ mtk: [] }, { scrapeToken: [] }]
   if (route.body === 'json' && method !== 'GET' && method !== 'HEAD') {
     op.requestBody = { required: true, content: { 'application/json': { schema: input } } }
   } else if (route.body === 'multipart') {
@@ -91,7 +92,10 @@ export function buildOpenApi(routes: DocRoute[], info: { softwareVersion: string
     tags: [...new Set(routes.map((r) => categoryOf(r.path)))].sort().map((name) => ({ name })),
     paths,
     components: {
-      securitySchemes: { mtk: { type: 'apiKey', in: 'header', name: 'mtk', description: 'Session token from DoLogin (spec 2.2).' } },
+      securitySchemes: {
+        mtk: { type: 'apiKey', in: 'header', name: 'mtk', description: 'Session token from DoLogin (spec 2.2).' },
+        scrapeToken: { type: 'http', scheme: 'bearer', description: 'The configured METRICS_TOKEN (README "Metrics"), for a Prometheus scraper; only where an operation lists it.' },
+      },
       schemas: { Envelope, MessageItem },
     },
   }

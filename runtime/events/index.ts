@@ -13,6 +13,7 @@ import { Outbox } from './outbox.ts'
 import { ChannelSettingsStore } from './settings-store.ts'
 import { WebhookTarget } from './webhook.ts'
 import { EventWebSocketServer } from './websocket.ts'
+import type { DeviceMetrics, EventChannel } from '../metrics/index.ts'
 
 export type { RequestRouter } from './mqtt.ts'
 
@@ -25,6 +26,8 @@ export interface EventChannelDeps {
   log: Logger
   services: () => Services
   router: RequestRouter | null
+  /** Deliveries per channel (README "Metrics"). */
+  metrics: DeviceMetrics
 }
 
 const PRUNE_INTERVAL_MS = 60_000
@@ -41,7 +44,7 @@ export function createEventSystem(deps: EventChannelDeps) {
   const outbox = new Outbox(db, deps.client, clock, log)
   const cursors = new CursorStore(db, clock.now)
   const store = new ChannelSettingsStore(db, config, clock.now)
-  const websocket = new EventWebSocketServer({ host: config.wsHost, port: config.wsPort, outbox, services: deps.services, maxBufferedBytes: config.wsMaxBufferedBytes, pollMs: config.eventPollMs })
+  const websocket = new EventWebSocketServer({ host: config.wsHost, port: config.wsPort, outbox, services: deps.services, maxBufferedBytes: config.wsMaxBufferedBytes, pollMs: config.eventPollMs, record: deps.metrics.deliveries('websocket') })
   let mqtt: MqttChannel | null = null
   let webhooks: WebhookTarget[] = []
   let started = false
@@ -69,7 +72,7 @@ export function createEventSystem(deps: EventChannelDeps) {
     mqtt = null
     mqttRejected = null
     if (!started || !settings.enabled || !settings.url) return
-    mqtt = new MqttChannel({ settings, tls, outbox, cursors, services: deps.services, router: deps.router, log, pollMs: config.eventPollMs, reconnectMinMs: config.mqttReconnectMinMs, reconnectMaxMs: config.mqttReconnectMaxMs, registration })
+    mqtt = new MqttChannel({ settings, tls, outbox, cursors, services: deps.services, router: deps.router, log, pollMs: config.eventPollMs, reconnectMinMs: config.mqttReconnectMinMs, reconnectMaxMs: config.mqttReconnectMaxMs, registration, record: deps.metrics.deliveries('mqtt') })
     await mqtt.start()
   }
 
@@ -105,7 +108,7 @@ export function createEventSystem(deps: EventChannelDeps) {
     await Promise.all(webhooks.map((w) => w.stop()))
     webhooks = []
     if (!started || !settings.enabled) return
-    webhooks = settings.urls.map((url) => new WebhookTarget({ url, settings, outbox, cursors, db, clock, log, pollMs: config.eventPollMs }))
+    webhooks = settings.urls.map((url) => new WebhookTarget({ url, settings, outbox, cursors, db, clock, log, pollMs: config.eventPollMs, record: deps.metrics.deliveries('webhook') }))
     for (const target of webhooks) await target.start()
   }
 
@@ -133,6 +136,16 @@ export function createEventSystem(deps: EventChannelDeps) {
         outbox: { lastId: outbox.lastId },
       }
     },
+  }
+
+  /** Events not yet delivered per channel (a disabled channel has none). */
+  const backlog = (): Record<EventChannel, number> => {
+    const lastId = outbox.lastId
+    return {
+      websocket: websocket.backlog(lastId),
+      mqtt: mqtt ? Math.max(0, lastId - mqtt.deliveredId) : 0,
+      webhook: webhooks.reduce((sum, w) => sum + Math.max(0, lastId - w.deliveredId), 0),
+    }
   }
 
   const events: EventsService = {
@@ -175,5 +188,5 @@ export function createEventSystem(deps: EventChannelDeps) {
     },
   }
 
-  return { events, component, outbox, websocket }
+  return { events, component, outbox, websocket, backlog }
 }

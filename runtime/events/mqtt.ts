@@ -11,6 +11,7 @@ import type { CursorStore } from './cursors.ts'
 import { eventJson, type Outbox } from './outbox.ts'
 import { Tail } from './tail.ts'
 import type { MqttTlsMaterial } from './mqtt-tls.ts'
+import type { DeliveryRecorder } from '../metrics/index.ts'
 
 /** What MQTT requests are routed into: the HTTP route table and its validator (one instance). */
 export interface RequestRouter {
@@ -48,6 +49,8 @@ export interface MqttChannelDeps {
   reconnectMinMs: number
   reconnectMaxMs: number
   registration: () => Record<string, unknown>
+  /** Every publish's outcome (README "Metrics"). */
+  record: DeliveryRecorder
 }
 
 export type MqttState = 'connecting' | 'registered' | 'disconnected'
@@ -164,8 +167,11 @@ export class MqttChannel {
       // reconnecting (persistent session); if the client is replaced, reading rewinds.
       client.publishAsync(this.topics.event(event.kind), eventJson(event), { qos: 1 }).then(() => {
         entry.done = true
+        this.deps.record('delivered')
         this.advanceAcked()
       }, (error: Error) => {
+        // Read again from the last acknowledged event and published again.
+        this.deps.record('retried')
         if (client !== this.client) return
         this.lastError = error.message
         this.pending = []

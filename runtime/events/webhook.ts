@@ -5,6 +5,7 @@ import type { DeviceEvent, WebhookSettings } from '../../shared/events/types.ts'
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signWebhook } from './webhook-signature.ts'
 import type { Clock, Logger } from '../../shared/handler.ts'
 import type { CursorStore } from './cursors.ts'
+import type { DeliveryRecorder } from '../metrics/index.ts'
 import { throttledSave } from './mqtt.ts'
 import { eventJson, type Outbox } from './outbox.ts'
 import { Tail } from './tail.ts'
@@ -20,6 +21,8 @@ export interface WebhookDeps {
   pollMs: number
   /** Called when an event is dead-lettered (operators' counter). */
   onDeadLetter?(): void
+  /** Every attempt's outcome (README "Metrics"). */
+  record: DeliveryRecorder
 }
 
 /**
@@ -78,10 +81,13 @@ export class WebhookTarget {
       const error = await this.attempt(event, body)
       if (error === null) {
         this.lastError = null
+        this.deps.record('delivered')
         return
       }
       this.lastError = error
-      if (attempt >= settings.maxAttempts) {
+      const last = attempt >= settings.maxAttempts
+      this.deps.record(last ? 'failed' : 'retried')
+      if (last) {
         await this.deps.db.insert(webhookDeadLetters).values({ eventId: event.id, url: this.deps.url, attempts: attempt, lastError: error, firstAttemptAt, deadAt: clock.now() })
         log.warn({ eventId: event.id, kind: event.kind, url: this.deps.url, attempts: attempt, lastError: error }, 'webhook delivery dead-lettered')
         this.deps.onDeadLetter?.()

@@ -6,6 +6,7 @@ import type { Services } from '../../shared/handler.ts'
 import type { DeviceEvent } from '../../shared/events/types.ts'
 import { eventJson, type Outbox } from './outbox.ts'
 import { Tail } from './tail.ts'
+import type { DeliveryRecorder } from '../metrics/index.ts'
 
 // RFC 6455 7.4.1: 1008 = policy violation (no valid mtk, bad parameters).
 export const POLICY_VIOLATION = 1008
@@ -29,6 +30,8 @@ export interface WebSocketDeps {
   services: () => Services
   maxBufferedBytes: number
   pollMs: number
+  /** Events sent, and events a client lost by going away or being disconnected (README "Metrics"). */
+  record: DeliveryRecorder
 }
 
 /**
@@ -49,6 +52,13 @@ export class EventWebSocketServer {
 
   get clients(): number {
     return this.tails.size
+  }
+
+  /** Events after each client's position up to `lastId`, summed over clients. */
+  backlog(lastId: number): number {
+    let behind = 0
+    for (const tail of this.tails.values()) behind += Math.max(0, lastId - tail.cursor)
+    return behind
   }
 
   async start(): Promise<void> {
@@ -130,18 +140,25 @@ export class EventWebSocketServer {
   private async sendAll(ws: WebSocket, events: DeviceEvent[], account: string, services: Services) {
     const socket = (ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket
     let i = 0
+    // A client gone or disconnected loses what is left: it resumes with lastEventId, if at all.
+    const lost = (reason: string) => {
+      this.deps.record('failed', events.length - i)
+      return new Error(reason)
+    }
     while (i < events.length) {
-      if (ws.readyState !== ws.OPEN) throw new Error('closed')
+      if (ws.readyState !== ws.OPEN) throw lost('closed')
       if (ws.bufferedAmount > this.deps.maxBufferedBytes && !(await drained(ws, this.deps.maxBufferedBytes, SLOW_CLIENT_GRACE_MS))) {
         services.log.warn({ bufferedBytes: ws.bufferedAmount, account }, 'event websocket client does not read; disconnecting')
         ws.terminate()
-        throw new Error('slow client')
+        throw lost('slow client')
       }
+      const from = i
       socket?.cork()
       try {
         for (; i < events.length && ws.bufferedAmount <= this.deps.maxBufferedBytes; i++) ws.send(`{"type":"event","event":${eventJson(events[i]!)}}`)
       } finally {
         socket?.uncork()
+        this.deps.record('delivered', i - from)
       }
     }
   }

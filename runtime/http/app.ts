@@ -4,19 +4,34 @@ import { requestId } from './request-id.ts'
 import { accessLog } from './access-log.ts'
 import { dispatch } from './dispatch.ts'
 import type { InFlight } from './inflight.ts'
+import { requestMetrics } from './request-metrics.ts'
 import type { RouteTable } from './route-table.ts'
 import { InputValidator } from './validate.ts'
-import { staticFiles } from './static-files.ts'
+import { staticFiles, staticRouteOf } from './static-files.ts'
+import type { DeviceMetrics } from '../metrics/index.ts'
 import type { UploadManager } from '../uploads/service.ts'
 import { TUS_PATH, tusEndpoint } from '../uploads/tus.ts'
 
 type Vars = { Variables: { requestId: string } }
 
+export interface AppParts {
+  /** Mounts the native tus endpoint on it. */
+  uploads?: UploadManager
+  /** Counts every request (README "Metrics"). */
+  metrics?: DeviceMetrics
+  /** Shared with the MQTT request route (spec 5.6). */
+  validator?: InputValidator
+}
+
 /** The hono app: small named middleware, then the route table. */
-export function createApp(services: Services, table: RouteTable, inflight: InFlight, uploads?: UploadManager, validator: InputValidator = new InputValidator()) {
+export function createApp(services: Services, table: RouteTable, inflight: InFlight, { uploads, metrics, validator = new InputValidator() }: AppParts = {}) {
   const app = new Hono<Vars>()
   app.use('*', requestId())
   app.use('*', accessLog(services.log))
+  if (metrics) {
+    const isTus = (path: string) => uploads !== undefined && (path === TUS_PATH || path.startsWith(`${TUS_PATH}/`))
+    app.use('*', requestMetrics(metrics.http, (path) => table.lookup(path)?.route.path ?? (isTus(path) ? TUS_PATH : staticRouteOf(path))))
+  }
   app.use('*', inflight.middleware())
   app.route('/', staticFiles(services))
   if (uploads) {

@@ -5,6 +5,7 @@ import { failure, success, type Envelope } from '../../shared/envelope.ts'
 import type { Ctx, HandlerDefinition, Identity, Services } from '../../shared/handler.ts'
 import type { RouteEntry, RouteTable } from './route-table.ts'
 import type { InputValidator } from './validate.ts'
+import { scrapeTokenAccepted } from '../auth/scrape-token.ts'
 import { attachNodeBody } from '../../shared/http/node-body.ts'
 import { jsonBytes } from '../../shared/http/json-bytes.ts'
 import { BodyTooLarge, bodyTooLargeError, discard, DRAIN_CAP_BYTES, limitBody, limitRequestBody, type LimitedBody } from './body-limit.ts'
@@ -42,12 +43,14 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
     }
 
     let identity: Identity | null = null
-    if (route.auth !== 'anonymous') {
+    // A scraper's token (README "Metrics") stands for no account: the handler runs without an identity.
+    const scraper = route.auth === 'scrape' && scrapeTokenAccepted(services.config.metricsToken, c.req.header('authorization'))
+    if (route.auth !== 'anonymous' && !scraper) {
       // spec 5.2-5.3: every route but DoLogin and Probe needs a valid mtk; otherwise HTTP 401.
       identity = await services.sessions.resolve(c.req.header('mtk'))
       if (!identity) return errorResponse(c, new ApiError('Unauthorized'))
       // spec 5.7: a pending password change blocks business use.
-      if (route.auth === 'session' && identity.passwordChangeRequired) return errorResponse(c, new ApiError('PasswordChangeRequired'))
+      if (route.auth !== 'session-any' && identity.passwordChangeRequired) return errorResponse(c, new ApiError('PasswordChangeRequired'))
     }
 
     // Bodies are read from node:http's own stream when there is one (body-limit.ts): no web

@@ -26,6 +26,14 @@ export function staticFiles(services: Services) {
   return app
 }
 
+/** The mount a path of these static files belongs to, as the metrics' `route` label. */
+export function staticRouteOf(path: string): string | undefined {
+  if (path === '/') return '/'
+  if (path === '/console' || path.startsWith('/console/')) return '/console/*'
+  if (path.startsWith('/staticfile/')) return '/staticfile/*'
+  return undefined
+}
+
 /** The console talks to no host but the device: same origin, plus the device's WebSocket listener. */
 function consoleHeaders(): MiddlewareHandler {
   return async (c, next) => {

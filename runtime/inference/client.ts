@@ -9,6 +9,7 @@ import { encodeFrame, FrameDecoder, type SidecarOp, type WireError } from '../si
 import type { SidecarSupervisor, SupervisorLog } from './supervisor.ts'
 import type { LoadedManifest } from '../../models/load-manifests.ts'
 import type { ModelSignature } from '../../shared/models/onnx.ts'
+import type { DeviceMetrics } from '../metrics/index.ts'
 
 interface Pending {
   resolve(frame: { result: unknown; body: Buffer }): void
@@ -21,6 +22,8 @@ export interface ClientOptions {
   /** Extra time past a request's deadline before the client gives up on the answer. */
   deadlineGraceMs?: number
   log?: SupervisorLog
+  /** Detection time per algorithm (README "Metrics"). */
+  metrics?: DeviceMetrics['inference']
 }
 
 const unavailable = (why: string) => new ApiError('SidecarUnavailable', { details: { reason: why } })
@@ -37,8 +40,9 @@ const unavailable = (why: string) => new ApiError('SidecarUnavailable', { detail
  */
 export class SidecarClient implements InferenceService {
   readonly #supervisor: SidecarSupervisor
-  readonly #options: Required<Omit<ClientOptions, 'log'>>
+  readonly #options: Required<Omit<ClientOptions, 'log' | 'metrics'>>
   readonly #log: SupervisorLog | undefined
+  readonly #metrics: DeviceMetrics['inference'] | undefined
   readonly #handles = new Map<string, { algorithmId: string; taskConfig: TaskConfig }>()
   /** Every algorithm the sidecar knows: defined again after each (re)start. */
   readonly #definitions = new Map<string, LoadedManifest>()
@@ -54,6 +58,7 @@ export class SidecarClient implements InferenceService {
     this.#supervisor = supervisor
     this.#options = { readyWaitMs: options.readyWaitMs ?? 30_000, deadlineGraceMs: options.deadlineGraceMs ?? 2_000 }
     this.#log = options.log
+    this.#metrics = options.metrics
     supervisor.on('ready', () => { void this.#connect() })
     supervisor.on('exit', () => this.#disconnected('sidecar exited'))
     if (supervisor.ready) void this.#connect()
@@ -234,12 +239,18 @@ export class SidecarClient implements InferenceService {
     }
     const body = image.kind === 'bytes' ? image.bytes : image.kind === 'rgb' ? image.data : undefined
     const timeoutAt = request.deadline !== undefined ? request.deadline + this.#options.deadlineGraceMs : undefined
+    // The label is the loaded algorithm's id (a bounded set), read before the request can change it.
+    const algorithm = this.#handles.get(request.handle)?.algorithmId ?? 'unloaded'
+    const started = performance.now()
+    let outcome = 'error'
     this.#inflight.set(request.handle, (this.#inflight.get(request.handle) ?? 0) + 1)
     try {
       const { result, body: jpeg } = await this.#request('detect', header, body, timeoutAt)
       const r = result as { result: DetectionResultCore; timings: Record<string, number> }
+      outcome = 'ok'
       return { result: r.result, timings: r.timings, overlayJpeg: jpeg.length > 0 ? jpeg : null }
     } finally {
+      this.#metrics?.duration.observe({ algorithm, outcome }, (performance.now() - started) / 1000)
       const left = (this.#inflight.get(request.handle) ?? 1) - 1
       if (left > 0) this.#inflight.set(request.handle, left)
       else this.#inflight.delete(request.handle)

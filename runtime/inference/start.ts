@@ -5,7 +5,8 @@ import path from 'node:path'
 import type { Config } from '../../shared/config.ts'
 import { SidecarClient } from './client.ts'
 import { defaultManifestDir, loadManifests, type LoadedManifest } from '../../models/load-manifests.ts'
-import { SidecarSupervisor, type SupervisorLog, type SupervisorOptions } from './supervisor.ts'
+import { onSidecarRestart, SidecarSupervisor, type SupervisorLog, type SupervisorOptions } from './supervisor.ts'
+import type { DeviceMetrics } from '../metrics/index.ts'
 
 export interface StartInferenceOptions {
   config: Pick<Config, 'dataPath' | 'inferenceThreads' | 'maxEncodedImageBytes' | 'maxImagePixels'>
@@ -20,6 +21,8 @@ export interface StartInferenceOptions {
   manifestDir?: string
   log?: SupervisorLog
   backoff?: SupervisorOptions['backoff']
+  /** Detection times and sidecar restarts (README "Metrics"). */
+  metrics?: DeviceMetrics['inference']
 }
 
 export interface Inference {
@@ -56,7 +59,9 @@ export function createInference(options: StartInferenceOptions): Inference {
     ...(options.log ? { log: options.log } : {}),
     ...(options.backoff ? { backoff: options.backoff } : {}),
   })
-  const inference = new SidecarClient(supervisor, options.log ? { log: options.log } : {})
+  const inference = new SidecarClient(supervisor, { ...(options.log ? { log: options.log } : {}), ...(options.metrics ? { metrics: options.metrics } : {}) })
+  const restarts = options.metrics?.sidecarRestarts
+  if (restarts) onSidecarRestart(supervisor, () => restarts.inc())
   const algorithms = options.algorithms
     ?? loadManifests(options.manifestDir ?? defaultManifestDir(options.projectRoot), options.projectRoot, options.config.dataPath).values()
   for (const algorithm of algorithms) void inference.define(algorithm)

@@ -109,3 +109,17 @@ export class SidecarSupervisor extends EventEmitter {
     })
   }
 }
+
+export type SidecarRestart = { exitCode: number | null; signal: string | null; restarts: number }
+
+/**
+ * Calls `listener` each time a sidecar process after the first becomes ready (a restart), with
+ * the exit that caused it, from the supervisor's own `exit` and `ready` notifications.
+ */
+export function onSidecarRestart(supervisor: EventEmitter, listener: (restart: SidecarRestart) => void): void {
+  let lastExit: { code: number | null; signal: string | null } | null = null
+  supervisor.on('exit', (exit: { code: number | null; signal: string | null }) => { lastExit = exit })
+  supervisor.on('ready', ({ generation }: { generation: number }) => {
+    if (generation > 1) listener({ exitCode: lastExit?.code ?? null, signal: lastExit?.signal ?? null, restarts: generation - 1 })
+  })
+}

@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, inArray, isNull, lte, or, sql } from 'drizzle-orm'
+import { and, count, eq, getTableColumns, inArray, isNull, lte, or, sql } from 'drizzle-orm'
 import type { Db } from '../../shared/db/client.ts'
 import { uploadChunks, uploadSessions } from '../../shared/db/schema/uploads.ts'
 import type { UploadState } from '../../shared/uploads/index.ts'
@@ -139,6 +139,11 @@ export class UploadRepository {
 
   async markBytesDeleted(id: string, now: number): Promise<void> {
     await this.bytesDeleted.run({ id, now })
+  }
+
+  /** Sessions per state (metrics, read at scrape time). */
+  async countByState(): Promise<{ state: string; count: number }[]> {
+    return this.db.select({ state: uploadSessions.state, count: count() }).from(uploadSessions).groupBy(uploadSessions.state)
   }
 
   /** Ended sessions whose bytes may still be on disk. */

@@ -12,9 +12,10 @@ import type { Db } from '../../shared/db/client.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Clock, Identity, Logger } from '../../shared/handler.ts'
 import type {
-  ChunkFields, ClaimedUpload, SweepResult, UploadCapabilities, UploadLease, UploadService, UploadSessionView,
+  ChunkFields, ClaimedUpload, SweepResult, UploadCapabilities, UploadLease, UploadService, UploadSessionView, UploadState,
 } from '../../shared/uploads/index.ts'
 import { ByteGate, countBody } from '../../shared/uploads/byte-gate.ts'
+import type { DeviceMetrics, UploadProtocol } from '../metrics/index.ts'
 import { capacityOf, statDisk, type Capacity, type StatDisk } from './capacity.ts'
 import { expiryOf } from './expiry.ts'
 import { Mutex, SessionWriteLocks, type SessionWrite } from './locks.ts'
@@ -36,6 +37,8 @@ export interface UploadServiceOptions {
   sweepTimer?: boolean
   /** Where admission refusals and expiries are reported (`upload.*` events, spec 6). */
   events?: Pick<EventsService, 'emit'>
+  /** Bytes accepted and refusals, by protocol (README "Metrics"). */
+  metrics?: DeviceMetrics['uploads']
 }
 
 /** What a new session needs, whichever protocol opens it (uploadTemp chunk 0 or tus creation). */
@@ -137,6 +140,9 @@ export class UploadManager implements UploadService {
       } finally {
         write.release()
       }
+    } catch (error) {
+      this.refused('uploadTemp', error)
+      throw error
     } finally {
       body.resume() // whatever happened, let the rest of the body drain
     }
@@ -250,6 +256,7 @@ export class UploadManager implements UploadService {
         const fresh = await this.repo.find(session.id)
         throw (fresh && endedSessionError(fresh)) ?? new ApiError('TRANSFER_BUSY', { details: { uploadId: session.id } })
       }
+      this.received('uploadTemp', chunk.chunkSize)
       // A complete session takes no more chunks (a resent one is only counted, never written).
       if (chunk.chunkIndex < session.totalChunks - 1) this.knownFileSizes.set(session.id, session.receivedBytes + chunk.chunkSize)
     } catch (error) {
@@ -297,6 +304,23 @@ export class UploadManager implements UploadService {
     if (actual === session.sha256) return
     await this.endAndDelete(session, 'failed', 'sha256 mismatch')
     throw new ApiError('UPLOAD_CHECKSUM_MISMATCH', { details: { uploadId: session.id, expected: session.sha256, actual, state: 'failed' } })
+  }
+
+  /** Counts bytes accepted into a session (README "Metrics"). */
+  received(protocol: UploadProtocol, bytes: number): void {
+    if (bytes > 0) this.options.metrics?.receivedBytes.inc({ protocol }, bytes)
+  }
+
+  /** Counts a refused chunk or creation by its catalogue error id (a bounded label set); `other` for the rest (HTTP body limit, internal failure). */
+  refused(protocol: UploadProtocol, error: unknown): void {
+    this.options.metrics?.refusals.inc({ protocol, reason: error instanceof ApiError ? error.id : 'other' })
+  }
+
+  /** How many sessions the database holds in each state of spec 3.1 (every state listed). */
+  async sessionsByState(): Promise<Record<UploadState, number>> {
+    const counts: Record<UploadState, number> = { open: 0, complete: 0, consumed: 0, cancelled: 0, expired: 0, failed: 0 }
+    for (const { state, count } of await this.repo.countByState()) if (state in counts) counts[state as UploadState] = count
+    return counts
   }
 
   /** spec 3.1 "open or complete → cancelled": reservation released at once, then the bytes deleted. */

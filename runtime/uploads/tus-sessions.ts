@@ -15,6 +15,9 @@ export interface SessionCore {
   openWrite(uploadId: string): Promise<SessionWrite>
   ownLiveSession(identity: Identity, uploadId: string, source: 'tus'): Promise<UploadSessionRow>
   verifySha256(session: UploadSessionRow): Promise<void>
+  /** Metrics (README "Metrics"). */
+  received(protocol: 'tus', bytes: number): void
+  refused(protocol: 'tus', error: unknown): void
 }
 
 /**
@@ -37,9 +40,14 @@ export class TusSessions implements StoreHooks {
     const purpose = upload.metadata?.purpose || 'file'
     const sha256 = upload.metadata?.sha256?.toLowerCase() || undefined
     const chunk: ChunkFields = { filename, purpose, chunkIndex: 0, totalChunks: 1, totalSize: upload.size ?? 0, chunkSize: 0, sha256 }
-    checkChunkFields({ ...chunk, totalChunks: Math.max(1, Math.ceil(chunk.totalSize / this.config.uploadMaxChunkBytes)) }, this.config)
-    // @tus/server creates the file right after: no empty file here.
-    await this.core.admitExclusive(identity, { source: 'tus', filename, purpose, totalSize: chunk.totalSize, totalChunks: 1, sha256, metadataBytes: metadataBytesOf(chunk) }, upload.id, false)
+    try {
+      checkChunkFields({ ...chunk, totalChunks: Math.max(1, Math.ceil(chunk.totalSize / this.config.uploadMaxChunkBytes)) }, this.config)
+      // @tus/server creates the file right after: no empty file here.
+      await this.core.admitExclusive(identity, { source: 'tus', filename, purpose, totalSize: chunk.totalSize, totalChunks: 1, sha256, metadataBytes: metadataBytesOf(chunk) }, upload.id, false)
+    } catch (error) {
+      this.core.refused('tus', error)
+      throw error
+    }
   }
 
   /** For tus requests on an existing upload: the caller's live tus session, or the error to answer. */
@@ -65,6 +73,7 @@ export class TusSessions implements StoreHooks {
       }
     }
     await this.repo.recordTusProgress(uploadId, offset, offset === session.totalSize, this.clock.now())
+    this.core.received('tus', offset - session.receivedBytes)
   }
 
   /**

@@ -7,7 +7,7 @@ import { mqttTopics } from '../../runtime/events/mqtt.ts'
 
 let device: DeviceProcess
 let mtk: string
-let mounted: { path: string; methods: string[]; authenticated: boolean }[]
+let mounted: { path: string; methods: string[]; authenticated: boolean; auth: string }[]
 
 beforeAll(async () => {
   device = await startDevice()
@@ -51,11 +51,15 @@ describe('packaged interface documents (spec 4.11, 9)', () => {
       expect(Object.keys(item).sort(), route.path).toEqual(route.methods.map((m) => m.toLowerCase()).sort())
       for (const operation of Object.values<any>(item)) {
         // spec 5.2: only DoLogin and Probe are anonymous; OpenAPI says so with `security: []`.
-        if (route.authenticated) expect(operation.security, route.path).toBeUndefined()
+        // The metrics route takes the mtk or the scrape token.
+        if (route.auth === 'mtk-or-scrape-token') expect(operation.security, route.path).toEqual([{ mtk: [] }, { scrapeToken: [] }])
+        else if (route.authenticated) expect(operation.security, route.path).toBeUndefined()
         else expect(operation.security, route.path).toEqual([])
       }
     }
     expect(spec.components.securitySchemes.mtk).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'mtk' }))
+    expect(spec.components.securitySchemes.scrapeToken).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }))
+    expect(mounted.filter((r) => r.auth === 'mtk-or-scrape-token').map((r) => r.path)).toEqual(['/gtw/cwai/System/Metrics'])
   })
 
   it('every request schema in the OpenAPI document is valid JSON Schema 2020-12', async () => {

@@ -26,7 +26,7 @@ describe('MQTT channel', () => {
     // A persistent session, so that messages published while the test client is away
     // (broker restart) are kept for it.
     recorder = await recordTopics(broker.url, `${base}/#`, { clientId: `rec-${clientId}`, clean: false })
-    env = { MQTT_URL: broker.url, MQTT_CLIENT_ID: clientId, LOGIN_MAX_FAILURES: '1', MQTT_RECONNECT_MIN_MS: '100', MQTT_RECONNECT_MAX_MS: '400', EVENT_POLL_MS: '100' }
+    env = { MQTT_URL: broker.url, MQTT_CLIENT_ID: clientId, LOGIN_MAX_FAILURES: '1', MQTT_RECONNECT_MIN_MS: '100', MQTT_RECONNECT_MAX_MS: '400', EVENT_POLL_MS: '100', METRICS_TOKEN: randomUUID() }
     device = await startDevice({ env })
   })
 
@@ -63,6 +63,21 @@ describe('MQTT channel', () => {
     expect(locked.body).toMatchObject({ kind: 'login.locked', source: 'login', payload: { accountName: 'mqtt-lock-1', failures: 1 } })
     expect(locked.body.id).toBeGreaterThan(started.body.id)
     expect(Date.parse(locked.body.time)).not.toBeNaN()
+  })
+
+  it('counts the acknowledged publishes in the metrics (README "Metrics")', async () => {
+    // The scrape token, not an admin sign-in: LOGIN_MAX_FAILURES=1 and the tests below sign in themselves.
+    const delivered = async () => {
+      const text = await (await fetch(`${device.url}/gtw/cwai/System/Metrics`, { headers: { authorization: `Bearer ${env.METRICS_TOKEN}` } })).text()
+      return Number(/^event_deliveries_total\{channel="mqtt",outcome="delivered"\} (\d+)$/m.exec(text)?.[1] ?? 0)
+    }
+    const before = await delivered()
+    expect(before).toBeGreaterThanOrEqual(2) // device.started and login.locked at least
+    await failSignIn(device, 'mqtt-metrics')
+    await recorder.waitFor((m) => m.topic === `${base}/event/login.locked` && m.body.payload.accountName === 'mqtt-metrics')
+    const deadline = Date.now() + 5000
+    while ((await delivered()) === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(await delivered()).toBe(before + 1)
   })
 
   it('runs a request through the router without mtk and answers with the envelope and request id', async () => {
