@@ -5,6 +5,7 @@ import type { Clock, Logger, MountedRoute, Services } from '../shared/handler.ts
 import type { LogFileHealth } from '../shared/aihost/types.ts'
 import { embeddedTuning, migrateDb, openDb } from '../shared/db/client.ts'
 import { ensureDefaultAccount } from '../shared/auth/accounts.ts'
+import { scryptCost } from '../shared/auth/password.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
 import { RuntimeDeviceHost } from './device.ts'
 import { registerPresetModels } from './models/presets.ts'
@@ -67,13 +68,14 @@ const readJson = (file: string) => {
  * line: construct it from what exists so far, register it as a component if it runs.
  */
 export async function createServices(config: Config, log: Logger, options: ServiceOptions = {}): Promise<RuntimeServices> {
+  const passwordCost = scryptCost(config.passwordScryptN) // an out-of-range PASSWORD_SCRYPT_N stops the start
   mkdirSync(config.dataPath, { recursive: true })
   const clock = options.clock ?? { now: () => Date.now() }
   // WAL: a commit appends to the log instead of rewriting pages (upload chunks commit their
   // manifest once per chunk); DB_SYNCHRONOUS chooses what a power cut may lose.
   const database = openDb(config.databaseUrl, config.libsqlAuthToken || undefined, { connectionSetup: embeddedTuning(config.dbSynchronous) })
   await migrateDb(database.db, migrationsDir)
-  await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now())
+  await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now(), passwordCost)
 
   const components: Component[] = []
   // Metrics (README "Metrics"): one registry for this runtime, handed to every area that records.

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { eq } from 'drizzle-orm'
 import { defineHandler } from '../../shared/handler.ts'
 import { ApiError } from '../../shared/errors/index.ts'
-import { MD5_HEX, hashPasswordDigest, verifyPasswordDigest } from '../../shared/auth/password.ts'
+import { MD5_HEX, hashPasswordDigest, scryptCost, verifyPasswordDigest } from '../../shared/auth/password.ts'
 import { users } from '../../shared/db/schema/index.ts'
 
 const Input = Type.Object({
@@ -26,7 +26,7 @@ export default defineHandler({
       throw new ApiError('PasswordWeak', { details: { field: 'newPwd', reason: 'must differ from the current password' } })
 
     const now = ctx.clock.now()
-    const passwordHash = await hashPasswordDigest(newPwd)
+    const passwordHash = await hashPasswordDigest(newPwd, scryptCost(ctx.config.passwordScryptN))
     // The password, the revocations and the event commit together (outbox, README "Events").
     const revokedSessions = await ctx.db.transaction(async (tx) => {
       await tx.update(users)

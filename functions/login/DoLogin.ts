@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { ApiError } from '../../shared/errors/index.ts'
-import { MD5_HEX, verifyPasswordDigest, DUMMY_PASSWORD_HASH } from '../../shared/auth/password.ts'
-import { findUserByAccount } from '../../shared/auth/accounts.ts'
+import { MD5_HEX, scryptCost } from '../../shared/auth/password.ts'
+import { authenticate } from '../../shared/auth/accounts.ts'
 import { clearFailures, lockedForSeconds, recordFailure } from '../../shared/auth/lockout.ts'
 
 // spec 4.1: account and the 32-hex-character MD5 digest of the password.
@@ -22,10 +22,9 @@ export default defineHandler({
     const lockSeconds = await lockedForSeconds(ctx.db, account, now)
     if (lockSeconds > 0) throw new ApiError('LoginLocked', { retryAfterSeconds: lockSeconds, details: { retryAfterSeconds: lockSeconds } })
 
-    const user = await findUserByAccount(ctx.db, account)
     // Unknown account and wrong password are indistinguishable, in answer and in cost.
-    const valid = await verifyPasswordDigest(pwd, user?.passwordHash ?? DUMMY_PASSWORD_HASH)
-    if (!user || !valid) {
+    const user = await authenticate(ctx.db, account, pwd, scryptCost(ctx.config.passwordScryptN))
+    if (!user) {
       const policy = { maxFailures: ctx.config.loginMaxFailures, lockMs: ctx.config.loginLockMs }
       // The failure count, the lock and its event commit together (outbox, README "Events").
       const locked = await ctx.db.transaction(async (tx) => {

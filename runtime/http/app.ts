@@ -1,6 +1,7 @@
 import { Hono } from 'hono'
 import type { Services } from '../../shared/handler.ts'
-import { requestId } from './request-id.ts'
+import { requestId } from 'hono/request-id'
+import { securityHeaders } from './security-headers.ts'
 import { accessLog } from './access-log.ts'
 import { dispatch } from './dispatch.ts'
 import type { InFlight } from './inflight.ts'
@@ -26,7 +27,9 @@ export interface AppParts {
 /** The hono app: small named middleware, then the route table. */
 export function createApp(services: Services, table: RouteTable, inflight: InFlight, { uploads, metrics, validator = new InputValidator() }: AppParts = {}) {
   const app = new Hono<Vars>()
-  app.use('*', requestId())
+  // A sane incoming X-Request-Id (at most 128 letters, digits, '_', '-', '=') is kept, else a UUID.
+  app.use('*', requestId({ limitLength: 128 }))
+  app.use('*', securityHeaders())
   app.use('*', accessLog(services.log))
   if (metrics) {
     const isTus = (path: string) => uploads !== undefined && (path === TUS_PATH || path.startsWith(`${TUS_PATH}/`))

@@ -1,8 +1,9 @@
 import path from 'node:path'
-import { Hono, type MiddlewareHandler } from 'hono'
+import { Hono } from 'hono'
 import { serveStatic } from '@hono/node-server/serve-static'
 import type { Services } from '../../shared/handler.ts'
 import { distDir } from '../paths.ts'
+import { consoleSecurityHeaders } from './security-headers.ts'
 
 /**
  * Public static files built by build.mjs: the console (`/console/`) and the packaged interface
@@ -20,7 +21,7 @@ export function staticFiles(services: Services) {
     const status = await services.events.settings.status().catch(() => null)
     return c.json({ wsPort: status?.websocket.port || services.config.wsPort })
   })
-  app.use('/console/*', consoleHeaders())
+  app.use('/console/*', consoleSecurityHeaders())
   app.use('/console/*', serveStatic({ root }))
   app.use('/staticfile/*', serveStatic({ root }))
   return app
@@ -34,14 +35,3 @@ export function staticRouteOf(path: string): string | undefined {
   return undefined
 }
 
-/** The console talks to no host but the device: same origin, plus the device's WebSocket listener. */
-function consoleHeaders(): MiddlewareHandler {
-  return async (c, next) => {
-    await next()
-    const host = new URL(c.req.url).hostname
-    const ws = `ws://${host.includes(':') ? `[${host}]` : host}:*`
-    c.header('Content-Security-Policy', `default-src 'self'; img-src 'self' data: blob:; connect-src 'self' ${ws}; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'`)
-    c.header('X-Content-Type-Options', 'nosniff')
-    c.header('Referrer-Policy', 'no-referrer')
-  }
-}

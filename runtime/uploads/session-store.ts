@@ -1,3 +1,14 @@
+/**
+ * The upload store: a subclass of @tus/file-store's FileStore. Relied on, beyond its typed API:
+ * the constructor's options and its call of `checkOrCreateDirectory` (replaced below), the
+ * `extensions` list, the file layout (bytes at `<directory>/<id>`, written in place from the
+ * offset, the record at `<id>.json`, the offset read back as the file size; the upload service
+ * writes, truncates and removes these files itself), and how @tus/server drives the store
+ * (`write(stream, id, offset)` for a PATCH, Upload-Checksum left to the store, errors from the
+ * store handed to onResponseError as thrown). So @tus/file-store and @tus/server are pinned to
+ * exact versions in package.json, and test/uploads/tus-store-internals.test.ts fails when an
+ * upgrade changes any of it.
+ */
 import { createHash, type Hash } from 'node:crypto'
 import { createWriteStream, mkdirSync } from 'node:fs'
 import { truncate } from 'node:fs/promises'

@@ -1,31 +1,106 @@
-import { randomBytes, scrypt as scryptCb, timingSafeEqual, createHash } from 'node:crypto'
+import { randomBytes, scrypt as scryptCb, timingSafeEqual, createHash, type ScryptOptions } from 'node:crypto'
 import { promisify } from 'node:util'
 
-const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>
+const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, options: ScryptOptions) => Promise<Buffer>
 const KEY_LENGTH = 32
+const SALT_LENGTH = 16
 
 /** spec 4.1: clients send the 32-character hex MD5 digest of the password, never plaintext. */
 export const MD5_HEX = /^[0-9a-fA-F]{32}$/
 
 export const md5Hex = (text: string) => createHash('md5').update(text, 'utf8').digest('hex')
 
+/** scrypt's parameters: N (CPU and memory cost), r (block size), p (parallelism). */
+export interface ScryptCost {
+  N: number
+  r: number
+  p: number
+}
+
+/** OWASP Password Storage Cheat Sheet's minimum for scrypt (N=2^17, r=8, p=1): the default of new hashes. */
+export const OWASP_SCRYPT_N = 2 ** 17
 /**
- * The stored form: `scrypt$<salt b64>$<key b64>` over the lower-cased MD5 digest. The digest
- * is a password equivalent on the wire (spec 4.1), so it is stretched and salted at rest.
+ * Lowest N that PASSWORD_SCRYPT_N may set: Node's default, the cost of every hash stored before
+ * hashes recorded their parameters. Below OWASP's minimum, so only for tests and weak hardware.
  */
-export async function hashPasswordDigest(md5: string): Promise<string> {
-  const salt = randomBytes(16)
-  const key = await scrypt(md5.toLowerCase(), salt, KEY_LENGTH)
-  return `scrypt$${salt.toString('base64')}$${key.toString('base64')}`
+export const MIN_SCRYPT_N = 2 ** 14
+/** Most memory one hash may take (about 128·N·r bytes): a tampered row cannot make a sign-in take more. */
+const MAX_SCRYPT_MEMORY = 256 * 1024 * 1024
+/** Highest N that PASSWORD_SCRYPT_N may set (r=8). */
+const MAX_SCRYPT_N = MAX_SCRYPT_MEMORY / (128 * 8)
+
+/** Hashes stored as `scrypt$<salt>$<key>` were made with Node's defaults. */
+const LEGACY_COST: ScryptCost = { N: 2 ** 14, r: 8, p: 1 }
+
+const isPowerOfTwo = (n: number) => Number.isSafeInteger(n) && n > 1 && (n & (n - 1)) === 0
+
+/** The cost of new hashes for PASSWORD_SCRYPT_N; a value out of range is a start-up error. */
+export function scryptCost(N: number): ScryptCost {
+  if (!isPowerOfTwo(N) || N < MIN_SCRYPT_N || N > MAX_SCRYPT_N)
+    throw new RangeError(`PASSWORD_SCRYPT_N: expected a power of two from ${MIN_SCRYPT_N} to ${MAX_SCRYPT_N}, got ${N}`)
+  return { N, r: 8, p: 1 }
 }
 
+// Node refuses scrypt above `maxmem` (default 32 MiB); it needs about 128·N·r bytes.
+const derive = (md5: string, salt: Buffer, keyLength: number, { N, r, p }: ScryptCost) =>
+  scrypt(md5.toLowerCase(), salt, keyLength, { N, r, p, maxmem: 2 * 128 * N * r })
+
+const format = ({ N, r, p }: ScryptCost, salt: Buffer, key: Buffer) =>
+  `scrypt$N=${N},r=${r},p=${p}$${salt.toString('base64')}$${key.toString('base64')}`
+
+/**
+ * The stored form: `scrypt$N=<N>,r=<r>,p=<p>$<salt b64>$<key b64>` over the lower-cased MD5
+ * digest. The digest is a password equivalent on the wire (spec 4.1), so it is stretched and
+ * salted at rest; the parameters travel with the hash, so a change of cost leaves older hashes
+ * verifiable (and upgraded at their next sign-in, shared/auth/accounts.ts).
+ */
+export async function hashPasswordDigest(md5: string, cost: ScryptCost): Promise<string> {
+  const salt = randomBytes(SALT_LENGTH)
+  return format(cost, salt, await derive(md5, salt, KEY_LENGTH, cost))
+}
+
+const B64 = '([A-Za-z0-9+/]{22,88}={0,2})'
+const CURRENT_FORM = new RegExp(`^scrypt\\$N=(\\d{1,7}),r=(\\d{1,2}),p=(\\d)\\$${B64}\\$${B64}$`)
+const LEGACY_FORM = new RegExp(`^scrypt\\$${B64}\\$${B64}$`)
+
+interface StoredHash {
+  cost: ScryptCost
+  legacy: boolean
+  salt: Buffer
+  key: Buffer
+}
+
+/** A stored hash, or null when it is malformed or names parameters this device would not run. */
+function parse(stored: string): StoredHash | null {
+  const current = CURRENT_FORM.exec(stored)
+  const legacy = current ? null : LEGACY_FORM.exec(stored)
+  if (!current && !legacy) return null
+  const cost = current ? { N: Number(current[1]), r: Number(current[2]), p: Number(current[3]) } : LEGACY_COST
+  const [saltText, keyText] = current ? [current[4], current[5]] : [legacy![1], legacy![2]]
+  const salt = Buffer.from(saltText, 'base64')
+  const key = Buffer.from(keyText, 'base64')
+  const { N, r, p } = cost
+  const sane = isPowerOfTwo(N) && N >= MIN_SCRYPT_N && r >= 1 && 128 * N * r <= MAX_SCRYPT_MEMORY && p >= 1 && p <= 4
+  if (!sane || salt.length < SALT_LENGTH || key.length < 16 || key.length > 64) return null
+  return { cost, legacy: !current, salt, key }
+}
+
+/** Whether the digest matches the stored hash; a malformed stored string is a mismatch, never an error. */
 export async function verifyPasswordDigest(md5: string, stored: string): Promise<boolean> {
-  const [scheme, saltText, keyText] = stored.split('$')
-  if (scheme !== 'scrypt' || !saltText || !keyText) return false
-  const expected = Buffer.from(keyText, 'base64')
-  const actual = await scrypt(md5.toLowerCase(), Buffer.from(saltText, 'base64'), expected.length)
-  return actual.length === expected.length && timingSafeEqual(actual, expected)
+  const hash = parse(stored)
+  if (!hash) return false
+  const actual = await derive(md5, hash.salt, hash.key.length, hash.cost)
+  return timingSafeEqual(actual, hash.key)
 }
 
-/** Used when the account does not exist, so that both failures cost the same time. */
-export const DUMMY_PASSWORD_HASH = `scrypt$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEY_LENGTH).toString('base64')}`
+/** Whether a stored hash should be made again with `cost` (older form, or other parameters). */
+export function needsRehash(stored: string, cost: ScryptCost): boolean {
+  const hash = parse(stored)
+  return hash !== null && (hash.legacy || hash.cost.N !== cost.N || hash.cost.r !== cost.r || hash.cost.p !== cost.p)
+}
+
+/**
+ * Verified when the account does not exist, so that both failures cost the same time: a hash of
+ * the current cost that no digest matches (an all-zero key).
+ */
+export const dummyPasswordHash = (cost: ScryptCost) => format(cost, Buffer.alloc(SALT_LENGTH), Buffer.alloc(KEY_LENGTH))

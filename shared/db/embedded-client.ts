@@ -9,6 +9,14 @@
  * through @libsql/client and ~50 µs here, a single-row update ~110 and ~40 µs. The device runs
  * ~10 statements per upload+detect request pair, and that overhead was the largest part of the
  * HTTP layer's CPU cost. A cached execute only binds, runs and converts the rows.
+ *
+ * Relied on, beyond the typed `Client` interface: @libsql/core's internal modules (`config`:
+ * expandConfig's fields and defaults, isInMemoryConfig; `util`: ResultSetImpl's constructor,
+ * transactionModeToBegin), the LibsqlError/LibsqlBatchError constructors, libsql's Database and
+ * Statement API (inTransaction, open, safeIntegers, reader, raw, columns, SqliteError's code and
+ * rawCode) and the behaviour of 0.18's sqlite3 client. So @libsql/client, @libsql/core and libsql
+ * are pinned to exact versions in package.json, and test/db/library-internals.test.ts fails when
+ * an upgrade changes any of it (test/db/embedded-client.test.ts compares both clients).
  */
 import Database from 'libsql'
 import { Buffer } from 'node:buffer'

@@ -3,7 +3,10 @@ import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 import DoLogin from '../../functions/login/DoLogin.ts'
 import ChangePassword from '../../functions/login/ChangePassword.ts'
 import Logout from '../../functions/login/Logout.ts'
-import { md5Hex } from '../../shared/auth/password.ts'
+import { scryptSync } from 'node:crypto'
+import { eq } from 'drizzle-orm'
+import { md5Hex, verifyPasswordDigest } from '../../shared/auth/password.ts'
+import { users } from '../../shared/db/schema/index.ts'
 import { resolveSession } from '../../runtime/auth/sessions.ts'
 import { isApiError } from '../../shared/errors/index.ts'
 
@@ -93,6 +96,58 @@ describe('DoLogin, ChangePassword, Logout (handlers with a test ctx)', () => {
     expect(await identityOf(session.mtk)).not.toBeNull()
     t.clock.advance(600_001)
     expect(await identityOf(session.mtk)).toBeNull()
+  })
+
+  describe('stored password hashes', () => {
+    const stored = async () => (await t.runtime.services.db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.accountName, 'admin')))[0]!.passwordHash
+    const store = (passwordHash: string) => t.runtime.services.db.update(users).set({ passwordHash }).where(eq(users.accountName, 'admin'))
+    /** The older form, without parameters: Node's defaults N=16384, r=8, p=1. */
+    const legacyHash = (password: string) => {
+      const salt = Buffer.alloc(16, 3)
+      return `scrypt$${salt.toString('base64')}$${scryptSync(md5Hex(password), salt, 32).toString('base64')}`
+    }
+
+    it('records the configured cost in every hash it makes (default account, password change)', async () => {
+      expect(await stored()).toMatch(/^scrypt\$N=16384,r=8,p=1\$/)
+      const identity = (await identityOf((await login('admin', INITIAL)).mtk))!
+      const ctx = { ...t.ctx(identity), config: { ...t.config, passwordScryptN: 32768 } }
+      await ChangePassword.handle({ oldPwd: md5Hex(INITIAL), newPwd: md5Hex('n3w-Password') }, ctx)
+      expect(await stored()).toMatch(/^scrypt\$N=32768,r=8,p=1\$/)
+    })
+
+    it('upgrades a hash of the older form at the next successful sign-in, and it still verifies', async () => {
+      const legacy = legacyHash(INITIAL)
+      await store(legacy)
+      expect((await failureOf(login('admin', 'wrong'))).item.messageKey).toBe('api.error.LoginFailed')
+      expect(await stored()).toBe(legacy) // a failed sign-in changes nothing
+      expect((await login('admin', INITIAL)).accountName).toBe('admin')
+      const upgraded = await stored()
+      expect(upgraded).toMatch(/^scrypt\$N=16384,r=8,p=1\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{43}=$/)
+      expect(await verifyPasswordDigest(md5Hex(INITIAL), upgraded)).toBe(true)
+      expect((await login('admin', INITIAL)).accountName).toBe('admin')
+      expect(await stored()).toBe(upgraded) // current already: not made again
+    })
+
+    it('re-makes a hash of another cost with the configured one at the next sign-in', async () => {
+      const before = await stored()
+      const result = await DoLogin.handle({ account: 'admin', pwd: md5Hex(INITIAL) }, { ...t.ctx(), config: { ...t.config, passwordScryptN: 32768 } })
+      expect(result.accountName).toBe('admin')
+      const after = await stored()
+      expect(after).not.toBe(before)
+      expect(after).toMatch(/^scrypt\$N=32768,r=8,p=1\$/)
+      expect(await verifyPasswordDigest(md5Hex(INITIAL), after)).toBe(true)
+      // the cost went down again: the recorded parameters still verify, and the hash follows
+      expect((await login('admin', INITIAL)).accountName).toBe('admin')
+      expect(await stored()).toMatch(/^scrypt\$N=16384,r=8,p=1\$/)
+    })
+
+    it('refuses a sign-in against a garbage stored string like a wrong password, and leaves it', async () => {
+      for (const garbage of ['', 'not a hash', 'scrypt$N=1048576,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=']) {
+        await store(garbage)
+        expect((await failureOf(login('admin', INITIAL))).item.messageKey).toBe('api.error.LoginFailed')
+        expect(await stored()).toBe(garbage)
+      }
+    })
   })
 
   it('signs out by revoking only the presented token', async () => {

@@ -1,6 +1,6 @@
 import { integer, sqliteTable, text, index } from 'drizzle-orm/sqlite-core'
 
-/** Accounts. `passwordHash` is scrypt over the MD5 hex digest the client sends (spec 4.1). */
+/** Accounts. `passwordHash` is scrypt over the MD5 hex digest the client sends (spec 4.1), with its parameters (shared/auth/password.ts). */
 export const users = sqliteTable('users', {
   id: text('id').primaryKey(),
   accountName: text('account_name').notNull().unique(),
