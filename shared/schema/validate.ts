@@ -27,32 +27,33 @@ export interface SchemaIssue {
 // ajv-formats is CommonJS; under NodeNext its plugin sits on the default export's `.default`.
 const addFormats = (addFormatsModule as unknown as { default: typeof addFormatsModule.default }).default
 
-type Instance = Ajv | Ajv2020
+interface Instance {
+  ajv: Ajv | Ajv2020
+  compiled: WeakMap<object, ValidateFunction>
+}
 const instances = new Map<SchemaDialect, Instance>()
-const compiled = new Map<SchemaDialect, WeakMap<object, ValidateFunction>>()
 
 // Built on first use: the server never pays for the 2020-12 meta-schema.
 function instance(dialect: SchemaDialect): Instance {
-  let ajv = instances.get(dialect)
-  if (!ajv) {
-    ajv = dialect === '2020-12'
+  let entry = instances.get(dialect)
+  if (!entry) {
+    const ajv = dialect === '2020-12'
       ? new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true })
       : new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true })
     addFormats(ajv)
-    instances.set(dialect, ajv)
-    compiled.set(dialect, new WeakMap())
+    entry = { ajv, compiled: new WeakMap() }
+    instances.set(dialect, entry)
   }
-  return ajv
+  return entry
 }
 
 /** The validate function of `schema`, compiled once per schema object. */
 export function compileSchema<T = unknown>(schema: AnySchemaObject, dialect: SchemaDialect = 'draft-07'): ValidateFunction<T> {
-  const ajv = instance(dialect)
-  const cache = compiled.get(dialect)!
-  let validate = cache.get(schema)
+  const { ajv, compiled } = instance(dialect)
+  let validate = compiled.get(schema)
   if (!validate) {
     validate = ajv.compile(schema)
-    cache.set(schema, validate)
+    compiled.set(schema, validate)
   }
   return validate as ValidateFunction<T>
 }

@@ -23,12 +23,11 @@ export function createCenternetDecoder(decoder: CenternetDecoder) {
     const toY = (v: number) => Math.min(Math.max(v, 0), inH) * input.scaleY
     const data = tensor.data as Float32Array
     const candidates: Detection[] = []
-    for (let r = 0; r < tensor.dims[1]!; r++) {
-      const [x1, y1, x2, y2, score, classValue] = data.subarray(r * 6, r * 6 + 6) as unknown as [number, number, number, number, number, number]
-      const classIndex = Math.round(classValue)
+    for (let at = 0; at < tensor.dims[1]! * 6; at += 6) {
+      const score = data[at + 4]!, classIndex = Math.round(data[at + 5]!)
       if (score < threshold || (decoder.classes && !decoder.classes.includes(classIndex))) continue
-      const left = toX(x1), top = toY(y1)
-      candidates.push({ box: { x: left, y: top, width: toX(x2) - left, height: toY(y2) - top }, score, classIndex })
+      const left = toX(data[at]!), top = toY(data[at + 1]!)
+      candidates.push({ box: { x: left, y: top, width: toX(data[at + 2]!) - left, height: toY(data[at + 3]!) - top }, score, classIndex })
     }
     return nonMaxSuppression(candidates, nms)
   }
