@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
-import { Ajv } from 'ajv'
+import { checkSchema, formatIssue } from '../shared/schema/validate.ts'
 import { PipelineManifest, type FileRef, type ModelSource, type PackageFile } from './manifest-schema.ts'
 
 /**
@@ -54,9 +54,6 @@ export function describeModelSource(source: ModelSource): { package: string; fil
   if ('build' in source) return { package: '(build)', file: `dist/models/${source.build}.onnx` }
   return { package: '(uploaded)', file: `models/${source.uploaded}.onnx` }
 }
-
-const ajv = new Ajv({ allErrors: true, strict: false })
-const validate = ajv.compile(PipelineManifest)
 
 /**
  * Finds an installed package's folder the way Node resolves packages (walking up the
@@ -116,10 +113,8 @@ function checkGraph(m: PipelineManifest, file: string): void {
 
 /** Schema and graph checks; the error names `label` and the first offending field. */
 export function validateManifest(json: unknown, label: string): PipelineManifest {
-  if (!validate(json)) {
-    const why = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')
-    throw new Error(`${label}: invalid pipeline manifest: ${why}`)
-  }
+  const issues = checkSchema(PipelineManifest, json)
+  if (issues.length > 0) throw new Error(`${label}: invalid pipeline manifest: ${issues.map(formatIssue).join('; ')}`)
   const manifest = json as PipelineManifest
   checkGraph(manifest, label)
   return manifest

@@ -114,7 +114,7 @@ export const DbDecoder = Type.Object({
   maxCandidates: Type.Integer({ minimum: 1 }),
 }, strict)
 
-/** CenterNet (converted TF.js, models/detect): top-K rows x1,y1,x2,y2 (input px), score, class. */
+/** CenterNet (converted TF.js, models/README.md): top-K rows x1,y1,x2,y2 (input px), score, class. */
 export const CenternetDecoder = Type.Object({
   kind: Type.Literal('centernet'),
   output: Type.String(),

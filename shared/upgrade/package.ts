@@ -4,9 +4,9 @@ import { lstat, mkdir, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { Type, type Static } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
 import { list, extract } from 'tar'
 import { ApiError } from '../errors/index.ts'
+import { checkSchema, formatIssue } from '../schema/validate.ts'
 import { firstEscapingLink, type ArchiveLink } from './archive-links.ts'
 
 /**
@@ -166,10 +166,8 @@ function parseManifest(text: string, name: PackageName): PackageManifest {
   } catch {
     throw new ApiError('UpgradeManifestInvalid', { details: { reason: 'not valid JSON' } })
   }
-  if (!Value.Check(PackageManifest, value)) {
-    const first = [...Value.Errors(PackageManifest, value)][0]
-    throw new ApiError('UpgradeManifestInvalid', { details: { reason: first ? `${first.path || '/'}: ${first.message}` : 'invalid' } })
-  }
+  const [first] = checkSchema(PackageManifest, value)
+  if (first) throw new ApiError('UpgradeManifestInvalid', { details: { reason: formatIssue(first) } })
   const manifest = value as PackageManifest
   if (manifest.product !== name.product) throw new ApiError('UpgradeManifestInvalid', { details: { reason: 'product differs from the package name', product: manifest.product } })
   if (manifest.version !== name.version) throw new ApiError('UpgradeManifestInvalid', { details: { reason: 'version differs from the package name', version: manifest.version } })

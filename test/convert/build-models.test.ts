@@ -8,7 +8,7 @@ import { buildModels } from '../../models/convert/build-models.ts'
 import { modelSources } from '../../models/convert/sources.ts'
 
 const root = join(import.meta.dirname, '../..')
-const gender = modelSources.filter((s) => s.name === 'gender')
+const emotion = modelSources.filter((s) => s.name === 'emotion')
 const dirs: string[] = []
 afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })))
@@ -18,22 +18,22 @@ describe('buildModels', () => {
   it('writes a loadable model, then reuses it while the source and converter are unchanged', async () => {
     const out = await mkdtemp(join(tmpdir(), 'convert-'))
     dirs.push(out)
-    const [first] = await buildModels(gender, out, root)
-    expect(first).toEqual({ name: 'gender', path: join(out, 'gender.onnx'), cached: false })
+    const [first] = await buildModels(emotion, out, root)
+    expect(first).toEqual({ name: 'emotion', path: join(out, 'emotion.onnx'), cached: false })
 
     const session = await ort.InferenceSession.create(first!.path)
     const result = await session.run({ input_1: new ort.Tensor('float32', new Float32Array(64 * 64), [1, 64, 64, 1]) })
     await session.release()
     const probabilities = Array.from(result.Identity!.data as Float32Array)
-    expect(probabilities).toHaveLength(2)
+    expect(probabilities).toHaveLength(7)
     expect(probabilities.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 5)
 
-    const [second] = await buildModels(gender, out, root)
+    const [second] = await buildModels(emotion, out, root)
     expect(second!.cached).toBe(true)
 
     // a different key (as after a package update or a converter change) converts again
     await writeFile(`${first!.path}.sha256`, 'stale')
-    const [third] = await buildModels(gender, out, root)
+    const [third] = await buildModels(emotion, out, root)
     expect(third!.cached).toBe(false)
     expect(await readFile(`${first!.path}.sha256`, 'utf8')).not.toBe('stale')
   })

@@ -10,7 +10,7 @@ import { expectEquivalent, photoInput, randomInput } from './equivalence.ts'
 const TIMEOUT_MS = 180_000
 
 describe('TF.js → ONNX conversion agrees with TF.js on random inputs', () => {
-  for (const [i, name] of ['selfie', 'emotion', 'gender', 'age', 'faceres', 'mobilefacenet'].entries()) {
+  for (const [i, name] of ['selfie', 'emotion', 'faceres'].entries()) {
     it(name, async () => {
       await expectEquivalent(name, randomInput(1000 + i))
     }, TIMEOUT_MS)

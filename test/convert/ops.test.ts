@@ -116,6 +116,20 @@ const cases: Case[] = [
     consts: { pads: ints([0, 0, 1, 2, 2, 1, 0, 0], [4, 2]), value: floats([], 10) },
   },
   {
+    // The ops only the no-longer-converted NanoDet and MobileFaceNet used.
+    name: 'Pad with SparseToDense paddings (folded), Transpose, SplitV, Abs',
+    input: [1, 4, 4, 2],
+    nodes: [
+      { name: 'pads', op: 'SparseToDense', input: ['padAt', 'padShape', 'padBy', 'zero'], attr: { T: attr.type('DT_INT32'), Tindices: attr.type('DT_INT32'), validate_indices: attr.b(true) } },
+      { name: 'p', op: 'Pad', input: ['x', 'pads'], attr: floatT },
+      { name: 't', op: 'Transpose', input: ['p', 'perm'], attr: floatT },
+      { name: 's', op: 'SplitV', input: ['t', 'sizes', 'axis3'], attr: { ...floatT, num_split: attr.i(2) } },
+      { name: 'd', op: 'Sub', input: ['s', 's:1'], attr: floatT },
+      { name: 'y', op: 'Abs', input: ['d'], attr: floatT },
+    ],
+    consts: { padAt: ints([1, 0, 2, 1], [2, 2]), padShape: ints([4, 2]), padBy: ints([1, 2]), zero: ints([0], []), perm: ints([0, 2, 1, 3]), sizes: ints([1, 1]), axis3: ints([3], []) },
+  },
+  {
     name: 'Split, Pack, ConcatV2, Squeeze, ExpandDims',
     input: [2, 6, 3],
     nodes: [

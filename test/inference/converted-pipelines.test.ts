@@ -9,10 +9,10 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cocoLabels } from '../../models/detect/coco-labels.ts'
 import { emotionLabels } from '../../models/face/attributes.ts'
 import { helmetClassifier } from '../helpers/tiny-models.ts'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { cocoLabels } from './coco-labels.ts'
 import { samplePath, samplePeople } from './helpers.ts'
 
 const b64 = (n: number) => readFileSync(samplePath(n)).toString('base64')

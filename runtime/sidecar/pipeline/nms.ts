@@ -3,10 +3,11 @@ import type { Detection } from './detection.ts'
 import { iou } from './geometry.ts'
 
 /**
- * Non-maximum suppression per class. `weighted` follows MediaPipe's
- * NonMaxSuppressionCalculator (WEIGHTED): every cluster of boxes overlapping the best one
- * above the threshold is blended, coordinates and keypoints averaged by score; the cluster
- * keeps the best score. `hard` keeps the best box of each cluster.
+ * Non-maximum suppression per class, highest score first (ties keep their input order).
+ * `weighted` follows MediaPipe's NonMaxSuppressionCalculator (WEIGHTED): every cluster of
+ * boxes overlapping the best one above the threshold is blended, coordinates and keypoints
+ * averaged by score; the cluster keeps the best score. `hard` keeps the best box of each
+ * cluster (greedy NMS). At most `maxDetections` are kept.
  */
 export function nonMaxSuppression(detections: Detection[], options: Nms): Detection[] {
   const remaining = [...detections].sort((a, b) => b.score - a.score)
@@ -16,7 +17,8 @@ export function nonMaxSuppression(detections: Detection[], options: Nms): Detect
     const cluster: Detection[] = []
     const rest: Detection[] = []
     for (const d of remaining) {
-      if (d.classIndex === best.classIndex && iou(best.box, d.box) > options.iouThreshold) cluster.push(d)
+      // `d === best`: the best box leads its cluster even at an IoU threshold of 1.
+      if (d === best || (d.classIndex === best.classIndex && iou(best.box, d.box) > options.iouThreshold)) cluster.push(d)
       else rest.push(d)
     }
     remaining.splice(0, remaining.length, ...rest)

@@ -1,4 +1,7 @@
-/** The 80 COCO class names, by the class index the COCO detectors output (0 = person). */
+/**
+ * The 80 COCO class names, by the class index the COCO detectors output (0 = person): the
+ * oracle the object-detection manifest's labels are checked against.
+ */
 export const cocoLabels: readonly string[] = [
   'person', 'bicycle', 'car', 'motorcycle', 'airplane', 'bus', 'train', 'truck', 'boat', 'traffic light',
   'fire hydrant', 'stop sign', 'parking meter', 'bench', 'bird', 'cat', 'dog', 'horse', 'sheep', 'cow',
