@@ -12,7 +12,8 @@ import type {
 } from '../../shared/algorithms/types.ts'
 import { loadManifests, modelList, resolveManifest, validateManifest, type LoadedManifest } from '../../models/load-manifests.ts'
 import type { PipelineManifest } from '../../models/manifest-schema.ts'
-import { unpackArchive, type UnpackLimits } from './package-archive.ts'
+import type { ArchiveLimits } from '../../shared/archive/safe-unpack.ts'
+import { unpackAlgorithmPackage } from './package-archive.ts'
 
 /** What the registry needs of the inference sidecar (runtime/inference/client.ts). */
 export interface AlgorithmSink {
@@ -29,7 +30,7 @@ export interface RegistryOptions {
   clock: Clock
   log: Logger
   sidecar: AlgorithmSink
-  limits: UnpackLimits
+  limits: ArchiveLimits
 }
 
 interface Active { entry: AlgorithmEntry; loaded: LoadedManifest }
@@ -141,7 +142,7 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
     return this.#exclusive(async () => {
       const staging = await this.#stage()
       try {
-        await unpackArchive(archivePath, staging, this.#o.limits)
+        await unpackAlgorithmPackage(archivePath, staging, this.#o.limits)
         return await this.#installStaged(staging, options.replace)
       } finally {
         await rm(staging, { recursive: true, force: true })
@@ -438,7 +439,7 @@ async function readPackageManifest(folder: string): Promise<PipelineManifest> {
  * Copies an unpacked package folder (LoadLocalAlgorithmAction) into staging: regular files
  * and folders only — a link is refused, so nothing outside the folder is ever read.
  */
-async function copyPackageFolder(from: string, to: string, limits: UnpackLimits): Promise<void> {
+async function copyPackageFolder(from: string, to: string, limits: ArchiveLimits): Promise<void> {
   let entries = 0
   let bytes = 0
   const walk = async (relative: string) => {
