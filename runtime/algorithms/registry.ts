@@ -22,7 +22,8 @@ import type {
   AlgorithmEntry, AlgorithmInfoPatch, AlgorithmOrigin, AlgorithmPackage, AlgorithmPageQuery, AlgorithmRegistry, AlgorithmRow,
   PackageFileEntry,
 } from '../../shared/algorithms/types.ts'
-import { loadManifests, modelList, resolveManifest, validateManifest, type LoadedManifest } from '../../models/load-manifests.ts'
+import { algorithmRow } from '../../shared/algorithms/view.ts'
+import { loadManifests, resolveManifest, validateManifest, type LoadedManifest } from '../../models/load-manifests.ts'
 import type { PipelineManifest } from '../../models/manifest-schema.ts'
 import type { ArchiveLimits } from '../../shared/archive/safe-unpack.ts'
 import { unpackAlgorithmPackage } from './package-archive.ts'
@@ -103,22 +104,8 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
     const [{ total } = { total: 0 }] = await db.select({ total: count() }).from(algorithms).where(where)
     const rows = await db.select().from(algorithms).where(where).orderBy(asc(algorithms.algorithmId))
       .limit(query.pageSize).offset((query.pageNum - 1) * query.pageSize)
-    return {
-      total,
-      rows: rows.map((r) => ({
-        algorithmId: r.algorithmId,
-        algorithmName: r.algorithmName,
-        algorithmUsage: r.algorithmUsage,
-        algorithmCategory: r.algorithmCategory,
-        supplier: r.supplier,
-        version: r.version,
-        description: r.description,
-        runningStatus: r.runningStatus,
-        models: r.models,
-        origin: r.source as AlgorithmOrigin,
-        updateTime: String(r.updatedAt),
-      })),
-    }
+    // Exactly the fields of algorithmRow (shared/algorithms/view.ts), read back from the projection.
+    return { total, rows: rows.map(({ source, updatedAt, ...row }) => ({ ...row, origin: source as AlgorithmOrigin, updateTime: String(updatedAt) })) }
   }
 
   /** The shipped manifests, resolved (also those an operator deleted or replaced). */
@@ -425,22 +412,10 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
   }
 }
 
-/** The spec 2.3 row of an entry: the projection `page` reads. */
+/** The projection of an entry: its spec 2.3 row as every route answers it, stored. */
 function rowOf(entry: AlgorithmEntry): typeof algorithms.$inferInsert {
-  const m = entry.manifest
-  return {
-    algorithmId: m.algorithmId,
-    algorithmName: m.algorithmName,
-    algorithmUsage: m.algorithmUsage,
-    algorithmCategory: m.algorithmCategory,
-    supplier: m.supplier,
-    version: m.version,
-    description: m.description,
-    models: modelList(m),
-    runningStatus: 0,
-    source: entry.origin,
-    updatedAt: entry.updatedAt,
-  }
+  const { origin, updateTime: _, ...row } = algorithmRow(entry)
+  return { ...row, source: origin, updatedAt: entry.updatedAt }
 }
 
 /** The algorithm folders of an unpacked package: its root, or each top-level folder (several algorithms). */

@@ -11,7 +11,6 @@ import path from 'node:path'
 import { Writable } from 'node:stream'
 import { eq } from 'drizzle-orm'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import yazl from 'yazl'
 import { defaultManifestDir, type LoadedManifest } from '../../models/load-manifests.ts'
 import { AlgorithmRegistryService, type AlgorithmSink } from '../../runtime/algorithms/registry.ts'
 import { createLogger } from '../../runtime/log.ts'
@@ -23,20 +22,12 @@ import { migrateDb, openDb, type OpenDb } from '../../shared/db/client.ts'
 import { algorithms } from '../../shared/db/schema/index.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
+import { zipOf } from '../helpers/zip.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const faceManifest = (algorithmId: string, version: string) => ({
   ...JSON.parse(readFileSync(path.join(root, 'models/manifests/face-detection.json'), 'utf8')), algorithmId, version,
 })
-
-async function zipOf(files: Record<string, string>): Promise<Buffer> {
-  const zip = new yazl.ZipFile()
-  for (const [name, data] of Object.entries(files)) zip.addBuffer(Buffer.from(data), name)
-  zip.end()
-  const chunks: Buffer[] = []
-  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks)
-}
 
 /** A sidecar whose `define` can be held open, and fail, for one algorithm. */
 class ScriptedSidecar implements AlgorithmSink {

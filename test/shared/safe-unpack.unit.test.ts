@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { constants, createGzip, gunzipSync } from 'node:zlib'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import yazl from 'yazl'
 import {
   inspectTarGz, unpackArchive, type ArchiveFormat, type ArchiveRules, type ArchiveViolation, type TarEntry,
 } from '../../shared/archive/safe-unpack.ts'
 import { tarGz, type RawEntry } from '../helpers/tarball.ts'
+import { zipOf } from '../helpers/zip.ts'
 
 class Refused extends Error {
   constructor(readonly violation: ArchiveViolation) { super(violation.kind) }
@@ -42,14 +42,6 @@ async function unpack(bytes: Buffer, format: ArchiveFormat, policy: ArchiveRules
     throw error
   }
   return { dest }
-}
-async function zipOf(files: Record<string, string>): Promise<Buffer> {
-  const zip = new yazl.ZipFile()
-  for (const [name, data] of Object.entries(files)) zip.addBuffer(Buffer.from(data), name)
-  zip.end()
-  const chunks: Buffer[] = []
-  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks)
 }
 
 describe('archive entry rules (shared/archive)', () => {
