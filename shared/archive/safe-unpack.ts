@@ -33,7 +33,7 @@ export type ArchiveViolation =
   | { kind: 'entry-type'; entry: string; type: string; reason: string }
   | { kind: 'unsafe-link'; entry: string; linkpath: string }
   /** `reason` is `message` prefixed with what was being read (`corrupt zip: …`). */
-  | { kind: 'corrupt'; format: ArchiveFormat; message: string; reason: string }
+  | { kind: 'corrupt'; message: string; reason: string }
 
 export interface ArchiveRules {
   limits: ArchiveLimits
@@ -123,11 +123,9 @@ class Budget {
   }
 }
 
-/** A Violation as the caller's error; a refusal of the caller's own `onEntry` as it is. */
-const callerError = (error: unknown, rules: ArchiveRules) => (error instanceof Violation ? rules.refusal(error.violation) : error)
-const corrupt = (format: ArchiveFormat, what: string, error: unknown): ArchiveViolation => {
+const corrupt = (what: string, error: unknown): ArchiveViolation => {
   const message = String((error as Error)?.message ?? error)
-  return { kind: 'corrupt', format, message, reason: `${what}: ${message}` }
+  return { kind: 'corrupt', message, reason: `${what}: ${message}` }
 }
 
 // ── tar.gz (node-tar: every header is checked in a first pass, nothing is written before) ──
@@ -168,9 +166,10 @@ export async function inspectTarGz(file: string, rules: ArchiveRules, onEntry?: 
       source.pipe(parser)
     })
   } catch (error) {
-    if (refusal === null) throw rules.refusal(corrupt('tar.gz', 'corrupt tar.gz', error))
+    if (refusal === null) throw rules.refusal(corrupt('corrupt tar.gz', error))
   }
-  if (refusal !== null) throw callerError(refusal, rules)
+  // A refusal of the caller's own `onEntry` goes out as it is.
+  if (refusal !== null) throw refusal instanceof Violation ? rules.refusal(refusal.violation) : refusal
   // The text check of each link misses links chained through other links of the archive.
   const escaping = firstEscapingLink(links)
   if (escaping) throw rules.refusal({ kind: 'unsafe-link', entry: escaping.path, linkpath: escaping.target })
@@ -208,7 +207,7 @@ export async function extractTarGz(file: string, dest: string, listing: TarListi
   try {
     await extract({ file, cwd: dest, strict: true, preserveOwner: false, noChmod: true, filter: (p) => listing.accepted.has(p) })
   } catch (error) {
-    throw rules.refusal(corrupt('tar.gz', 'corrupt tar.gz', error))
+    throw rules.refusal(corrupt('corrupt tar.gz', error))
   }
 }
 
@@ -221,7 +220,7 @@ async function unpackZip(file: string, dest: string, rules: ArchiveRules): Promi
   try {
     zip = await yauzl.openPromise(file, { lazyEntries: true, strictFileNames: true, validateEntrySizes: true })
   } catch (error) {
-    throw rules.refusal(corrupt('zip', 'unreadable zip', error))
+    throw rules.refusal(corrupt('unreadable zip', error))
   }
   try {
     for await (const entry of zip.eachEntry()) {
@@ -243,7 +242,7 @@ async function unpackZip(file: string, dest: string, rules: ArchiveRules): Promi
     const message = (error as Error).message ?? String(error)
     // yauzl refuses unsafe names itself ("absolute path", "invalid relative path", "invalid characters in fileName").
     if (/path|fileName/i.test(message)) throw rules.refusal({ kind: 'unsafe-path', entry: message.replace(/^.*?: /, ''), reason: message.split(':')[0]! })
-    throw rules.refusal(corrupt('zip', 'corrupt zip', error))
+    throw rules.refusal(corrupt('corrupt zip', error))
   } finally {
     zip.close()
   }
