@@ -127,7 +127,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     stop: () => uploads.close(),
   })
   // Image-analysis tasks (spec 3.2): their lifecycle, locks and activity.
-  const tasks = new TaskService({ db: database.db, config, clock, log: log.child({ area: 'tasks' }), inference: inference.inference, uploads })
+  const tasks = new TaskService({ db: database.db, config, clock, log: log.child({ area: 'tasks' }), inference: inference.inference, uploads, algorithms: algorithmRegistry })
   const services: Services = {
     db: database.db,
     config,

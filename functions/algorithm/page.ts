@@ -1,7 +1,4 @@
 import { Type } from '@sinclair/typebox'
-import { and, asc, count, eq, type SQL } from 'drizzle-orm'
-import { containsText } from '../../shared/db/like.ts'
-import { algorithms } from '../../shared/db/schema/index.ts'
 import { defineHandler } from '../../shared/handler.ts'
 
 const Filter = Type.Optional(Type.String({ maxLength: 128 }))
@@ -21,36 +18,8 @@ export default defineHandler({
     pageNum: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
     pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 10 })),
   }),
-  async handle(input, ctx) {
+  handle(input, ctx) {
     // Empty filters select everything (spec 4.2: "empty allowed").
-    const conditions: SQL[] = []
-    if (input.algorithmUsage) conditions.push(eq(algorithms.algorithmUsage, input.algorithmUsage))
-    if (input.algorithmId) conditions.push(eq(algorithms.algorithmId, input.algorithmId))
-    if (input.algorithmCategory) conditions.push(eq(algorithms.algorithmCategory, input.algorithmCategory))
-    if (input.algorithmName) conditions.push(containsText(algorithms.algorithmName, input.algorithmName))
-    if (input.supplier) conditions.push(containsText(algorithms.supplier, input.supplier))
-    const where = conditions.length > 0 ? and(...conditions) : undefined
-    const pageNum = input.pageNum ?? 1
-    const pageSize = input.pageSize ?? 10
-    const [{ total } = { total: 0 }] = await ctx.db.select({ total: count() }).from(algorithms).where(where)
-    const rows = await ctx.db.select().from(algorithms).where(where).orderBy(asc(algorithms.algorithmId))
-      .limit(pageSize).offset((pageNum - 1) * pageSize)
-    return {
-      total,
-      rows: rows.map((r) => ({
-        algorithmId: r.algorithmId,
-        algorithmName: r.algorithmName,
-        algorithmUsage: r.algorithmUsage,
-        algorithmCategory: r.algorithmCategory,
-        supplier: r.supplier,
-        version: r.version,
-        description: r.description,
-        runningStatus: r.runningStatus,
-        models: r.models,
-        // As the other algorithm routes answer a row (shared/algorithms/view.ts).
-        origin: r.source,
-        updateTime: String(r.updatedAt),
-      })),
-    }
+    return ctx.algorithms.page({ ...input, pageNum: input.pageNum ?? 1, pageSize: input.pageSize ?? 10 })
   },
 })

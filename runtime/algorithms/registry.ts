@@ -1,18 +1,32 @@
+/**
+ * One owner for the algorithms: this registry (`ctx.algorithms`). What survives a restart is
+ * the truth: the shipped manifests, the package folders under `<DATA_DIR>/algorithm-packages/`,
+ * the `removed_preset_algorithms` table, and, of the `algorithms` table, only the origin and
+ * update time of each package folder. The rest is derived from them at start: the entries in
+ * memory, and the `algorithms` table (spec 2.3 rows) as their projection. Both copies are
+ * written here only and together (`#publish`, `#unpublish`: the table in one transaction, then
+ * memory), so they cannot tell different stories; handlers and services read through this
+ * class (`get`, `list`, `page`), never the table.
+ */
 import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { constants, copyFile, link, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { and, eq, notInArray } from 'drizzle-orm'
+import { and, asc, count, eq, notInArray, type SQL } from 'drizzle-orm'
 import type { Db } from '../../shared/db/client.ts'
+import { containsText } from '../../shared/db/like.ts'
 import { algorithms, models, removedPresetAlgorithms, tasks } from '../../shared/db/schema/index.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Clock, Logger } from '../../shared/handler.ts'
 import type {
-  AlgorithmEntry, AlgorithmInfoPatch, AlgorithmOrigin, AlgorithmPackage, AlgorithmRegistry, PackageFileEntry,
+  AlgorithmEntry, AlgorithmInfoPatch, AlgorithmOrigin, AlgorithmPackage, AlgorithmPageQuery, AlgorithmRegistry, AlgorithmRow,
+  PackageFileEntry,
 } from '../../shared/algorithms/types.ts'
-import { loadManifests, modelList, resolveManifest, validateManifest, type LoadedManifest } from '../../models/load-manifests.ts'
+import { algorithmRow } from '../../shared/algorithms/view.ts'
+import { loadManifests, resolveManifest, validateManifest, type LoadedManifest } from '../../models/load-manifests.ts'
 import type { PipelineManifest } from '../../models/manifest-schema.ts'
-import { unpackArchive, type UnpackLimits } from './package-archive.ts'
+import type { ArchiveLimits } from '../../shared/archive/safe-unpack.ts'
+import { unpackAlgorithmPackage } from './package-archive.ts'
 
 /** What the registry needs of the inference sidecar (runtime/inference/client.ts). */
 export interface AlgorithmSink {
@@ -29,7 +43,7 @@ export interface RegistryOptions {
   clock: Clock
   log: Logger
   sidecar: AlgorithmSink
-  limits: UnpackLimits
+  limits: ArchiveLimits
 }
 
 interface Active { entry: AlgorithmEntry; loaded: LoadedManifest }
@@ -45,10 +59,10 @@ export const packagesDirOf = (dataPath: string) => path.join(dataPath, 'algorith
 
 /**
  * The algorithm registry (shared/algorithms/types.ts). Shipped manifests are read once;
- * operator algorithms live as package folders on disk, which are the truth at start: the
- * `algorithms` table (spec 2.3 rows) and the sidecar are brought in line with them. An
- * installed algorithm with a shipped id takes the shipped one's place; a deleted shipped
- * algorithm is remembered in `removed_preset_algorithms`. Changes are serialized.
+ * operator algorithms live as package folders on disk, which are the truth at start: memory,
+ * the `algorithms` table and the sidecar are brought in line with them. An installed
+ * algorithm with a shipped id takes the shipped one's place; a deleted shipped algorithm is
+ * remembered in `removed_preset_algorithms`. Changes are serialized.
  */
 export class AlgorithmRegistryService implements AlgorithmRegistry {
   readonly #o: RegistryOptions
@@ -75,6 +89,23 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
 
   list(): AlgorithmEntry[] {
     return [...this.#active.values()].map((a) => a.entry).sort((a, b) => a.manifest.algorithmId.localeCompare(b.manifest.algorithmId))
+  }
+
+  /** spec 4.2: filtered and paged in SQL over the projection, which holds exactly the entries in memory. */
+  async page(query: AlgorithmPageQuery): Promise<{ total: number; rows: AlgorithmRow[] }> {
+    const conditions: SQL[] = []
+    if (query.algorithmUsage) conditions.push(eq(algorithms.algorithmUsage, query.algorithmUsage))
+    if (query.algorithmId) conditions.push(eq(algorithms.algorithmId, query.algorithmId))
+    if (query.algorithmCategory) conditions.push(eq(algorithms.algorithmCategory, query.algorithmCategory))
+    if (query.algorithmName) conditions.push(containsText(algorithms.algorithmName, query.algorithmName))
+    if (query.supplier) conditions.push(containsText(algorithms.supplier, query.supplier))
+    const where = conditions.length > 0 ? and(...conditions) : undefined
+    const { db } = this.#o
+    const [{ total } = { total: 0 }] = await db.select({ total: count() }).from(algorithms).where(where)
+    const rows = await db.select().from(algorithms).where(where).orderBy(asc(algorithms.algorithmId))
+      .limit(query.pageSize).offset((query.pageNum - 1) * query.pageSize)
+    // Exactly the fields of algorithmRow (shared/algorithms/view.ts), read back from the projection.
+    return { total, rows: rows.map(({ source, updatedAt, ...row }) => ({ ...row, origin: source as AlgorithmOrigin, updateTime: String(updatedAt) })) }
   }
 
   /** The shipped manifests, resolved (also those an operator deleted or replaced). */
@@ -128,11 +159,7 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
       await this.#refuseInUse(algorithmId)
       await this.#o.sidecar.forget(algorithmId)
       if (current.loaded.packageDir) await this.#discard(current.loaded.packageDir)
-      const now = this.#o.clock.now()
-      if (this.#presets.has(algorithmId))
-        await this.#o.db.insert(removedPresetAlgorithms).values({ algorithmId, removedAt: now }).onConflictDoNothing()
-      await this.#o.db.delete(algorithms).where(eq(algorithms.algorithmId, algorithmId))
-      this.#active.delete(algorithmId)
+      await this.#unpublish(algorithmId)
       this.#o.log.info({ algorithmId, origin: current.entry.origin }, 'algorithm deleted')
     })
   }
@@ -141,7 +168,7 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
     return this.#exclusive(async () => {
       const staging = await this.#stage()
       try {
-        await unpackArchive(archivePath, staging, this.#o.limits)
+        await unpackAlgorithmPackage(archivePath, staging, this.#o.limits)
         return await this.#installStaged(staging, options.replace)
       } finally {
         await rm(staging, { recursive: true, force: true })
@@ -199,8 +226,9 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
     const removed = new Set((await db.select().from(removedPresetAlgorithms)).map((r) => r.algorithmId))
     const rows = new Map((await db.select().from(algorithms)).map((r) => [r.algorithmId, r]))
     const now = clock.now()
+    const found = new Map<string, Active>()
     for (const [id, loaded] of this.#presets)
-      if (!removed.has(id)) this.#active.set(id, { entry: { manifest: loaded.manifest, origin: 'preset', updatedAt: now }, loaded })
+      if (!removed.has(id)) found.set(id, { entry: { manifest: loaded.manifest, origin: 'preset', updatedAt: now }, loaded })
     for (const name of (await readdir(this.#dir)).sort()) {
       const folder = path.join(this.#dir, name)
       // Leftovers of an interrupted change (staging or discarded folders) are removed.
@@ -211,13 +239,15 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
         const loaded = resolveManifest(manifest, folder, { projectRoot, dataPath, packageDir: folder })
         const row = rows.get(name)
         const origin: AlgorithmOrigin = row?.source === 'layout' ? 'layout' : 'package'
-        this.#active.set(name, { entry: { manifest, origin, updatedAt: row?.updatedAt ?? (await stat(folder)).mtimeMs }, loaded })
+        // Whole milliseconds, as the table stores them: every route answers the same updateTime.
+        const updatedAt = row?.updatedAt ?? Math.round((await stat(folder)).mtimeMs)
+        found.set(name, { entry: { manifest, origin, updatedAt }, loaded })
       } catch (error) {
         // One broken package does not keep the device down; it is reported and left on disk.
         log.error({ folder: name, err: (error as Error).message }, 'installed algorithm package is invalid; not offered')
       }
     }
-    for (const { entry } of this.#active.values()) await this.#writeRow(entry)
+    for (const active of found.values()) await this.#publish(active)
     const ids = [...this.#active.keys()]
     await db.delete(algorithms).where(ids.length > 0 ? notInArray(algorithms.algorithmId, ids) : undefined)
     for (const { loaded } of this.#active.values()) await this.#o.sidecar.define(loaded)
@@ -318,13 +348,12 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
       await this.#restore(id, previous)
     }
     const entry: AlgorithmEntry = { manifest, origin, updatedAt: this.#o.clock.now() }
-    let loaded: LoadedManifest
     try {
       await rename(staging, final)
-      loaded = this.#resolveOrThrow(manifest, final, 'AlgorithmInvalid')
-      await this.#writeRow(entry)
-      await this.#o.db.delete(removedPresetAlgorithms).where(eq(removedPresetAlgorithms.algorithmId, id))
+      const loaded = this.#resolveOrThrow(manifest, final, 'AlgorithmInvalid')
+      // The sidecar first: an algorithm visible here can be loaded at once.
       await this.#o.sidecar.define(loaded)
+      await this.#publish({ entry, loaded })
     } catch (error) {
       await undo()
       throw error
@@ -333,22 +362,20 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
       undo,
       finish: async () => {
         if (aside) await rm(aside, { recursive: true, force: true })
-        this.#active.set(id, { entry, loaded })
         this.#o.log.info({ algorithmId: id, origin }, 'algorithm installed')
         return entry
       },
     }
   }
 
-  /** Puts row and sidecar definition back as they were before a failed install (best effort, logged). */
+  /** Puts the entry (table and memory) and sidecar definition back as they were before a failed install (best effort, logged). */
   async #restore(algorithmId: string, previous: Active | undefined): Promise<void> {
     try {
       if (previous) {
-        await this.#writeRow(previous.entry)
+        await this.#publish(previous)
         await this.#o.sidecar.define(previous.loaded)
       } else {
-        await this.#o.db.delete(algorithms).where(eq(algorithms.algorithmId, algorithmId))
-        if (this.#presets.has(algorithmId)) await this.#o.db.insert(removedPresetAlgorithms).values({ algorithmId, removedAt: this.#o.clock.now() }).onConflictDoNothing()
+        await this.#unpublish(algorithmId)
         await this.#o.sidecar.forget(algorithmId)
       }
     } catch (error) {
@@ -363,23 +390,32 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
     await rm(trash, { recursive: true, force: true })
   }
 
-  async #writeRow(entry: AlgorithmEntry): Promise<void> {
-    const m = entry.manifest
-    const row = {
-      algorithmId: m.algorithmId,
-      algorithmName: m.algorithmName,
-      algorithmUsage: m.algorithmUsage,
-      algorithmCategory: m.algorithmCategory,
-      supplier: m.supplier,
-      version: m.version,
-      description: m.description,
-      models: modelList(m),
-      runningStatus: 0,
-      source: entry.origin,
-      updatedAt: entry.updatedAt,
-    }
-    await this.#o.db.insert(algorithms).values(row).onConflictDoUpdate({ target: algorithms.algorithmId, set: row })
+  /** Makes an entry visible: its row (and no removal mark) in one transaction, then memory. */
+  async #publish(active: Active): Promise<void> {
+    const id = active.entry.manifest.algorithmId
+    const row = rowOf(active.entry)
+    await this.#o.db.transaction(async (tx) => {
+      await tx.insert(algorithms).values(row).onConflictDoUpdate({ target: algorithms.algorithmId, set: row })
+      await tx.delete(removedPresetAlgorithms).where(eq(removedPresetAlgorithms.algorithmId, id))
+    })
+    this.#active.set(id, active)
   }
+
+  /** Takes an entry away: its row in one transaction with the removal mark of a shipped one, then memory. */
+  async #unpublish(algorithmId: string): Promise<void> {
+    await this.#o.db.transaction(async (tx) => {
+      await tx.delete(algorithms).where(eq(algorithms.algorithmId, algorithmId))
+      if (this.#presets.has(algorithmId))
+        await tx.insert(removedPresetAlgorithms).values({ algorithmId, removedAt: this.#o.clock.now() }).onConflictDoNothing()
+    })
+    this.#active.delete(algorithmId)
+  }
+}
+
+/** The projection of an entry: its spec 2.3 row as every route answers it, stored. */
+function rowOf(entry: AlgorithmEntry): typeof algorithms.$inferInsert {
+  const { origin, updateTime: _, ...row } = algorithmRow(entry)
+  return { ...row, source: origin, updatedAt: entry.updatedAt }
 }
 
 /** The algorithm folders of an unpacked package: its root, or each top-level folder (several algorithms). */
@@ -438,7 +474,7 @@ async function readPackageManifest(folder: string): Promise<PipelineManifest> {
  * Copies an unpacked package folder (LoadLocalAlgorithmAction) into staging: regular files
  * and folders only — a link is refused, so nothing outside the folder is ever read.
  */
-async function copyPackageFolder(from: string, to: string, limits: UnpackLimits): Promise<void> {
+async function copyPackageFolder(from: string, to: string, limits: ArchiveLimits): Promise<void> {
   let entries = 0
   let bytes = 0
   const walk = async (relative: string) => {

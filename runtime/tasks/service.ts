@@ -1,6 +1,5 @@
-import { eq } from 'drizzle-orm'
+import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 import type { Config } from '../../shared/config.ts'
-import { algorithms } from '../../shared/db/schema/index.ts'
 import type { Db } from '../../shared/db/client.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Clock, Logger } from '../../shared/handler.ts'
@@ -22,6 +21,8 @@ export interface TaskServiceOptions {
   log: Logger
   inference: InferenceService
   uploads: Pick<UploadService, 'lease'>
+  /** Which algorithms exist: asked of their one owner, never of the `algorithms` table. */
+  algorithms: Pick<AlgorithmRegistry, 'get'>
 }
 
 /**
@@ -40,9 +41,8 @@ export class TaskService implements TasksService {
 
   async create(request: CreateTaskRequest) {
     const { db, inference, clock, log } = this.options
-    const [algorithm] = await db.select().from(algorithms).where(eq(algorithms.algorithmId, request.algorithmCode)).limit(1)
-    // spec 7.1: an algorithmCode that does not exist (or is not running) → ActionAlgLoadFailed.
-    if (!algorithm || algorithm.runningStatus !== 0) throw new ApiError('ActionAlgLoadFailed', { details: { algorithmCode: request.algorithmCode } })
+    // spec 7.1: an algorithmCode that does not exist → ActionAlgLoadFailed (every registered one runs).
+    if (!this.options.algorithms.get(request.algorithmCode)) throw new ApiError('ActionAlgLoadFailed', { details: { algorithmCode: request.algorithmCode } })
     const previous = await this.#locks.run(request.taskId, async () => {
       const existing = await findTask(db, request.taskId)
       const created = existing?.state === 'created' ? existing : undefined

@@ -1,11 +1,13 @@
 import type { PipelineManifest } from '../../models/manifest-schema.ts'
 
 /**
- * The algorithm registry behind `/gtw/cwai/Algorithm/`, `/gtw/cwai/algorithm/layout/` and
- * `LoadLocalAlgorithmAction` (spec 4.10, 4.9; shapes in models/README.md "Algorithm
- * management"). Implemented by runtime/algorithms/registry.ts; handlers reach it as
- * `ctx.algorithms`. Every change is on disk, in the `algorithms` table (spec 2.3 rows) and in
- * the inference sidecar before the call returns, so `PTaskCreate` can use it at once.
+ * The algorithm registry behind `/gtw/cwai/Algorithm/`, `/gtw/cwai/algorithm/`,
+ * `/gtw/cwai/algorithm/layout/` and `LoadLocalAlgorithmAction` (spec 4.10, 4.9, 4.2; shapes
+ * in models/README.md "Algorithm management"). Implemented by runtime/algorithms/registry.ts,
+ * the one owner of the algorithms: handlers and services reach them only as `ctx.algorithms`,
+ * never through the `algorithms` table (its projection, see registry.ts). Every change is on
+ * disk, in the inference sidecar and then visible here before the call returns, so
+ * `PTaskCreate` can use it at once.
  */
 
 /** Where an algorithm comes from: shipped with the device, an uploaded package, or a saved layout. */
@@ -27,6 +29,34 @@ export interface AlgorithmInfoPatch {
   description?: string
 }
 
+/** spec 2.3 algorithm row (as `/gtw/cwai/algorithm/page` answers it) plus where it came from. */
+export type AlgorithmRow = {
+  algorithmId: string
+  algorithmName: string
+  algorithmUsage: string
+  algorithmCategory: string
+  supplier: string
+  version: string
+  description: string
+  runningStatus: number
+  models: { modelId: string; package: string; file: string; format: string }[]
+  origin: AlgorithmOrigin
+  /** Milliseconds, as a string. */
+  updateTime: string
+}
+
+/** spec 4.2 filters (empty ones select everything); names and suppliers match as substrings. */
+export interface AlgorithmPageQuery {
+  algorithmUsage?: string
+  algorithmName?: string
+  supplier?: string
+  algorithmId?: string
+  algorithmCategory?: string
+  /** From 1. */
+  pageNum: number
+  pageSize: number
+}
+
 /** One file of an exported package: its name inside the archive and where it is read from. */
 export interface PackageFileEntry { name: string; path: string; size: number }
 
@@ -40,6 +70,8 @@ export interface AlgorithmPackage {
 export interface AlgorithmRegistry {
   get(algorithmId: string): AlgorithmEntry | null
   list(): AlgorithmEntry[]
+  /** One page of rows by algorithmId, and how many match in all. */
+  page(query: AlgorithmPageQuery): Promise<{ total: number; rows: AlgorithmRow[] }>
   /**
    * Saves a pipeline layout (a manifest without package files; its models name installed
    * packages, build outputs or operator models). `create` refuses an existing id

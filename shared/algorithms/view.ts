@@ -1,8 +1,8 @@
 import { modelList } from '../../models/load-manifests.ts'
-import type { AlgorithmEntry } from './types.ts'
+import type { AlgorithmEntry, AlgorithmRow } from './types.ts'
 
 /** spec 2.3 algorithm row (as `/gtw/cwai/algorithm/page` answers it) plus where it came from. */
-export function algorithmRow(entry: AlgorithmEntry) {
+export function algorithmRow(entry: AlgorithmEntry): AlgorithmRow {
   const m = entry.manifest
   return {
     algorithmId: m.algorithmId,

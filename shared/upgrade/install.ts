@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs'
 import { readdir, rename, rm, symlink } from 'node:fs/promises'
 import path from 'node:path'
 import { isApiError } from '../errors/index.ts'
-import { checkMd5, extractPackage, inspectArchive, parsePackageName, type ArchiveLimits } from './package.ts'
+import type { ArchiveLimits } from '../archive/safe-unpack.ts'
+import { checkMd5, extractPackage, inspectArchive, parsePackageName } from './package.ts'
 import { readUpgradeState, releasesDir, writeUpgradeState, type InstalledRelease, type UpgradeState } from './state.ts'
 
 export type InstallOutcome =

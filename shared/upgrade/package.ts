@@ -4,10 +4,11 @@ import { lstat, mkdir, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { Type, type Static } from '@sinclair/typebox'
-import { list, extract } from 'tar'
+import {
+  extractTarGz, insidePath, inspectTarGz, type ArchiveLimits, type ArchiveViolation, type TarListing,
+} from '../archive/safe-unpack.ts'
 import { ApiError } from '../errors/index.ts'
 import { checkSchema, formatIssue } from '../schema/validate.ts'
-import { firstEscapingLink, type ArchiveLink } from './archive-links.ts'
 
 /**
  * Upgrade package checks (spec 4.11 "Software upgrade request"): file name, MD5, archive
@@ -22,11 +23,6 @@ export interface PackageName {
   minor: number
   patch: number
   md5: string
-}
-
-export interface ArchiveLimits {
-  maxEntries: number
-  maxExpandedBytes: number
 }
 
 /** `manifest.json` at the package root. */
@@ -73,81 +69,40 @@ export function compareVersions(a: string, b: string): number {
   return 0
 }
 
-/** A relative path inside the package, normalized; null when it is absolute or climbs out. */
-export function insidePath(entryPath: string): string | null {
-  if (entryPath.includes('\\') || entryPath.includes('\0')) return null
-  if (entryPath.startsWith('/') || /^[A-Za-z]:/.test(entryPath)) return null
-  if (entryPath.split('/').includes('..')) return null
-  const normalized = path.posix.normalize(entryPath).replace(/\/$/, '')
-  return normalized === '.' || normalized === '' ? '.' : normalized
+function refusal(violation: ArchiveViolation): ApiError {
+  switch (violation.kind) {
+    case 'too-many-entries': return new ApiError('UpgradeTooManyEntries', { details: { limit: violation.limit } })
+    case 'too-large': return new ApiError('UpgradeTooLarge', { details: { limitBytes: String(violation.limit), atLeastBytes: String(violation.atLeast) } })
+    case 'unsafe-path': return new ApiError('UpgradeUnsafePath', { details: { entry: violation.entry.slice(0, 512) } })
+    case 'entry-type': return new ApiError('UpgradeUnsafeEntryType', { details: { entry: violation.entry, type: violation.type } })
+    case 'unsafe-link': return new ApiError('UpgradeUnsafeLink', { details: { entry: violation.entry, linkpath: violation.linkpath.slice(0, 512) } })
+    case 'corrupt': return new ApiError('UpgradeArchiveCorrupt', { details: { reason: violation.message.slice(0, 200) } })
+  }
 }
 
-const REGULAR = new Set(['File', 'OldFile', 'ContiguousFile'])
-const ALLOWED = new Set([...REGULAR, 'Directory', 'SymbolicLink', 'Link'])
-
-export interface ArchiveListing {
-  entries: number
-  expandedBytes: number
+export interface ArchiveListing extends TarListing {
   regularFiles: Set<string>
   manifest: PackageManifest
 }
 
 /**
  * Reads the archive's headers (streaming; no byte is written to disk) and refuses it on the
- * first unsafe entry: absolute or `..` paths, links resolving outside, device files / FIFOs,
- * too many entries, too many expanded bytes, or no valid `manifest.json` at the root.
+ * first unsafe entry (shared/archive: absolute or `..` paths, links resolving outside, device
+ * files / FIFOs, too many entries, too many expanded bytes), or when it has no valid
+ * `manifest.json` at the root.
  */
 export async function inspectArchive(file: string, name: PackageName, limits: ArchiveLimits): Promise<ArchiveListing> {
-  let entries = 0
-  let expandedBytes = 0
-  let refusal: ApiError | null = null
   const regularFiles = new Set<string>()
   let manifestText: string | null = null
-  const links: ArchiveLink[] = []
-  const refuse = (error: ApiError) => { refusal ??= error }
-  try {
-    await list({
-      file,
-      strict: true,
-      onReadEntry(entry) {
-        if (refusal) return entry.resume()
-        entries += 1
-        if (entries > limits.maxEntries) return refuse(new ApiError('UpgradeTooManyEntries', { details: { limit: limits.maxEntries } }))
-        expandedBytes += entry.size ?? 0
-        if (expandedBytes > limits.maxExpandedBytes) return refuse(new ApiError('UpgradeTooLarge', { details: { limitBytes: String(limits.maxExpandedBytes), atLeastBytes: String(expandedBytes) } }))
-        const raw = entry.path
-        const inside = insidePath(raw)
-        if (!inside) return refuse(new ApiError('UpgradeUnsafePath', { details: { entry: raw.slice(0, 512) } }))
-        if (!ALLOWED.has(entry.type)) return refuse(new ApiError('UpgradeUnsafeEntryType', { details: { entry: inside, type: entry.type } }))
-        if (entry.type === 'SymbolicLink' || entry.type === 'Link') {
-          const target = entry.linkpath ?? ''
-          // A symlink resolves from its own folder; a hard link names a path of the archive.
-          const resolved = target.startsWith('/') ? null
-            : path.posix.normalize(entry.type === 'SymbolicLink' ? path.posix.join(path.posix.dirname(inside), target) : target)
-          if (!resolved || resolved === '..' || resolved.startsWith('../') || target.includes('\\'))
-            return refuse(new ApiError('UpgradeUnsafeLink', { details: { entry: inside, linkpath: target.slice(0, 512) } }))
-          links.push({ path: inside, type: entry.type, target })
-        }
-        if (REGULAR.has(entry.type)) {
-          if (inside === MANIFEST_NAME) {
-            if ((entry.size ?? 0) > MANIFEST_MAX_BYTES) return refuse(new ApiError('UpgradeManifestInvalid', { details: { reason: 'manifest too large' } }))
-            const chunks: Buffer[] = []
-            entry.on('data', (chunk: Buffer) => chunks.push(chunk))
-            entry.on('end', () => { manifestText = Buffer.concat(chunks).toString('utf8') })
-          } else {
-            regularFiles.add(inside)
-          }
-        }
-      },
-    })
-  } catch (error) {
-    if (refusal) throw refusal
-    throw new ApiError('UpgradeArchiveCorrupt', { details: { reason: String((error as Error).message ?? error).slice(0, 200) } })
-  }
-  if (refusal) throw refusal
-  // The text check above misses links chained through other links of the archive.
-  const escaping = firstEscapingLink(links)
-  if (escaping) throw new ApiError('UpgradeUnsafeLink', { details: { entry: escaping.path, linkpath: escaping.target.slice(0, 512) } })
+  // spec 4.11: links may stay, as long as they resolve inside the package.
+  const tar = await inspectTarGz(file, { limits, links: 'inside', refusal }, (entry) => {
+    if (!entry.regular) return
+    if (entry.path !== MANIFEST_NAME) { regularFiles.add(entry.path); return }
+    if (entry.size > MANIFEST_MAX_BYTES) throw new ApiError('UpgradeManifestInvalid', { details: { reason: 'manifest too large' } })
+    const chunks: Buffer[] = []
+    entry.stream.on('data', (chunk: Buffer) => chunks.push(chunk))
+    entry.stream.on('end', () => { manifestText = Buffer.concat(chunks).toString('utf8') })
+  })
   if (manifestText === null) throw new ApiError('UpgradeManifestMissing', { details: { expected: MANIFEST_NAME } })
   const manifest = parseManifest(manifestText, name)
   for (const listed of Object.keys(manifest.files)) {
@@ -156,7 +111,7 @@ export async function inspectArchive(file: string, name: PackageName, limits: Ar
   for (const present of regularFiles) {
     if (!(present in manifest.files)) throw new ApiError('UpgradeChecksumMismatch', { details: { file: present, reason: 'in the archive but not listed in the manifest' } })
   }
-  return { entries, expandedBytes, regularFiles, manifest }
+  return { ...tar, regularFiles, manifest }
 }
 
 function parseManifest(text: string, name: PackageName): PackageManifest {
@@ -180,18 +135,13 @@ function parseManifest(text: string, name: PackageName): PackageManifest {
 }
 
 /**
- * Extracts an inspected package into `dir` (emptied first) and verifies every file's SHA-256
- * against the manifest. node-tar's own guards (no absolute paths, no `..`, no writing
- * through symlinks) stay on; the filter repeats the entry-type rule.
+ * Extracts an inspected package into `dir` (emptied first; only the entries the inspection
+ * accepted) and verifies every file's SHA-256 against the manifest.
  */
 export async function extractPackage(file: string, dir: string, listing: ArchiveListing): Promise<void> {
   await rm(dir, { recursive: true, force: true })
   await mkdir(dir, { recursive: true })
-  try {
-    await extract({ file, cwd: dir, strict: true, preservePaths: false, noChmod: true, filter: (_p, entry) => ALLOWED.has((entry as { type: string }).type) })
-  } catch (error) {
-    throw new ApiError('UpgradeArchiveCorrupt', { details: { reason: String((error as Error).message ?? error).slice(0, 200) } })
-  }
+  await extractTarGz(file, dir, listing, { refusal })
   for (const [relative, sha256] of Object.entries(listing.manifest.files)) {
     const full = path.join(dir, relative)
     const stats = await lstat(full).catch(() => null)

@@ -1,7 +1,8 @@
 import { copyFile, mkdir, rename, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { ApiError } from '../errors/index.ts'
-import { compareVersions, extractPackage, validatePackage, type ArchiveLimits } from './package.ts'
+import type { ArchiveLimits } from '../archive/safe-unpack.ts'
+import { compareVersions, extractPackage, validatePackage } from './package.ts'
 import { readUpgradeState, upgradeDir, writeUpgradeState, type PendingUpgrade } from './state.ts'
 import { withStagingLock } from './staging-lock.ts'
 

@@ -69,7 +69,7 @@ describe('PTaskCancle never interleaves with PTaskDetectPic or OperateNode (spec
     const inference = scriptedInference()
     const base = t.ctx(admin)
     // The real task service (its locks), over the scripted inference.
-    const tasks = new TaskService({ db: base.db, config: base.config, clock: base.clock, log: base.log, inference: inference.service, uploads: base.uploads })
+    const tasks = new TaskService({ db: base.db, config: base.config, clock: base.clock, log: base.log, inference: inference.service, uploads: base.uploads, algorithms: base.algorithms })
     const ctx = { ...base, inference: inference.service, tasks }
     await saveCreatedTask(ctx.db, { taskId, algorithmCode: 'face-detection', taskConfig: {}, createdBy: 'admin' }, Date.now())
     inference.loaded.add(taskId)

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { Header } from 'tar'
+import { Header, Pax } from 'tar'
 
 /** One raw tar entry: anything a hostile archive may hold (absolute paths, `..`, links, devices). */
 export interface RawEntry {
@@ -12,14 +12,17 @@ export interface RawEntry {
   linkpath?: string
 }
 
-/** Writes tar headers by hand (node-tar's Header) so tests can build archives tar itself refuses to make. */
+/**
+ * Writes tar headers by hand (node-tar's Header) so tests can build archives tar itself refuses
+ * to make; a path or link target too long for the header goes in a PAX extended header before it.
+ */
 export function tarGz(entries: RawEntry[]): Buffer {
   const blocks: Buffer[] = []
   for (const entry of entries) {
     const data = entry.data === undefined ? Buffer.alloc(0) : Buffer.from(entry.data)
     const header = new Header({ path: entry.path, type: entry.type ?? 'File', size: data.length, linkpath: entry.linkpath, mode: entry.type === 'Directory' ? 0o755 : 0o644, mtime: new Date(0), uid: 0, gid: 0 })
     const block = Buffer.alloc(512)
-    header.encode(block, 0)
+    if (header.encode(block, 0)) blocks.push(new Pax({ path: entry.path, linkpath: entry.linkpath }).encode())
     blocks.push(block, data, Buffer.alloc((512 - (data.length % 512)) % 512))
   }
   blocks.push(Buffer.alloc(1024))

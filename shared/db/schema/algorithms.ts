@@ -1,9 +1,10 @@
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
 /**
- * The algorithm rows of spec 2.3, kept in line with the registry (runtime/algorithms): shipped
- * manifests, installed packages and saved layouts (`source`: `preset`, `package`, `layout`).
- * `models` is the manifest's model list as JSON.
+ * The algorithm rows of spec 2.3: the projection of the registry's entries (runtime/algorithms/
+ * registry.ts), which alone writes and reads them: shipped manifests, installed packages and
+ * saved layouts (`source`: `preset`, `package`, `layout`). `models` is the manifest's model list
+ * as JSON. Everyone else asks `ctx.algorithms`.
  */
 export const algorithms = sqliteTable('algorithms', {
   algorithmId: text('algorithm_id').primaryKey(),
