@@ -53,7 +53,7 @@ export class MemoryBudgetError extends Error {
   }
 }
 
-/** Releasing twice is harmless (a `finally` after a failed release path). */
+/** `release()` frees the bytes once; calling it again does nothing. */
 export interface Reservation { readonly bytes: number; release(): void }
 
 interface Waiter { bytes: number; admit(): void }
