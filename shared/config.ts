@@ -59,6 +59,10 @@ export const settings = {
 
   maxEncodedImageBytes: s('MAX_ENCODED_IMAGE_BYTES', 'int', 32 * MB, 'Largest encoded image the media pipeline accepts (spec 2.5).'),
   maxImagePixels: s('MAX_IMAGE_PIXELS', 'int', 64 * 1000 * 1000, 'Largest decoded pixel count the media pipeline accepts (spec 2.5).'),
+  // Decode memory admission in the sidecar (spec 4.11, README "Decode memory").
+  decodeMemoryBudgetBytes: s('DECODE_MEMORY_BUDGET_BYTES', 'int', 0, 'Memory that detections may hold for their images at once (decoded pixels and overlay, 9 bytes a pixel); 0 = automatic: half of the machine memory (or cgroup limit), at most what is available when the sidecar starts.'),
+  decodeQueueMax: s('DECODE_QUEUE_MAX', 'int', 16, 'Most detections waiting for decode memory; one more is refused at once with the retryable ImageMemoryBusy.'),
+  decodeQueueWaitMs: s('DECODE_QUEUE_WAIT_MS', 'int', 20_000, 'Longest wait of a detection for decode memory (its deadline may end it sooner); then ImageMemoryBusy with retryAfterSeconds.'),
   inferenceThreads: s('INFERENCE_THREADS', 'int', 2, 'onnxruntime intra-op threads per session (the device has 2 cores).'),
   fileServiceBaseUrl: s('FILE_SERVICE_BASE_URL', 'string', '', 'When set, fullPicture is a URL under this base instead of a data: URI (spec 2.6).'),
 

@@ -138,13 +138,16 @@ export class SidecarClient implements InferenceService {
     })
   }
 
-  #send(op: SidecarOp, header: Record<string, unknown>, body?: Uint8Array, timeoutAt?: number): Promise<{ result: unknown; body: Buffer }> {
+  #send(op: SidecarOp, header: Record<string, unknown>, body?: Uint8Array, timeoutAt?: number, signal?: AbortSignal): Promise<{ result: unknown; body: Buffer }> {
     const socket = this.#socket
     if (!socket || socket.destroyed) return Promise.reject(unavailable('not connected'))
     const id = this.#nextId++
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined
-      const settle = <T>(f: (v: T) => void) => (v: T) => { if (timer) clearTimeout(timer); f(v) }
+      // The caller went away: the sidecar stops the request where it can (a detection waiting for memory) and answers.
+      const cancel = () => { if (this.#pending.has(id)) this.#send('cancel', { target: id }).catch(() => {}) }
+      signal?.addEventListener('abort', cancel, { once: true })
+      const settle = <T>(f: (v: T) => void) => (v: T) => { if (timer) clearTimeout(timer); signal?.removeEventListener('abort', cancel); f(v) }
       this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject) })
       if (timeoutAt !== undefined)
         timer = setTimeout(() => {
@@ -157,9 +160,9 @@ export class SidecarClient implements InferenceService {
     })
   }
 
-  async #request(op: SidecarOp, header: Record<string, unknown> = {}, body?: Uint8Array, timeoutAt?: number) {
+  async #request(op: SidecarOp, header: Record<string, unknown> = {}, body?: Uint8Array, timeoutAt?: number, signal?: AbortSignal) {
     await this.#whenReady()
-    return this.#send(op, header, body, timeoutAt)
+    return this.#send(op, header, body, timeoutAt, signal)
   }
 
   // ── algorithm definitions (runtime/algorithms/registry.ts) ─────────────────────────
@@ -245,7 +248,7 @@ export class SidecarClient implements InferenceService {
     let outcome = 'error'
     this.#inflight.set(request.handle, (this.#inflight.get(request.handle) ?? 0) + 1)
     try {
-      const { result, body: jpeg } = await this.#request('detect', header, body, timeoutAt)
+      const { result, body: jpeg } = await this.#request('detect', header, body, timeoutAt, request.signal)
       const r = result as { result: DetectionResultCore; timings: Record<string, number> }
       outcome = 'ok'
       return { result: r.result, timings: r.timings, overlayJpeg: jpeg.length > 0 ? jpeg : null }
@@ -282,7 +285,7 @@ export class SidecarClient implements InferenceService {
 
 function toApiError(error: WireError): ApiError {
   if (error.errorId in catalogue && error.errorId !== 'Internal')
-    return new ApiError(error.errorId as ErrorId, { details: error.details, msgText: error.message })
+    return new ApiError(error.errorId as ErrorId, { details: error.details, msgText: error.message, ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }) })
   // An unexpected sidecar failure: no internals reach the client.
   return new ApiError('Internal', { details: {}, cause: new Error(error.message) })
 }

@@ -2,14 +2,16 @@ import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import type { Config } from '../../shared/config.ts'
+import { settings, type Config } from '../../shared/config.ts'
 import { SidecarClient } from './client.ts'
 import { defaultManifestDir, loadManifests, type LoadedManifest } from '../../models/load-manifests.ts'
 import { onSidecarRestart, SidecarSupervisor, type SupervisorLog, type SupervisorOptions } from './supervisor.ts'
 import type { DeviceMetrics } from '../metrics/index.ts'
 
 export interface StartInferenceOptions {
+  /** The decode admission settings default as in shared/config.ts (tests and benchmarks leave them out). */
   config: Pick<Config, 'dataPath' | 'inferenceThreads' | 'maxEncodedImageBytes' | 'maxImagePixels'>
+    & Partial<Pick<Config, 'decodeMemoryBudgetBytes' | 'decodeQueueMax' | 'decodeQueueWaitMs'>>
   projectRoot: string
   /** Built sidecar entry; default `<projectRoot>/dist/runtime/sidecar.mjs`. */
   entry?: string
@@ -55,6 +57,9 @@ export function createInference(options: StartInferenceOptions): Inference {
       intraOpThreads: options.config.inferenceThreads,
       maxEncodedImageBytes: options.config.maxEncodedImageBytes,
       maxImagePixels: options.config.maxImagePixels,
+      decodeMemoryBudgetBytes: options.config.decodeMemoryBudgetBytes ?? settings.decodeMemoryBudgetBytes.default,
+      decodeQueueMax: options.config.decodeQueueMax ?? settings.decodeQueueMax.default,
+      decodeQueueWaitMs: options.config.decodeQueueWaitMs ?? settings.decodeQueueWaitMs.default,
     },
     ...(options.log ? { log: options.log } : {}),
     ...(options.backoff ? { backoff: options.backoff } : {}),

@@ -3,7 +3,7 @@
  * the client re-throws it as the matching ApiError with the same details.
  */
 export class EngineError extends Error {
-  constructor(readonly errorId: string, message: string, readonly details: Record<string, unknown> = {}) {
+  constructor(readonly errorId: string, message: string, readonly details: Record<string, unknown> = {}, readonly retryAfterSeconds?: number) {
     super(message)
     this.name = 'EngineError'
   }

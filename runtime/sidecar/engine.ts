@@ -1,9 +1,11 @@
 import { defaultManifestDir, loadManifests, type LoadedManifest } from '../../models/load-manifests.ts'
+import { settings } from '../../shared/config.ts'
 import type { DetectOutcome, SidecarStats } from '../../shared/inference/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
 import { EngineError } from './engine-error.ts'
-import { checkPixels, decodeImage, type EncodedSource, type ImageLimits } from './image/decode.ts'
+import { checkPixels, decodePixels, readCheckedImage, type EncodedSource, type ImageLimits } from './image/decode.ts'
 import { ImageError } from './image/image-error.ts'
+import { automaticBudgetBytes, detectionBytes, MemoryBudget, MemoryBudgetError } from './image/memory-budget.ts'
 import { DeadlineExceeded } from './pipeline/deadline.ts'
 import { renderOverlay } from './pipeline/overlay.ts'
 import { MissingModelError, Pipeline } from './pipeline/pipeline.ts'
@@ -22,6 +24,8 @@ export interface EngineOptions {
   dataPath?: string
   intraOpThreads: number
   limits: ImageLimits
+  /** Admission of decodes (spec 4.11); default: the automatic budget and the default queue of shared/config.ts. */
+  memory?: MemoryBudget
 }
 
 export type EngineImage = EncodedSource | { kind: 'rgb'; width: number; height: number; data: Buffer }
@@ -32,6 +36,8 @@ export interface EngineDetectRequest {
   purpose?: string
   deadline?: number
   overlay?: boolean
+  /** Aborted when the runtime gives up on the request: it then stops waiting for memory. */
+  signal?: AbortSignal
 }
 
 interface LoadedPipeline { pipeline: Promise<Pipeline>; refs: number }
@@ -49,9 +55,13 @@ export class InferenceEngine {
   readonly #pipelines = new Map<string, LoadedPipeline>()
   readonly #handles = new Map<string, Handle>()
   readonly #options: EngineOptions
+  readonly #memory: MemoryBudget
 
   constructor(options: EngineOptions) {
     this.#options = options
+    this.#memory = options.memory ?? new MemoryBudget({
+      capacityBytes: automaticBudgetBytes(), maxWaiting: settings.decodeQueueMax.default, maxWaitMs: settings.decodeQueueWaitMs.default,
+    })
     this.#manifests = options.manifestDir === false ? new Map()
       : loadManifests(options.manifestDir ?? defaultManifestDir(options.projectRoot), options.projectRoot, options.dataPath)
     this.#pool = new SessionPool({ intraOpThreads: options.intraOpThreads })
@@ -114,14 +124,11 @@ export class InferenceEngine {
     }
   }
 
-  async decode(image: EngineImage, purpose: string): Promise<RgbImage> {
-    if (image.kind !== 'rgb') return decodeImage(image, this.#options.limits, purpose)
-    checkPixels(image.width, image.height, this.#options.limits)
-    if (image.data.length !== image.width * image.height * 3)
-      throw new ImageError('ImageDecodeFailed', `raw frame has ${image.data.length} bytes, expected ${image.width}x${image.height}x3`)
-    return { data: image.data, width: image.width, height: image.height }
-  }
-
+  /**
+   * Detection = header checks → memory admission → decode → pipeline → result → overlay.
+   * The image's memory is reserved from its header before any pixel is decoded and released
+   * when the detection ends, whatever its outcome (spec 4.11).
+   */
   async detect(request: EngineDetectRequest): Promise<DetectOutcome> {
     const h = this.#handles.get(request.handle)
     if (!h) throw new EngineError('NotCreated', `no pipeline is loaded under ${request.handle}`)
@@ -131,16 +138,61 @@ export class InferenceEngine {
       const started = performance.now()
       try { return await work() } finally { timings[stage] = performance.now() - started }
     }
+    const overlay = request.overlay !== false
     try {
-      const image = await time('decode', () => this.decode(request.image, request.purpose ?? 'image'))
-      const output = await time('pipeline', () => pipeline.run(image, h.config, request.deadline))
-      const result = buildResult(pipeline.manifest, output, image, h.config, Date.now())
-      const overlayJpeg = request.overlay === false ? null : await time('overlay', () => renderOverlay(image, result))
-      return { result, overlayJpeg, timings: { ...timings, ...Object.fromEntries(Object.entries(output.timings).map(([k, v]) => [`node.${k}`, v])) } }
+      const opened = await time('header', () => this.#open(request.image, request.purpose ?? 'image'))
+      const reservation = await time('admission', () => this.#admit(opened.width, opened.height, overlay, request))
+      try {
+        const image = await time('decode', () => opened.decode())
+        const output = await time('pipeline', () => pipeline.run(image, h.config, request.deadline))
+        const result = buildResult(pipeline.manifest, output, image, h.config, Date.now())
+        const overlayJpeg = overlay ? await time('overlay', () => renderOverlay(image, result)) : null
+        return { result, overlayJpeg, timings: { ...timings, ...Object.fromEntries(Object.entries(output.timings).map(([k, v]) => [`node.${k}`, v])) } }
+      } finally {
+        reservation.release()
+      }
     } catch (error) {
       if (error instanceof ImageError) throw new EngineError(error.errorId, error.message, error.details)
       if (error instanceof DeadlineExceeded) throw new EngineError('InferenceDeadlineExceeded', error.message, { stage: error.stage })
       throw error
+    }
+  }
+
+  /** Header checks only (spec 7.1); `decode` then allocates the pixels. */
+  async #open(image: EngineImage, purpose: string): Promise<{ width: number; height: number; decode(): Promise<RgbImage> }> {
+    const { limits } = this.#options
+    if (image.kind === 'rgb') {
+      checkPixels(image.width, image.height, limits)
+      if (image.data.length !== image.width * image.height * 3)
+        throw new ImageError('ImageDecodeFailed', `raw frame has ${image.data.length} bytes, expected ${image.width}x${image.height}x3`)
+      return { width: image.width, height: image.height, decode: async () => ({ data: image.data, width: image.width, height: image.height }) }
+    }
+    const checked = await readCheckedImage(image, limits, purpose)
+    return { width: checked.width, height: checked.height, decode: () => decodePixels(checked, limits) }
+  }
+
+  /** Decodes an image outside a detection (benchmarks): no memory admission. */
+  async decode(image: EngineImage, purpose: string): Promise<RgbImage> {
+    return (await this.#open(image, purpose)).decode()
+  }
+
+  async #admit(width: number, height: number, overlay: boolean, request: EngineDetectRequest) {
+    const bytes = detectionBytes(width, height, overlay)
+    try {
+      return await this.#memory.acquire(bytes, {
+        ...(request.deadline !== undefined ? { deadline: request.deadline } : {}),
+        ...(request.signal ? { signal: request.signal } : {}),
+      })
+    } catch (error) {
+      if (!(error instanceof MemoryBudgetError)) throw error
+      // Larger than the whole budget: as for the pixel limit, only a smaller image helps.
+      if (error.reason === 'exceeds-capacity') {
+        const limitPixels = Math.floor(this.#memory.capacityBytes / detectionBytes(1, 1, overlay))
+        throw new ImageError('IMAGE_RESOLUTION_TOO_LARGE', `${width}x${height} needs ${bytes} bytes, more than the decode memory budget of ${this.#memory.capacityBytes}`, {
+          width, height, actualPixels: width * height, limitPixels, resource: 'decode-memory', requiredBytes: bytes, budgetBytes: this.#memory.capacityBytes,
+        })
+      }
+      throw new EngineError('ImageMemoryBusy', error.message, { resource: 'decode-memory', reason: error.reason, ...error.details }, error.retryAfterSeconds)
     }
   }
 
@@ -150,6 +202,7 @@ export class InferenceEngine {
       sessions: this.#pool.stats(),
       pipelines: [...this.#pipelines].map(([algorithmId, e]) => ({ algorithmId, refs: e.refs })),
       handles: [...this.#handles].map(([handle, h]) => ({ handle, algorithmId: h.algorithmId })),
+      memory: this.#memory.stats(),
     }
   }
 

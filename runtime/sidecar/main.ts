@@ -3,7 +3,9 @@
  * the runtime's supervisor with its options as one JSON argument; reports `ready` over the
  * IPC channel once the socket listens, and exits when the runtime goes away.
  */
+import sharp from 'sharp'
 import { InferenceEngine } from './engine.ts'
+import { automaticBudgetBytes, MemoryBudget } from './image/memory-budget.ts'
 import { serveEngine } from './server.ts'
 
 export interface SidecarLaunchOptions {
@@ -13,10 +15,33 @@ export interface SidecarLaunchOptions {
   intraOpThreads: number
   maxEncodedImageBytes: number
   maxImagePixels: number
+  /** 0 = automatic (memory-budget.ts). */
+  decodeMemoryBudgetBytes: number
+  decodeQueueMax: number
+  decodeQueueWaitMs: number
 }
+
+/** Released images are collected once this much has been released (a full GC per small image is waste). */
+const RECLAIM_AFTER_BYTES = 64 * 1024 * 1024
 
 async function main() {
   const options = JSON.parse(process.argv[2] ?? '{}') as SidecarLaunchOptions
+  // libvips' operation cache would keep the last images' pixels after their requests.
+  sharp.cache(false)
+  // A decoded image is a Buffer freed only when V8 collects it, and V8 does not hurry for
+  // memory outside its heap: collected here once released images add up, so that the RSS
+  // follows the budget and comes back down after a burst (the supervisor passes --expose-gc).
+  const gc = globalThis.gc
+  let unreclaimed = 0
+  const memory = new MemoryBudget({
+    capacityBytes: options.decodeMemoryBudgetBytes || automaticBudgetBytes(),
+    maxWaiting: options.decodeQueueMax,
+    maxWaitMs: options.decodeQueueWaitMs,
+    reclaim: (released) => {
+      unreclaimed += released
+      if (gc && unreclaimed >= RECLAIM_AFTER_BYTES) { unreclaimed = 0; gc() }
+    },
+  })
   const engine = new InferenceEngine({
     projectRoot: options.projectRoot,
     // The runtime's algorithm registry defines every algorithm over the socket (op `define`).
@@ -24,6 +49,7 @@ async function main() {
     ...(options.dataPath ? { dataPath: options.dataPath } : {}),
     intraOpThreads: options.intraOpThreads,
     limits: { maxEncodedImageBytes: options.maxEncodedImageBytes, maxImagePixels: options.maxImagePixels },
+    memory,
   })
   await serveEngine(engine, options.socketPath)
   process.send?.({ type: 'ready', pid: process.pid })

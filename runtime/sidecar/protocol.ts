@@ -14,9 +14,10 @@ export const MAX_BODY_BYTES = 512 * 1024 * 1024
 
 export interface Frame { header: Record<string, unknown>; body: Buffer }
 
-export type SidecarOp = 'ping' | 'load' | 'release' | 'detect' | 'stats' | 'define' | 'forget' | 'inspectModel'
+/** `cancel` ({ target: id }) tells a `detect` in flight that its caller went away. */
+export type SidecarOp = 'ping' | 'load' | 'release' | 'detect' | 'cancel' | 'stats' | 'define' | 'forget' | 'inspectModel'
 
-export interface WireError { errorId: string; message: string; details: Record<string, unknown> }
+export interface WireError { errorId: string; message: string; details: Record<string, unknown>; retryAfterSeconds?: number }
 
 export function encodeFrame(header: object, body: Uint8Array = Buffer.alloc(0)): Buffer[] {
   const json = Buffer.from(JSON.stringify(header), 'utf8')

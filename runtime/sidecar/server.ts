@@ -15,6 +15,8 @@ export function serveEngine(engine: InferenceEngine, socketPath: string): Promis
   rmSync(socketPath, { force: true })
   const server = net.createServer((socket) => {
     const decoder = new FrameDecoder()
+    // Detections in flight by request id, so that `cancel` (and a closed connection) reach them.
+    const running = new Map<number, AbortController>()
     const reply = (header: object, body?: Uint8Array) => {
       if (socket.destroyed) return
       socket.cork()
@@ -30,14 +32,18 @@ export function serveEngine(engine: InferenceEngine, socketPath: string): Promis
         return
       }
       for (const frame of frames) {
-        const id = frame.header.id
-        handle(engine, frame).then(
+        const id = frame.header.id as number
+        const controller = frame.header.op === 'detect' ? new AbortController() : null
+        if (controller) running.set(id, controller)
+        if (frame.header.op === 'cancel') running.get(frame.header.target as number)?.abort()
+        handle(engine, frame, controller?.signal).then(
           ({ result, body }) => reply({ id, ok: true, result }, body),
           (error: unknown) => reply({ id, ok: false, error: toWireError(error) }),
-        )
+        ).finally(() => { if (controller) running.delete(id) })
       }
     })
     socket.on('error', () => socket.destroy())
+    socket.on('close', () => { for (const controller of running.values()) controller.abort() })
   })
   return new Promise((resolve, reject) => {
     server.once('error', reject)
@@ -46,7 +52,8 @@ export function serveEngine(engine: InferenceEngine, socketPath: string): Promis
 }
 
 function toWireError(error: unknown): WireError {
-  if (error instanceof EngineError) return { errorId: error.errorId, message: error.message, details: error.details }
+  if (error instanceof EngineError)
+    return { errorId: error.errorId, message: error.message, details: error.details, ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }) }
   if (error instanceof ApiError) return { errorId: error.id, message: error.message, details: error.item.details }
   return { errorId: 'Internal', message: error instanceof Error ? error.message : String(error), details: {} }
 }
@@ -66,11 +73,12 @@ function imageOf(frame: Frame): EngineImage {
   }
 }
 
-async function handle(engine: InferenceEngine, frame: Frame): Promise<{ result: unknown; body?: Uint8Array }> {
+async function handle(engine: InferenceEngine, frame: Frame, signal?: AbortSignal): Promise<{ result: unknown; body?: Uint8Array }> {
   const h = frame.header
   switch (h.op) {
     case 'ping': return { result: { pid: process.pid } }
     case 'stats': return { result: engine.stats() }
+    case 'cancel': return { result: null }
     case 'load':
       await engine.load(str(h.handle, 'handle'), str(h.algorithmId, 'algorithmId'), (h.taskConfig ?? {}) as never)
       return { result: null }
@@ -93,6 +101,7 @@ async function handle(engine: InferenceEngine, frame: Frame): Promise<{ result: 
         purpose: typeof h.purpose === 'string' ? h.purpose : 'image',
         ...(typeof h.deadline === 'number' ? { deadline: h.deadline } : {}),
         overlay: h.overlay !== false,
+        ...(signal ? { signal } : {}),
       })
       return { result: { result: outcome.result, timings: outcome.timings }, ...(outcome.overlayJpeg ? { body: outcome.overlayJpeg } : {}) }
     }

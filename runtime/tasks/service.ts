@@ -89,7 +89,7 @@ export class TaskService implements TasksService {
         const task = await this.#created(taskId, algorithmCode)
         // A created task the sidecar does not hold (its restore failed): load it again.
         if (!inference.has(taskId)) await inference.load(taskId, task.algorithmCode, task.taskConfig as TaskConfig)
-        const started = inference.detect({ handle: taskId, image, purpose: 'image', deadline: clock.now() + config.detectTimeoutMs })
+        const started = inference.detect({ handle: taskId, image, purpose: 'image', deadline: clock.now() + config.detectTimeoutMs, signal: request.signal })
         started.catch(() => {}) // awaited below
         return { started }
       })

@@ -184,6 +184,10 @@ export const catalogue = {
     'The detection did not finish within its deadline.', A.RETRY_LATER, { retryable: true, retryAfterSeconds: 1 }),
   PictureNotFound: entry('1104', 'api.error.PictureNotFound',
     'The detection picture does not exist or has expired.', A.NONE, { httpStatus: 404 }),
+  // spec 4.11, 2.7: decode memory admission; retryAfterSeconds follows how long detections hold memory.
+  ImageMemoryBusy: entry('1105', 'api.error.ImageMemoryBusy',
+    'Other images are using the memory set aside for decoding; the image was not decoded. Retry after the suggested wait.', A.RETRY_LATER,
+    { httpStatus: 503, retryable: true, retryAfterSeconds: 1 }),
 
   // ── events: MQTT request transport (spec 5.6) ───────────────────────────────────────
   MqttNotRegistered: entry('3001', 'api.error.MqttNotRegistered',

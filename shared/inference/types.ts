@@ -64,6 +64,8 @@ export interface DetectRequest {
   deadline?: number
   /** Draw and JPEG-encode the overlay (default true; camera frames may skip it). */
   overlay?: boolean
+  /** The caller going away: a detection still waiting for decode memory gives up. */
+  signal?: AbortSignal
 }
 
 export interface DetectOutcome {
@@ -80,6 +82,8 @@ export interface SidecarStats {
   sessions: { model: string; refs: number }[]
   pipelines: { algorithmId: string; refs: number }[]
   handles: { handle: string; algorithmId: string }[]
+  /** Decode memory admission (spec 4.11): the budget, what detections hold now, how many wait. */
+  memory: { budgetBytes: number; inUseBytes: number; waiting: number }
 }
 
 export interface InferenceService {

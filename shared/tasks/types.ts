@@ -91,7 +91,7 @@ export interface DetectTaskRequest {
   image: TaskImage
   /** Who asks (an upload is leased only to the identity that made it, spec 5.4). */
   identity: Identity
-  /** The caller going away cancels an image download. */
+  /** The caller going away cancels an image download and a detection waiting for memory. */
   signal: AbortSignal
 }
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { startInference, type Inference } from '../../runtime/inference/start.ts'
+import { startInference, type Inference, type StartInferenceOptions } from '../../runtime/inference/start.ts'
 
 export const projectRoot = path.resolve(import.meta.dirname, '../..')
 export const samplePath = (n: number) => path.join(projectRoot, 'node_modules/@vladmandic/face-api/demo', `sample${n}.jpg`)
@@ -16,7 +16,7 @@ export const sidecarEntry = path.join(projectRoot, 'dist/runtime/sidecar.mjs')
 export interface TestInference extends Inference { dataDir: string; entry: string }
 
 /** A real supervised sidecar with the shipped manifests, in a temporary DATA_DIR. */
-export async function startTestInference(overrides: Partial<typeof limits> = {}): Promise<TestInference> {
+export async function startTestInference(overrides: Partial<StartInferenceOptions['config']> = {}): Promise<TestInference> {
   const entry = sidecarEntry
   // Unix socket paths are short (108 bytes): keep the folder near the root of tmp.
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'inf-'))

@@ -58,19 +58,32 @@ export async function probeDimensions(bytes: Buffer, format: ImageFormat): Promi
   }
 }
 
+/** An encoded image whose header passed the checks of spec 7.1; no pixel is decoded yet. */
+export interface CheckedImage { bytes: Buffer; format: ImageFormat; width: number; height: number }
+
 /**
- * Decodes JPEG, PNG (sharp) or BMP (./bmp.ts, sharp does not read BMP) into RGB, after the
- * header checks of spec 7.1: encoded size over `maxEncodedImageBytes` → IMAGE_INPUT_TOO_LARGE,
- * pixels over `maxImagePixels` → IMAGE_RESOLUTION_TOO_LARGE, anything unreadable →
- * ImageDecodeFailed.
+ * Reads an encoded image and checks its header (spec 7.1): encoded size over
+ * `maxEncodedImageBytes` → IMAGE_INPUT_TOO_LARGE, pixels over `maxImagePixels` →
+ * IMAGE_RESOLUTION_TOO_LARGE, not a JPEG, PNG or BMP → ImageDecodeFailed. The caller knows
+ * the dimensions before any pixel memory is allocated (the decode memory admission needs them).
  */
-export async function decodeImage(source: EncodedSource, limits: ImageLimits, purpose = 'image'): Promise<RgbImage> {
+export async function readCheckedImage(source: EncodedSource, limits: ImageLimits, purpose = 'image'): Promise<CheckedImage> {
   const bytes = await readEncoded(source, limits, purpose)
   const format = sniffFormat(bytes)
   if (!format) throw new ImageError('ImageDecodeFailed', 'not a JPEG, PNG or BMP image')
   const { width, height } = await probeDimensions(bytes, format)
   checkPixels(width, height, limits)
-  return format === 'bmp' ? decodeBmp(bytes) : decodeWithSharp(bytes, limits)
+  return { bytes, format, width, height }
+}
+
+/** Decodes a checked image into RGB: JPEG and PNG with sharp, BMP with ./bmp.ts (sharp does not read BMP). */
+export async function decodePixels(image: CheckedImage, limits: ImageLimits): Promise<RgbImage> {
+  return image.format === 'bmp' ? decodeBmp(image.bytes) : decodeWithSharp(image.bytes, limits)
+}
+
+/** Header checks and decode in one (spec 7.1 refusals as for readCheckedImage, corrupt data → ImageDecodeFailed). */
+export async function decodeImage(source: EncodedSource, limits: ImageLimits, purpose = 'image'): Promise<RgbImage> {
+  return decodePixels(await readCheckedImage(source, limits, purpose), limits)
 }
 
 export function checkPixels(width: number, height: number, limits: ImageLimits): void {
