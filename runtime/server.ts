@@ -77,8 +77,14 @@ const isMain = import.meta.url === `file://${process.argv[1]}`
 if (isMain) {
   startDevice().then((device) => {
     const shutdown = (signal: string) => device.stop(signal).then(() => process.exit(0), () => process.exit(1))
-    process.once('SIGTERM', () => shutdown('SIGTERM'))
-    process.once('SIGINT', () => shutdown('SIGINT'))
+    // `on`, not `once`: a stop of the whole process group delivers SIGTERM twice (directly and
+    // forwarded by the supervisor); the second must not fall back to the default action, which
+    // kills the requests in flight. `stop` is idempotent.
+    process.on('SIGTERM', () => shutdown('SIGTERM'))
+    process.on('SIGINT', () => shutdown('SIGINT'))
+    // Started by the supervisor over IPC: the channel closes when the supervisor dies (even by
+    // SIGKILL), and the device must not go on serving unsupervised.
+    if (process.channel) process.on('disconnect', () => shutdown('supervisor gone'))
     // A restart request (upgrade) ends the process with the code the supervisor understands.
     device.restartRequested.then((reason) => device.stop(`restart: ${reason}`).then(() => process.exit(RESTART_EXIT_CODE), () => process.exit(1)))
     // Ready only once it also stops gracefully: a supervisor may answer the message with SIGTERM

@@ -105,7 +105,10 @@ export class SidecarSupervisor extends EventEmitter {
     await new Promise<void>((resolve) => {
       const kill = setTimeout(() => child.kill('SIGKILL'), 5000)
       child.once('exit', () => { clearTimeout(kill); resolve() })
-      child.kill('SIGTERM')
+      // Closing the channel is the stop request: the sidecar ignores SIGTERM while it has a
+      // runtime (a process-group stop must not cut its inferences).
+      if (child.connected) child.disconnect()
+      else child.kill('SIGTERM')
     })
   }
 }
