@@ -202,8 +202,10 @@ export const catalogue = {
     'This operation is not supported on this device.', A.NONE),
   ServiceUnavailable: entry('503', 'api.error.ServiceUnavailable',
     'The device is starting or shutting down.', A.RETRY_LATER, { httpStatus: 503, retryable: true, retryAfterSeconds: 2 }),
+  // Not retryable: an unexpected failure is presumed deterministic; the runtime marks it
+  // retryable (RETRY_LATER) only when its cause is known to be transient (errors/internal.ts).
   Internal: entry('500', 'api.error.Internal',
-    'Internal error; quote the request id when reporting it.', A.RETRY_LATER, { httpStatus: 500, retryable: true }),
+    'Internal error; quote the request id when reporting it.', A.NONE, { httpStatus: 500 }),
 } satisfies Record<string, CatalogueEntry>
 
 export type ErrorId = keyof typeof catalogue
