@@ -10,6 +10,7 @@ import { createServices } from './services.ts'
 import { RouteTable } from './http/route-table.ts'
 import { InFlight } from './http/inflight.ts'
 import { createApp } from './http/app.ts'
+import { answerClientErrors } from './http/client-error.ts'
 import { InputValidator } from './http/validate.ts'
 import { functionsDistDir } from './paths.ts'
 import { TUS_ROUTE } from './uploads/tus.ts'
@@ -42,6 +43,7 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s))
   })
+  answerClientErrors(server)
   const port = (server.address() as AddressInfo).port
   log.info({ port, host: config.host, version: runtime.services.process.softwareVersion, routes: table.routes().length }, 'listening')
   const { process: proc, events } = runtime.services

@@ -64,6 +64,8 @@ export const catalogue = {
     'Another transfer is writing to this upload session.', A.RETRY_LATER, { retryable: true, retryAfterSeconds: 1 }),
   UPLOAD_METADATA_BUDGET: entry('UPLOAD_METADATA_BUDGET', 'api.error.uploadMetadataBudget',
     'The per-session metadata budget is exceeded.', A.USE_LARGER_CHUNKS_OR_CHANGE_POLICY),
+  HTTP_HEADERS_TOO_LARGE: entry('HTTP_HEADERS_TOO_LARGE', 'api.error.httpHeadersTooLarge',
+    'The URL and headers of the request are larger than the device reads (details.limitBytes).', A.CHECK_REQUEST_PARAMETERS, { httpStatus: 431 }),
   HTTP_BODY_TOO_LARGE: entry('HTTP_BODY_TOO_LARGE', 'api.error.httpBodyTooLarge',
     'The request body is larger than this request type allows.', A.REDUCE_REQUEST_BODY, { httpStatus: 413 }),
   DefaultCantBeExport: entry('DefaultCantBeExport', 'api.error.DefaultCantBeExport',
