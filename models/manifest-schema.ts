@@ -23,7 +23,9 @@ const Coefficient = (options: { minimum?: number; exclusiveMinimum?: number } = 
 
 /** A file inside an installed npm package: resolved through node_modules, never downloaded. */
 export const PackageFile = Type.Object({
-  package: Type.String({ minLength: 1 }),
+  // An npm package name (optionally scoped), nothing else: `.`, `..` or a path would resolve
+  // to a folder of the installation instead of a package.
+  package: Type.String({ pattern: '^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$', maxLength: 214 }),
   file: Type.String({ minLength: 1, pattern: '^(?!/)(?!.*\\.\\.)' }),
 }, strict)
 

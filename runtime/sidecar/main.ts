@@ -25,7 +25,7 @@ async function main() {
     intraOpThreads: options.intraOpThreads,
     limits: { maxEncodedImageBytes: options.maxEncodedImageBytes, maxImagePixels: options.maxImagePixels },
   })
-  await serveEngine(engine, options.socketPath)
+  await serveEngine(engine, options.socketPath, [options.projectRoot, ...(options.dataPath ? [options.dataPath] : [])])
   process.send?.({ type: 'ready', pid: process.pid })
 }
 
