@@ -87,7 +87,7 @@ export const catalogue = {
   UPLOAD_CHECKSUM_MISMATCH: entry('UPLOAD_CHECKSUM_MISMATCH', 'api.error.uploadChecksumMismatch',
     'The sha256 of the received file differs from the sha256 sent with the chunks; the session was released.', A.CHECK_UPLOAD_PARAMETERS),
   UPLOAD_DIFFERENT_FILE: entry('UPLOAD_DIFFERENT_FILE', 'api.error.uploadDifferentFile',
-    'A chunk resent to resume an upload (same clientRequestId) holds other bytes than the chunk stored for it: it is another file. The session is unchanged; send a new file with a new clientRequestId.', A.START_NEW_UPLOAD),
+    'A resent chunk (chunk 0 with the same clientRequestId to resume, or a chunk already accepted) holds other bytes than the chunk stored for it: it is another file. The session is unchanged; send the new file with a new clientRequestId.', A.START_NEW_UPLOAD),
   UPLOAD_NOT_COMPLETE: entry('UPLOAD_NOT_COMPLETE', 'api.error.uploadNotComplete',
     'The upload has not received all of its chunks yet.', A.CHECK_UPLOAD_PARAMETERS),
   UPLOAD_PARAMETERS_MISMATCH: entry('UPLOAD_PARAMETERS_MISMATCH', 'api.error.uploadParametersMismatch',

@@ -13,7 +13,7 @@ const TRANSIENT_CODES = new Set([
 ])
 
 /** Whether `error` or one of its causes (drizzle and libsql wrap them) is known to be transient. */
-export function isTransientFailure(error: unknown): boolean {
+function isTransientFailure(error: unknown): boolean {
   for (let cause = error, depth = 0; cause && depth < 8; cause = (cause as { cause?: unknown }).cause, depth++) {
     const code = (cause as { code?: unknown }).code
     if (typeof code === 'string' && TRANSIENT_CODES.has(code)) return true

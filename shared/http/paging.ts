@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox'
  * that an offset `(page - 1) × size` stays a small safe integer: a huge page number is the
  * client's mistake (InvalidParam), never an internal error.
  */
-export const MAX_PAGE_NUMBER = 1_000_000
+const MAX_PAGE_NUMBER = 1_000_000
 
 /** `pageNum` (or `pageNo`, as spec 4.9 names it) from 1. */
 export const PageNumber = () => Type.Integer({ minimum: 1, maximum: MAX_PAGE_NUMBER, default: 1 })

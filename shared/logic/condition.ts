@@ -1,5 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 
+/** Bound of pixel coordinates and sizes: beyond any image the device decodes. */
+export const MAX_PIXELS = 100_000
+
 /**
  * The logic-node condition as data (spec 2.6 `bLogicResult`, `bDetected`). A superset of the
  * logic node of the pipeline manifests (`models/manifest-schema.ts`: `condition.label`,
@@ -12,9 +15,6 @@ import { Type, type Static } from '@sinclair/typebox'
  * - the centre of its box lies inside `region` (normalized polygon, same keys as maskPolygon).
  * An area is `bDetected` when the number of targets meeting it is in [`minTargets`, `maxTargets`].
  */
-/** Bound of pixel coordinates and sizes: beyond any image the device decodes. */
-export const MAX_PIXELS = 100_000
-
 const RatioPoint = Type.Object({
   xRatio: Type.Number({ minimum: 0, maximum: 1 }),
   yRatio: Type.Number({ minimum: 0, maximum: 1 }),

@@ -42,10 +42,9 @@ interface Launched {
 const launched: Launched[] = []
 const dataDirs: string[] = []
 afterEach(() => {
-  for (const { child, pids } of launched.splice(0)) {
-    for (const pid of [child.pid!, pids.supervisor, pids.server, pids.sidecar]) {
-      try { process.kill(pid, 'SIGKILL') } catch { /* gone */ }
-    }
+  // Whatever a failed test left: the process group the test made (never a pid that may be reused).
+  for (const { child } of launched.splice(0)) {
+    try { process.kill(-child.pid!, 'SIGKILL') } catch { /* gone */ }
   }
   for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
