@@ -66,7 +66,7 @@ export function packageDir(pkg: string, projectRoot: string): string {
     const dir = path.join(base, pkg)
     if (existsSync(path.join(dir, 'package.json'))) return dir
   }
-  throw new Error(`package ${pkg} is not installed (looked from ${projectRoot})`)
+  throw new Error(`package ${pkg} is not installed on the device`)
 }
 
 export function resolvePackageFile(ref: PackageFile, projectRoot: string): string {

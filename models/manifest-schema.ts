@@ -15,10 +15,17 @@ import { Type, type Static } from '@sinclair/typebox'
 
 const strict = { additionalProperties: false } as const
 const Id = Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 64 })
+// Every number is bounded (a manifest is client input through Algorithm/add): sizes in pixels,
+// counts of detections or candidates, and free coefficients.
+const Pixels = (minimum: number) => Type.Integer({ minimum, maximum: 16_384 })
+const Count = (minimum: number) => Type.Integer({ minimum, maximum: 100_000 })
+const Coefficient = (options: { minimum?: number; exclusiveMinimum?: number } = {}) => Type.Number({ minimum: -1e6, ...options, maximum: 1e6 })
 
 /** A file inside an installed npm package: resolved through node_modules, never downloaded. */
 export const PackageFile = Type.Object({
-  package: Type.String({ minLength: 1 }),
+  // An npm package name (optionally scoped), nothing else: `.`, `..` or a path would resolve
+  // to a folder of the installation instead of a package.
+  package: Type.String({ pattern: '^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$', maxLength: 214 }),
   file: Type.String({ minLength: 1, pattern: '^(?!/)(?!.*\\.\\.)' }),
 }, strict)
 
@@ -33,8 +40,8 @@ export const PackagedFile = Type.Object({
 
 /** Per-channel `(value - mean) / std`, applied to 0..255 pixel values in `channelOrder`. */
 export const Normalization = Type.Object({
-  mean: Type.Array(Type.Number(), { minItems: 3, maxItems: 3 }),
-  std: Type.Array(Type.Number({ exclusiveMinimum: 0 }), { minItems: 3, maxItems: 3 }),
+  mean: Type.Array(Coefficient(), { minItems: 3, maxItems: 3 }),
+  std: Type.Array(Coefficient({ minimum: 1e-6 }), { minItems: 3, maxItems: 3 }),
 }, strict)
 
 /**
@@ -49,14 +56,14 @@ export const Normalization = Type.Object({
 export const InputSpec = Type.Object({
   name: Type.Optional(Type.String()),
   /** One gray channel = Σ weight × normalized channel (e.g. BT.601 luma), instead of three. */
-  grayWeights: Type.Optional(Type.Array(Type.Number(), { minItems: 3, maxItems: 3 })),
+  grayWeights: Type.Optional(Type.Array(Coefficient(), { minItems: 3, maxItems: 3 })),
   resize: Type.Union([Type.Literal('letterbox'), Type.Literal('stretch'), Type.Literal('fit-multiple'), Type.Literal('fixed-height')]),
-  width: Type.Optional(Type.Integer({ minimum: 1 })),
-  height: Type.Optional(Type.Integer({ minimum: 1 })),
-  limitSideLen: Type.Optional(Type.Integer({ minimum: 32 })),
-  multipleOf: Type.Optional(Type.Integer({ minimum: 1 })),
-  minWidth: Type.Optional(Type.Integer({ minimum: 1 })),
-  maxWidth: Type.Optional(Type.Integer({ minimum: 1 })),
+  width: Type.Optional(Pixels(1)),
+  height: Type.Optional(Pixels(1)),
+  limitSideLen: Type.Optional(Pixels(32)),
+  multipleOf: Type.Optional(Pixels(1)),
+  minWidth: Type.Optional(Pixels(1)),
+  maxWidth: Type.Optional(Pixels(1)),
   layout: Type.Union([Type.Literal('NHWC'), Type.Literal('NCHW')]),
   channelOrder: Type.Union([Type.Literal('RGB'), Type.Literal('BGR')]),
   normalization: Normalization,
@@ -66,22 +73,22 @@ export const Nms = Type.Object({
   /** `weighted` blends overlapping boxes by score (MediaPipe); `hard` keeps the best. */
   method: Type.Union([Type.Literal('hard'), Type.Literal('weighted')]),
   iouThreshold: Type.Number({ minimum: 0, maximum: 1 }),
-  maxDetections: Type.Integer({ minimum: 1 }),
+  maxDetections: Count(1),
 }, strict)
 
 /** MediaPipe's SsdAnchorsCalculatorOptions; anchors are generated in code from these. */
 export const SsdAnchorOptions = Type.Object({
-  numLayers: Type.Integer({ minimum: 1 }),
-  minScale: Type.Number(),
-  maxScale: Type.Number(),
-  inputSizeWidth: Type.Integer({ minimum: 1 }),
-  inputSizeHeight: Type.Integer({ minimum: 1 }),
-  anchorOffsetX: Type.Number(),
-  anchorOffsetY: Type.Number(),
-  strides: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1 }),
-  aspectRatios: Type.Array(Type.Number({ exclusiveMinimum: 0 }), { minItems: 1 }),
+  numLayers: Type.Integer({ minimum: 1, maximum: 16 }),
+  minScale: Coefficient(),
+  maxScale: Coefficient(),
+  inputSizeWidth: Pixels(1),
+  inputSizeHeight: Pixels(1),
+  anchorOffsetX: Coefficient(),
+  anchorOffsetY: Coefficient(),
+  strides: Type.Array(Pixels(1), { minItems: 1, maxItems: 16 }),
+  aspectRatios: Type.Array(Coefficient({ exclusiveMinimum: 0 }), { minItems: 1, maxItems: 16 }),
   fixedAnchorSize: Type.Boolean(),
-  interpolatedScaleAspectRatio: Type.Number(),
+  interpolatedScaleAspectRatio: Coefficient(),
   reduceBoxesInLowestLayer: Type.Boolean(),
 }, strict)
 
@@ -93,11 +100,11 @@ export const SsdDecoder = Type.Object({
   regressorOutputs: Type.Array(Type.String(), { minItems: 1 }),
   anchors: SsdAnchorOptions,
   /** Values per anchor in the regressor output: 4 box values then 2 per keypoint. */
-  numCoords: Type.Integer({ minimum: 4 }),
-  numKeypoints: Type.Integer({ minimum: 0 }),
+  numCoords: Type.Integer({ minimum: 4, maximum: 4096 }),
+  numKeypoints: Type.Integer({ minimum: 0, maximum: 1024 }),
   /** Regressor values are in input pixels: divided by these before use (x, y, w, h). */
-  coordScale: Type.Array(Type.Number({ exclusiveMinimum: 0 }), { minItems: 4, maxItems: 4 }),
-  scoreClip: Type.Number({ exclusiveMinimum: 0 }),
+  coordScale: Type.Array(Coefficient({ exclusiveMinimum: 0 }), { minItems: 4, maxItems: 4 }),
+  scoreClip: Coefficient({ exclusiveMinimum: 0 }),
   keypointNames: Type.Optional(Type.Array(Type.String())),
 }, strict)
 
@@ -108,10 +115,10 @@ export const DbDecoder = Type.Object({
   /** Pixel threshold of the probability map. */
   binaryThreshold: Type.Number({ minimum: 0, maximum: 1 }),
   /** Region expansion: distance = area × ratio / perimeter. */
-  unclipRatio: Type.Number({ minimum: 0 }),
+  unclipRatio: Coefficient({ minimum: 0 }),
   /** Regions whose shorter side (input pixels) is below this are dropped. */
-  minSize: Type.Number({ minimum: 0 }),
-  maxCandidates: Type.Integer({ minimum: 1 }),
+  minSize: Coefficient({ minimum: 0 }),
+  maxCandidates: Count(1),
 }, strict)
 
 /** CenterNet (converted TF.js, models/README.md): top-K rows x1,y1,x2,y2 (input px), score, class. */
@@ -120,9 +127,9 @@ export const CenternetDecoder = Type.Object({
   output: Type.String(),
   /** Class-wise NMS over the rows. */
   iouThreshold: Type.Number({ minimum: 0, maximum: 1 }),
-  maxDetections: Type.Integer({ minimum: 1 }),
+  maxDetections: Count(1),
   /** Keep only these class indices (e.g. [0] = COCO person); all when absent. */
-  classes: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }), { minItems: 1 })),
+  classes: Type.Optional(Type.Array(Count(0), { minItems: 1, maxItems: 10_000 })),
 }, strict)
 
 /**
@@ -134,7 +141,7 @@ export const MaskContoursDecoder = Type.Object({
   kind: Type.Literal('mask-contours'),
   output: Type.Optional(Type.String()),
   maskThreshold: Type.Number({ minimum: 0, maximum: 1 }),
-  tolerance: Type.Number({ minimum: 0 }),
+  tolerance: Coefficient({ minimum: 0 }),
   minArea: Type.Number({ minimum: 0, maximum: 1 }),
 }, strict)
 
@@ -166,7 +173,7 @@ export const CropNode = Type.Object({
     width: Type.Number({ exclusiveMinimum: 0, maximum: 1 }), height: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
   }, strict)),
   /** Crops taller than wide by this ratio are turned upright (text lines). */
-  rotateTallerThan: Type.Optional(Type.Number({ minimum: 1 })),
+  rotateTallerThan: Type.Optional(Coefficient({ minimum: 1 })),
 }, strict)
 
 export const SoftmaxHead = Type.Object({
@@ -183,7 +190,7 @@ export const CtcHead = Type.Object({
   kind: Type.Literal('ctc'),
   output: Type.Optional(Type.String()),
   keys: Type.Union([PackageFile, PackagedFile]),
-  blankIndex: Type.Integer({ minimum: 0 }),
+  blankIndex: Count(0),
   appendSpace: Type.Boolean(),
 }, strict)
 
@@ -221,7 +228,7 @@ export const LogicNode = Type.Object({
     minConfidence: Type.Number({ minimum: 0, maximum: 1 }),
   }, strict),
   /** An area is `bDetected` when at least this many of its targets meet the condition. */
-  minTargets: Type.Integer({ minimum: 1 }),
+  minTargets: Count(1),
 }, strict)
 
 export const PipelineNode = Type.Union([DetectorNode, CropNode, ClassifierNode, LogicNode])

@@ -10,6 +10,7 @@ import { createServices } from './services.ts'
 import { RouteTable } from './http/route-table.ts'
 import { InFlight } from './http/inflight.ts'
 import { createApp } from './http/app.ts'
+import { answerClientErrors } from './http/client-error.ts'
 import { InputValidator } from './http/validate.ts'
 import { functionsDistDir } from './paths.ts'
 import { TUS_ROUTE } from './uploads/tus.ts'
@@ -42,6 +43,7 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s))
   })
+  answerClientErrors(server)
   const port = (server.address() as AddressInfo).port
   log.info({ port, host: config.host, version: runtime.services.process.softwareVersion, routes: table.routes().length }, 'listening')
   const { process: proc, events } = runtime.services
@@ -77,8 +79,14 @@ const isMain = import.meta.url === `file://${process.argv[1]}`
 if (isMain) {
   startDevice().then((device) => {
     const shutdown = (signal: string) => device.stop(signal).then(() => process.exit(0), () => process.exit(1))
-    process.once('SIGTERM', () => shutdown('SIGTERM'))
-    process.once('SIGINT', () => shutdown('SIGINT'))
+    // `on`, not `once`: a stop of the whole process group delivers SIGTERM twice (directly and
+    // forwarded by the supervisor); the second must not fall back to the default action, which
+    // kills the requests in flight. `stop` is idempotent.
+    process.on('SIGTERM', () => shutdown('SIGTERM'))
+    process.on('SIGINT', () => shutdown('SIGINT'))
+    // Started by the supervisor over IPC: the channel closes when the supervisor dies (even by
+    // SIGKILL), and the device must not go on serving unsupervised.
+    if (process.channel) process.on('disconnect', () => shutdown('supervisor gone'))
     // A restart request (upgrade) ends the process with the code the supervisor understands.
     device.restartRequested.then((reason) => device.stop(`restart: ${reason}`).then(() => process.exit(RESTART_EXIT_CODE), () => process.exit(1)))
     // Ready only once it also stops gracefully: a supervisor may answer the message with SIGTERM

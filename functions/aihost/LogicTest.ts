@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { invalidParam } from '../../shared/errors/index.ts'
-import { LogicSpec, LogicTarget } from '../../shared/logic/condition.ts'
+import { LogicSpec, LogicTarget, MAX_PIXELS } from '../../shared/logic/condition.ts'
 import { evaluateLogic } from '../../shared/logic/evaluate.ts'
 
 export default defineHandler({
@@ -12,8 +12,8 @@ export default defineHandler({
   input: Type.Object({
     logic: LogicSpec,
     targetList: Type.Array(LogicTarget, { maxItems: 10_000 }),
-    imageWidth: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
-    imageHeight: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    imageWidth: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PIXELS })),
+    imageHeight: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PIXELS })),
   }, { additionalProperties: false }),
   handle(input, ctx) {
     const { condition } = input.logic

@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { invalidParam } from '../../shared/errors/index.ts'
+import { PageNumber, PageSize } from '../../shared/http/paging.ts'
 
-const Millis = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9]{1,15}$' })])
+// Epoch milliseconds: as a number, within what the string form allows (15 digits).
+const Millis = Type.Union([Type.Integer({ minimum: 0, maximum: 999_999_999_999_999 }), Type.String({ pattern: '^[0-9]{1,15}$' })])
 
 export default defineHandler({
   routes: ['/v1/cwai/aihost/QueryLogs'],
@@ -15,8 +17,8 @@ export default defineHandler({
     endTime: Type.Optional(Millis),
     requestId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     text: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-    pageNo: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+    pageNo: Type.Optional(PageNumber()),
+    pageSize: Type.Optional(PageSize(50, 500)),
   }, { additionalProperties: false }),
   async handle(input, ctx) {
     const from = input.startTime === undefined ? undefined : Number(input.startTime)

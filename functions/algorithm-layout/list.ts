@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { layoutRow } from '../../shared/algorithms/view.ts'
+import { PageNumber, PageSize } from '../../shared/http/paging.ts'
 
 export default defineHandler({
   routes: ['/gtw/cwai/algorithm/layout/list'],
@@ -9,8 +10,8 @@ export default defineHandler({
   summary: 'Pages through pipeline layouts (ordered by algorithmId), optionally by origin (preset, package, layout).',
   input: Type.Object({
     origin: Type.Optional(Type.Union([Type.Literal('preset'), Type.Literal('package'), Type.Literal('layout')])),
-    pageNum: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 10 })),
+    pageNum: Type.Optional(PageNumber()),
+    pageSize: Type.Optional(PageSize(10, 1000)),
   }, { additionalProperties: false }),
   async handle(input, ctx) {
     const all = ctx.algorithms.list().filter((e) => !input.origin || e.origin === input.origin)

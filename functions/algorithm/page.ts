@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
+import { PageNumber, PageSize } from '../../shared/http/paging.ts'
 
 const Filter = Type.Optional(Type.String({ maxLength: 128 }))
 
@@ -15,8 +16,8 @@ export default defineHandler({
     supplier: Filter,
     algorithmId: Filter,
     algorithmCategory: Filter,
-    pageNum: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 10 })),
+    pageNum: Type.Optional(PageNumber()),
+    pageSize: Type.Optional(PageSize(10, 1000)),
   }),
   handle(input, ctx) {
     // Empty filters select everything (spec 4.2: "empty allowed").

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { countModels, listModels, toView } from '../../shared/models/store.ts'
+import { PageNumber, PageSize } from '../../shared/http/paging.ts'
 
 export default defineHandler({
   routes: ['/gtw/cwai/atomic/Model/list'],
@@ -9,8 +10,8 @@ export default defineHandler({
   summary: 'Managed models (preset and user), paged.',
   input: Type.Object({
     source: Type.Optional(Type.Union([Type.Literal('preset'), Type.Literal('user')])),
-    pageNo: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 20 })),
+    pageNo: Type.Optional(PageNumber()),
+    pageSize: Type.Optional(PageSize(20, 200)),
   }, { additionalProperties: false }),
   async handle(input, ctx) {
     const pageNo = input.pageNo ?? 1

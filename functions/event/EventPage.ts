@@ -3,10 +3,11 @@ import { count, desc } from 'drizzle-orm'
 import { defineHandler } from '../../shared/handler.ts'
 import { events } from '../../shared/db/schema/index.ts'
 import { EventFilter, eventConditions, whereAll } from '../../shared/events/query.ts'
+import { PageNumber, PageSize } from '../../shared/http/paging.ts'
 
 const Input = Type.Object({
-  pageNum: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
-  pageSize: Type.Integer({ minimum: 1, maximum: 500, default: 20 }),
+  pageNum: PageNumber(),
+  pageSize: PageSize(20, 500),
   ...EventFilter,
 }, { additionalProperties: false })
 

@@ -2,10 +2,11 @@ import { Type } from '@sinclair/typebox'
 import { count, desc, eq } from 'drizzle-orm'
 import { defineHandler } from '../../shared/handler.ts'
 import { events, webhookDeadLetters } from '../../shared/db/schema/index.ts'
+import { PageNumber, PageSize } from '../../shared/http/paging.ts'
 
 const Input = Type.Object({
-  pageNum: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
-  pageSize: Type.Integer({ minimum: 1, maximum: 500, default: 20 }),
+  pageNum: PageNumber(),
+  pageSize: PageSize(20, 500),
 }, { additionalProperties: false })
 
 export default defineHandler({

@@ -15,6 +15,7 @@ export const MESSAGE_TEXT: Record<string, string> = {
   'api.error.imageResolutionTooLarge': 'The image has more pixels than the device can decode.',
   'api.error.storageReserveReached': 'The device does not have enough safe disk space for this upload.',
   'api.error.transferBusy': 'Another transfer is writing to this upload.',
+  'api.error.uploadDifferentFile': 'The device holds part of another file under this upload: start a new upload.',
   'api.error.uploadMetadataBudget': 'The upload has too many chunks for its metadata budget.',
   'api.error.httpBodyTooLarge': 'The request is larger than the device accepts for this kind of request.',
   'api.error.Unauthorized': 'Your session has ended. Sign in again.',

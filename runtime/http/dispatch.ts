@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream'
 import type { Context } from 'hono'
-import { ApiError, isApiError, invalidParam } from '../../shared/errors/index.ts'
+import { ApiError, internalError, isApiError, invalidParam } from '../../shared/errors/index.ts'
 import { failure, success, type Envelope } from '../../shared/envelope.ts'
 import type { Ctx, HandlerDefinition, Identity, Services } from '../../shared/handler.ts'
 import type { RouteEntry, RouteTable } from './route-table.ts'
@@ -83,7 +83,7 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
       }
       if (isApiError(error)) return errorResponse(c, error)
       services.log.error({ err: error, requestId, path: route.path }, 'unexpected error while reading the request')
-      return errorResponse(c, new ApiError('Internal', { details: { requestId } }))
+      return errorResponse(c, internalError(error, { requestId }))
     }
   }
 }
@@ -123,7 +123,7 @@ export async function runHandler(
     if (error instanceof BodyTooLarge) throw error
     if (isApiError(error)) return { status: error.httpStatus, envelope: failure([error.item]) }
     log.error({ err: error, path: entry.route.path }, 'unexpected error in handler')
-    const internal = new ApiError('Internal', { details: { requestId: call.requestId } })
+    const internal = internalError(error, { requestId: call.requestId })
     return { status: internal.httpStatus, envelope: failure([internal.item]) }
   }
 }

@@ -116,7 +116,10 @@ export class SidecarSupervisor extends EventEmitter {
     await new Promise<void>((resolve) => {
       const kill = setTimeout(() => child.kill('SIGKILL'), 5000)
       child.once('exit', () => { clearTimeout(kill); resolve() })
-      child.kill('SIGTERM')
+      // Closing the channel is the stop request: the sidecar ignores SIGTERM while it has a
+      // runtime (a process-group stop must not cut its inferences).
+      if (child.connected) child.disconnect()
+      else child.kill('SIGTERM')
     })
   }
 }
@@ -124,13 +127,20 @@ export class SidecarSupervisor extends EventEmitter {
 export type SidecarRestart = { exitCode: number | null; signal: string | null; restarts: number }
 
 /**
- * Calls `listener` each time a sidecar process after the first becomes ready (a restart), with
- * the exit that caused it, from the supervisor's own `exit` and `ready` notifications.
+ * Calls `listener` once per restart, from the supervisor's own notifications (`exit` with
+ * { code, signal }, then `ready` with { generation }): a ready process after the first is a
+ * restart. A process killed before it became ready was a restart too (Info counts every spawn
+ * after the first): each exit since the last ready gets its own call, numbered so that the last
+ * one's `restarts` is Info's count.
  */
 export function onSidecarRestart(supervisor: EventEmitter, listener: (restart: SidecarRestart) => void): void {
-  let lastExit: { code: number | null; signal: string | null } | null = null
-  supervisor.on('exit', (exit: { code: number | null; signal: string | null }) => { lastExit = exit })
+  let exits: { code: number | null; signal: string | null }[] = []
+  supervisor.on('exit', (exit: { code: number | null; signal: string | null }) => { exits.push(exit) })
   supervisor.on('ready', ({ generation }: { generation: number }) => {
-    if (generation > 1) listener({ exitCode: lastExit?.code ?? null, signal: lastExit?.signal ?? null, restarts: generation - 1 })
+    const since = exits
+    exits = []
+    if (generation <= 1) return
+    // Generation g is restart g-1; the n exits before it were restarts g-n … g-1.
+    since.forEach((exit, index) => listener({ exitCode: exit.code, signal: exit.signal, restarts: generation - since.length + index }))
   })
 }

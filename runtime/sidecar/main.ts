@@ -51,12 +51,18 @@ async function main() {
     limits: { maxEncodedImageBytes: options.maxEncodedImageBytes, maxImagePixels: options.maxImagePixels },
     memory,
   })
-  await serveEngine(engine, options.socketPath)
+  await serveEngine(engine, options.socketPath, [options.projectRoot, ...(options.dataPath ? [options.dataPath] : [])])
   process.send?.({ type: 'ready', pid: process.pid })
-  // The runtime owns this process: when it goes, so do we.
-  process.on('disconnect', () => process.exit(0))
-  process.on('SIGTERM', () => process.exit(0))
 }
+
+// The runtime owns this process: when it goes (even by SIGKILL) the IPC channel closes, and
+// the runtime stops it by closing the channel once its own requests are done. SIGTERM/SIGINT
+// to the whole process group (systemd, Ctrl-C) must not cut inferences the runtime still
+// waits for, so they end the process only when it has no runtime.
+process.on('disconnect', () => process.exit(0))
+const onSignal = () => { if (!process.connected) process.exit(0) }
+process.on('SIGTERM', onSignal)
+process.on('SIGINT', onSignal)
 
 main().catch((error) => {
   console.error(`sidecar failed to start: ${(error as Error).stack ?? error}`)

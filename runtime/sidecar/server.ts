@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs'
 import net from 'node:net'
+import path from 'node:path'
 import { EngineError } from './engine-error.ts'
 import type { EngineImage, InferenceEngine } from './engine.ts'
 import type { LoadedManifest } from '../../models/load-manifests.ts'
@@ -11,8 +12,9 @@ import { inspectOnnx } from '../../shared/models/onnx.ts'
  * The sidecar's socket server: decodes request frames, runs them on the engine (several at
  * once; onnxruntime and sharp work off the JS thread) and answers each by id.
  */
-export function serveEngine(engine: InferenceEngine, socketPath: string): Promise<net.Server> {
+export function serveEngine(engine: InferenceEngine, socketPath: string, installRoots: string[] = []): Promise<net.Server> {
   rmSync(socketPath, { force: true })
+  const toWireError = wireErrorWithout(installRoots)
   const server = net.createServer((socket) => {
     const decoder = new FrameDecoder()
     // Detections in flight by request id, so that `cancel` (and a closed connection) reach them.
@@ -51,11 +53,24 @@ export function serveEngine(engine: InferenceEngine, socketPath: string): Promis
   })
 }
 
-function toWireError(error: unknown): WireError {
-  if (error instanceof EngineError)
-    return { errorId: error.errorId, message: error.message, details: error.details, ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }) }
-  if (error instanceof ApiError) return { errorId: error.id, message: error.message, details: error.item.details }
-  return { errorId: 'Internal', message: error instanceof Error ? error.message : String(error), details: {} }
+/**
+ * Errors as the runtime passes them on to clients: paths under the installation or DATA_DIR
+ * (`installRoots`, e.g. in onnxruntime's "Load model from <path> failed") are made relative,
+ * so an answer never shows where the device is installed.
+ */
+function wireErrorWithout(installRoots: string[]): (error: unknown) => WireError {
+  const prefixes = installRoots.map((root) => `${path.resolve(root)}${path.sep}`).sort((a, b) => b.length - a.length)
+  const relative = (text: string) => prefixes.reduce((out, prefix) => out.replaceAll(prefix, ''), text)
+  const relativeDetails = (details: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(details).map(([key, value]) => [key, typeof value === 'string' ? relative(value) : value]))
+  return (error) => {
+    if (error instanceof EngineError) {
+      const retry = error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }
+      return { errorId: error.errorId, message: relative(error.message), details: relativeDetails(error.details), ...retry }
+    }
+    if (error instanceof ApiError) return { errorId: error.id, message: relative(error.message), details: relativeDetails(error.item.details) }
+    return { errorId: 'Internal', message: error instanceof Error ? error.message : String(error), details: {} }
+  }
 }
 
 const str = (v: unknown, name: string): string => {

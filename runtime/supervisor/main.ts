@@ -40,6 +40,10 @@ function forward(signal: NodeJS.Signals) {
 }
 process.on('SIGTERM', () => forward('SIGTERM'))
 process.on('SIGINT', () => forward('SIGINT'))
+// `npm start` runs us under `sh -c`; SIGTERM to npm alone ends npm and the shell but reaches
+// no further, and we would be re-parented and run on unsupervised. A changed parent is a stop.
+const parentAtStart = process.ppid
+setInterval(() => { if (!stopping && process.ppid !== parentAtStart) forward('SIGTERM') }, 500).unref()
 
 async function main() {
   let backoffMs = 1000

@@ -57,10 +57,10 @@ export class UploadRepository {
     ])
   }
 
-  async chunkSize(id: string, chunkIndex: number): Promise<number | undefined> {
-    const row = (await this.db.select({ size: uploadChunks.size }).from(uploadChunks)
+  /** Where an accepted chunk lies in the session's file. */
+  async chunk(id: string, chunkIndex: number): Promise<{ offset: number; size: number } | undefined> {
+    return (await this.db.select({ offset: uploadChunks.offset, size: uploadChunks.size }).from(uploadChunks)
       .where(and(eq(uploadChunks.uploadId, id), eq(uploadChunks.chunkIndex, chunkIndex))).limit(1))[0]
-    return row?.size
   }
 
   /**

@@ -4,7 +4,7 @@ import { createReadStream, mkdirSync } from 'node:fs'
 import { rm, stat, truncate, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
-import type { Readable } from 'node:stream'
+import { Readable } from 'node:stream'
 import { SessionFileStore } from './session-store.ts'
 import { TusSessions } from './tus-sessions.ts'
 import type { Config } from '../../shared/config.ts'
@@ -14,7 +14,7 @@ import type { Clock, Identity, Logger } from '../../shared/handler.ts'
 import type {
   ChunkFields, ClaimedUpload, SweepResult, UploadCapabilities, UploadLease, UploadService, UploadSessionView, UploadState,
 } from '../../shared/uploads/index.ts'
-import { ByteGate, countBody } from '../../shared/uploads/byte-gate.ts'
+import { ByteGate } from '../../shared/uploads/byte-gate.ts'
 import type { DeviceMetrics, UploadProtocol } from '../metrics/index.ts'
 import { capacityOf, statDisk, type Capacity, type StatDisk } from './capacity.ts'
 import { expiryOf } from './expiry.ts'
@@ -51,6 +51,12 @@ export interface NewSession {
   clientRequestId?: string
   sha256?: string
   metadataBytes: number
+}
+
+async function sha256Of(source: Readable): Promise<string> {
+  const hash = createHash('sha256')
+  await pipeline(source, hash)
+  return hash.digest('hex')
 }
 
 const notFound = (uploadId: string) => new ApiError('UPLOAD_NOT_FOUND', { details: { uploadId } })
@@ -231,10 +237,16 @@ export class UploadManager implements UploadService {
     const maxChunk = this.config.uploadMaxChunkBytes
 
     if (chunk.chunkIndex < session.nextChunkIndex) {
-      // Already accepted: acknowledge without writing it again (spec 4.12 resend after a lost answer).
-      checkResentChunk(chunk, (await this.repo.chunkSize(session.id, chunk.chunkIndex)) ?? -1)
-      const gate = await countBody(body, chunk.chunkSize, maxChunk)
+      // Already accepted: acknowledge without writing it again (spec 4.12 resend after a lost
+      // answer). Spec 3.1 resumes only the same file: a resend must carry the bytes stored for
+      // that chunk (the same clientRequestId and sizes do not make it the same file).
+      const accepted = await this.repo.chunk(session.id, chunk.chunkIndex)
+      checkResentChunk(chunk, accepted?.size ?? -1)
+      const gate = new ByteGate(body, chunk.chunkSize, maxChunk)
+      const [resent, stored] = await Promise.all([sha256Of(gate), this.storedChunkDigest(session.id, accepted!)])
       this.checkGate(gate, chunk)
+      if (resent !== stored)
+        throw new ApiError('UPLOAD_DIFFERENT_FILE', { details: { uploadId: session.id, chunkIndex: chunk.chunkIndex, clientRequestId: session.clientRequestId } })
       return view(session)
     }
     if (chunk.chunkIndex > session.nextChunkIndex)
@@ -296,11 +308,14 @@ export class UploadManager implements UploadService {
     }
   }
 
+  private storedChunkDigest(uploadId: string, { offset, size }: { offset: number; size: number }): Promise<string> {
+    // createReadStream's range is inclusive; an empty chunk (an empty file) has nothing to read.
+    return sha256Of(size === 0 ? Readable.from([]) : createReadStream(this.filePath(uploadId), { start: offset, end: offset + size - 1 }))
+  }
+
   /** When sha256 was given, the completed file must match it; else the session fails and is released. */
   async verifySha256(session: UploadSessionRow): Promise<void> {
-    const hash = createHash('sha256')
-    await pipeline(createReadStream(this.filePath(session.id)), hash)
-    const actual = hash.digest('hex')
+    const actual = await sha256Of(createReadStream(this.filePath(session.id)))
     if (actual === session.sha256) return
     await this.endAndDelete(session, 'failed', 'sha256 mismatch')
     throw new ApiError('UPLOAD_CHECKSUM_MISMATCH', { details: { uploadId: session.id, expected: session.sha256, actual, state: 'failed' } })

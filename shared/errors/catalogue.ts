@@ -64,6 +64,8 @@ export const catalogue = {
     'Another transfer is writing to this upload session.', A.RETRY_LATER, { retryable: true, retryAfterSeconds: 1 }),
   UPLOAD_METADATA_BUDGET: entry('UPLOAD_METADATA_BUDGET', 'api.error.uploadMetadataBudget',
     'The per-session metadata budget is exceeded.', A.USE_LARGER_CHUNKS_OR_CHANGE_POLICY),
+  HTTP_HEADERS_TOO_LARGE: entry('HTTP_HEADERS_TOO_LARGE', 'api.error.httpHeadersTooLarge',
+    'The URL and headers of the request are larger than the device reads (details.limitBytes).', A.CHECK_REQUEST_PARAMETERS, { httpStatus: 431 }),
   HTTP_BODY_TOO_LARGE: entry('HTTP_BODY_TOO_LARGE', 'api.error.httpBodyTooLarge',
     'The request body is larger than this request type allows.', A.REDUCE_REQUEST_BODY, { httpStatus: 413 }),
   DefaultCantBeExport: entry('DefaultCantBeExport', 'api.error.DefaultCantBeExport',
@@ -84,6 +86,8 @@ export const catalogue = {
     'The upload session failed (for example its sha256 did not match) and was released.', A.START_NEW_UPLOAD),
   UPLOAD_CHECKSUM_MISMATCH: entry('UPLOAD_CHECKSUM_MISMATCH', 'api.error.uploadChecksumMismatch',
     'The sha256 of the received file differs from the sha256 sent with the chunks; the session was released.', A.CHECK_UPLOAD_PARAMETERS),
+  UPLOAD_DIFFERENT_FILE: entry('UPLOAD_DIFFERENT_FILE', 'api.error.uploadDifferentFile',
+    'A resent chunk (chunk 0 with the same clientRequestId to resume, or a chunk already accepted) holds other bytes than the chunk stored for it: it is another file. The session is unchanged; send the new file with a new clientRequestId.', A.START_NEW_UPLOAD),
   UPLOAD_NOT_COMPLETE: entry('UPLOAD_NOT_COMPLETE', 'api.error.uploadNotComplete',
     'The upload has not received all of its chunks yet.', A.CHECK_UPLOAD_PARAMETERS),
   UPLOAD_PARAMETERS_MISMATCH: entry('UPLOAD_PARAMETERS_MISMATCH', 'api.error.uploadParametersMismatch',
@@ -204,8 +208,10 @@ export const catalogue = {
     'This operation is not supported on this device.', A.NONE),
   ServiceUnavailable: entry('503', 'api.error.ServiceUnavailable',
     'The device is starting or shutting down.', A.RETRY_LATER, { httpStatus: 503, retryable: true, retryAfterSeconds: 2 }),
+  // Not retryable: an unexpected failure is presumed deterministic; the runtime marks it
+  // retryable (RETRY_LATER) only when its cause is known to be transient (errors/internal.ts).
   Internal: entry('500', 'api.error.Internal',
-    'Internal error; quote the request id when reporting it.', A.RETRY_LATER, { httpStatus: 500, retryable: true }),
+    'Internal error; quote the request id when reporting it.', A.NONE, { httpStatus: 500 }),
 } satisfies Record<string, CatalogueEntry>
 
 export type ErrorId = keyof typeof catalogue

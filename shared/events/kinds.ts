@@ -21,7 +21,7 @@ export const EVENT_KINDS = {
     softwareVersion: 'string; version of the running process', buildHash: 'string', startedAt: 'number; ms since epoch' }),
   'device.stopping': kind('runtime', false, 'The runtime received a stop request and is shutting down.', {
     reason: 'string; e.g. "SIGTERM"', uptimeMs: 'number' }),
-  'sidecar.restarted': kind('sidecar', true, 'The inference sidecar died and its supervisor started a new one (emitted when the new one is ready).', {
+  'sidecar.restarted': kind('sidecar', true, "The inference sidecar died and its supervisor started a new one (emitted when the new one is ready; one event per process that died, also those killed before they were ready, so the last `restarts` equals `Info`'s count).", {
     exitCode: 'number or null; exit code of the process that died', signal: 'string or null; signal that ended it', restarts: 'number; restarts since the runtime started' }),
   'storage.reserveReached': kind('uploads', true, 'An upload was refused because the disk safety reserve would be crossed (STORAGE_RESERVE_REACHED, spec 7.1).', {
     purpose: 'string; upload purpose', requiredBytes: 'number', availableBytes: 'number', reserveBytes: 'number', availableForNewUploadsBytes: 'number' }),

@@ -1,5 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 
+/** Bound of pixel coordinates and sizes: beyond any image the device decodes. */
+export const MAX_PIXELS = 100_000
+
 /**
  * The logic-node condition as data (spec 2.6 `bLogicResult`, `bDetected`). A superset of the
  * logic node of the pipeline manifests (`models/manifest-schema.ts`: `condition.label`,
@@ -22,8 +25,8 @@ export const LogicCondition = Type.Object({
   labels: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { minItems: 1, maxItems: 64 })),
   minConfidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
   maxConfidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-  minBoxWidth: Type.Optional(Type.Number({ minimum: 0 })),
-  minBoxHeight: Type.Optional(Type.Number({ minimum: 0 })),
+  minBoxWidth: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_PIXELS })),
+  minBoxHeight: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_PIXELS })),
   region: Type.Optional(Type.Array(RatioPoint, { minItems: 3, maxItems: 64 })),
 }, { additionalProperties: false })
 
@@ -36,8 +39,8 @@ export const LogicSpec = Type.Object({
 /** A target as in spec 2.6 (only the fields the condition reads). */
 export const LogicTarget = Type.Object({
   box: Type.Object({
-    x: Type.Number(), y: Type.Number(),
-    width: Type.Number({ minimum: 0 }), height: Type.Number({ minimum: 0 }),
+    x: Type.Number({ minimum: -MAX_PIXELS, maximum: MAX_PIXELS }), y: Type.Number({ minimum: -MAX_PIXELS, maximum: MAX_PIXELS }),
+    width: Type.Number({ minimum: 0, maximum: MAX_PIXELS }), height: Type.Number({ minimum: 0, maximum: MAX_PIXELS }),
   }),
   confidence: Type.Array(Type.Object({
     label: Type.String({ maxLength: 128 }),

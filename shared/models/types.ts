@@ -6,8 +6,9 @@ export const ModelSettings = Type.Object({
   inputWidth: Type.Union([Type.Integer({ minimum: 1, maximum: 16384 }), Type.Null()]),
   inputHeight: Type.Union([Type.Integer({ minimum: 1, maximum: 16384 }), Type.Null()]),
   normalization: Type.Union([Type.Object({
-    mean: Type.Array(Type.Number(), { minItems: 1, maxItems: 4 }),
-    std: Type.Array(Type.Number({ exclusiveMinimum: 0 }), { minItems: 1, maxItems: 4 }),
+    // Pixel units (up to 16-bit samples); std is a divisor, so not near zero either.
+    mean: Type.Array(Type.Number({ minimum: -65_535, maximum: 65_535 }), { minItems: 1, maxItems: 4 }),
+    std: Type.Array(Type.Number({ minimum: 1e-6, maximum: 65_535 }), { minItems: 1, maxItems: 4 }),
   }, { additionalProperties: false }), Type.Null()]),
   labels: Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 10_000 }),
 }, { additionalProperties: false })

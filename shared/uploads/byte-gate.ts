@@ -54,11 +54,3 @@ export class ByteGate extends Transform {
     this.end()
   }
 }
-
-/** Counts a body without storing it (resent chunk), with the same limit rules. */
-export async function countBody(source: Readable, declaredBytes: number, limitBytes: number): Promise<ByteGate> {
-  const gate = new ByteGate(source, declaredBytes, limitBytes)
-  gate.resume()
-  await new Promise<void>((resolve) => gate.once('end', resolve))
-  return gate
-}

@@ -3,7 +3,7 @@
  * Algorithm, Algorithm layout (spec 4.10): export → delete → upload the exported
  * package → run it again). Shapes: models/README.md "Algorithm management".
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -129,6 +129,32 @@ describe('algorithm and layout management (spec 4.10)', () => {
     expect(await pageIds()).not.toContain('x1')
     expect(error((await post('/gtw/cwai/Algorithm/update', { algorithmId: 'nope', version: '2' })).body)).toMatchObject({ messageKey: 'api.error.AlgorithmNotFound' })
     expect((await cancel('crowd-check')).body.resCode).toBe(1)
+  })
+
+  it('refuses model sources that are not package names, and never shows where the device is installed', async () => {
+    const layout = shipped('person-detector')
+    const withSource = (algorithmId: string, source: Record<string, string>) =>
+      ({ ...layout, algorithmId, models: { centernet: { source, format: 'onnx' } } })
+    const tricks = ['.', '..', './sharp', '../sharp', 'sharp/..', '/etc', '@scope/..', '@scope/.', 'node_modules/sharp', '.bin', 'Sharp']
+    for (const [index, pkg] of tricks.entries()) {
+      const refused = error((await post('/gtw/cwai/Algorithm/add', { manifest: withSource(`trick-${index}`, { package: pkg, file: 'package.json' }) })).body)
+      expect(refused, pkg).toMatchObject({ messageKey: 'api.error.AlgorithmInvalid', details: { reason: expect.stringContaining('/models/centernet/source/package') } })
+    }
+    // A real package name that is not installed, and a real package's file that is no model:
+    // refused (at once, or when a task loads it) without an absolute path anywhere.
+    const missing = error((await post('/gtw/cwai/Algorithm/add', { manifest: withSource('not-there', { package: 'no-such-package-xyz', file: 'model.onnx' }) })).body)
+    expect(missing).toMatchObject({ messageKey: 'api.error.AlgorithmInvalid', details: { reason: expect.stringContaining('no-such-package-xyz') } })
+    const answers = [missing]
+    const added = await post('/gtw/cwai/Algorithm/add', { manifest: withSource('not-a-model', { package: 'sharp', file: 'package.json' }) })
+    answers.push(added.body.resCode === 1 ? (await create('not-a-model')).body : added.body)
+    expect(answers[1].resCode).toBe(0)
+    if (added.body.resCode === 1) expect((await post('/gtw/cwai/Algorithm/delete', { algorithmId: 'not-a-model' })).body.resCode).toBe(1)
+    for (const answer of answers) {
+      const text = JSON.stringify(answer)
+      expect(text).not.toContain(root)
+      expect(text).not.toContain(device.dataDir)
+      expect(text).not.toContain(realpathSync(path.join(root, 'node_modules')))
+    }
   })
 
   it('exports an algorithm with its operator model, deletes it, installs the package again and runs it', async () => {

@@ -6,6 +6,9 @@ import { events, users } from '../../shared/db/schema/index.ts'
 import { issueSession } from '../../runtime/auth/sessions.ts'
 import { Outbox } from '../../runtime/events/outbox.ts'
 import { createClient } from '@libsql/client'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 
 // The outbox and the WebSocket channel on real services (libsql file database, real ws
 // listener on a free port), driven in-process.
@@ -96,6 +99,45 @@ describe('sidecar.restarted producer', () => {
       expect(rows.map((r) => [r.source, JSON.parse(r.payload)])).toEqual([['sidecar', { exitCode: null, signal: 'SIGKILL', restarts: 1 }]])
     } finally {
       await t.close()
+    }
+  })
+
+  it('six quick kills of a real supervised process, most before it is ready, give six events numbered as Info counts restarts', async () => {
+    const t = await createTestRuntime()
+    const dir = mkdtempSync(path.join(tmpdir(), 'sidecar-kills-'))
+    // A stand-in sidecar: ready over IPC after 300 ms, like the real one after loading.
+    const entry = path.join(dir, 'sidecar.mjs')
+    writeFileSync(entry, "setTimeout(() => process.send({ type: 'ready', pid: process.pid }), 300); process.on('disconnect', () => process.exit(0))\n")
+    const { SidecarSupervisor } = await import('../../runtime/inference/supervisor.ts')
+    const { emitSidecarRestarts } = await import('../../runtime/events/producers.ts')
+    const supervisor = new SidecarSupervisor({
+      entry, launch: { socketPath: path.join(dir, 's.sock'), projectRoot: dir, intraOpThreads: 1, maxEncodedImageBytes: 1, maxImagePixels: 1 },
+      backoff: { initialMs: 10, maxMs: 10, stableMs: 60_000 },
+    })
+    try {
+      emitSidecarRestarts(supervisor, t.runtime.services.events, t.runtime.services.log)
+      await supervisor.start()
+      for (let kill = 0; kill < 6; kill++) {
+        // Kill each new process as soon as it exists; the first one after it became ready.
+        while (supervisor.pid === null) await new Promise((r) => setTimeout(r, 5))
+        const exited = new Promise((resolve) => supervisor.once('exit', resolve))
+        process.kill(supervisor.pid, 'SIGKILL')
+        await exited
+      }
+      await new Promise((resolve) => supervisor.once('ready', resolve))
+      const restarts = supervisor.generation - 1 // what Info reports (runtime/aihost/wire-inference.ts)
+      expect(restarts).toBe(6)
+      let rows: (typeof events.$inferSelect)[] = []
+      const deadline = Date.now() + 5000
+      while (rows.length < 6 && Date.now() < deadline) {
+        rows = await t.runtime.services.db.select().from(events).where(eq(events.kind, 'sidecar.restarted'))
+        await new Promise((r) => setTimeout(r, 20))
+      }
+      expect(rows.map((r) => JSON.parse(r.payload))).toEqual([1, 2, 3, 4, 5, 6].map((n) => ({ exitCode: null, signal: 'SIGKILL', restarts: n })))
+    } finally {
+      await supervisor.stop()
+      await t.close()
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 })

@@ -90,6 +90,30 @@ describe('JSON body limit on the real runtime (spec 8)', () => {
     const probe = await fetch(`${device.url}/v1/cwai/aihost/Probe`)
     expect(probe.status).toBe(200)
   })
+
+  it('answers a URL or headers over 16 KB with 431 in the envelope, and malformed HTTP with 400', async () => {
+    const longUrl = await fetch(`${device.url}/v1/cwai/aihost/Probe?pad=${'a'.repeat(17 * 1024)}`)
+    const longHeader = await fetch(`${device.url}/v1/cwai/aihost/Probe`, { headers: { 'x-pad': 'a'.repeat(17 * 1024) } })
+    for (const response of [longUrl, longHeader]) {
+      expect(response.status).toBe(431)
+      expect(response.headers.get('content-type')).toBe('application/json')
+      expect(response.headers.get('x-request-id')).toBeTruthy()
+      expect(await response.json()).toMatchObject({
+        resCode: 0, resMsg: [{ messageKey: 'api.error.httpHeadersTooLarge', retryable: false, recommendedAction: 'CHECK_REQUEST_PARAMETERS', details: { limitBytes: 16 * 1024 } }],
+      })
+    }
+    const { connect } = await import('node:net')
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(device.port, '127.0.0.1', () => socket.end('NOT-HTTP\r\n\r\n'))
+      let text = ''
+      socket.on('data', (chunk) => { text += chunk })
+      socket.on('end', () => resolve(text))
+      socket.on('error', reject)
+    })
+    expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/)
+    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toMatchObject({ resCode: 0, resMsg: [{ messageKey: 'api.error.InvalidParam', details: { field: '/' } }] })
+    expect((await fetch(`${device.url}/v1/cwai/aihost/Probe`)).status).toBe(200)
+  })
 })
 
 describe('multipart body limit in the dispatcher (spec 8), with a scripted streaming handler', () => {

@@ -39,9 +39,19 @@ describe('dispatcher: envelope and error mapping', () => {
     const text = await response.text()
     expect(text).not.toContain('secret internals')
     const body = JSON.parse(text)
-    expect(body).toMatchObject({ resCode: 0, resMsg: [{ messageKey: 'api.error.Internal', details: { requestId: 'req-42' }, retryable: true }] })
+    // A deterministic failure presented as transient would only be retried into the same failure.
+    expect(body).toMatchObject({ resCode: 0, resMsg: [{ messageKey: 'api.error.Internal', details: { requestId: 'req-42' }, retryable: false, recommendedAction: 'NONE' }] })
     const logged = lines.map((l) => JSON.parse(l)).find((l) => l.requestId === 'req-42' && l.err)
     expect(logged.err.stack).toContain('secret internals')
+  })
+
+  it('marks an unexpected failure retryable only when its cause is known to be transient (also wrapped)', async () => {
+    const busy = defineHandler({ routes: ['/t/busy'], auth: 'anonymous', body: 'json', summary: '', input: Type.Object({}), handle() {
+      throw new Error('query failed', { cause: Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }) })
+    } })
+    const response = await appWith(busy).request('/t/busy', { method: 'POST', body: '{}', headers: { 'x-request-id': 'req-43' } })
+    expect(response.status).toBe(500)
+    expect((await response.json()).resMsg[0]).toMatchObject({ messageKey: 'api.error.Internal', details: { requestId: 'req-43' }, retryable: true, recommendedAction: 'RETRY_LATER' })
   })
 
   it('passes a catalogue error through with its status and details', async () => {

@@ -52,6 +52,33 @@ describe('upload session state machine (spec 3.1)', () => {
     expect(statSync(h.uploads.filePath(uploadId)).size).toBe(file.length)
   })
 
+  it('open → open (resume) only for the same file: chunk 0 of another file of the same size is refused and the session is untouched', async () => {
+    const { uploadId } = await put(0)
+    const other = bytes(file.length)
+    const { fields, body } = chunkOf(other, MB, 0) // same clientRequestId, sizes and name; no sha256
+    expect(await apiError(h.uploads.putChunk(alice, fields, stream(body)))).toMatchObject({
+      messageKey: 'api.error.uploadDifferentFile', recommendedAction: 'START_NEW_UPLOAD', retryable: false,
+      details: { uploadId, chunkIndex: 0, clientRequestId: 'req-1' },
+    })
+    // A resend through uploadId is checked the same way, also after a restart.
+    await h.restart()
+    expect(await apiError(h.uploads.putChunk(alice, { ...fields, uploadId }, stream(body)))).toMatchObject({ messageKey: 'api.error.uploadDifferentFile' })
+    expect(await h.uploads.capabilities()).toMatchObject({ activeSessions: 1, reservedBySessionsBytes: String(file.length - MB) })
+    expect(await put(0)).toMatchObject({ uploadId, nextChunkIndex: '1' })
+    await put(1, { uploadId })
+    // A resent last chunk of the other file is refused too, once the upload is complete.
+    await put(2, { uploadId })
+    const last = chunkOf(other, MB, 2, { uploadId })
+    expect(await apiError(h.uploads.putChunk(alice, last.fields, stream(last.body)))).toMatchObject({ messageKey: 'api.error.uploadDifferentFile', details: { chunkIndex: 2 } })
+    expect(sha256(readFileSync((await h.uploads.claim(uploadId, alice, 'image')).path))).toBe(sha256(file))
+  })
+
+  it('an empty file resent as its one empty chunk resumes its session', async () => {
+    const { fields, body } = chunkOf(Buffer.alloc(0), MB, 0)
+    const first = await h.uploads.putChunk(alice, fields, stream(body))
+    expect(await h.uploads.putChunk(alice, fields, stream(body))).toEqual(first)
+  })
+
   it('resume after a restart drops bytes a killed process wrote past the last accepted chunk', async () => {
     const { uploadId } = await put(0)
     // A chunk half written when the process died: bytes on disk, no manifest update.
