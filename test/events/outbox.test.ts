@@ -111,7 +111,7 @@ describe('sidecar.restarted producer', () => {
     const { SidecarSupervisor } = await import('../../runtime/inference/supervisor.ts')
     const { emitSidecarRestarts } = await import('../../runtime/events/producers.ts')
     const supervisor = new SidecarSupervisor({
-      entry, launch: { socketPath: path.join(dir, 's.sock'), projectRoot: dir, intraOpThreads: 1, maxEncodedImageBytes: 1, maxImagePixels: 1 },
+      entry, launch: { socketPath: path.join(dir, 's.sock'), projectRoot: dir, intraOpThreads: 1, maxEncodedImageBytes: 1, maxImagePixels: 1, decodeMemoryBudgetBytes: 1, decodeQueueMax: 1, decodeQueueWaitMs: 1 },
       backoff: { initialMs: 10, maxMs: 10, stableMs: 60_000 },
     })
     try {
