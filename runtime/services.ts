@@ -68,7 +68,7 @@ const readJson = (file: string) => {
  * line: construct it from what exists so far, register it as a component if it runs.
  */
 export async function createServices(config: Config, log: Logger, options: ServiceOptions = {}): Promise<RuntimeServices> {
-  const passwordCost = scryptCost(config.passwordScryptN) // an out-of-range PASSWORD_SCRYPT_N stops the start
+  const passwordCost = scryptCost(config.passwordScrypt, config.passwordScryptAllowWeak) // a PASSWORD_SCRYPT out of range stops the start
   mkdirSync(config.dataPath, { recursive: true })
   const clock = options.clock ?? { now: () => Date.now() }
   // WAL: a commit appends to the log instead of rewriting pages (upload chunks commit their

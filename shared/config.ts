@@ -39,7 +39,8 @@ export const settings = {
   loginMaxFailures: s('LOGIN_MAX_FAILURES', 'int', 5, 'Consecutive failed sign-ins of one account before it is locked.'),
   loginLockMs: s('LOGIN_LOCK_MS', 'int', 5 * 60 * 1000, 'How long an account stays locked after too many failures.'),
   metricsToken: s('METRICS_TOKEN', 'string', '', 'Bearer token a Prometheus scraper may send instead of an mtk to `GET /gtw/cwai/System/Metrics`; empty = mtk only. Use a long random value; never logged.'),
-  passwordScryptN: s('PASSWORD_SCRYPT_N', 'int', 131072, 'scrypt cost N of password hashes (r=8, p=1): a power of two from 16384 to 262144. The default is OWASP\'s minimum; a stored hash of another cost is re-made at its next sign-in.'),
+  passwordScrypt: s('PASSWORD_SCRYPT', 'string', 'N=16384,r=8,p=5', 'scrypt cost of new password hashes, `N=<N>,r=8,p=<p>`: one of OWASP\'s equivalent sets (N=2^17,p=1; 2^16,2; 2^15,3; 2^14,5; 2^13,10) or more. The default takes 16 MiB per hash; a stored hash of another cost is re-made at its next sign-in.'),
+  passwordScryptAllowWeak: s('PASSWORD_SCRYPT_ALLOW_WEAK', 'boolean', false, 'Let PASSWORD_SCRYPT go below OWASP\'s sets, down to N=16384,r=8,p=1: for tests only.'),
 
   jsonBodyLimitBytes: s('JSON_BODY_LIMIT_BYTES', 'int', 1 * MB, 'Control-plane JSON request body limit (spec 8).'),
   multipartBodyLimitBytes: s('MULTIPART_BODY_LIMIT_BYTES', 'int', 10 * MB, 'Regular single multipart request limit (spec 8).'),

@@ -26,7 +26,7 @@ export default defineHandler({
       throw new ApiError('PasswordWeak', { details: { field: 'newPwd', reason: 'must differ from the current password' } })
 
     const now = ctx.clock.now()
-    const passwordHash = await hashPasswordDigest(newPwd, scryptCost(ctx.config.passwordScryptN))
+    const passwordHash = await hashPasswordDigest(newPwd, scryptCost(ctx.config.passwordScrypt, ctx.config.passwordScryptAllowWeak))
     // The password, the revocations and the event commit together (outbox, README "Events").
     const revokedSessions = await ctx.db.transaction(async (tx) => {
       await tx.update(users)

@@ -23,7 +23,7 @@ export default defineHandler({
     if (lockSeconds > 0) throw new ApiError('LoginLocked', { retryAfterSeconds: lockSeconds, details: { retryAfterSeconds: lockSeconds } })
 
     // Unknown account and wrong password are indistinguishable, in answer and in cost.
-    const user = await authenticate(ctx.db, account, pwd, scryptCost(ctx.config.passwordScryptN))
+    const user = await authenticate(ctx.db, account, pwd, scryptCost(ctx.config.passwordScrypt, ctx.config.passwordScryptAllowWeak))
     if (!user) {
       const policy = { maxFailures: ctx.config.loginMaxFailures, lockMs: ctx.config.loginLockMs }
       // The failure count, the lock and its event commit together (outbox, README "Events").

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { loadConfig, type Config } from '../../shared/config.ts'
-import { MIN_SCRYPT_N } from '../../shared/auth/password.ts'
+import { WEAKEST_SCRYPT } from '../../shared/auth/password.ts'
 import type { Clock, Ctx, Identity } from '../../shared/handler.ts'
 import { createLogger } from '../../runtime/log.ts'
 import { createServices, type RuntimeServices } from '../../runtime/services.ts'
@@ -25,8 +25,10 @@ export async function createTestRuntime(overrides: Partial<Record<keyof Config, 
   const dataDir = mkdtempSync(path.join(tmpdir(), 'device-unit-'))
   let now = Date.now()
   const clock = { now: () => now, set: (ms: number) => { now = ms }, advance: (ms: number) => { now += ms } }
-  // Tests sign in hundreds of times: the cheapest password hash allowed (the shipped default is OWASP's minimum).
-  const config = loadConfig({}, { dataDir, initialAdminPassword: 'initial-Passw0rd', passwordScryptN: MIN_SCRYPT_N, ...overrides })
+  // Tests sign in hundreds of times: the cheapest password hash allowed (the shipped default is OWASP's).
+  const config = loadConfig({}, {
+    dataDir, initialAdminPassword: 'initial-Passw0rd', passwordScrypt: WEAKEST_SCRYPT, passwordScryptAllowWeak: true, ...overrides,
+  })
   const sink = new Writable({ write: (_chunk, _encoding, done) => done() })
   const log = createLogger('silent', sink)
   const runtime = await createServices(config, log, { clock })

@@ -110,7 +110,7 @@ describe('DoLogin, ChangePassword, Logout (handlers with a test ctx)', () => {
     it('records the configured cost in every hash it makes (default account, password change)', async () => {
       expect(await stored()).toMatch(/^scrypt\$N=16384,r=8,p=1\$/)
       const identity = (await identityOf((await login('admin', INITIAL)).mtk))!
-      const ctx = { ...t.ctx(identity), config: { ...t.config, passwordScryptN: 32768 } }
+      const ctx = { ...t.ctx(identity), config: { ...t.config, passwordScrypt: 'N=32768,r=8,p=1' } }
       await ChangePassword.handle({ oldPwd: md5Hex(INITIAL), newPwd: md5Hex('n3w-Password') }, ctx)
       expect(await stored()).toMatch(/^scrypt\$N=32768,r=8,p=1\$/)
     })
@@ -130,7 +130,7 @@ describe('DoLogin, ChangePassword, Logout (handlers with a test ctx)', () => {
 
     it('re-makes a hash of another cost with the configured one at the next sign-in', async () => {
       const before = await stored()
-      const result = await DoLogin.handle({ account: 'admin', pwd: md5Hex(INITIAL) }, { ...t.ctx(), config: { ...t.config, passwordScryptN: 32768 } })
+      const result = await DoLogin.handle({ account: 'admin', pwd: md5Hex(INITIAL) }, { ...t.ctx(), config: { ...t.config, passwordScrypt: 'N=32768,r=8,p=1' } })
       expect(result.accountName).toBe('admin')
       const after = await stored()
       expect(after).not.toBe(before)
