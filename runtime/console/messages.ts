@@ -19,7 +19,7 @@ export const MESSAGE_TEXT: Record<string, string> = {
   'api.error.httpBodyTooLarge': 'The request is larger than the device accepts for this kind of request.',
   'api.error.Unauthorized': 'Your session has ended. Sign in again.',
   'api.error.LoginFailed': 'Account or password is wrong.',
-  'api.error.LoginLocked': 'Too many failed sign-ins: this account is locked for a while.',
+  'api.error.LoginLocked': 'Too many failed sign-ins from this address: wait before trying again.',
   'api.error.LoginBusy': 'The device is checking many sign-ins at once: try again in a moment.',
   'api.error.PasswordChangeRequired': 'The password must be changed before the device can be used.',
   'api.error.PasswordWeak': 'The device does not accept this new password.',

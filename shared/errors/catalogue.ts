@@ -107,7 +107,7 @@ export const catalogue = {
   LoginFailed: entry('2001', 'api.error.LoginFailed',
     'Account or password is wrong.', A.CHECK_REQUEST_PARAMETERS),
   LoginLocked: entry('2002', 'api.error.LoginLocked',
-    'Too many failed sign-ins for this account; it is locked for a while.', A.RETRY_LATER, { retryable: true }),
+    'Too many failed sign-ins for this account from this address; try again later.', A.RETRY_LATER, { retryable: true }),
   PasswordChangeRequired: entry('2003', 'api.error.PasswordChangeRequired',
     'The password must be changed before business use.', A.CHANGE_PASSWORD, { httpStatus: 403 }),
   PasswordWeak: entry('2004', 'api.error.PasswordWeak',

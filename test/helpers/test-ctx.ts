@@ -11,7 +11,7 @@ import { Writable } from 'node:stream'
 export interface TestRuntime {
   runtime: RuntimeServices
   config: Config
-  clock: Clock & { set(ms: number): void; advance(ms: number): void }
+  clock: Clock & { monotonic(): number; set(ms: number): void; advance(ms: number): void }
   /** A ctx as a handler would get it, for the given identity. */
   ctx(identity?: Identity | null, request?: Request | null): Ctx
   close(): Promise<void>
@@ -24,7 +24,12 @@ export interface TestRuntime {
 export async function createTestRuntime(overrides: Partial<Record<keyof Config, unknown>> = {}): Promise<TestRuntime> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'device-unit-'))
   let now = Date.now()
-  const clock = { now: () => now, set: (ms: number) => { now = ms }, advance: (ms: number) => { now += ms } }
+  let monotonic = 0
+  // `advance` is time passing (both clocks); `set` is a wall-clock step (the monotonic clock stays).
+  const clock = {
+    now: () => now, monotonic: () => monotonic,
+    set: (ms: number) => { now = ms }, advance: (ms: number) => { now += ms; monotonic += ms },
+  }
   // Tests sign in hundreds of times: the cheapest password hash allowed (the shipped default is OWASP's).
   const config = loadConfig({}, {
     dataDir, initialAdminPassword: 'initial-Passw0rd', passwordScrypt: WEAKEST_SCRYPT, passwordScryptAllowWeak: true, ...overrides,
@@ -40,6 +45,7 @@ export async function createTestRuntime(overrides: Partial<Record<keyof Config, 
       ...runtime.services,
       identity,
       requestId: 'test-request',
+      clientAddress: '127.0.0.1',
       request,
       signal: new AbortController().signal,
     }),
