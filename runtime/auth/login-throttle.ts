@@ -8,6 +8,7 @@ import type { EventsService } from '../../shared/events/types.ts'
 import type { LoginThrottle } from '../../shared/auth/login-throttle.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import { KeyedMutex } from '../../shared/keyed-mutex.ts'
+import { loginBusy } from '../../shared/auth/hash-slots.ts'
 
 export interface ThrottlePolicy {
   /** Failed checks of one account from one client before that client is blocked for it (0 = never). */
@@ -48,8 +49,6 @@ interface AccountLoad {
   level: number
   at: number
 }
-
-const busy = () => new ApiError('LoginBusy', { retryAfterSeconds: 1, details: { retryAfterSeconds: 1 } })
 
 /**
  * The key a client is counted under: its address, an IPv4-mapped IPv6 address as IPv4, and an
@@ -108,7 +107,7 @@ export class RuntimeLoginThrottle implements LoginThrottle {
     // A blocked client is refused at once, without waiting for its turn.
     this.#refuseIfBlocked(await this.#client(account, client))
     const waiting = this.#waiting.get(account) ?? 0
-    if (waiting >= MAX_WAITING_PER_ACCOUNT) throw busy()
+    if (waiting >= MAX_WAITING_PER_ACCOUNT) throw loginBusy()
     this.#waiting.set(account, waiting + 1)
     try {
       return await this.#turns.run(account, async () => {

@@ -1,6 +1,9 @@
 import { availableParallelism } from 'node:os'
 import { ApiError } from '../errors/index.ts'
 
+/** The retryable refusal of a sign-in or password change the device cannot take on now (spec 2.7). */
+export const loginBusy = () => new ApiError('LoginBusy', { retryAfterSeconds: 1, details: { retryAfterSeconds: 1 } })
+
 /**
  * Admission of password hashes: each takes a core and about 128·N·r bytes (16 MiB at the
  * default cost, 128 MiB for a hash still of N=2^17), so a burst of sign-ins must not run them
@@ -16,7 +19,7 @@ export class HashSlots {
   async run<T>(step: () => Promise<T>): Promise<T> {
     if (this.#running < this.slots) this.#running++
     else if (this.#waiting.length < this.queue) await new Promise<void>((resolve) => this.#waiting.push(resolve))
-    else throw new ApiError('LoginBusy', { retryAfterSeconds: 1, details: { retryAfterSeconds: 1 } })
+    else throw loginBusy()
     try {
       return await step()
     } finally {
