@@ -21,6 +21,7 @@ import { TaskService } from './tasks/service.ts'
 import { UploadManager } from './uploads/service.ts'
 import { removeOrphanSpoolFiles, spoolDirOf } from '../shared/uploads/spool.ts'
 import { SessionCache } from './auth/session-cache.ts'
+import { RuntimeLoginThrottle } from './auth/login-throttle.ts'
 import { removeLeftoverProducedFiles, scratchDirOf } from '../shared/http/produced-file.ts'
 import { DeviceMetrics } from './metrics/index.ts'
 
@@ -68,9 +69,9 @@ const readJson = (file: string) => {
  * line: construct it from what exists so far, register it as a component if it runs.
  */
 export async function createServices(config: Config, log: Logger, options: ServiceOptions = {}): Promise<RuntimeServices> {
-  const passwordCost = scryptCost(config.passwordScryptN) // an out-of-range PASSWORD_SCRYPT_N stops the start
+  const passwordCost = scryptCost(config.passwordScrypt, config.passwordScryptAllowWeak) // a PASSWORD_SCRYPT out of range stops the start
   mkdirSync(config.dataPath, { recursive: true })
-  const clock = options.clock ?? { now: () => Date.now() }
+  const clock = options.clock ?? { now: () => Date.now(), monotonic: () => performance.now() }
   // WAL: a commit appends to the log instead of rewriting pages (upload chunks commit their
   // manifest once per chunk); DB_SYNCHRONOUS chooses what a power cut may lose.
   const database = openDb(config.databaseUrl, config.libsqlAuthToken || undefined, { connectionSetup: embeddedTuning(config.dbSynchronous) })
@@ -86,6 +87,11 @@ export async function createServices(config: Config, log: Logger, options: Servi
   })
   const deviceHost = new RuntimeDeviceHost(config.dataPath, log, options.logFileHealth)
   const eventSystem = createEventSystem({ db: database.db, client: database.client, config, clock, log, services: () => services, router: options.router ?? null, metrics })
+  // The sign-in throttle: counts per account and client, blocks per client (README "Sign-in and sessions").
+  const loginThrottle = new RuntimeLoginThrottle({
+    db: database.db, clock, events: eventSystem.events, log: log.child({ area: 'login' }),
+    policy: { maxFailures: config.loginMaxFailures, blockMs: config.loginLockMs, maxBlockMs: config.loginMaxBlockMs, accountDelayMaxMs: config.loginAccountDelayMaxMs },
+  })
   components.push(eventSystem.component)
   metrics.sources.eventBacklog = eventSystem.backlog
   // Inference: the supervised sidecar, the algorithm registry (spec 4.10 Algorithm) that defines
@@ -146,6 +152,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     tasks,
     uploads,
     sessions,
+    loginThrottle,
     metrics,
   }
 

@@ -36,10 +36,15 @@ export const settings = {
   // Session cache (runtime/auth/session-cache.ts): resolved mtk kept in memory, revoked at once.
   sessionCacheTtlMs: s('SESSION_CACHE_TTL_MS', 'int', 10_000, 'How long a resolved mtk is trusted without reading the database again; 0 = no cache. Logout and password changes take effect at once regardless.'),
   sessionCacheMaxEntries: s('SESSION_CACHE_MAX_ENTRIES', 'int', 1024, 'Most sessions kept in the mtk cache (least recently used dropped first).'),
-  loginMaxFailures: s('LOGIN_MAX_FAILURES', 'int', 5, 'Consecutive failed sign-ins of one account before it is locked.'),
-  loginLockMs: s('LOGIN_LOCK_MS', 'int', 5 * 60 * 1000, 'How long an account stays locked after too many failures.'),
+  // Sign-in throttle (runtime/auth/login-throttle.ts, README "Sign-in and sessions").
+  loginMaxFailures: s('LOGIN_MAX_FAILURES', 'int', 5, 'Failed password checks of one account from one client address before that address is blocked for the account (0 = never); other addresses are not blocked.'),
+  loginLockMs: s('LOGIN_LOCK_MS', 'int', 5 * 60 * 1000, 'First block of an address; each further failure from it doubles the block, up to LOGIN_MAX_BLOCK_MS.'),
+  loginMaxBlockMs: s('LOGIN_MAX_BLOCK_MS', 'int', 60 * 60 * 1000, 'Longest block of an address.'),
+  loginAccountDelayMaxMs: s('LOGIN_ACCOUNT_DELAY_MAX_MS', 'int', 2000, 'Most that failures from all addresses together delay each password check of the account (250 ms per failure beyond 20 recent ones).'),
+  httpTrustProxy: s('HTTP_TRUST_PROXY', 'boolean', false, 'A reverse proxy stands in front of the device: the client address is the last `X-Forwarded-For` entry. Leave off otherwise, or a client could name any address.'),
   metricsToken: s('METRICS_TOKEN', 'string', '', 'Bearer token a Prometheus scraper may send instead of an mtk to `GET /gtw/cwai/System/Metrics`; empty = mtk only. Use a long random value; never logged.'),
-  passwordScryptN: s('PASSWORD_SCRYPT_N', 'int', 131072, 'scrypt cost N of password hashes (r=8, p=1): a power of two from 16384 to 262144. The default is OWASP\'s minimum; a stored hash of another cost is re-made at its next sign-in.'),
+  passwordScrypt: s('PASSWORD_SCRYPT', 'string', 'N=16384,r=8,p=5', 'scrypt cost of new password hashes, `N=<N>,r=8,p=<p>`: one of OWASP\'s equivalent sets (N=2^17,p=1; 2^16,2; 2^15,3; 2^14,5; 2^13,10) or more. The default takes 16 MiB per hash; a stored hash of another cost is re-made at its next sign-in.'),
+  passwordScryptAllowWeak: s('PASSWORD_SCRYPT_ALLOW_WEAK', 'boolean', false, 'Let PASSWORD_SCRYPT go below OWASP\'s sets, down to N=16384,r=8,p=1: for tests only.'),
 
   jsonBodyLimitBytes: s('JSON_BODY_LIMIT_BYTES', 'int', 1 * MB, 'Control-plane JSON request body limit (spec 8).'),
   multipartBodyLimitBytes: s('MULTIPART_BODY_LIMIT_BYTES', 'int', 10 * MB, 'Regular single multipart request limit (spec 8).'),

@@ -7,6 +7,7 @@ import type { EventsService } from './events/types.ts'
 import type { InferenceService } from './inference/types.ts'
 import type { UploadService } from './uploads/index.ts'
 import type { SessionService } from './auth/session-service.ts'
+import type { LoginThrottle } from './auth/login-throttle.ts'
 import type { TasksService } from './tasks/types.ts'
 import type { MetricsService } from './metrics/types.ts'
 
@@ -56,7 +57,13 @@ export interface Identity {
 }
 
 export interface Clock {
+  /** Wall-clock time, ms since epoch. */
   now(): number
+  /**
+   * Monotonic ms for durations that need not survive a restart (a wall-clock step does not move
+   * it); `performance.now()` when absent.
+   */
+  monotonic?(): number
 }
 
 export interface Logger {
@@ -90,6 +97,8 @@ export interface Services {
   tasks: TasksService
   /** Sign-in sessions: issue, resolve (cached), revoke (spec 5.2-5.5; shared/auth/session-service.ts). */
   sessions: SessionService
+  /** The sign-in throttle every password check goes through (shared/auth/login-throttle.ts). */
+  loginThrottle: LoginThrottle
   /** Chunked uploads and upload sessions (spec 2.5, 3.1, 4.4-4.6, 4.12); `claim` hands a complete upload to a consumer. */
   uploads: UploadService
   /** This runtime's Prometheus metrics, rendered for a scrape (shared/metrics/types.ts). */
@@ -99,6 +108,11 @@ export interface Services {
 export interface Ctx extends Services {
   identity: Identity | null
   requestId: string
+  /**
+   * The client's network address: the socket's peer, or with HTTP_TRUST_PROXY the last
+   * X-Forwarded-For entry; null on other transports.
+   */
+  clientAddress: string | null
   /** The HTTP request (streaming body for `multipart` handlers); null on non-HTTP transports. */
   request: Request | null
   /** Aborted when the client goes away. */

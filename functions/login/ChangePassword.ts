@@ -19,14 +19,18 @@ export default defineHandler({
   input: Input,
   async handle({ oldPwd, newPwd }, ctx) {
     const identity = ctx.identity!
-    const [user] = await ctx.db.select().from(users).where(eq(users.id, identity.userId)).limit(1)
-    if (!user || !(await verifyPasswordDigest(oldPwd, user.passwordHash)))
-      throw new ApiError('LoginFailed', { details: { field: 'oldPwd' }, msgText: 'The current password is wrong.' })
+    // The current password is checked under the sign-in throttle, with the same counters: an
+    // mtk must not turn this route into an unlimited password oracle.
+    const user = await ctx.loginThrottle.attempt(identity.accountName, ctx.clientAddress, async () => {
+      const [row] = await ctx.db.select().from(users).where(eq(users.id, identity.userId)).limit(1)
+      return row && await verifyPasswordDigest(oldPwd, row.passwordHash) ? row : null
+    })
+    if (!user) throw new ApiError('LoginFailed', { details: { field: 'oldPwd' }, msgText: 'The current password is wrong.' })
     if (oldPwd.toLowerCase() === newPwd.toLowerCase())
       throw new ApiError('PasswordWeak', { details: { field: 'newPwd', reason: 'must differ from the current password' } })
 
     const now = ctx.clock.now()
-    const passwordHash = await hashPasswordDigest(newPwd, scryptCost(ctx.config.passwordScryptN))
+    const passwordHash = await hashPasswordDigest(newPwd, scryptCost(ctx.config.passwordScrypt, ctx.config.passwordScryptAllowWeak))
     // The password, the revocations and the event commit together (outbox, README "Events").
     const revokedSessions = await ctx.db.transaction(async (tx) => {
       await tx.update(users)

@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http'
+import { isIP } from 'node:net'
 import type { Readable } from 'node:stream'
 import type { Context } from 'hono'
 import { ApiError, internalError, isApiError, invalidParam } from '../../shared/errors/index.ts'
@@ -68,7 +70,8 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
       } else {
         input = Object.fromEntries(new URL(c.req.url).searchParams)
       }
-      const outcome = await runHandler({ services, validator }, entry, input, { identity, requestId, request, signal: c.req.raw.signal })
+      const clientAddress = clientAddressOf(c, services.config.httpTrustProxy)
+      const outcome = await runHandler({ services, validator }, entry, input, { identity, requestId, clientAddress, request, signal: c.req.raw.signal })
       await body.settle()
       // A handler streaming the body may turn the limit error into its own; the limit wins.
       const crossed = body.exceeded()
@@ -86,6 +89,18 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
       return errorResponse(c, internalError(error, { requestId }))
     }
   }
+}
+
+/**
+ * The client's address (ctx.clientAddress): the socket's peer under node:http. X-Forwarded-For is
+ * believed only when HTTP_TRUST_PROXY says a proxy stands in front, and then only its last entry,
+ * the one that proxy added (the earlier ones are the client's own word).
+ */
+function clientAddressOf(c: Context, trustProxy: boolean): string | null {
+  const forwarded = trustProxy ? c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim() : undefined
+  if (forwarded && isIP(forwarded)) return forwarded
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming
+  return incoming?.socket?.remoteAddress ?? null
 }
 
 const FORM_OVERHEAD_BYTES = 1024 * 1024
@@ -110,7 +125,7 @@ export async function runHandler(
   deps: { services: Services; validator: InputValidator },
   entry: RouteEntry,
   input: unknown,
-  call: Pick<Ctx, 'identity' | 'requestId' | 'request' | 'signal'>,
+  call: Pick<Ctx, 'identity' | 'requestId' | 'clientAddress' | 'request' | 'signal'>,
 ): Promise<Outcome | Response> {
   const log = deps.services.log.child({ requestId: call.requestId })
   const ctx: Ctx = { ...deps.services, ...call, log }

@@ -28,6 +28,8 @@ async function findUserByAccount(db: Db, accountName: string) {
  * The sign-in check (spec 4.1): the account when the MD5 digest matches its password, else
  * null. An unknown account costs one hash of the current cost all the same. A matching hash of
  * an older form or cost is replaced by one of `cost`, unless the password changed meanwhile.
+ * Until then a wrong password for that account costs the older hash, so its timing can tell
+ * that the account exists (README "Sign-in and sessions"); every guess is throttled all the same.
  */
 export async function authenticate(db: Db, accountName: string, md5: string, cost: ScryptCost) {
   const user = await findUserByAccount(db, accountName)

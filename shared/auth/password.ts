@@ -1,5 +1,6 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, createHash, type ScryptOptions } from 'node:crypto'
 import { promisify } from 'node:util'
+import { passwordHashSlots } from './hash-slots.ts'
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, options: ScryptOptions) => Promise<Buffer>
 const KEY_LENGTH = 32
@@ -17,33 +18,55 @@ export interface ScryptCost {
   p: number
 }
 
-/** OWASP Password Storage Cheat Sheet's minimum for scrypt (N=2^17, r=8, p=1): the default of new hashes. */
-export const OWASP_SCRYPT_N = 2 ** 17
 /**
- * Lowest N that PASSWORD_SCRYPT_N may set: Node's default, the cost of every hash stored before
- * hashes recorded their parameters. Below OWASP's minimum, so only for tests and weak hardware.
+ * OWASP Password Storage Cheat Sheet's scrypt settings, all r=8 and of equal strength: N=2^17
+ * with p=1, 2^16 with p=2, 2^15 with p=3, 2^14 with p=5, 2^13 with p=10. A smaller N takes less
+ * memory (about 128·N·r bytes: 128 MiB at 2^17, 16 MiB at 2^14) for the same work.
  */
-export const MIN_SCRYPT_N = 2 ** 14
+const OWASP_SETS: readonly { N: number; p: number }[] = [
+  { N: 2 ** 17, p: 1 }, { N: 2 ** 16, p: 2 }, { N: 2 ** 15, p: 3 }, { N: 2 ** 14, p: 5 }, { N: 2 ** 13, p: 10 },
+]
+/** The cheapest cost of all: Node's defaults, that of every hash stored before hashes recorded their parameters. */
+export const WEAKEST_SCRYPT = 'N=16384,r=8,p=1'
 /** Most memory one hash may take (about 128·N·r bytes): a tampered row cannot make a sign-in take more. */
 const MAX_SCRYPT_MEMORY = 256 * 1024 * 1024
-/** Highest N that PASSWORD_SCRYPT_N may set (r=8). */
-const MAX_SCRYPT_N = MAX_SCRYPT_MEMORY / (128 * 8)
+/** Most work (N·p) one hash may take: 8 times OWASP's. */
+const MAX_SCRYPT_WORK = 2 ** 20
+const MAX_SCRYPT_P = 16
 
 /** Hashes stored as `scrypt$<salt>$<key>` were made with Node's defaults. */
 const LEGACY_COST: ScryptCost = { N: 2 ** 14, r: 8, p: 1 }
 
 const isPowerOfTwo = (n: number) => Number.isSafeInteger(n) && n > 1 && (n & (n - 1)) === 0
 
-/** The cost of new hashes for PASSWORD_SCRYPT_N; a value out of range is a start-up error. */
-export function scryptCost(N: number): ScryptCost {
-  if (!isPowerOfTwo(N) || N < MIN_SCRYPT_N || N > MAX_SCRYPT_N)
-    throw new RangeError(`PASSWORD_SCRYPT_N: expected a power of two from ${MIN_SCRYPT_N} to ${MAX_SCRYPT_N}, got ${N}`)
-  return { N, r: 8, p: 1 }
+/** One of OWASP's sets, or more memory or more passes than one of them. */
+const meetsOwasp = ({ N, r, p }: ScryptCost) => r === 8 && OWASP_SETS.some((set) => N >= set.N && p >= set.p)
+/** Not below Node's defaults (the cheapest cost any hash of this device was made with). */
+const meetsFloor = ({ N, r, p }: ScryptCost) => r === 8 && N >= LEGACY_COST.N && p >= 1
+/** Within what one sign-in may cost, whatever a stored string says. */
+const bounded = ({ N, r, p }: ScryptCost) =>
+  isPowerOfTwo(N) && r >= 1 && p >= 1 && p <= MAX_SCRYPT_P && 128 * N * r <= MAX_SCRYPT_MEMORY && N * p <= MAX_SCRYPT_WORK
+const allowed = (cost: ScryptCost, allowWeak: boolean) => bounded(cost) && (meetsOwasp(cost) || (allowWeak && meetsFloor(cost)))
+
+const COST_FORM = /^N=(\d{1,7}),r=(\d{1,2}),p=(\d{1,2})$/
+
+/**
+ * The cost of new hashes from PASSWORD_SCRYPT (`N=<N>,r=<r>,p=<p>`): one of OWASP's sets or
+ * stronger; with `allowWeak` (PASSWORD_SCRYPT_ALLOW_WEAK, tests) down to WEAKEST_SCRYPT. Anything
+ * else is a start-up error.
+ */
+export function scryptCost(text: string, allowWeak = false): ScryptCost {
+  const match = COST_FORM.exec(text)
+  const cost = match ? { N: Number(match[1]), r: Number(match[2]), p: Number(match[3]) } : null
+  if (!cost || !allowed(cost, allowWeak))
+    throw new RangeError(`PASSWORD_SCRYPT: expected N=<power of two>,r=8,p=<p> at least one of OWASP's sets (${OWASP_SETS.map((s) => `N=${s.N},p=${s.p}`).join('; ')})${allowWeak ? ` or ${WEAKEST_SCRYPT}` : ''}, at most ${MAX_SCRYPT_MEMORY / 2 ** 20} MiB and N·p ${MAX_SCRYPT_WORK}; got ${JSON.stringify(text)}`)
+  return cost
 }
 
 // Node refuses scrypt above `maxmem` (default 32 MiB); it needs about 128·N·r bytes.
+// Every hash, whoever asks for it, passes the process-wide admission (hash-slots.ts).
 const derive = (md5: string, salt: Buffer, keyLength: number, { N, r, p }: ScryptCost) =>
-  scrypt(md5.toLowerCase(), salt, keyLength, { N, r, p, maxmem: 2 * 128 * N * r })
+  passwordHashSlots().run(() => scrypt(md5.toLowerCase(), salt, keyLength, { N, r, p, maxmem: 2 * 128 * N * r }))
 
 const format = ({ N, r, p }: ScryptCost, salt: Buffer, key: Buffer) =>
   `scrypt$N=${N},r=${r},p=${p}$${salt.toString('base64')}$${key.toString('base64')}`
@@ -60,7 +83,7 @@ export async function hashPasswordDigest(md5: string, cost: ScryptCost): Promise
 }
 
 const B64 = '([A-Za-z0-9+/]{22,88}={0,2})'
-const CURRENT_FORM = new RegExp(`^scrypt\\$N=(\\d{1,7}),r=(\\d{1,2}),p=(\\d)\\$${B64}\\$${B64}$`)
+const CURRENT_FORM = new RegExp(`^scrypt\\$N=(\\d{1,7}),r=(\\d{1,2}),p=(\\d{1,2})\\$${B64}\\$${B64}$`)
 const LEGACY_FORM = new RegExp(`^scrypt\\$${B64}\\$${B64}$`)
 
 interface StoredHash {
@@ -79,9 +102,8 @@ function parse(stored: string): StoredHash | null {
   const [saltText, keyText] = current ? [current[4], current[5]] : [legacy![1], legacy![2]]
   const salt = Buffer.from(saltText, 'base64')
   const key = Buffer.from(keyText, 'base64')
-  const { N, r, p } = cost
-  const sane = isPowerOfTwo(N) && N >= MIN_SCRYPT_N && r >= 1 && 128 * N * r <= MAX_SCRYPT_MEMORY && p >= 1 && p <= 4
-  if (!sane || salt.length < SALT_LENGTH || key.length < 16 || key.length > 64) return null
+  // Only a cost this device could have been set to (tests included).
+  if (!allowed(cost, true) || salt.length < SALT_LENGTH || key.length < 16 || key.length > 64) return null
   return { cost, legacy: !current, salt, key }
 }
 

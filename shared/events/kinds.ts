@@ -29,8 +29,8 @@ export const EVENT_KINDS = {
     uploadId: 'string', purpose: 'string', reason: '"idle" or "absolute lifetime"', receivedBytes: 'number' }),
   'password.changed': kind('login', false, 'An account changed its password; every session of that account was revoked (spec 5.5).', {
     accountName: 'string', revokedSessions: 'number' }),
-  'login.locked': kind('login', true, 'An account name was locked after repeated failed sign-ins.', {
-    accountName: 'string', failures: 'number', lockedUntil: 'number; ms since epoch' }),
+  'login.locked': kind('login', true, 'A client address was blocked for an account name after repeated failed password checks (other addresses are not).', {
+    accountName: 'string', clientAddress: 'string or null; the blocked address', failures: 'number; consecutive failures from that address', lockedUntil: 'number; ms since epoch' }),
   'upgrade.staged': kind('system', false, 'A software upgrade package passed every check and was staged; the device restarts into it (spec 4.11).', {
     version: 'string; package version', fromVersion: 'string; running version', requestedBy: 'string or null; account name' }),
   'upgrade.finished': kind('system', true, 'The start-up script finished a staged upgrade: installed, rolled back, or refused (emitted by the version that runs afterwards).', {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
-import { MIN_SCRYPT_N, md5Hex } from '../../shared/auth/password.ts'
+import { WEAKEST_SCRYPT, md5Hex } from '../../shared/auth/password.ts'
 
 export const INITIAL_PASSWORD = 'initial-Passw0rd'
 export const CHANGED_PASSWORD = 'changed-Passw0rd'
@@ -71,7 +71,8 @@ export async function startDevice(options: StartOptions = {}): Promise<DevicePro
       LOG_LEVEL: 'info',
       INITIAL_ADMIN_PASSWORD: INITIAL_PASSWORD,
       // Tests sign in hundreds of times: the cheapest password hash allowed (the shipped default is OWASP's minimum).
-      PASSWORD_SCRYPT_N: String(MIN_SCRYPT_N),
+      PASSWORD_SCRYPT: WEAKEST_SCRYPT,
+      PASSWORD_SCRYPT_ALLOW_WEAK: 'true',
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { loadConfig, type Config } from '../../shared/config.ts'
-import { MIN_SCRYPT_N } from '../../shared/auth/password.ts'
+import { WEAKEST_SCRYPT } from '../../shared/auth/password.ts'
 import type { Clock, Ctx, Identity } from '../../shared/handler.ts'
 import { createLogger } from '../../runtime/log.ts'
 import { createServices, type RuntimeServices } from '../../runtime/services.ts'
@@ -11,7 +11,7 @@ import { Writable } from 'node:stream'
 export interface TestRuntime {
   runtime: RuntimeServices
   config: Config
-  clock: Clock & { set(ms: number): void; advance(ms: number): void }
+  clock: Clock & { monotonic(): number; set(ms: number): void; advance(ms: number): void }
   /** A ctx as a handler would get it, for the given identity. */
   ctx(identity?: Identity | null, request?: Request | null): Ctx
   close(): Promise<void>
@@ -24,9 +24,16 @@ export interface TestRuntime {
 export async function createTestRuntime(overrides: Partial<Record<keyof Config, unknown>> = {}): Promise<TestRuntime> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'device-unit-'))
   let now = Date.now()
-  const clock = { now: () => now, set: (ms: number) => { now = ms }, advance: (ms: number) => { now += ms } }
-  // Tests sign in hundreds of times: the cheapest password hash allowed (the shipped default is OWASP's minimum).
-  const config = loadConfig({}, { dataDir, initialAdminPassword: 'initial-Passw0rd', passwordScryptN: MIN_SCRYPT_N, ...overrides })
+  let monotonic = 0
+  // `advance` is time passing (both clocks); `set` is a wall-clock step (the monotonic clock stays).
+  const clock = {
+    now: () => now, monotonic: () => monotonic,
+    set: (ms: number) => { now = ms }, advance: (ms: number) => { now += ms; monotonic += ms },
+  }
+  // Tests sign in hundreds of times: the cheapest password hash allowed (the shipped default is OWASP's).
+  const config = loadConfig({}, {
+    dataDir, initialAdminPassword: 'initial-Passw0rd', passwordScrypt: WEAKEST_SCRYPT, passwordScryptAllowWeak: true, ...overrides,
+  })
   const sink = new Writable({ write: (_chunk, _encoding, done) => done() })
   const log = createLogger('silent', sink)
   const runtime = await createServices(config, log, { clock })
@@ -38,6 +45,7 @@ export async function createTestRuntime(overrides: Partial<Record<keyof Config, 
       ...runtime.services,
       identity,
       requestId: 'test-request',
+      clientAddress: '127.0.0.1',
       request,
       signal: new AbortController().signal,
     }),

@@ -6,7 +6,8 @@ import Logout from '../../functions/login/Logout.ts'
 import { scryptSync } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import { md5Hex, verifyPasswordDigest } from '../../shared/auth/password.ts'
-import { users } from '../../shared/db/schema/index.ts'
+import { events, users } from '../../shared/db/schema/index.ts'
+import type { Identity } from '../../shared/handler.ts'
 import { resolveSession } from '../../runtime/auth/sessions.ts'
 import { isApiError } from '../../shared/errors/index.ts'
 
@@ -25,7 +26,7 @@ async function failureOf(promise: unknown) {
 describe('DoLogin, ChangePassword, Logout (handlers with a test ctx)', () => {
   let t: TestRuntime
   beforeEach(async () => {
-    t = await createTestRuntime({ loginMaxFailures: 3, loginLockMs: 60_000, sessionIdleTimeoutMs: 600_000 })
+    t = await createTestRuntime({ loginMaxFailures: 3, loginLockMs: 60_000, loginMaxBlockMs: 200_000, sessionIdleTimeoutMs: 600_000 })
   })
   afterEach(async () => t.close())
 
@@ -53,7 +54,7 @@ describe('DoLogin, ChangePassword, Logout (handlers with a test ctx)', () => {
     expect(wrongPassword.item.messageKey).toBe('api.error.LoginFailed')
   })
 
-  it('locks an account name after repeated failures, even for the right password, and unlocks after the lock time', async () => {
+  it('locks an account name for the client after repeated failures, even for the right password, and unlocks after the lock time', async () => {
     for (let i = 0; i < 3; i++) expect((await failureOf(login('admin', 'wrong'))).item.messageKey).toBe('api.error.LoginFailed')
     const locked = await failureOf(login('admin', INITIAL))
     expect(locked.item.messageKey).toBe('api.error.LoginLocked')
@@ -65,6 +66,73 @@ describe('DoLogin, ChangePassword, Logout (handlers with a test ctx)', () => {
 
     t.clock.advance(60_001)
     expect((await login('admin', INITIAL)).accountName).toBe('admin')
+  })
+
+  describe('sign-in throttle (per account and client address)', () => {
+    const from = (clientAddress: string, identity: Identity | null = null) => ({ ...t.ctx(identity), clientAddress })
+    const loginFrom = (clientAddress: string, password: string, account = 'admin') =>
+      DoLogin.handle({ account, pwd: md5Hex(password) }, from(clientAddress))
+    const keyOf = async (promise: unknown) => (await failureOf(promise)).item.messageKey
+
+    it('blocks only the address that failed: the right password from another address signs in meanwhile', async () => {
+      for (let i = 0; i < 3; i++) expect(await keyOf(loginFrom('10.0.0.1', 'wrong'))).toBe('api.error.LoginFailed')
+      const locked = await failureOf(loginFrom('10.0.0.1', INITIAL))
+      expect(locked.item).toMatchObject({ messageKey: 'api.error.LoginLocked', retryable: true, retryAfterSeconds: 60, details: { retryAfterSeconds: 60 }, recommendedAction: 'RETRY_LATER' })
+      expect((await loginFrom('10.0.0.2', INITIAL)).accountName).toBe('admin')
+      // the other address has a count of its own, and the attacker's block goes on
+      for (let i = 0; i < 2; i++) expect(await keyOf(loginFrom('10.0.0.2', 'wrong'))).toBe('api.error.LoginFailed')
+      expect((await loginFrom('10.0.0.2', INITIAL)).accountName).toBe('admin')
+      expect(await keyOf(loginFrom('10.0.0.1', INITIAL))).toBe('api.error.LoginLocked')
+      const [event] = await t.runtime.services.db.select().from(events).where(eq(events.kind, 'login.locked'))
+      expect(JSON.parse(event!.payload)).toMatchObject({ accountName: 'admin', clientAddress: '10.0.0.1', failures: 3 })
+    })
+
+    it('doubles the block after each further failure, up to LOGIN_MAX_BLOCK_MS, and a right password ends the count', async () => {
+      for (let i = 0; i < 3; i++) await failureOf(loginFrom('10.0.0.1', 'wrong'))
+      for (const block of [60, 120, 200, 200]) {
+        expect((await failureOf(loginFrom('10.0.0.1', INITIAL))).item.retryAfterSeconds).toBe(block)
+        t.clock.advance(block * 1000 + 1)
+        expect(await keyOf(loginFrom('10.0.0.1', 'wrong'))).toBe('api.error.LoginFailed') // one guess per block
+      }
+      t.clock.advance(200_001)
+      expect((await loginFrom('10.0.0.1', INITIAL)).accountName).toBe('admin')
+      for (let i = 0; i < 2; i++) expect(await keyOf(loginFrom('10.0.0.1', 'wrong'))).toBe('api.error.LoginFailed')
+    })
+
+    it('evaluates no more guesses of a concurrent burst than the count allows (39 wrong, the right one 38th)', async () => {
+      const answers = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => loginFrom('10.0.0.1', i === 37 ? INITIAL : 'wrong')))
+      const keys = answers.map((answer) => answer.status === 'fulfilled' ? 'success' : (answer.reason as { item: { messageKey: string } }).item.messageKey)
+      expect(keys.filter((key) => key === 'api.error.LoginFailed')).toHaveLength(3)
+      expect(keys.filter((key) => key === 'api.error.LoginLocked')).toHaveLength(37)
+      expect(keys[37]).toBe('api.error.LoginLocked')
+    })
+
+    it('throttles wrong current passwords of ChangePassword with the same counters as sign-in', async () => {
+      const identity = (await identityOf((await login('admin', INITIAL)).mtk))!
+      const change = (clientAddress: string, oldPassword: string) =>
+        ChangePassword.handle({ oldPwd: md5Hex(oldPassword), newPwd: md5Hex('n3w-Password') }, from(clientAddress, identity))
+      for (let i = 0; i < 3; i++) {
+        const wrong = await failureOf(change('10.0.0.1', `guess-${i}`))
+        expect(wrong.item).toMatchObject({ messageKey: 'api.error.LoginFailed', details: { field: 'oldPwd' } })
+      }
+      expect((await failureOf(change('10.0.0.1', INITIAL))).item).toMatchObject({ messageKey: 'api.error.LoginLocked', retryAfterSeconds: 60 })
+      expect(await keyOf(loginFrom('10.0.0.1', INITIAL))).toBe('api.error.LoginLocked')
+      expect(await verifyPasswordDigest(md5Hex(INITIAL), (await t.runtime.services.db.select().from(users))[0]!.passwordHash)).toBe(true)
+      expect(await change('10.0.0.2', INITIAL)).toEqual({ revokedSessions: 1 })
+    })
+
+    it('neither lengthens nor ends a block when the wall clock is stepped', async () => {
+      for (let i = 0; i < 3; i++) await failureOf(loginFrom('10.0.0.1', 'wrong'))
+      expect((await failureOf(loginFrom('10.0.0.1', INITIAL))).item.retryAfterSeconds).toBe(60)
+      t.clock.set(t.clock.now() - 3_600_000) // one hour back
+      expect((await failureOf(loginFrom('10.0.0.1', INITIAL))).item.retryAfterSeconds).toBe(60)
+      t.clock.advance(30_000)
+      expect((await failureOf(loginFrom('10.0.0.1', INITIAL))).item.retryAfterSeconds).toBe(30)
+      t.clock.set(t.clock.now() + 7_200_000) // two hours forward
+      expect((await failureOf(loginFrom('10.0.0.1', INITIAL))).item.retryAfterSeconds).toBe(30)
+      t.clock.advance(30_001)
+      expect((await loginFrom('10.0.0.1', INITIAL)).accountName).toBe('admin')
+    })
   })
 
   it('changes the password, clears the pending change and revokes every session of the user (spec 5.5)', async () => {
@@ -110,7 +178,7 @@ describe('DoLogin, ChangePassword, Logout (handlers with a test ctx)', () => {
     it('records the configured cost in every hash it makes (default account, password change)', async () => {
       expect(await stored()).toMatch(/^scrypt\$N=16384,r=8,p=1\$/)
       const identity = (await identityOf((await login('admin', INITIAL)).mtk))!
-      const ctx = { ...t.ctx(identity), config: { ...t.config, passwordScryptN: 32768 } }
+      const ctx = { ...t.ctx(identity), config: { ...t.config, passwordScrypt: 'N=32768,r=8,p=1' } }
       await ChangePassword.handle({ oldPwd: md5Hex(INITIAL), newPwd: md5Hex('n3w-Password') }, ctx)
       expect(await stored()).toMatch(/^scrypt\$N=32768,r=8,p=1\$/)
     })
@@ -130,7 +198,7 @@ describe('DoLogin, ChangePassword, Logout (handlers with a test ctx)', () => {
 
     it('re-makes a hash of another cost with the configured one at the next sign-in', async () => {
       const before = await stored()
-      const result = await DoLogin.handle({ account: 'admin', pwd: md5Hex(INITIAL) }, { ...t.ctx(), config: { ...t.config, passwordScryptN: 32768 } })
+      const result = await DoLogin.handle({ account: 'admin', pwd: md5Hex(INITIAL) }, { ...t.ctx(), config: { ...t.config, passwordScrypt: 'N=32768,r=8,p=1' } })
       expect(result.accountName).toBe('admin')
       const after = await stored()
       expect(after).not.toBe(before)

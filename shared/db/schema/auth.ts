@@ -1,4 +1,4 @@
-import { integer, sqliteTable, text, index } from 'drizzle-orm/sqlite-core'
+import { integer, sqliteTable, text, index, primaryKey } from 'drizzle-orm/sqlite-core'
 
 /** Accounts. `passwordHash` is scrypt over the MD5 hex digest the client sends (spec 4.1), with its parameters (shared/auth/password.ts). */
 export const users = sqliteTable('users', {
@@ -21,12 +21,17 @@ export const sessions = sqliteTable('sessions', {
 }, (t) => [index('sessions_user_idx').on(t.userId)])
 
 /**
- * Failed sign-ins per account name, kept whether or not the account exists so that an
- * unknown account and a wrong password behave the same (including the lock).
+ * The sign-in throttle (runtime/auth/login-throttle.ts): failed password checks per account name
+ * and client (an address, an IPv6 /64, or `-` when unknown), kept whether or not the account
+ * exists so that an unknown account and a wrong password behave the same. `blockedUntil` is
+ * wall-clock time and survives a restart; `blockMs` is the block's length, which bounds what
+ * remains of it when the clock has been stepped back.
  */
-export const loginAttempts = sqliteTable('login_attempts', {
-  accountName: text('account_name').primaryKey(),
+export const loginThrottle = sqliteTable('login_throttle', {
+  accountName: text('account_name').notNull(),
+  client: text('client').notNull(),
   failures: integer('failures').notNull(),
-  lockedUntil: integer('locked_until'),
+  blockedUntil: integer('blocked_until'),
+  blockMs: integer('block_ms'),
   lastFailureAt: integer('last_failure_at').notNull(),
-})
+}, (t) => [primaryKey({ columns: [t.accountName, t.client] }), index('login_throttle_last_failure_idx').on(t.lastFailureAt)])

@@ -1,0 +1,73 @@
+import { request } from 'node:http'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { INITIAL_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { md5Hex } from '../../shared/auth/password.ts'
+
+/** POST JSON from a chosen local address (any 127/8 address is loopback), on its own connection. */
+function postFrom(device: DeviceProcess, localAddress: string, route: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const data = JSON.stringify(body)
+  return new Promise((resolve, reject) => {
+    const req = request({
+      host: '127.0.0.1', port: device.port, path: route, method: 'POST', localAddress, agent: false,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...headers },
+    }, (res) => {
+      let text = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk) => { text += chunk })
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }))
+    })
+    req.on('error', reject)
+    req.end(data)
+  })
+}
+
+const signIn = (device: DeviceProcess, from: string, password: string, headers: Record<string, string> = {}) =>
+  postFrom(device, from, '/gtw/cwai/login/DoLogin', { account: 'admin', pwd: md5Hex(password) }, headers)
+const keyOf = (answer: { body: any }) => answer.body.resCode === 1 ? 'success' : answer.body.resMsg[0].messageKey
+
+describe('sign-in throttle over HTTP (client address from the connection)', () => {
+  let device: DeviceProcess
+  beforeAll(async () => {
+    device = await startDevice({ env: { LOGIN_MAX_FAILURES: '5', LOGIN_LOCK_MS: '300000' } })
+  })
+  afterAll(async () => {
+    await device?.stop()
+    device?.cleanup()
+  })
+
+  it('evaluates five guesses of a burst of forty from one address, refuses the rest, and lets another address sign in', async () => {
+    const burst = await Promise.all(Array.from({ length: 40 }, (_, i) => signIn(device, '127.0.0.2', i === 37 ? INITIAL_PASSWORD : `wrong-${i}`)))
+    const keys = burst.map(keyOf)
+    expect(keys.filter((key) => key === 'api.error.LoginFailed')).toHaveLength(5)
+    expect(keys.filter((key) => key === 'api.error.LoginLocked')).toHaveLength(35)
+    expect(keys[37]).toBe('api.error.LoginLocked')
+    for (const answer of burst.filter((a) => keyOf(a) === 'api.error.LoginLocked')) {
+      expect(answer.status).toBe(200)
+      expect(answer.body.resMsg[0]).toMatchObject({ retryable: true, recommendedAction: 'RETRY_LATER' })
+      expect(answer.body.resMsg[0].retryAfterSeconds).toBeGreaterThan(290)
+      expect(answer.body.resMsg[0].retryAfterSeconds).toBeLessThanOrEqual(300)
+      expect(answer.body.resMsg[0].details.retryAfterSeconds).toBe(answer.body.resMsg[0].retryAfterSeconds)
+    }
+
+    // The attack goes on from 127.0.0.2; the administrator signs in from 127.0.0.1.
+    const attack = Promise.all(Array.from({ length: 10 }, () => signIn(device, '127.0.0.2', 'still-wrong')))
+    const admin = await signIn(device, '127.0.0.1', INITIAL_PASSWORD)
+    expect(admin.body).toMatchObject({ resCode: 1, resData: { accountName: 'admin' } })
+    expect((await attack).map(keyOf)).toEqual(Array(10).fill('api.error.LoginLocked'))
+    expect(keyOf(await signIn(device, '127.0.0.2', INITIAL_PASSWORD))).toBe('api.error.LoginLocked')
+    // Without HTTP_TRUST_PROXY a client cannot name another address for itself.
+    expect(keyOf(await signIn(device, '127.0.0.2', INITIAL_PASSWORD, { 'x-forwarded-for': '127.0.0.9' }))).toBe('api.error.LoginLocked')
+  })
+
+  it('throttles wrong current passwords of ChangePassword by the address they come from', async () => {
+    const session = await signIn(device, '127.0.0.1', INITIAL_PASSWORD)
+    const mtk = session.body.resData.mtk as string
+    const change = (from: string, old: string) =>
+      postFrom(device, from, '/gtw/cwai/login/ChangePassword', { oldPwd: md5Hex(old), newPwd: md5Hex('changed-Passw0rd') }, { mtk })
+    const guesses = await Promise.all(Array.from({ length: 12 }, (_, i) => change('127.0.0.3', `guess-${i}`)))
+    expect(guesses.map(keyOf).filter((key) => key === 'api.error.LoginFailed')).toHaveLength(5)
+    expect(guesses.map(keyOf).filter((key) => key === 'api.error.LoginLocked')).toHaveLength(7)
+    expect(keyOf(await change('127.0.0.3', INITIAL_PASSWORD))).toBe('api.error.LoginLocked')
+    expect((await change('127.0.0.1', INITIAL_PASSWORD)).body).toMatchObject({ resCode: 1, resData: { revokedSessions: 2 } })
+  })
+})
