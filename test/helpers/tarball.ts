@@ -31,6 +31,13 @@ export function tarGz(entries: RawEntry[]): Buffer {
   return gzipSync(Buffer.concat(blocks))
 }
 
+const MB_OF_ZEROS = Buffer.alloc(1024 * 1024)
+
+/** `bytes` zeros in pieces of at most 1 MB, for archives streamed without holding them. */
+export function* zeros(bytes: number): Generator<Buffer> {
+  for (let left = bytes; left > 0; left -= MB_OF_ZEROS.length) yield MB_OF_ZEROS.subarray(0, Math.min(left, MB_OF_ZEROS.length))
+}
+
 /** A zero-filled entry of a streamed tar.gz; `ExtendedHeader` is a PAX record node-tar skips when it is over 1 MB. */
 export interface ZeroEntry {
   path: string
@@ -44,18 +51,14 @@ export interface ZeroEntry {
  * the end-of-archive marker.
  */
 export async function writeZerosTarGz(file: string, entries: ZeroEntry[], options: { level?: number; trailing?: number } = {}): Promise<void> {
-  const zeros = Buffer.alloc(1024 * 1024)
-  function* repeat(bytes: number) {
-    for (let left = bytes; left > 0; left -= zeros.length) yield zeros.subarray(0, Math.min(left, zeros.length))
-  }
   function* blocks() {
     for (const entry of entries) {
       const block = Buffer.alloc(512)
       new Header({ path: entry.path, type: entry.type ?? 'File', size: entry.size, mode: 0o644, mtime: new Date(0), uid: 0, gid: 0 }).encode(block, 0)
       yield block
-      yield* repeat(Math.ceil(entry.size / 512) * 512)
+      yield* zeros(Math.ceil(entry.size / 512) * 512)
     }
-    yield* repeat(1024 + (options.trailing ?? 0))
+    yield* zeros(1024 + (options.trailing ?? 0))
   }
   await pipeline(Readable.from(blocks()), createGzip({ level: options.level ?? 9 }), createWriteStream(file))
 }

@@ -14,7 +14,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import yazl from 'yazl'
 import type { ArchiveLimits } from '../../shared/archive/safe-unpack.ts'
-import { writeZerosTarGz } from '../helpers/tarball.ts'
+import { writeZerosTarGz, zeros } from '../helpers/tarball.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const MiB = 1024 * 1024
@@ -44,8 +44,7 @@ async function unpack(file: string, options: { mode?: 'algorithm' | 'extract'; a
 /** A zip of one entry of `size` zeros, deflated as it is streamed. */
 async function writeZerosZip(file: string, name: string, size: number): Promise<void> {
   const zip = new yazl.ZipFile()
-  const zeros = Buffer.alloc(MiB)
-  zip.addReadStream(Readable.from((function* () { for (let left = size; left > 0; left -= MiB) yield zeros.subarray(0, Math.min(left, MiB)) })()), name, { compressionLevel: 9 })
+  zip.addReadStream(Readable.from(zeros(size)), name, { compressionLevel: 9 })
   zip.end()
   await pipeline(zip.outputStream, createWriteStream(file))
 }
