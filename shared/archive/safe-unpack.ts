@@ -3,7 +3,8 @@ import { mkdir, open } from 'node:fs/promises'
 import path from 'node:path'
 import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { extract, Parser, type ReadEntry } from 'tar'
+import { createGunzip } from 'node:zlib'
+import { Parser, Unpack, type ReadEntry } from 'tar'
 import yauzl from 'yauzl'
 import { firstEscapingLink, type ArchiveLink } from './links.ts'
 
@@ -13,9 +14,11 @@ import { firstEscapingLink, type ArchiveLink } from './links.ts'
  * set of rules decides whether an entry may be written: its path normalized and kept inside
  * the destination, its type (regular files and folders; links only when the caller allows
  * links that resolve inside the archive), and bounds on the entry count and the expanded
- * size. Reading stops at the first violation; a tar.gz is written only after all its headers
- * passed, a zip entry by entry (the caller deletes the folder on failure). Each caller maps
- * a violation to its own catalogue error.
+ * size: each entry's declared size before its body is read, and the bytes actually inflated
+ * while streaming (a header may lie). Reading stops at the first violation, and memory stays
+ * bounded by a few read pieces whatever the archive holds; a tar.gz is written only after all
+ * its headers passed, a zip entry by entry (the caller deletes the folder on failure). Each
+ * caller maps a violation to its own catalogue error.
  */
 
 export interface ArchiveLimits {
@@ -64,6 +67,8 @@ export interface TarListing {
   expandedBytes: number
   /** Raw header paths of the entries to write: nothing else is extracted. */
   accepted: ReadonlySet<string>
+  /** The limits the archive was checked against: the extraction is held to them too. */
+  limits: ArchiveLimits
 }
 
 const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04])
@@ -71,6 +76,16 @@ const GZIP_MAGIC = Buffer.from([0x1f, 0x8b])
 const TAR_REGULAR = new Set(['File', 'OldFile', 'ContiguousFile'])
 const TAR_LINKS = new Set(['SymbolicLink', 'Link'])
 const CLIMBING = 'absolute or climbing path'
+/**
+ * Compressed bytes read, and inflated bytes handed on, at a time. node-tar inflates each read
+ * in one synchronous call (its `extract` reads 16 MB at once: a 9 MB archive of zeros became
+ * 2 GB of memory before any check ran), so tar.gz archives are inflated here, streamed.
+ */
+const PIECE = 64 * 1024
+/** Inflated tar bytes allowed per entry beyond the declared sizes: header, PAX records, padding. */
+const TAR_OVERHEAD_PER_ENTRY = 8 * 1024
+/** node-tar's own bound on compression ratio, kept now that the archive is inflated here. */
+const MAX_RATIO = 1000
 
 /** A relative path inside the archive, normalized; null when it is absolute or climbs out. */
 export function insidePath(entryPath: string): string | null {
@@ -128,7 +143,68 @@ const corrupt = (what: string, error: unknown): ArchiveViolation => {
   return { kind: 'corrupt', message, reason: `${what}: ${message}` }
 }
 
-// ── tar.gz (node-tar: every header is checked in a first pass, nothing is written before) ──
+// ── tar.gz (node-tar parses, inflated here; every header is checked in a first pass, nothing is written before) ──
+
+/**
+ * Inflates a tar.gz into a node-tar parser (a Parser, or an Unpack that writes), with
+ * backpressure, counting the inflated bytes whatever the headers declare: past the limits'
+ * allowance it stops with a too-large violation. Reading stops at the end-of-archive marker
+ * (node-tar would keep all that follows it in memory) and at the parser's first error.
+ */
+function inflateTar(file: string, parser: Parser, limits: ArchiveLimits): Promise<void> {
+  const allowance = limits.maxExpandedBytes + (limits.maxEntries + 1) * TAR_OVERHEAD_PER_ENTRY
+  return new Promise((resolve, reject) => {
+    const source = createReadStream(file, { highWaterMark: PIECE })
+    const gunzip = createGunzip({ chunkSize: PIECE })
+    let inflated = 0
+    let head = Buffer.alloc(0)
+    let current: ReadEntry | null = null
+    let reading = true
+    let settled = false
+    const stopReading = () => {
+      reading = false
+      source.destroy()
+      gunzip.destroy()
+    }
+    const fail = (error: unknown) => {
+      if (settled) return
+      settled = true
+      stopReading()
+      parser.abort(new Error('archive refused'))
+      // An Unpack's open file ends here instead of waiting for bytes that never come.
+      current?.end()
+      reject(error)
+    }
+    source.on('error', fail)
+    gunzip.on('error', (error) => fail(new Violation(corrupt('corrupt tar.gz', error))))
+    parser.on('error', fail)
+    parser.on('entry', (entry: ReadEntry) => { current = entry })
+    parser.on('eof', () => queueMicrotask(() => {
+      if (!reading) return
+      stopReading()
+      parser.end()
+    }))
+    parser.on('close', () => { if (!settled) { settled = true; resolve() } })
+    gunzip.on('end', () => { if (reading) { reading = false; parser.end() } })
+    gunzip.on('data', (chunk: Buffer) => {
+      if (!reading) return
+      inflated += chunk.length
+      if (inflated > allowance) return fail(new Violation({ kind: 'too-large', limit: limits.maxExpandedBytes, atLeast: inflated }))
+      if (inflated > MAX_RATIO * source.bytesRead)
+        return fail(new Violation(corrupt('corrupt tar.gz', new Error(`max decompression ratio exceeded: ${(inflated / source.bytesRead).toFixed(2)} > ${MAX_RATIO}`))))
+      if (head.length < GZIP_MAGIC.length) {
+        head = Buffer.concat([head, chunk.subarray(0, GZIP_MAGIC.length - head.length)])
+        // node-tar would inflate a nested gzip itself, uncounted.
+        if (head.equals(GZIP_MAGIC)) return fail(new Violation(corrupt('corrupt tar.gz', new Error('compressed twice'))))
+      }
+      if (!parser.write(chunk)) {
+        gunzip.pause()
+        parser.once('drain', () => gunzip.resume())
+      }
+    })
+    source.pipe(gunzip)
+  })
+}
 
 /**
  * Reads the headers (streaming, nothing written) and refuses the archive at its first unsafe
@@ -139,10 +215,11 @@ export async function inspectTarGz(file: string, rules: ArchiveRules, onEntry?: 
   const accepted = new Set<string>()
   const links: ArchiveLink[] = []
   let refusal: unknown = null
-  const parser = new Parser({ strict: true })
+  const parser = new Parser({ strict: true, zstd: false })
   parser.on('entry', (entry: ReadEntry) => {
     if (refusal === null) {
       try {
+        // The declared size is charged here, before any of the body is read.
         const inside = checkTarEntry(entry, rules, budget, links)
         if (inside !== null) {
           accepted.add(entry.path)
@@ -154,18 +231,13 @@ export async function inspectTarGz(file: string, rules: ArchiveRules, onEntry?: 
         parser.abort(new Error('archive refused'))
       }
     }
+    // Bodies flow on (to `onEntry`'s listener, or nowhere) instead of piling up in the entry.
     entry.resume()
   })
   try {
-    await new Promise<void>((resolve, reject) => {
-      const source = createReadStream(file)
-      const fail = (error: unknown) => { source.destroy(); reject(error) }
-      source.on('error', fail)
-      parser.on('error', fail)
-      parser.on('end', () => resolve())
-      source.pipe(parser)
-    })
+    await inflateTar(file, parser, rules.limits)
   } catch (error) {
+    if (error instanceof Violation) throw rules.refusal(error.violation)
     if (refusal === null) throw rules.refusal(corrupt('corrupt tar.gz', error))
   }
   // A refusal of the caller's own `onEntry` goes out as it is.
@@ -173,7 +245,7 @@ export async function inspectTarGz(file: string, rules: ArchiveRules, onEntry?: 
   // The text check of each link misses links chained through other links of the archive.
   const escaping = firstEscapingLink(links)
   if (escaping) throw rules.refusal({ kind: 'unsafe-link', entry: escaping.path, linkpath: escaping.target })
-  return { entries: budget.entries, expandedBytes: budget.bytes, accepted }
+  return { entries: budget.entries, expandedBytes: budget.bytes, accepted, limits: rules.limits }
 }
 
 /** The entry's normalized path when it is to be written, null when skipped; throws a Violation. */
@@ -200,14 +272,16 @@ function checkTarEntry(entry: ReadEntry, rules: ArchiveRules, budget: Budget, li
 }
 
 /**
- * Writes the entries an inspection accepted, without owners or modes from the archive;
- * node-tar's own guards (no absolute paths, no `..`, no writing through links) stay on.
+ * Writes the entries an inspection accepted, without owners or modes from the archive, held
+ * to the same limits while writing; node-tar's own guards (no absolute paths, no `..`, no
+ * writing through links) stay on.
  */
 export async function extractTarGz(file: string, dest: string, listing: TarListing, rules: Pick<ArchiveRules, 'refusal'>): Promise<void> {
+  const unpack = new Unpack({ cwd: dest, strict: true, zstd: false, preserveOwner: false, filter: (p) => listing.accepted.has(p) })
   try {
-    await extract({ file, cwd: dest, strict: true, preserveOwner: false, noChmod: true, filter: (p) => listing.accepted.has(p) })
+    await inflateTar(file, unpack, listing.limits)
   } catch (error) {
-    throw rules.refusal(corrupt('corrupt tar.gz', error))
+    throw rules.refusal(error instanceof Violation ? error.violation : corrupt('corrupt tar.gz', error))
   }
 }
 

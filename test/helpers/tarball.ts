@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto'
-import { writeFileSync } from 'node:fs'
+import { createWriteStream, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { gzipSync } from 'node:zlib'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { createGzip, gzipSync } from 'node:zlib'
 import { Header, Pax } from 'tar'
 
 /** One raw tar entry: anything a hostile archive may hold (absolute paths, `..`, links, devices). */
@@ -27,6 +29,38 @@ export function tarGz(entries: RawEntry[]): Buffer {
   }
   blocks.push(Buffer.alloc(1024))
   return gzipSync(Buffer.concat(blocks))
+}
+
+const MB_OF_ZEROS = Buffer.alloc(1024 * 1024)
+
+/** `bytes` zeros in pieces of at most 1 MB, for archives streamed without holding them. */
+export function* zeros(bytes: number): Generator<Buffer> {
+  for (let left = bytes; left > 0; left -= MB_OF_ZEROS.length) yield MB_OF_ZEROS.subarray(0, Math.min(left, MB_OF_ZEROS.length))
+}
+
+/** A zero-filled entry of a streamed tar.gz; `ExtendedHeader` is a PAX record node-tar skips when it is over 1 MB. */
+export interface ZeroEntry {
+  path: string
+  size: number
+  type?: 'File' | 'ExtendedHeader'
+}
+
+/**
+ * Writes a tar.gz of zero-filled entries (decompression bombs) by streaming zeros through a
+ * gzip stream into `file`, never holding the archive in memory; `trailing` zero bytes follow
+ * the end-of-archive marker.
+ */
+export async function writeZerosTarGz(file: string, entries: ZeroEntry[], options: { level?: number; trailing?: number } = {}): Promise<void> {
+  function* blocks() {
+    for (const entry of entries) {
+      const block = Buffer.alloc(512)
+      new Header({ path: entry.path, type: entry.type ?? 'File', size: entry.size, mode: 0o644, mtime: new Date(0), uid: 0, gid: 0 }).encode(block, 0)
+      yield block
+      yield* zeros(Math.ceil(entry.size / 512) * 512)
+    }
+    yield* zeros(1024 + (options.trailing ?? 0))
+  }
+  await pipeline(Readable.from(blocks()), createGzip({ level: options.level ?? 9 }), createWriteStream(file))
 }
 
 export const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex')
