@@ -23,6 +23,7 @@ import { removeOrphanSpoolFiles, spoolDirOf } from '../shared/uploads/spool.ts'
 import { SessionCache } from './auth/session-cache.ts'
 import { removeLeftoverProducedFiles, scratchDirOf } from '../shared/http/produced-file.ts'
 import { DeviceMetrics } from './metrics/index.ts'
+import { HostNetworkService } from './network/service.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -128,6 +129,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
   })
   // Image-analysis tasks (spec 3.2): their lifecycle, locks and activity.
   const tasks = new TaskService({ db: database.db, config, clock, log: log.child({ area: 'tasks' }), inference: inference.inference, uploads, algorithms: algorithmRegistry })
+  // Network (spec 4.10): adapters, DNS, routes read from the operating system.
+  const network = new HostNetworkService({ namespace: config.networkNamespace })
   const services: Services = {
     db: database.db,
     config,
@@ -147,6 +150,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     uploads,
     sessions,
     metrics,
+    network,
   }
 
   return {

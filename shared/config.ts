@@ -107,6 +107,9 @@ export const settings = {
   webhookMaxAttempts: s('WEBHOOK_MAX_ATTEMPTS', 'int', 8, 'Attempts per event and URL before it goes to the dead letters.'),
   webhookBackoffBaseMs: s('WEBHOOK_BACKOFF_BASE_MS', 'int', 1000, 'Delay after the first failed attempt; doubles per attempt.'),
   webhookBackoffMaxMs: s('WEBHOOK_BACKOFF_MAX_MS', 'int', 60_000, 'Largest delay between attempts.'),
+
+  // ── network (spec 4.10 Network) ─────────────────────────────────────────────────────────
+  networkNamespace: s('NETWORK_NAMESPACE', 'string', '', 'Run every network command inside this network namespace (`ip netns exec`); empty = the host. For tests and containers.'),
 } as const
 
 type Settings = typeof settings

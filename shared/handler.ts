@@ -9,6 +9,7 @@ import type { UploadService } from './uploads/index.ts'
 import type { SessionService } from './auth/session-service.ts'
 import type { TasksService } from './tasks/types.ts'
 import type { MetricsService } from './metrics/types.ts'
+import type { NetworkService } from './network/types.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -94,6 +95,8 @@ export interface Services {
   uploads: UploadService
   /** This runtime's Prometheus metrics, rendered for a scrape (shared/metrics/types.ts). */
   metrics: MetricsService
+  /** Adapters, DNS, routes of the host (spec 4.10 Network; shared/network/types.ts). */
+  network: NetworkService
 }
 
 export interface Ctx extends Services {

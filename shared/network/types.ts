@@ -1,0 +1,68 @@
+/**
+ * The network area (spec 4.10 Network, `/gtw/cwai/network/`): what the operating system
+ * reports about adapters, DNS and routes. `ctx.network` (runtime/network/service.ts) owns it.
+ */
+
+export interface AdapterAddress {
+  address: string
+  prefix: number
+  /** The kernel's `dynamic` flag: a leased address (DHCP, SLAAC) that expires. */
+  dynamic: boolean
+  scope: string
+}
+
+export interface Adapter {
+  name: string
+  /** Link-layer address; null for links without one. */
+  mac: string | null
+  /** Kernel link type: `ether`, `loopback`, `none`, … */
+  type: string
+  mtu: number
+  /** Kernel operational state, lower case: `up`, `down`, `unknown`, `dormant`, … */
+  state: string
+  /** Whether the link has carrier (a cable or peer); null when the kernel does not say. */
+  carrier: boolean | null
+  /** Link speed in Mbit/s; null when unknown (link down, virtual links). */
+  speedMbps: number | null
+  ipv4: AdapterAddress[]
+  ipv6: AdapterAddress[]
+  /** Gateway of the IPv4 / IPv6 default route through this adapter. */
+  gateway: string | null
+  gateway6: string | null
+  /** How IPv4 is configured: `dhcp`, `static`, or `unconfigured` (no IPv4 address and no DHCP). */
+  mode: 'dhcp' | 'static' | 'unconfigured'
+  /** What `mode` was read from: the configuration backend's file or lease, or the kernel's address flags. */
+  modeSource: string
+}
+
+export interface Route {
+  family: 'inet' | 'inet6'
+  /** `default` or a prefix `a.b.c.d/n`. */
+  destination: string
+  gateway: string | null
+  dev: string | null
+  protocol: string | null
+  scope: string | null
+  metric: number | null
+  preferredSource: string | null
+}
+
+export interface DnsInfo {
+  servers: string[]
+  searchDomains: string[]
+  /** The file read: `/etc/resolv.conf`, or systemd-resolved's upstream list when the host uses its stub. */
+  source: string
+}
+
+export interface RoutesInfo {
+  /** The IPv4 / IPv6 default route with the lowest metric; null when there is none. */
+  defaultRoute: Route | null
+  defaultRoute6: Route | null
+  routes: Route[]
+}
+
+export interface NetworkService {
+  adapters(): Promise<Adapter[]>
+  dns(): Promise<DnsInfo>
+  routes(): Promise<RoutesInfo>
+}
