@@ -129,8 +129,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
   })
   // Image-analysis tasks (spec 3.2): their lifecycle, locks and activity.
   const tasks = new TaskService({ db: database.db, config, clock, log: log.child({ area: 'tasks' }), inference: inference.inference, uploads, algorithms: algorithmRegistry })
-  // Network (spec 4.10): adapters, DNS, routes read from the operating system.
-  const network = new HostNetworkService({ namespace: config.networkNamespace })
+  // Network (spec 4.10): adapters, DNS, routes read from the operating system; quality and connectivity probes.
+  const network = new HostNetworkService({ db: database.db, now: () => clock.now(), namespace: config.networkNamespace })
   const services: Services = {
     db: database.db,
     config,

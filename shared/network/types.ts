@@ -1,3 +1,5 @@
+import type { NetworkTargets } from './schemas.ts'
+
 /**
  * The network area (spec 4.10 Network, `/gtw/cwai/network/`): what the operating system
  * reports about adapters, DNS and routes. `ctx.network` (runtime/network/service.ts) owns it.
@@ -65,4 +67,42 @@ export interface NetworkService {
   adapters(): Promise<Adapter[]>
   dns(): Promise<DnsInfo>
   routes(): Promise<RoutesInfo>
+  /** The stored quality targets and connectivity checks (defaults: none). */
+  targets(): Promise<NetworkTargets>
+  setTargets(targets: NetworkTargets): Promise<NetworkTargets>
+  /** Measures the stored quality targets (those named, or all); unknown names → InvalidParam. */
+  testQuality(names?: string[]): Promise<QualityResult[]>
+  /** Runs the stored connectivity checks (those named, or all); unknown names → InvalidParam. */
+  testConnectivity(names?: string[]): Promise<CheckResult[]>
+}
+
+export interface QualityResult {
+  name: string
+  host: string
+  port: number
+  /** `tcp-connect`: round trips are timed TCP handshakes (ICMP echo would need raw sockets). */
+  method: 'tcp-connect'
+  sent: number
+  received: number
+  lossPercent: number
+  /** null when no sample succeeded. */
+  latencyMs: { min: number; avg: number; max: number } | null
+  /** Mean absolute difference of consecutive round trips; null with fewer than two. */
+  jitterMs: number | null
+  /** Why the last failed sample failed; null when none failed. */
+  lastError: string | null
+}
+
+export interface CheckResult {
+  name: string
+  type: 'tcp' | 'http' | 'dns'
+  /** host:port, the URL or the host name checked. */
+  target: string
+  ok: boolean
+  timeMs: number
+  /** HTTP status, for `http`. */
+  status?: number
+  /** Resolved addresses, for `dns`. */
+  addresses?: string[]
+  error: string | null
 }

@@ -4,7 +4,6 @@ import QueryAdapters from '../../functions/network/QueryAdapters.ts'
 import QueryDns from '../../functions/network/QueryDns.ts'
 import QueryRoutes from '../../functions/network/QueryRoutes.ts'
 import { parseResolvConf } from '../../runtime/network/read.ts'
-import { HostNetworkService } from '../../runtime/network/service.ts'
 import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 import { createNamespace, isRoot, type TestNamespace } from '../helpers/netns.ts'
 
@@ -55,17 +54,22 @@ describe('network read paths on the host (spec 4.10 Network)', () => {
 
 describe.runIf(isRoot())('network read paths inside a namespace', () => {
   let ns: TestNamespace
-  let network: HostNetworkService
-  beforeAll(() => {
+  let t: TestRuntime
+  let network: TestRuntime['runtime']['services']['network']
+  beforeAll(async () => {
     ns = createNamespace()
     ns.ip('addr', 'add', '10.77.0.2/24', 'dev', ns.adapter)
     ns.ip('route', 'add', 'default', 'via', '10.77.0.1', 'dev', ns.adapter)
     // a leased address (finite lifetime): the kernel's `dynamic` flag
     ns.ip('addr', 'add', '10.78.0.9/16', 'dev', ns.peer, 'valid_lft', '300', 'preferred_lft', '300')
     ns.writeResolvConf('nameserver 10.77.0.53\nsearch lab.example\n')
-    network = new HostNetworkService({ namespace: ns.name })
+    t = await createTestRuntime({ networkNamespace: ns.name })
+    network = t.runtime.services.network
   })
-  afterAll(() => { ns?.remove() })
+  afterAll(async () => {
+    await t?.close()
+    ns?.remove()
+  })
 
   it('reads addresses, prefix, gateway, link state and DHCP-or-static of the namespace adapters', async () => {
     const adapters = await network.adapters()
