@@ -129,8 +129,13 @@ export async function createServices(config: Config, log: Logger, options: Servi
   })
   // Image-analysis tasks (spec 3.2): their lifecycle, locks and activity.
   const tasks = new TaskService({ db: database.db, config, clock, log: log.child({ area: 'tasks' }), inference: inference.inference, uploads, algorithms: algorithmRegistry })
-  // Network (spec 4.10): adapters, DNS, routes read from the operating system; quality and connectivity probes.
-  const network = new HostNetworkService({ db: database.db, now: () => clock.now(), namespace: config.networkNamespace })
+  // Network (spec 4.10): reads from the operating system, probes, and changes guarded by
+  // confirm-or-rollback; a change pending before a restart rolls back at its own deadline.
+  const network = new HostNetworkService({
+    db: database.db, now: () => clock.now(), events: eventSystem.events, log: log.child({ area: 'network' }),
+    namespace: config.networkNamespace, backend: config.networkBackend, confirmTimeoutMs: config.networkConfirmTimeoutMs,
+  })
+  components.push({ name: 'network', start: () => network.start(), stop: () => network.stop() })
   const services: Services = {
     db: database.db,
     config,

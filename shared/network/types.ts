@@ -1,4 +1,4 @@
-import type { NetworkTargets } from './schemas.ts'
+import type { AdapterChange, AdapterConfig, BackendType, NetworkTargets } from './schemas.ts'
 
 /**
  * The network area (spec 4.10 Network, `/gtw/cwai/network/`): what the operating system
@@ -74,6 +74,15 @@ export interface NetworkService {
   testQuality(names?: string[]): Promise<QualityResult[]>
   /** Runs the stored connectivity checks (those named, or all); unknown names → InvalidParam. */
   testConnectivity(names?: string[]): Promise<CheckResult[]>
+  /**
+   * Validates and applies an adapter change through the host's backend; unless `confirm`ed
+   * by `confirmBy`, the previous configuration comes back by itself (README "Network").
+   */
+  apply(change: AdapterChange, requestedBy: string | null): Promise<PendingChange>
+  confirm(changeId: string): Promise<ChangeOutcome>
+  /** Restores the previous configuration now, without waiting for the timeout. */
+  revert(changeId: string): Promise<ChangeOutcome>
+  changeStatus(): Promise<ChangeStatus>
 }
 
 export interface QualityResult {
@@ -105,4 +114,32 @@ export interface CheckResult {
   /** Resolved addresses, for `dns`. */
   addresses?: string[]
   error: string | null
+}
+
+/** A change waiting for its confirmation; persisted, so a restart keeps its deadline. */
+export interface PendingChange {
+  changeId: string
+  adapter: string
+  backend: BackendType
+  config: AdapterConfig
+  appliedAt: number
+  /** ms since epoch: without a confirmation by then the previous configuration comes back. */
+  confirmBy: number
+  requestedBy: string | null
+}
+
+export interface ChangeOutcome {
+  changeId: string
+  adapter: string
+  backend: BackendType
+  outcome: 'confirmed' | 'rolled-back'
+  /** For `rolled-back`: `timeout`, `reverted` or `apply failed`. */
+  reason: string | null
+  at: number
+}
+
+export interface ChangeStatus {
+  pending: PendingChange | null
+  /** The last change that was confirmed or rolled back (null before the first). */
+  last: ChangeOutcome | null
 }

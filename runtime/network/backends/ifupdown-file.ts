@@ -4,14 +4,7 @@
  * strings; the backend (ifupdown.ts) reads and writes the file.
  */
 
-export interface Ipv4Stanza {
-  method: 'dhcp' | 'static'
-  address?: string
-  prefix?: number
-  gateway?: string | null
-  dns?: string[]
-  searchDomains?: string[]
-}
+import type { AdapterConfig } from '../../../shared/network/schemas.ts'
 
 // A stanza runs from its first line to the next line that starts a stanza (or a comment-free
 // top-level keyword); option lines are indented or at least not stanza keywords.
@@ -28,8 +21,8 @@ export function ifupdownMethods(text: string): Map<string, string> {
 }
 
 /** The stanza lines for one adapter (`dns-*` options are read by resolvconf when installed). */
-export function ipv4Stanza(name: string, config: Ipv4Stanza): string[] {
-  if (config.method === 'dhcp') return [`iface ${name} inet dhcp`]
+export function ipv4Stanza(name: string, config: AdapterConfig): string[] {
+  if (config.mode === 'dhcp') return [`iface ${name} inet dhcp`]
   const lines = [`iface ${name} inet static`, `    address ${config.address}/${config.prefix}`]
   if (config.gateway) lines.push(`    gateway ${config.gateway}`)
   if (config.dns?.length) lines.push(`    dns-nameservers ${config.dns.join(' ')}`)
@@ -41,7 +34,7 @@ export function ipv4Stanza(name: string, config: Ipv4Stanza): string[] {
  * The file with the adapter's `iface <name> inet` stanza replaced by the new one (added, with
  * `auto <name>`, when it has none). Other adapters, `inet6` stanzas and comments are kept.
  */
-export function rewriteIfupdown(text: string, name: string, config: Ipv4Stanza): string {
+export function rewriteIfupdown(text: string, name: string, config: AdapterConfig): string {
   const lines = text.split('\n')
   if (lines.at(-1) === '') lines.pop()
   const out: string[] = []
