@@ -95,7 +95,7 @@ export interface Services {
   uploads: UploadService
   /** This runtime's Prometheus metrics, rendered for a scrape (shared/metrics/types.ts). */
   metrics: MetricsService
-  /** Adapters, DNS, routes of the host (spec 4.10 Network; shared/network/types.ts). */
+  /** The host's network: adapters, DNS, routes, quality and connectivity probes, changes with confirm-or-rollback (spec 4.10 Network; shared/network/types.ts). */
   network: NetworkService
 }
 

@@ -28,14 +28,17 @@ export interface ChangeGuardOptions {
   log: Logger
 }
 
+const reasonOf = (error: unknown) => (error instanceof HostCommandError ? error.stderr : String((error as Error).message)).trim()
+const withoutSnapshot = ({ snapshot: _snapshot, ...change }: StoredChange): PendingChange => change
+
 /** Why a backend failed, as the client should see it: not permitted, or failed. */
 function refusal(error: unknown): ApiError {
   if (isApiError(error)) return error
-  const text = error instanceof HostCommandError ? error.stderr : String((error as Error).message)
+  const reason = reasonOf(error)
   const code = (error as NodeJS.ErrnoException).code
-  if (code === 'EACCES' || code === 'EPERM' || /not permitted|permission denied|not authorized|insufficient privileges/i.test(text))
-    return new ApiError('NetworkChangeNotPermitted', { details: { reason: text.trim() } })
-  return new ApiError('NetworkChangeFailed', { details: { reason: text.trim() } })
+  if (code === 'EACCES' || code === 'EPERM' || /not permitted|permission denied|not authorized|insufficient privileges/i.test(reason))
+    return new ApiError('NetworkChangeNotPermitted', { details: { reason } })
+  return new ApiError('NetworkChangeFailed', { details: { reason } })
 }
 
 /**
@@ -70,6 +73,7 @@ export class ChangeGuard {
     this.timer = setTimeout(() => {
       this.timer = null
       void this.serial(() => this.rollback(change.changeId, 'timeout')).catch((error) => {
+        if (isApiError(error) && error.id === 'NetworkChangeNotFound') return // confirmed or reverted meanwhile
         this.options.log.error({ err: (error as Error).message, changeId: change.changeId }, 'network rollback failed; retrying')
         this.schedule(change, ROLLBACK_RETRY_MS)
       })
@@ -93,8 +97,7 @@ export class ChangeGuard {
 
   async status(): Promise<ChangeStatus> {
     const stored = await this.pending()
-    const { snapshot: _snapshot, ...pending } = stored ?? { snapshot: null }
-    return { pending: stored ? pending as PendingChange : null, last: await this.options.store.get<ChangeOutcome>(LAST_KEY) }
+    return { pending: stored && withoutSnapshot(stored), last: await this.options.store.get<ChangeOutcome>(LAST_KEY) }
   }
 
   apply(change: AdapterChange, requestedBy: string | null, adapterExists: (name: string) => Promise<boolean>): Promise<PendingChange> {
@@ -124,9 +127,8 @@ export class ChangeGuard {
         throw refusal(error)
       }
       this.schedule(stored)
-      const { snapshot: _snapshot, ...pending } = stored
       await this.options.events.emit('network.changed', { changeId: stored.changeId, adapter, backend: backend.type, outcome: 'applied', requestedBy })
-      return pending
+      return withoutSnapshot(stored)
     })
   }
 
@@ -166,7 +168,7 @@ export class ChangeGuard {
       if (isApiError(error)) throw error
       throw new ApiError('NetworkChangeFailed', {
         msgText: 'Restoring the previous network configuration failed; the change stays pending and is rolled back again at its deadline.',
-        details: { reason: (error instanceof HostCommandError ? error.stderr : (error as Error).message).trim() },
+        details: { reason: reasonOf(error) },
       })
     }))
   }

@@ -46,7 +46,7 @@ function uniqueNames(field: string, items: { name: string }[]) {
 
 /** `ctx.network` (spec 4.10 Network): reads, quality and connectivity probes, guarded changes. */
 export class HostNetworkService implements NetworkService {
-  readonly host: HostAccess
+  private readonly host: HostAccess
   private readonly store: NetworkStore
   private readonly changes: ChangeGuard
 

@@ -1,13 +1,12 @@
+import type { AdapterConfig } from '../../../shared/network/schemas.ts'
+
 /**
  * /etc/network/interfaces (ifupdown) as text: which `iface <name> inet <method>` stanza an
  * adapter has, and the file with one adapter's IPv4 stanza replaced. Pure, so it is tested on
  * strings; the backend (ifupdown.ts) reads and writes the file.
  */
 
-import type { AdapterConfig } from '../../../shared/network/schemas.ts'
-
-// A stanza runs from its first line to the next line that starts a stanza (or a comment-free
-// top-level keyword); option lines are indented or at least not stanza keywords.
+// A stanza's option lines run until a blank line or the next line with a top-level keyword.
 const STANZA = /^(iface|auto|allow-[\w-]+|mapping|source|source-directory|no-auto-down|no-scripts)\b/
 
 /** `inet` method of each adapter that has an `iface <name> inet …` stanza. */
