@@ -8,7 +8,6 @@ import { readFile } from 'node:fs/promises'
  * inside a namespace and never touch the host's network.
  */
 export interface HostAccess {
-  readonly namespace: string
   /** Runs a program; rejects with a `HostCommandError` on a non-zero exit or the timeout. */
   run(program: string, args: string[], timeoutMs?: number): Promise<string>
   /** A file's text, or null when it cannot be read. */
@@ -35,7 +34,6 @@ export function hostAccess(namespace = ''): HostAccess {
     })
   }
   return {
-    namespace,
     run,
     async readText(file) {
       try {

@@ -2,7 +2,8 @@ import type { AdapterChange, AdapterConfig, BackendType, NetworkTargets } from '
 
 /**
  * The network area (spec 4.10 Network, `/gtw/cwai/network/`): what the operating system
- * reports about adapters, DNS and routes. `ctx.network` (runtime/network/service.ts) owns it.
+ * reports about adapters, DNS and routes; quality and connectivity probes of stored targets;
+ * adapter changes guarded by confirm-or-rollback. `ctx.network` (runtime/network/service.ts) owns it.
  */
 
 export interface AdapterAddress {

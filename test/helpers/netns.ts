@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 
 /**
@@ -30,6 +30,7 @@ export function createNamespace(): TestNamespace {
   inside('link', 'set', 'veth-dev', 'up')
   inside('link', 'set', 'veth-peer', 'up')
   const etc = `/etc/netns/${name}`
+  const etcParentExisted = existsSync('/etc/netns')
   return {
     name,
     adapter: 'veth-dev',
@@ -42,6 +43,8 @@ export function createNamespace(): TestNamespace {
     remove() {
       try { ip('netns', 'del', name) } catch { /* already gone */ }
       rmSync(etc, { recursive: true, force: true })
+      // leave /etc as it was; another namespace's folder in it keeps it (rmdir refuses)
+      if (!etcParentExisted) try { rmdirSync('/etc/netns') } catch { /* not empty or gone */ }
     },
   }
 }

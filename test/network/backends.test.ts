@@ -19,7 +19,6 @@ import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 function fakeHost(answers: Record<string, string | Error | (string | Error)[]> = {}) {
   const commands: string[] = []
   const host: HostAccess = {
-    namespace: '',
     async run(program, args) {
       const command = [program, ...args].join(' ')
       commands.push(command)
