@@ -24,6 +24,7 @@ import { SessionCache } from './auth/session-cache.ts'
 import { RuntimeLoginThrottle } from './auth/login-throttle.ts'
 import { removeLeftoverProducedFiles, scratchDirOf } from '../shared/http/produced-file.ts'
 import { DeviceMetrics } from './metrics/index.ts'
+import { HostNetworkService } from './network/service.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -134,6 +135,13 @@ export async function createServices(config: Config, log: Logger, options: Servi
   })
   // Image-analysis tasks (spec 3.2): their lifecycle, locks and activity.
   const tasks = new TaskService({ db: database.db, config, clock, log: log.child({ area: 'tasks' }), inference: inference.inference, uploads, algorithms: algorithmRegistry })
+  // Network (spec 4.10): reads from the operating system, probes, and changes guarded by
+  // confirm-or-rollback; a change pending before a restart rolls back at its own deadline.
+  const network = new HostNetworkService({
+    db: database.db, now: () => clock.now(), events: eventSystem.events, log: log.child({ area: 'network' }),
+    namespace: config.networkNamespace, backend: config.networkBackend, confirmTimeoutMs: config.networkConfirmTimeoutMs,
+  })
+  components.push({ name: 'network', start: () => network.start(), stop: () => network.stop() })
   const services: Services = {
     db: database.db,
     config,
@@ -154,6 +162,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     sessions,
     loginThrottle,
     metrics,
+    network,
   }
 
   return {

@@ -116,6 +116,11 @@ export const settings = {
   webhookMaxAttempts: s('WEBHOOK_MAX_ATTEMPTS', 'int', 8, 'Attempts per event and URL before it goes to the dead letters.'),
   webhookBackoffBaseMs: s('WEBHOOK_BACKOFF_BASE_MS', 'int', 1000, 'Delay after the first failed attempt; doubles per attempt.'),
   webhookBackoffMaxMs: s('WEBHOOK_BACKOFF_MAX_MS', 'int', 60_000, 'Largest delay between attempts.'),
+
+  // ── network (spec 4.10 Network) ─────────────────────────────────────────────────────────
+  networkNamespace: s('NETWORK_NAMESPACE', 'string', '', 'Run every network command inside this network namespace (`ip netns exec`); empty = the host. For tests and containers.'),
+  networkBackend: s('NETWORK_BACKEND', 'string', '', 'How network changes are written: empty = detect the host\'s (NetworkManager, systemd-networkd, ifupdown), or one of `networkmanager`, `systemd-networkd`, `ifupdown`, `iproute2-runtime` (kernel only, lost at reboot, no DHCP).'),
+  networkConfirmTimeoutMs: s('NETWORK_CONFIRM_TIMEOUT_MS', 'int', 120_000, 'A network change not confirmed within this time is rolled back (a request may choose 10 s to 1 h).'),
 } as const
 
 type Settings = typeof settings

@@ -10,6 +10,7 @@ import type { SessionService } from './auth/session-service.ts'
 import type { LoginThrottle } from './auth/login-throttle.ts'
 import type { TasksService } from './tasks/types.ts'
 import type { MetricsService } from './metrics/types.ts'
+import type { NetworkService } from './network/types.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -103,6 +104,8 @@ export interface Services {
   uploads: UploadService
   /** This runtime's Prometheus metrics, rendered for a scrape (shared/metrics/types.ts). */
   metrics: MetricsService
+  /** The host's network: adapters, DNS, routes, quality and connectivity probes, changes with confirm-or-rollback (spec 4.10 Network; shared/network/types.ts). */
+  network: NetworkService
 }
 
 export interface Ctx extends Services {

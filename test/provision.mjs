@@ -16,6 +16,7 @@ export const requirements = [
   { executable: 'chromium', debian: 'chromium', for: 'the browser tests of the console (playwright-core drives it)' },
   { file: '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', debian: 'fonts-dejavu-core', for: 'the font the OCR tests render text with' },
   { executable: 'openssl', debian: 'openssl', for: 'the TLS certificates of the MQTT settings tests' },
+  { executable: 'ip', debian: 'iproute2', for: 'the network tests (ip -json, network namespaces) and the network area itself' },
 ]
 
 // mosquitto installs into /usr/sbin, which a non-root PATH often lacks.

@@ -179,6 +179,17 @@ export const catalogue = {
     'An entry of the algorithm package would leave its folder or is not a regular file.', A.CHECK_UPLOAD_PARAMETERS),
   AlgorithmPackageTooLarge: entry('7307', 'api.error.AlgorithmPackageTooLarge',
     'The algorithm package has too many entries or expands beyond the size limit.', A.CHECK_UPLOAD_PARAMETERS),
+  // ── network changes (spec 4.10 Network) ─────────────────────────────────────────────────
+  NetworkBackendUnavailable: entry('8001', 'api.error.NetworkBackendUnavailable',
+    'No supported network configuration backend (NetworkManager, systemd-networkd, ifupdown) was found on this host; the network cannot be changed from the device.', A.CHANGE_DEPLOYMENT_POLICY),
+  NetworkChangeNotPermitted: entry('8002', 'api.error.NetworkChangeNotPermitted',
+    'The device process may not change the network configuration (it needs root or CAP_NET_ADMIN and write access to the backend\'s files); nothing was changed.', A.CHANGE_DEPLOYMENT_POLICY),
+  NetworkChangePending: entry('8003', 'api.error.NetworkChangePending',
+    'Another network change waits for its confirmation: confirm or revert it, or wait for its rollback.', A.RETRY_LATER, { retryable: true }),
+  NetworkChangeNotFound: entry('8004', 'api.error.NetworkChangeNotFound',
+    'No network change with this id waits for confirmation (it was confirmed or rolled back, or never made).', A.CHECK_REQUEST_PARAMETERS),
+  NetworkChangeFailed: entry('8005', 'api.error.NetworkChangeFailed',
+    'The backend could not apply the network change; the previous configuration was restored.', A.CHECK_REQUEST_PARAMETERS),
   // ── inference sidecar and tasks (spec 3.2, 4.7) ───────────────────────────────────────────
   SidecarUnavailable: entry('1101', 'api.error.SidecarUnavailable',
     'The inference engine is restarting; the request did not complete.', A.RETRY,

@@ -37,6 +37,10 @@ export const EVENT_KINDS = {
     version: 'string; package version', fromVersion: 'string', outcome: '"installed", "rolled-back" or "refused"', reason: 'string or null; why it was not installed', softwareVersion: 'string; version now running' }),
   'settings.rejected': kind('system', true, 'Stored settings could not be applied when the device started; the device runs without them until they are set again.', {
     setting: '"mqtt" or "webhook"', reason: 'string; why they could not be applied' }),
+  'network.changed': kind('network', false, 'A network change was applied (waiting for confirmation) or confirmed (spec 4.10 Network).', {
+    changeId: 'string', adapter: 'string', backend: 'string; the backend type key', outcome: '"applied" or "confirmed"', requestedBy: 'string or null; account name' }),
+  'network.rolledBack': kind('network', true, 'A network change was not confirmed in time (or was reverted) and the previous configuration was restored.', {
+    changeId: 'string', adapter: 'string', backend: 'string', reason: '"timeout", "reverted" or "apply failed"' }),
   'alarm.raised': kind('analysis', true, 'An analysis task raised an alarm (produced by analysis tasks).', {
     taskId: 'string', alarmType: 'string', cameraId: 'string or null', message: 'string', imageUrl: 'string or null' }),
   'passengerFlow.counted': kind('analysis', false, 'A passenger-flow task counted crossings (produced by analysis tasks).', {
