@@ -9,25 +9,16 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import yazl from 'yazl'
 import { defaultManifestDir, type LoadedManifest } from '../../models/load-manifests.ts'
 import { AlgorithmRegistryService, type AlgorithmSink } from '../../runtime/algorithms/registry.ts'
 import { algorithms } from '../../shared/db/schema/index.ts'
 import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
+import { zipOf } from '../helpers/zip.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const faceManifest = (algorithmId: string, version: string) => ({
   ...JSON.parse(readFileSync(path.join(root, 'models/manifests/face-detection.json'), 'utf8')), algorithmId, version,
 })
-
-async function zipOf(files: Record<string, string>): Promise<Buffer> {
-  const zip = new yazl.ZipFile()
-  for (const [name, data] of Object.entries(files)) zip.addBuffer(Buffer.from(data), name)
-  zip.end()
-  const chunks: Buffer[] = []
-  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks)
-}
 
 /** A sidecar that keeps definitions like the real client and fails `define` for the ids in `failing`. */
 class ScriptedSidecar implements AlgorithmSink {
