@@ -16,9 +16,13 @@ export const ROUTES = {
   detectPic: '/gtw/cwai/aihost/PTaskDetectPic',
   // spec 4.8: the spelling of the path is as written.
   taskCancel: '/gtw/cwai/aihost/PTaskCancle',
+  taskList: '/v1/cwai/aihost/QueryTaskList',
   deviceStatus: '/gtw/cwai/System/QueryDeviceStatus',
   memoryStatus: '/v1/cwai/aihost/QueryDeviceMemStatus',
   modelList: '/gtw/cwai/atomic/Model/list',
+  modelUpload: '/gtw/cwai/atomic/Model/upload',
+  modelDelete: '/gtw/cwai/atomic/Model/delete',
+  modelExport: '/gtw/cwai/atomic/model/exportConfig',
   viewRoutes: '/v1/cwai/aihost/ViewRoutes',
   probe: '/v1/cwai/aihost/Probe',
   interfaceDocUrl: '/gtw/cwai/System/QueryInterfaceDocUrl',

@@ -1,12 +1,12 @@
 import { html } from 'htm/preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { DeviceClient, uuid } from '../../client/client.ts'
-import { DEBUG_MARKER } from '../../client/detect.ts'
+import { DeviceClient } from '../../client/client.ts'
 import { DeviceError, isAbort } from '../../client/errors.ts'
 import { cancelStoredUpload, uploadFile, type UploadProgress, type UploadSource } from '../../client/upload.ts'
 import type { AlgorithmRow, DetectionResult, UploadCapabilities } from '../../client/types.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
-import { formatBytes } from '../messages.ts'
+import type { ConsoleTasks } from '../console-tasks.ts'
+import { formatBytes, formatCount } from '../messages.ts'
 import { browserResumeStore, resumeKeyOf } from '../session.ts'
 import { Result } from './Result.ts'
 
@@ -14,8 +14,6 @@ import { Result } from './Result.ts'
 export interface DetectMemory {
   file: File | null
   algorithmCode: string | null
-  /** algorithmCode → taskId: one created task may detect many images (spec 1 step 6). */
-  tasks: Map<string, string>
   /** A 401 interrupted an upload: it restarts as a new upload session (spec 5.3). */
   interrupted: boolean
   /** Sessions of uploads interrupted by a 401, cancelled once signed in again (spec 4.6: releases the reservation). */
@@ -40,7 +38,7 @@ const tooLargeLocally = (file: File, limit: number) => new DeviceError('uploadCa
   details: { actualBytes: file.size, limitBytes: limit, resource: 'encoded-image', purpose: 'image' }, retryable: false, recommendedAction: 'RESIZE_OR_RECOMPRESS_IMAGE',
 }])
 
-export function Detect({ client, account, memory }: { client: DeviceClient; account: string; memory: DetectMemory }) {
+export function Detect({ client, account, memory, tasks }: { client: DeviceClient; account: string; memory: DetectMemory; tasks: ConsoleTasks }) {
   const [algorithms, setAlgorithms] = useState<AlgorithmRow[] | null>(null)
   const [algorithmError, setAlgorithmError] = useState<unknown>(null)
   const [algorithmCode, setAlgorithmCode] = useState<string>(memory.algorithmCode ?? '')
@@ -56,6 +54,14 @@ export function Detect({ client, account, memory }: { client: DeviceClient; acco
   const [result, setResult] = useState<DetectionResult | null>(null)
   const [notice, setNotice] = useState<string | null>(memory.interrupted ? 'The previous upload was interrupted when the session ended; it starts again as a new upload.' : null)
   const abort = useRef<AbortController | null>(null)
+  const resultPanel = useRef<HTMLDivElement>(null)
+
+  // On a narrow screen the result is laid out below the form: bring it into view.
+  useEffect(() => {
+    const panel = resultPanel.current
+    if (!result || !panel) return
+    if (panel.getBoundingClientRect().top > innerHeight * 0.6) panel.scrollIntoView({ block: 'start', behavior: 'smooth' })
+  }, [result])
 
   useEffect(() => {
     memory.interrupted = false
@@ -91,14 +97,8 @@ export function Detect({ client, account, memory }: { client: DeviceClient; acco
   }
 
   const ensureTask = async (code: string, fresh = false) => {
-    let taskId = memory.tasks.get(code)
-    if (taskId && !fresh) return taskId
-    taskId = uuid()
     setStep('task')
-    // spec 8: task creation may take up to 120 s (model loading).
-    await client.taskCreate({ algorithmCode: code, algorithmUpdateTime: String(Date.now()), taskId, mvDebug: DEBUG_MARKER })
-    memory.tasks.set(code, taskId)
-    return taskId
+    return (await tasks.ensure(code, fresh)).taskId
   }
 
   const run = async (event: Event) => {
@@ -117,6 +117,7 @@ export function Detect({ client, account, memory }: { client: DeviceClient; acco
     const controller = new AbortController()
     abort.current = controller
     let context = 'Task'
+    let uploadId: string | null = null
     try {
       let taskId = await ensureTask(algorithmCode)
       context = 'Upload'
@@ -128,6 +129,7 @@ export function Detect({ client, account, memory }: { client: DeviceClient; acco
         onRetry: (attempt) => setRetrying(attempt),
         signal: controller.signal,
       })
+      uploadId = upload.uploadId
       context = 'Detection'
       setStep('detect')
       let detection: DetectionResult
@@ -146,7 +148,10 @@ export function Detect({ client, account, memory }: { client: DeviceClient; acco
         setErrorContext(context)
         setError(e)
       }
+      // spec 4.6, 4.7: a failed detection leaves its upload for a retry; the console starts afresh, so it releases it.
+      if (uploadId) client.cancelUpload(uploadId).catch(() => undefined)
     } finally {
+      tasks.idle()
       setStep('idle')
       setRetrying(null)
       abort.current = null
@@ -193,14 +198,14 @@ export function Detect({ client, account, memory }: { client: DeviceClient; acco
         ${busy ? html`<p role="status" data-testid="step">${STEP_TEXT[step]}${retrying ? ` Interrupted — resuming (attempt ${retrying} of ${UPLOAD_RETRIES})…` : ''}</p>` : null}
         ${progress ? html`<div class="progress">
           <progress max="100" value=${percent} aria-label="Upload progress" data-testid="progress"></progress>
-          <span>${percent}% · chunk ${Math.min(progress.nextChunkIndex, progress.totalChunks)} of ${progress.totalChunks}</span>
+          <span data-testid="progress-text">${percent}% · ${formatBytes(progress.sentBytes, true)} of ${formatBytes(progress.totalBytes, true)}</span>
         </div>` : null}
         ${notice ? html`<p class="notice" role="status" data-testid="notice">${notice}</p>` : null}
         <${ErrorPanel} error=${error} context=${errorContext} />
 
         <${Capabilities} capabilities=${capabilities} error=${capabilityError} />
       </form>
-      <div class="panel result-panel">
+      <div class="panel result-panel" ref=${resultPanel}>
         ${result ? html`<${Result} result=${result} />` : html`<p class="placeholder">The result appears here.</p>`}
       </div>
     </div>
@@ -213,7 +218,7 @@ function Capabilities({ capabilities, error }: { capabilities: UploadCapabilitie
   if (!capabilities) return html`<p class="hint">Reading upload capabilities…</p>`
   const rows: [string, string][] = [
     ['Largest image file', formatBytes(capabilities.maxEncodedImageBytes)],
-    ['Largest image', `${Number(capabilities.maxImagePixels).toLocaleString()} pixels`],
+    ['Largest image', `${formatCount(capabilities.maxImagePixels)} pixels`],
     ['Chunk size limit', formatBytes(capabilities.maxChunkSize)],
     ['Free for new uploads', formatBytes(capabilities.availableForNewUploadsBytes)],
     ['Disk safety reserve', formatBytes(capabilities.reserveBytes)],

@@ -1,0 +1,200 @@
+/**
+ * The console as an operator's tool, in real Chromium against the real device: it leaves no
+ * task behind (so an algorithm it used can be deleted), lists and cancels every task, shows the
+ * device's error details with the next step (the helmet pipeline's missing model → the model
+ * upload), and reports upload progress as bytes are sent.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, Page } from 'playwright-core'
+import path from 'node:path'
+import { launchBrowser, openConsole } from '../helpers/browser.ts'
+import { CHANGED_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { helmetClassifier } from '../helpers/tiny-models.ts'
+
+const SAMPLE = path.resolve('node_modules/@vladmandic/face-api/demo/sample1.jpg')
+
+let device: DeviceProcess
+let browser: Browser
+
+beforeAll(async () => {
+  ;[device, browser] = await Promise.all([startDevice(), launchBrowser()])
+  await device.adminToken()
+})
+afterAll(async () => {
+  await browser?.close()
+  await device?.stop()
+  device?.cleanup()
+})
+
+async function signIn(page: Page, hash = '#/detect') {
+  await page.goto(`${device.url}/console/${hash}`)
+  await page.getByLabel('Password').fill(CHANGED_PASSWORD)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+}
+
+/** The device's own task list (created tasks). */
+const createdTasks = async () => {
+  const answer = await device.post('/v1/cwai/aihost/QueryTaskList', {}, await device.adminToken())
+  expect(answer.body.resCode).toBe(1)
+  return answer.body.resData.rows as { taskId: string; algorithmCode: string; detections: number }[]
+}
+
+async function detect(page: Page, algorithm: string, file: string | { name: string; mimeType: string; buffer: Buffer }) {
+  await page.getByTestId('algorithm').selectOption(algorithm)
+  await page.getByTestId('file').setInputFiles(file)
+  await page.getByTestId('detect').click()
+}
+
+/** A 24-bit BMP of width × height pixels of noise: an image the device decodes, of a chosen size. */
+function noiseBmp(width: number, height: number): Buffer {
+  const row = Math.ceil((width * 3) / 4) * 4
+  const header = Buffer.alloc(54)
+  header.write('BM', 0)
+  header.writeUInt32LE(54 + row * height, 2)
+  header.writeUInt32LE(54, 10)
+  header.writeUInt32LE(40, 14)
+  header.writeInt32LE(width, 18)
+  header.writeInt32LE(height, 22)
+  header.writeUInt16LE(1, 26)
+  header.writeUInt16LE(24, 28)
+  header.writeUInt32LE(row * height, 34)
+  const pixels = Buffer.alloc(row * height)
+  let seed = 7
+  for (let i = 0; i < pixels.length; i++) pixels[i] = (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24
+  return Buffer.concat([header, pixels])
+}
+
+describe('console: operator', () => {
+  it('reuses one task per algorithm, cancels it on leaving the Detection page, and lists and cancels other tasks so the algorithm can be deleted', { timeout: 240_000 }, async () => {
+    const { page, pageErrors, foreignRequests, screenshot, context } = await openConsole(browser, device.url, 1440)
+    await signIn(page)
+    await page.getByRole('heading', { name: 'Detection', level: 1 }).waitFor()
+    expect(await page.title()).toBe('Detection · Edge AI device')
+
+    // Two detections with face detection: one task, reused (spec 1 step 6).
+    for (let i = 0; i < 2; i++) {
+      await detect(page, 'face-detection', SAMPLE)
+      await page.getByTestId('target-count').waitFor({ timeout: 120_000 })
+      expect(await page.getByTestId('target-count').textContent()).toBe('3')
+    }
+    const during = await createdTasks()
+    expect(during.map((t) => [t.algorithmCode, t.detections])).toEqual([['face-detection', 2]])
+
+    // A task someone else created (an integrator) on the same algorithm.
+    const mtk = await device.adminToken()
+    const external = 'integrator-task-1'
+    expect((await device.post('/v1/cwai/aihost/PTaskCreate', { taskId: external, algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) }, mtk)).body.resCode).toBe(1)
+
+    // Leaving the Detection page cancels the console's own task; the other one blocks the delete,
+    // named in the error, whose next step opens the Tasks page for that algorithm.
+    await page.getByRole('link', { name: 'Algorithms', exact: true }).click()
+    await page.getByRole('heading', { name: 'Algorithms', level: 1 }).waitFor()
+    expect(await page.title()).toBe('Algorithms · Edge AI device')
+    await expect.poll(async () => (await createdTasks()).map((t) => t.taskId)).toEqual([external])
+    await page.getByRole('button', { name: 'Delete face-detection', exact: true }).click()
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click()
+    await page.getByTestId('error').waitFor()
+    expect(await page.getByTestId('error-key').textContent()).toBe('api.error.AlgorithmInUse')
+    expect(await page.locator('[data-fact="Tasks using it"]').textContent()).toBe(external)
+    await page.getByTestId('error-next').click()
+
+    await page.getByRole('heading', { name: 'Tasks', level: 1 }).waitFor()
+    expect(await page.title()).toBe('Tasks · Edge AI device')
+    const row = page.locator(`[data-testid="tasks"] tr[data-task-id="${external}"]`)
+    await row.waitFor()
+    expect(await row.getByTestId('task-algorithm').textContent()).toBe('face-detection')
+    expect(await row.textContent()).toContain('Created, model loaded')
+    await screenshot('tasks')
+    await page.getByRole('button', { name: `Cancel task ${external}` }).click()
+    await page.getByTestId('no-tasks').waitFor()
+    expect(await page.getByTestId('tasks-notice').textContent()).toBe(`Cancelled task ${external}.`)
+
+    // Now the delete goes through, and no task is left.
+    await page.getByRole('link', { name: 'Algorithms', exact: true }).click()
+    await page.getByRole('button', { name: 'Delete face-detection', exact: true }).click()
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click()
+    await page.locator('[data-testid="algorithms"] tr[data-algorithm-id="face-detection"]').waitFor({ state: 'detached' })
+    expect(await page.getByTestId('algorithms-notice').textContent()).toBe('Deleted face-detection.')
+    expect(await createdTasks()).toEqual([])
+
+    // Sign-out cancels what the console created, too.
+    await page.getByRole('link', { name: 'Detection', exact: true }).click()
+    await detect(page, 'face-detection-near', SAMPLE)
+    await page.getByTestId('target-count').waitFor({ timeout: 120_000 })
+    expect((await createdTasks()).map((t) => t.algorithmCode)).toEqual(['face-detection-near'])
+    await page.getByTestId('sign-out').click()
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor()
+    expect(await createdTasks()).toEqual([])
+
+    expect(foreignRequests).toEqual([])
+    expect(pageErrors.filter((e) => !/Failed to load resource/.test(e))).toEqual([])
+    await context.close()
+  })
+
+  it('shows every detail of the helmet pipeline’s error, offers the model upload, and the uploaded model makes it work; the model deletes again', { timeout: 240_000 }, async () => {
+    const { page, screenshot, context } = await openConsole(browser, device.url, 1440)
+    await signIn(page)
+    await detect(page, 'no-safety-helmet-analysis', SAMPLE)
+    await page.getByTestId('error').waitFor({ timeout: 120_000 })
+    expect(await page.getByTestId('error-key').textContent()).toBe('api.error.TaskCreateFailed')
+    expect(await page.locator('[data-fact="Missing model"]').textContent()).toBe('helmet-classifier')
+    expect(await page.locator('[data-fact="Algorithm"]').textContent()).toBe('no-safety-helmet-analysis')
+    // The machine code is kept under "Technical details", not in the sentence.
+    expect(await page.getByTestId('error-action').isVisible()).toBe(false)
+    await screenshot('detect-missing-model')
+
+    await page.getByTestId('error-next').click()
+    await page.getByRole('heading', { name: 'Models', level: 1 }).waitFor()
+    expect(await page.getByTestId('model-id').inputValue()).toBe('helmet-classifier')
+    await page.getByTestId('model-file').setInputFiles({ name: 'helmet.onnx', mimeType: 'application/octet-stream', buffer: Buffer.from(helmetClassifier()) })
+    await page.getByTestId('model-upload').click()
+    const row = page.locator('[data-testid="models"] tr[data-model-id="helmet-classifier"]')
+    await row.waitFor()
+    expect(await page.getByTestId('models-notice').textContent()).toBe('Uploaded helmet-classifier.')
+
+    // The pipeline now creates its task and answers.
+    await page.getByRole('link', { name: 'Detection', exact: true }).click()
+    await detect(page, 'no-safety-helmet-analysis', SAMPLE)
+    await page.getByTestId('target-count').waitFor({ timeout: 120_000 })
+
+    // Delete it again (the console's task was cancelled on leaving the page, so nothing holds it).
+    await page.getByRole('link', { name: 'Models', exact: true }).click()
+    await page.getByRole('button', { name: 'Delete helmet-classifier' }).click()
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click()
+    await row.waitFor({ state: 'detached' })
+    expect(await page.getByTestId('models-notice').textContent()).toBe('Deleted helmet-classifier.')
+    const models = await device.post('/gtw/cwai/atomic/Model/list', { source: 'user' }, await device.adminToken())
+    expect(models.body.resData.rows).toEqual([])
+    await context.close()
+  })
+
+  it('reports upload progress as bytes are sent: a 3 MB image shows at least three intermediate values', { timeout: 180_000 }, async () => {
+    const { page, context } = await openConsole(browser, device.url, 1440)
+    await signIn(page)
+    await page.getByTestId('capabilities').waitFor()
+    const image = noiseBmp(1024, 1024)
+    expect(image.length).toBeGreaterThan(3_000_000)
+    // About 1 MB/s upstream, so the upload takes seconds as on a real network.
+    const cdp = await context.newCDPSession(page)
+    await cdp.send('Network.enable')
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 1_000_000 })
+    await page.evaluate(() => {
+      const seen: number[] = []
+      ;(window as unknown as { progressSeen: number[] }).progressSeen = seen
+      setInterval(() => {
+        const value = document.querySelector<HTMLProgressElement>('[data-testid="progress"]')?.value
+        if (value !== undefined && seen[seen.length - 1] !== value) seen.push(value)
+      }, 10)
+    })
+    await detect(page, 'face-detection-near', { name: 'noise.bmp', mimeType: 'image/bmp', buffer: image })
+    await page.getByTestId('target-count').waitFor({ timeout: 120_000 })
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 })
+    const seen = await page.evaluate(() => (window as unknown as { progressSeen: number[] }).progressSeen)
+    expect(seen[seen.length - 1]).toBe(100)
+    const intermediate = seen.filter((v) => v > 0 && v < 100)
+    expect(intermediate.length, `progress values seen: ${seen.join(', ')}`).toBeGreaterThanOrEqual(3)
+    // Rising only.
+    expect([...seen].sort((a, b) => a - b)).toEqual(seen)
+    await context.close()
+  })
+})
