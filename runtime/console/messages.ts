@@ -121,19 +121,28 @@ const FACT_LABELS: [string, string, (v: unknown) => string][] = [
 /** Shown elsewhere (the wait) or together (the image's dimensions). */
 const NOT_FACTS = new Set(['retryAfterSeconds', 'width', 'height'])
 
+/** Seconds as "2 d 3 h", "3 h 12 min", "4 min 5 s" or "42 s". */
+const duration = (value: unknown) => {
+  const total = Number(value)
+  if (!Number.isFinite(total)) return String(value)
+  const d = Math.floor(total / 86_400), h = Math.floor((total % 86_400) / 3600), m = Math.floor((total % 3600) / 60), sec = Math.floor(total % 60)
+  return d ? `${d} d ${h} h` : h ? `${h} h ${m} min` : m ? `${m} min ${sec} s` : `${sec} s`
+}
+
 /** `missingModel` → "Missing model". */
-const words = (key: string) => {
+export const words = (key: string) => {
   const spaced = key.replace(/[_-]+/g, ' ').replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().trim()
   return spaced.charAt(0).toUpperCase() + spaced.slice(1)
 }
 
 /** A details value the table above does not know, formatted by what its key says it is. */
-function formatDetail(key: string, value: unknown): string {
+export function formatDetail(key: string, value: unknown): string {
   if (/bytes$/i.test(key)) return bytes(value)
   if (/pixels$/i.test(key)) return pixels(value)
   // spec 8: timestamps are millisecond strings.
   if (/^(at|since|until|timestamp)$|(At|Time)$/.test(key) && /^\d{12,13}$/.test(String(value))) return new Date(Number(value)).toLocaleString()
-  if (/seconds$/i.test(key)) return `${count(value)} s`
+  if (/seconds$/i.test(key)) return duration(value)
+  if (/percent$/i.test(key) && Number.isFinite(Number(value))) return `${Number(value).toFixed(1)} %`
   if (/Ms$/.test(key)) return `${count(value)} ms`
   if (typeof value === 'boolean') return value ? 'yes' : 'no'
   if (typeof value === 'number') return count(value)

@@ -197,4 +197,70 @@ describe('console: operator', () => {
     expect([...seen].sort((a, b) => a - b)).toEqual(seen)
     await context.close()
   })
+
+  it('fits a 375 px screen: no page scrolls sideways, the result is scrolled into view, tables are cards, the Device page speaks in words', { timeout: 240_000 }, async () => {
+    const { page, pageErrors, screenshot, context } = await openConsole(browser, device.url, 375)
+    const favicon = await fetch(`${device.url}/console/favicon.svg`)
+    expect(favicon.status).toBe(200)
+    await signIn(page)
+    await page.getByRole('heading', { name: 'Detection', level: 1 }).waitFor()
+    const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+
+    // face-presence answers yes/no: shown as words, not only in the raw JSON.
+    await detect(page, 'face-presence', SAMPLE)
+    await page.getByTestId('target-count').waitFor({ timeout: 120_000 })
+    expect(await page.getByTestId('area-detected').first().textContent()).toBe('yes')
+    // The result is below the form on a narrow screen: it was brought into view.
+    await expect.poll(() => page.locator('#result-heading').evaluate((h) => { const r = h.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight })).toBe(true)
+    expect(await sideways()).toBe(0)
+    await screenshot('operator-detect')
+
+    for (const [hash, heading, ready] of [
+      ['#/tasks', 'Tasks', '[data-testid="no-tasks"], [data-testid="tasks"]'],
+      ['#/algorithms', 'Algorithms', '[data-testid="algorithms"]'],
+      ['#/models', 'Models', '[data-testid="models"]'],
+      ['#/device', 'Device', '[data-testid="status"] dl.fields'],
+    ] as const) {
+      await page.evaluate((h) => { location.hash = h }, hash)
+      await page.getByRole('heading', { name: heading, level: 1 }).waitFor()
+      await page.locator(ready).first().waitFor()
+      expect(await page.title()).toBe(`${heading} · Edge AI device`)
+      expect(await sideways(), `${heading} scrolls sideways`).toBe(0)
+      await screenshot(`operator-${heading.toLowerCase()}`)
+    }
+    // Algorithms: each row is a card, its actions on screen.
+    const del = page.getByRole('button', { name: 'Delete text-ocr', exact: true })
+    await page.evaluate(() => { location.hash = '#/algorithms' })
+    await del.scrollIntoViewIfNeeded()
+    const box = (await del.boundingBox())!
+    expect(box.x + box.width).toBeLessThanOrEqual(375)
+    expect(await page.locator('[data-testid="algorithms"] thead').evaluate((t) => t.getBoundingClientRect().height)).toBeLessThanOrEqual(1)
+
+    // Device: labels in words, durations and times, no raw nulls or enum codes.
+    await page.evaluate(() => { location.hash = '#/device' })
+    await page.locator('[data-testid="status"] dl').first().waitFor()
+    const status = page.getByTestId('status')
+    expect(await status.locator('dd[data-field="uptimeSeconds"]').textContent()).toMatch(/^\d+ (s|min \d+ s|h \d+ min|d \d+ h)$/)
+    expect(await status.locator('dd[data-field="timestamp"]').textContent()).not.toMatch(/^\d{13}$/)
+    expect(await status.locator('dt').allTextContents()).not.toContain('uptimeSeconds')
+    expect(await status.textContent()).not.toContain('null')
+    await page.getByTestId('algorithms').locator('td[data-label="Usage"]').first().waitFor()
+    expect(await page.getByTestId('algorithms').locator('td[data-label="Usage"]').allTextContents()).toContain('Image analysis')
+    expect(await page.getByTestId('algorithms').locator('td[data-label="Status"]').first().textContent()).toBe('Ready')
+    expect(pageErrors.filter((e) => !/Failed to load resource/.test(e))).toEqual([])
+    await context.close()
+  })
+
+  it('states the password rule and gives password managers the account name', { timeout: 60_000 }, async () => {
+    const { page, context } = await openConsole(browser, device.url, 1440)
+    await signIn(page)
+    await page.getByRole('button', { name: 'Change password' }).click()
+    await page.getByRole('heading', { name: 'Change password', level: 1 }).waitFor()
+    expect(await page.title()).toBe('Change password · Edge AI device')
+    expect(await page.getByTestId('password-rule').textContent()).toBe('At least 8 characters, different from the current password.')
+    const username = page.locator('input[autocomplete="username"]')
+    expect(await username.inputValue()).toBe('admin')
+    expect(await page.getByLabel('New password', { exact: true }).getAttribute('minlength')).toBe('8')
+    await context.close()
+  })
 })

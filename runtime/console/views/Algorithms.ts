@@ -110,9 +110,8 @@ export function Algorithms({ client, account }: { client: DeviceClient; account:
     </div>
     ${confirming ? html`<${ConfirmDialog} title=${`Delete ${confirming.algorithmId}?`} confirmLabel="Delete" busy=${busyId === confirming.algorithmId}
       onConfirm=${deleteConfirmed} onCancel=${cancelDelete}>
-      <p><strong>${confirming.algorithmName}</strong> (${confirming.origin}) is removed from the device. Tasks cannot use it afterwards.
-        ${confirming.origin === 'preset' ? ' A shipped algorithm stays deleted across restarts until a package with its id is installed.' : ''}
-        Export it first to keep a copy.</p>
+      <p data-testid="delete-text"><strong>${confirming.algorithmName}</strong> (${confirming.origin}) is removed from the device. Tasks cannot use it afterwards.${' '}
+        ${confirming.origin === 'preset' ? 'A shipped algorithm stays deleted across restarts until a package with its id is installed. ' : ''}Export it first to keep a copy.</p>
     </${ConfirmDialog}>` : null}
   </main>`
 }

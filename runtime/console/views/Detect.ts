@@ -32,11 +32,17 @@ const STEP_TEXT: Record<Step, string> = { idle: '', task: 'Creating the task (lo
 
 const fileSource = (file: File): UploadSource => ({ name: file.name, size: file.size, slice: (start, end) => file.slice(start, end) })
 
-/** A limit the console checks against the live capabilities before sending anything, shown like the device's own error. */
-const tooLargeLocally = (file: File, limit: number) => new DeviceError('uploadCapabilities', 0, [{
-  msgCode: 'IMAGE_INPUT_TOO_LARGE', messageKey: 'api.error.imageInputTooLarge', msgText: 'The encoded image exceeds the input limit.',
-  details: { actualBytes: file.size, limitBytes: limit, resource: 'encoded-image', purpose: 'image' }, retryable: false, recommendedAction: 'RESIZE_OR_RECOMPRESS_IMAGE',
-}])
+/**
+ * A limit the console checks against the live capabilities before sending anything, shown like
+ * the device's own error, with the image's dimensions when the browser can read them.
+ */
+async function tooLargeLocally(file: File, limit: number) {
+  const size = await createImageBitmap(file).then((b) => { const s = { width: b.width, height: b.height }; b.close(); return s }, () => null)
+  return new DeviceError('uploadCapabilities', 0, [{
+    msgCode: 'IMAGE_INPUT_TOO_LARGE', messageKey: 'api.error.imageInputTooLarge', msgText: 'The encoded image exceeds the input limit.',
+    details: { actualBytes: file.size, limitBytes: limit, ...size, resource: 'encoded-image', purpose: 'image' }, retryable: false, recommendedAction: 'RESIZE_OR_RECOMPRESS_IMAGE',
+  }])
+}
 
 export function Detect({ client, account, memory, tasks }: { client: DeviceClient; account: string; memory: DetectMemory; tasks: ConsoleTasks }) {
   const [algorithms, setAlgorithms] = useState<AlgorithmRow[] | null>(null)
@@ -111,7 +117,7 @@ export function Detect({ client, account, memory, tasks }: { client: DeviceClien
     const limit = Number(capabilities?.maxEncodedImageBytes ?? 0)
     if (limit > 0 && file.size > limit) {
       setErrorContext('Checked against the device’s live upload capabilities')
-      setError(tooLargeLocally(file, limit))
+      setError(await tooLargeLocally(file, limit))
       return
     }
     const controller = new AbortController()
@@ -176,9 +182,10 @@ export function Detect({ client, account, memory, tasks }: { client: DeviceClien
           <select name="algorithm" value=${algorithmCode} disabled=${busy || !algorithms?.length} onChange=${(e: Event) => setAlgorithmCode((e.target as HTMLSelectElement).value)} data-testid="algorithm">
             ${algorithms === null && !algorithmError ? html`<option value="">Loading…</option>` : null}
             ${algorithms?.length === 0 ? html`<option value="">No image-analysis algorithm on this device</option>` : null}
-            ${(algorithms ?? []).map((a) => html`<option value=${a.algorithmId}>${a.algorithmName || a.algorithmId} (${a.algorithmId})</option>`)}
+            ${(algorithms ?? []).map((a) => html`<option value=${a.algorithmId}>${a.algorithmName || a.algorithmId}</option>`)}
           </select>
         </label>
+        ${algorithmCode ? html`<p class="hint picked">Id <code data-testid="algorithm-id">${algorithmCode}</code></p>` : null}
         <${ErrorPanel} error=${algorithmError} context="Algorithms" />
 
         <label class=${`drop${dragging ? ' dragging' : ''}`}
