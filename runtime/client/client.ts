@@ -4,7 +4,7 @@ import { md5Hex } from './md5.ts'
 import { ROUTES } from './routes.ts'
 import type {
   AlgorithmPageQuery, AlgorithmRow, AlgorithmUploadRequest, ChunkFields, DetectPicRequest, DetectionResult, DeviceStatus, DownloadedFile, Envelope,
-  LayoutListQuery, LayoutRow, ManagedAlgorithmRow, ModelRow, ModelUploadRequest, Page, Session, TaskCancelRequest, TaskCreateRequest, TaskListRow,
+  LayoutListQuery, LayoutRow, ManagedAlgorithmRow, LogLine, LogQuery, ModelRow, ModelUploadRequest, Page, Session, TaskCancelRequest, TaskCreateRequest, TaskListRow,
   UploadCapabilities, UploadSession,
 } from './types.ts'
 
@@ -219,6 +219,29 @@ export class DeviceClient {
   /** The model file; DefaultCantBeExport for presets and models uploaded as not exportable. */
   modelExport(modelId: string, options?: CallOptions): Promise<DownloadedFile> {
     return this.download(ROUTES.modelExport, { modelId }, options)
+  }
+
+  /** The device's log lines, newest first (README "AI-host routes" QueryLogs). */
+  queryLogs(query: LogQuery = {}): Promise<Page<LogLine>> {
+    return this.call(ROUTES.queryLogs, query)
+  }
+
+  /** The Prometheus text exposition (README "Metrics"): a GET, not the envelope, unless refused. */
+  async metricsText(options: CallOptions = {}): Promise<string> {
+    const { signal, dispose } = deadline(options.timeoutMs ?? 10_000, options.signal)
+    let response: Response
+    let text: string
+    try {
+      response = await this.fetchImpl(this.baseUrl + ROUTES.metrics, { headers: this.mtk ? { mtk: this.mtk } : {}, signal })
+      text = await response.text()
+    } catch (error) {
+      if ((error as Error)?.name === 'AbortError' && options.signal?.aborted) throw error
+      throw new NetworkError(ROUTES.metrics, error, this.baseUrl + ROUTES.metrics)
+    } finally {
+      dispose()
+    }
+    if (!response.ok) this.judge(ROUTES.metrics, response, text)
+    return text
   }
 
   viewRoutes(): Promise<Page<{ path: string; methods: string[]; authenticated: boolean; summary: string; protocol?: 'tus' }>> {

@@ -17,6 +17,8 @@ export const ROUTES = {
   // spec 4.8: the spelling of the path is as written.
   taskCancel: '/gtw/cwai/aihost/PTaskCancle',
   taskList: '/v1/cwai/aihost/QueryTaskList',
+  queryLogs: '/v1/cwai/aihost/QueryLogs',
+  metrics: '/gtw/cwai/System/Metrics',
   deviceStatus: '/gtw/cwai/System/QueryDeviceStatus',
   memoryStatus: '/v1/cwai/aihost/QueryDeviceMemStatus',
   modelList: '/gtw/cwai/atomic/Model/list',

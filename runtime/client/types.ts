@@ -181,3 +181,22 @@ export interface ModelUploadRequest {
   modelId?: string
   exportable?: boolean
 }
+
+/** QueryLogs request (README "AI-host routes"): minimum level, time window (ms), request id, text. */
+export interface LogQuery {
+  level?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'
+  startTime?: number
+  endTime?: number
+  requestId?: string
+  text?: string
+  pageNo?: number
+  pageSize?: number
+}
+
+/** A pino log line: numeric level, time (ms), msg, and the fields of its area. */
+export interface LogLine {
+  level: number
+  time: number
+  msg?: string
+  [field: string]: unknown
+}

@@ -10,13 +10,15 @@ import { Device } from './views/Device.ts'
 import { Algorithms } from './views/Algorithms.ts'
 import { Tasks } from './views/Tasks.ts'
 import { Models } from './views/Models.ts'
+import { Logs } from './views/Logs.ts'
+import { ApiExplorer } from './views/ApiExplorer.ts'
 
 type Screen =
   | { name: 'signin'; notice: string | null }
   | { name: 'change'; account: string; password: string | null; forced: boolean }
   | { name: 'app' }
 
-const PAGES = { detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', device: 'Device' } as const
+const PAGES = { detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', device: 'Device', api: 'Try the API' } as const
 type Page = keyof typeof PAGES
 /** `#/models?upload=helmet-classifier` → the page and its parameters. */
 const route = (): { page: Page; params: URLSearchParams } => {
@@ -114,6 +116,8 @@ export function App() {
       : page === 'tasks' ? html`<${Tasks} client=${client} tasks=${tasks} algorithm=${params.get('algorithm')} />`
       : page === 'algorithms' ? html`<${Algorithms} client=${client} account=${account} />`
       : page === 'models' ? html`<${Models} client=${client} account=${account} uploadModelId=${params.get('upload')} />`
+      : page === 'logs' ? html`<${Logs} client=${client} />`
+      : page === 'api' ? html`<${ApiExplorer} client=${client} />`
       : html`<${Device} client=${client} />`}
   </${Shell}>`
 }

@@ -219,11 +219,13 @@ describe('console: operator', () => {
       ['#/tasks', 'Tasks', '[data-testid="no-tasks"], [data-testid="tasks"]'],
       ['#/algorithms', 'Algorithms', '[data-testid="algorithms"]'],
       ['#/models', 'Models', '[data-testid="models"]'],
+      ['#/logs', 'Logs', '[data-testid="log-lines"] li'],
+      ['#/api', 'Try the API', '[data-testid="api-route"] option:nth-child(2)'],
       ['#/device', 'Device', '[data-testid="status"] dl.fields'],
     ] as const) {
       await page.evaluate((h) => { location.hash = h }, hash)
       await page.getByRole('heading', { name: heading, level: 1 }).waitFor()
-      await page.locator(ready).first().waitFor()
+      await page.locator(ready).first().waitFor({ state: 'attached' })
       expect(await page.title()).toBe(`${heading} · Edge AI device`)
       expect(await sideways(), `${heading} scrolls sideways`).toBe(0)
       await screenshot(`operator-${heading.toLowerCase()}`)
@@ -261,6 +263,54 @@ describe('console: operator', () => {
     const username = page.locator('input[autocomplete="username"]')
     expect(await username.inputValue()).toBe('admin')
     expect(await page.getByLabel('New password', { exact: true }).getAttribute('minlength')).toBe('8')
+    await context.close()
+  })
+
+  it('follows the device log live: a line written after the viewer opened appears, and the text filter finds it', { timeout: 120_000 }, async () => {
+    const { page, context } = await openConsole(browser, device.url, 1440)
+    await signIn(page, '#/logs')
+    await page.getByRole('heading', { name: 'Logs', level: 1 }).waitFor()
+    await page.locator('[data-testid="log-lines"] li').first().waitFor()
+    expect(await page.getByTestId('log-follow').isChecked()).toBe(true)
+    // A task created now writes "task created" with its id.
+    const taskId = `log-probe-${Date.now()}`
+    const mtk = await device.adminToken()
+    expect((await device.post('/v1/cwai/aihost/PTaskCreate', { taskId, algorithmCode: 'text-ocr', algorithmUpdateTime: String(Date.now()) }, mtk)).body.resCode).toBe(1)
+    const line = page.locator('[data-testid="log-lines"] li', { hasText: `taskId=${taskId}` })
+    await line.first().waitFor({ timeout: 30_000 })
+    expect(await line.first().locator('.log-msg').textContent()).toBe('task created')
+    expect(await line.first().locator('.badge').textContent()).toBe('tasks')
+    // The text filter asks the device: only lines naming the task remain.
+    await page.getByTestId('log-text').fill(taskId)
+    await expect.poll(async () => {
+      const texts = await page.locator('[data-testid="log-lines"] li').allTextContents()
+      return texts.length > 0 && texts.every((t) => t.includes(taskId))
+    }, { timeout: 15_000 }).toBe(true)
+    expect((await device.post('/v1/cwai/aihost/PTaskCancle', { taskId, algorithmCode: 'text-ocr' }, mtk)).body.resCode).toBe(1)
+    await context.close()
+  })
+
+  it('the API explorer builds a form from the interface document and runs algorithm/page with the session', { timeout: 60_000 }, async () => {
+    const { page, context } = await openConsole(browser, device.url, 1440)
+    await signIn(page, '#/api')
+    await page.getByRole('heading', { name: 'Try the API', level: 1 }).waitFor()
+    await page.getByTestId('api-route').locator('option', { hasText: '/gtw/cwai/algorithm/page' }).first().waitFor({ state: 'attached' })
+    await page.getByTestId('api-route').selectOption('/gtw/cwai/algorithm/page')
+    await page.locator('[data-field="algorithmUsage"]').fill('2')
+    await page.locator('[data-field="pageSize"]').fill('3')
+    expect(JSON.parse((await page.getByTestId('api-body').textContent())!)).toEqual({ algorithmUsage: '2', pageSize: 3 })
+    await page.getByTestId('api-send').click()
+    await page.getByTestId('api-answer').waitFor()
+    const answer = JSON.parse((await page.getByTestId('api-answer').textContent())!)
+    const direct = await device.post('/gtw/cwai/algorithm/page', { algorithmUsage: '2', pageSize: 3 }, await device.adminToken())
+    expect(answer).toEqual(direct.body.resData)
+    expect(answer.rows).toHaveLength(3)
+
+    // A refused value shows the device's error with its details.
+    await page.locator('[data-field="pageSize"]').fill('100000')
+    await page.getByTestId('api-send').click()
+    await page.getByTestId('error').waitFor()
+    expect(await page.getByTestId('error-key').textContent()).toBe('api.error.InvalidParam')
     await context.close()
   })
 })
