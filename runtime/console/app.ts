@@ -12,13 +12,15 @@ import { Tasks } from './views/Tasks.ts'
 import { Models } from './views/Models.ts'
 import { Logs } from './views/Logs.ts'
 import { ApiExplorer } from './views/ApiExplorer.ts'
+import { Metrics } from './views/Metrics.ts'
+import { MetricsHistory } from './metrics-history.ts'
 
 type Screen =
   | { name: 'signin'; notice: string | null }
   | { name: 'change'; account: string; password: string | null; forced: boolean }
   | { name: 'app' }
 
-const PAGES = { detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', device: 'Device', api: 'Try the API' } as const
+const PAGES = { detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API' } as const
 type Page = keyof typeof PAGES
 /** `#/models?upload=helmet-classifier` → the page and its parameters. */
 const route = (): { page: Page; params: URLSearchParams } => {
@@ -51,6 +53,13 @@ export function App() {
     toSignIn('Your session has ended. Sign in again.')
   }), [])
   const tasks = useMemo(() => new ConsoleTasks(client), [client])
+  const metrics = useMemo(() => new MetricsHistory(client), [client])
+  // Metrics over time are read while signed in, whatever page is open.
+  useEffect(() => {
+    if (screen.name !== 'app') return
+    metrics.start()
+    return () => metrics.stop()
+  }, [screen.name])
 
   useEffect(() => {
     const onHash = () => setRoute(route())
@@ -118,6 +127,7 @@ export function App() {
       : page === 'models' ? html`<${Models} client=${client} account=${account} uploadModelId=${params.get('upload')} />`
       : page === 'logs' ? html`<${Logs} client=${client} />`
       : page === 'api' ? html`<${ApiExplorer} client=${client} />`
+      : page === 'metrics' ? html`<${Metrics} history=${metrics} />`
       : html`<${Device} client=${client} />`}
   </${Shell}>`
 }

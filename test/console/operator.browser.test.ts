@@ -221,6 +221,7 @@ describe('console: operator', () => {
       ['#/models', 'Models', '[data-testid="models"]'],
       ['#/logs', 'Logs', '[data-testid="log-lines"] li'],
       ['#/api', 'Try the API', '[data-testid="api-route"] option:nth-child(2)'],
+      ['#/metrics', 'Metrics', '[data-testid="graph-memory"]'],
       ['#/device', 'Device', '[data-testid="status"] dl.fields'],
     ] as const) {
       await page.evaluate((h) => { location.hash = h }, hash)
@@ -311,6 +312,28 @@ describe('console: operator', () => {
     await page.getByTestId('api-send').click()
     await page.getByTestId('error').waitFor()
     expect(await page.getByTestId('error-key').textContent()).toBe('api.error.InvalidParam')
+    await context.close()
+  })
+
+  it('graphs the device’s metrics over time from readings kept while signed in, across pages', { timeout: 90_000 }, async () => {
+    const { page, pageErrors, context } = await openConsole(browser, device.url, 1440)
+    await signIn(page, '#/metrics')
+    await page.getByRole('heading', { name: 'Metrics', level: 1 }).waitFor()
+    // Two readings make a rate: the requests graph then names the metrics route itself.
+    const requests = page.getByTestId('graph-requests')
+    await requests.locator('li[data-series="/gtw/cwai/System/Metrics"]').waitFor({ timeout: 30_000 })
+    expect(await requests.locator('li[data-series="/gtw/cwai/System/Metrics"] [data-testid="latest"]').textContent()).toMatch(/^\d+(\.\d)?\/min$/)
+    expect(await page.getByTestId('graph-memory').locator('[data-testid="latest"]').textContent()).toMatch(/^\d+(\.\d+)? MB$/)
+    expect(await page.getByTestId('graph-cpu').locator('[data-testid="latest"]').textContent()).toMatch(/^\d+\.\d %$/)
+    expect(await requests.locator('polyline').count()).toBeGreaterThan(0)
+    // The readings are the tab's, not the page's: leaving and coming back keeps them.
+    const before = Number(await page.getByTestId('sample-count').textContent())
+    expect(before).toBeGreaterThanOrEqual(2)
+    await page.getByRole('link', { name: 'Device', exact: true }).click()
+    await page.getByRole('heading', { name: 'Device', level: 1 }).waitFor()
+    await page.getByRole('link', { name: 'Metrics', exact: true }).click()
+    expect(Number(await page.getByTestId('sample-count').textContent())).toBeGreaterThanOrEqual(before)
+    expect(pageErrors.filter((e) => !/Failed to load resource/.test(e))).toEqual([])
     await context.close()
   })
 })
