@@ -193,6 +193,11 @@ export class DeviceClient {
     return this.call(ROUTES.taskList, { pageSize: 200, ...query })
   }
 
+  /** A task's status, pipeline and the stage times (ms) of its last detection, as the sidecar measured them. */
+  taskInfo(taskId: string): Promise<TaskListRow & { lastTimings: Record<string, number> | null; [field: string]: unknown }> {
+    return this.call(ROUTES.taskInfo, { taskId })
+  }
+
   // ── device ───────────────────────────────────────────────────────────────────────────
   deviceStatus(): Promise<DeviceStatus> {
     return this.call(ROUTES.deviceStatus, {})

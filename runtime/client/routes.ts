@@ -17,6 +17,7 @@ export const ROUTES = {
   // spec 4.8: the spelling of the path is as written.
   taskCancel: '/gtw/cwai/aihost/PTaskCancle',
   taskList: '/v1/cwai/aihost/QueryTaskList',
+  taskInfo: '/v1/cwai/aihost/QueryTaskInfo',
   queryLogs: '/v1/cwai/aihost/QueryLogs',
   metrics: '/gtw/cwai/System/Metrics',
   deviceStatus: '/gtw/cwai/System/QueryDeviceStatus',

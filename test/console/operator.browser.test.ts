@@ -76,6 +76,8 @@ describe('console: operator', () => {
       await detect(page, 'face-detection', SAMPLE)
       await page.getByTestId('target-count').waitFor({ timeout: 120_000 })
       expect(await page.getByTestId('target-count').textContent()).toBe('3')
+      // The time the sidecar spent on this image, from the task's stage timings.
+      await expect.poll(() => page.getByTestId('inference-time').textContent().catch(() => null)).toMatch(/^\d+ ms$/)
     }
     const during = await createdTasks()
     expect(during.map((t) => [t.algorithmCode, t.detections])).toEqual([['face-detection', 2]])

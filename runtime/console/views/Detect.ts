@@ -58,6 +58,7 @@ export function Detect({ client, account, memory, tasks }: { client: DeviceClien
   const [error, setError] = useState<unknown>(null)
   const [errorContext, setErrorContext] = useState<string | undefined>(undefined)
   const [result, setResult] = useState<DetectionResult | null>(null)
+  const [timings, setTimings] = useState<Record<string, number> | null>(null)
   const [notice, setNotice] = useState<string | null>(memory.interrupted ? 'The previous upload was interrupted when the session ended; it starts again as a new upload.' : null)
   const abort = useRef<AbortController | null>(null)
   const resultPanel = useRef<HTMLDivElement>(null)
@@ -112,6 +113,7 @@ export function Detect({ client, account, memory, tasks }: { client: DeviceClien
     if (!file || !algorithmCode) return
     setError(null)
     setResult(null)
+    setTimings(null)
     setNotice(null)
     setProgress(null)
     const limit = Number(capabilities?.maxEncodedImageBytes ?? 0)
@@ -149,6 +151,8 @@ export function Detect({ client, account, memory, tasks }: { client: DeviceClien
         detection = await client.detectPic({ taskId, algorithmCode, uploadId: upload.uploadId }, { signal: controller.signal })
       }
       setResult(detection)
+      // The stage times of this detection (the task's last one), for the result's inference time.
+      client.taskInfo(taskId).then((info) => setTimings(info.lastTimings), () => setTimings(null))
     } catch (e) {
       if (!isAbort(e)) {
         setErrorContext(context)
@@ -213,7 +217,7 @@ export function Detect({ client, account, memory, tasks }: { client: DeviceClien
         <${Capabilities} capabilities=${capabilities} error=${capabilityError} />
       </form>
       <div class="panel result-panel" ref=${resultPanel}>
-        ${result ? html`<${Result} result=${result} />` : html`<p class="placeholder">The result appears here.</p>`}
+        ${result ? html`<${Result} result=${result} timings=${timings} />` : html`<p class="placeholder">The result appears here.</p>`}
       </div>
     </div>
   </main>`

@@ -2,6 +2,10 @@ import { html } from 'htm/preact'
 import { useState } from 'preact/hooks'
 import { allTargets, type Area, type DetectionResult, type Target } from '../../client/types.ts'
 
+const ms = (v: number) => `${Math.round(v)} ms`
+/** The sidecar's own stages (header, admission, decode, pipeline, overlay); `node.*` are inside `pipeline`. */
+const stagesTotal = (timings: Record<string, number>) => Object.entries(timings).filter(([k]) => !k.startsWith('node.')).reduce((sum, [, v]) => sum + v, 0)
+
 /** A logic node's decision in an area (spec 2.6 bLogicResult), when its targets carry one. */
 const decided = (area: Area) => {
   const judged = area.targetList.filter((t) => typeof t.bLogicResult === 'boolean')
@@ -20,7 +24,7 @@ const rawJson = (result: DetectionResult) => JSON.stringify({
  * A detection result (spec 2.6): the annotated fullPicture (URL or data URL), the targets of
  * every area merged, overlays for landmarks (pixel coordinates) and mask polygons (normalized).
  */
-export function Result({ result }: { result: DetectionResult }) {
+export function Result({ result, timings }: { result: DetectionResult; timings?: Record<string, number> | null }) {
   const targets = allTargets(result)
   const [size, setSize] = useState<{ width: number; height: number } | null>(null)
   const [showLandmarks, setShowLandmarks] = useState(true)
@@ -40,6 +44,8 @@ export function Result({ result }: { result: DetectionResult }) {
   return html`<section class="result" aria-labelledby="result-heading">
     <h2 id="result-heading"><span data-testid="target-count">${targets.length}</span> ${targets.length === 1 ? 'target' : 'targets'} found</h2>
     <p class="hint">Algorithm <code>${result.algorithmCode}</code> · ${result.areaList.length} area(s) · ${new Date(Number(result.timestamp)).toLocaleString()}</p>
+    ${timings ? html`<p class="hint">Inference <strong data-testid="inference-time">${ms(stagesTotal(timings))}</strong> (${
+      Object.entries(timings).filter(([k]) => !k.startsWith('node.')).map(([k, v]) => `${k} ${ms(v)}`).join(', ')})</p>` : null}
     <ul class="areas" data-testid="areas">${result.areaList.map((area) => html`<li>
       ${result.areaList.length > 1 || area.areaName ? html`<span>${area.areaName || area.areaId}: </span>` : null}Detected: <strong data-testid="area-detected">${area.bDetected ? 'yes' : 'no'}</strong>
       ${decided(area) ? html` · condition met by <span data-testid="area-met">${decided(area)!.met}</span> of ${decided(area)!.of} target(s)` : null}
