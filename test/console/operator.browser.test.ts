@@ -212,6 +212,9 @@ describe('console: operator', () => {
     await detect(page, 'face-presence', SAMPLE)
     await page.getByTestId('target-count').waitFor({ timeout: 120_000 })
     expect(await page.getByTestId('area-detected').first().textContent()).toBe('yes')
+    // The picker cannot wrap a long name: it is shown in full below it.
+    expect(await page.getByTestId('algorithm-name').textContent()).toBe('Face presence alarm (BlazeFace + logic)')
+    expect(await page.getByTestId('algorithm-name').evaluate((e) => e.getBoundingClientRect().right)).toBeLessThanOrEqual(375)
     // The result is below the form on a narrow screen: it was brought into view.
     await expect.poll(() => page.locator('#result-heading').evaluate((h) => { const r = h.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight })).toBe(true)
     expect(await sideways()).toBe(0)

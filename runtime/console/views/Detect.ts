@@ -177,6 +177,8 @@ export function Detect({ client, account, memory, tasks }: { client: DeviceClien
   }
 
   const busy = step !== 'idle'
+  // A select cannot wrap: the chosen algorithm's full name and id are repeated below it.
+  const picked = algorithms?.find((a) => a.algorithmId === algorithmCode)
   const percent = progress ? Math.round((progress.sentBytes / Math.max(1, progress.totalBytes)) * 100) : 0
   return html`<main class="detect" id="main">
     <h1 tabindex="-1">Detection</h1>
@@ -189,7 +191,7 @@ export function Detect({ client, account, memory, tasks }: { client: DeviceClien
             ${(algorithms ?? []).map((a) => html`<option value=${a.algorithmId}>${a.algorithmName || a.algorithmId}</option>`)}
           </select>
         </label>
-        ${algorithmCode ? html`<p class="hint picked">Id <code data-testid="algorithm-id">${algorithmCode}</code></p>` : null}
+        ${picked ? html`<p class="hint picked"><span data-testid="algorithm-name">${picked.algorithmName || picked.algorithmId}</span> · id <code>${picked.algorithmId}</code></p>` : null}
         <${ErrorPanel} error=${algorithmError} context="Algorithms" />
 
         <label class=${`drop${dragging ? ' dragging' : ''}`}
