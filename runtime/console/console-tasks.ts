@@ -46,16 +46,15 @@ export class ConsoleTasks {
    * The tab's task for an algorithm, created when there is none (or `fresh`: the device lost it,
    * spec 7.1 NotCreated). Creating an existing task id again only reuses it (spec 3.2).
    */
-  async ensure(algorithmCode: string, fresh = false): Promise<{ taskId: string; created: boolean }> {
+  async ensure(algorithmCode: string, fresh = false): Promise<string> {
     this.#stopIdle()
-    const tasks = this.#load()
-    const known = tasks[algorithmCode]
-    if (known && !fresh) return { taskId: known, created: false }
+    const known = this.#load()[algorithmCode]
+    if (known && !fresh) return known
     const taskId = known ?? uuid()
     // spec 8: task creation may take up to 120 s (model loading).
     await this.client.taskCreate({ algorithmCode, algorithmUpdateTime: String(Date.now()), taskId, mvDebug: DEBUG_MARKER })
     this.#save({ ...this.#load(), [algorithmCode]: taskId })
-    return { taskId, created: true }
+    return taskId
   }
 
   /** After a detection: the tasks are cancelled unless another detection comes within IDLE_CANCEL_MS. */

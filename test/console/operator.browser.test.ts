@@ -10,6 +10,7 @@ import path from 'node:path'
 import { launchBrowser, openConsole } from '../helpers/browser.ts'
 import { CHANGED_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { helmetClassifier } from '../helpers/tiny-models.ts'
+import { encodeBmp24 } from '../inference/images.ts'
 
 const SAMPLE = path.resolve('node_modules/@vladmandic/face-api/demo/sample1.jpg')
 
@@ -45,23 +46,12 @@ async function detect(page: Page, algorithm: string, file: string | { name: stri
   await page.getByTestId('detect').click()
 }
 
-/** A 24-bit BMP of width × height pixels of noise: an image the device decodes, of a chosen size. */
+/** Noise as a 24-bit BMP: an image the device decodes, of a chosen size (3 bytes a pixel). */
 function noiseBmp(width: number, height: number): Buffer {
-  const row = Math.ceil((width * 3) / 4) * 4
-  const header = Buffer.alloc(54)
-  header.write('BM', 0)
-  header.writeUInt32LE(54 + row * height, 2)
-  header.writeUInt32LE(54, 10)
-  header.writeUInt32LE(40, 14)
-  header.writeInt32LE(width, 18)
-  header.writeInt32LE(height, 22)
-  header.writeUInt16LE(1, 26)
-  header.writeUInt16LE(24, 28)
-  header.writeUInt32LE(row * height, 34)
-  const pixels = Buffer.alloc(row * height)
+  const rgb = Buffer.alloc(width * height * 3)
   let seed = 7
-  for (let i = 0; i < pixels.length; i++) pixels[i] = (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24
-  return Buffer.concat([header, pixels])
+  for (let i = 0; i < rgb.length; i++) rgb[i] = (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24
+  return encodeBmp24(rgb, width, height)
 }
 
 describe('console: operator', () => {

@@ -105,7 +105,7 @@ export function Detect({ client, account, memory, tasks }: { client: DeviceClien
 
   const ensureTask = async (code: string, fresh = false) => {
     setStep('task')
-    return (await tasks.ensure(code, fresh)).taskId
+    return tasks.ensure(code, fresh)
   }
 
   const run = async (event: Event) => {
