@@ -161,7 +161,7 @@ export interface DeviceStatus {
 }
 
 /** A row of QueryTaskList: the QueryTaskStatus fields (README "AI-host routes") and who created the task. */
-export type TaskListRow = TaskStatus & { createdBy: string | null }
+export type TaskListRow = TaskStatus & { createdBy: string | null; createdByAccount: string | null }
 
 /** A managed model (README "Models"): the fields the console reads; the device sends more. */
 export interface ModelRow {

@@ -96,6 +96,7 @@ describe('console: operator', () => {
     await row.waitFor()
     expect(await row.getByTestId('task-algorithm').textContent()).toBe('face-detection')
     expect(await row.textContent()).toContain('Created, model loaded')
+    expect(await row.locator('td[data-label="Created by"]').textContent()).toBe('admin')
     await screenshot('tasks')
     await page.getByRole('button', { name: `Cancel task ${external}` }).click()
     await page.getByTestId('no-tasks').waitFor()

@@ -71,7 +71,7 @@ export function Tasks({ client, tasks, algorithm }: { client: DeviceClient; task
           <td data-label="State">${t.state === 'created' ? (t.loaded ? 'Created, model loaded' : 'Created, model not loaded') : 'Cancelled'}</td>
           <td data-label="Detections">${formatCount(t.detections)}${t.failures ? ` (${formatCount(t.failures)} failed)` : ''}</td>
           <td data-label="Last activity">${lastActivity(t)}</td>
-          <td data-label="Created by">${t.createdBy ?? '-'}</td>
+          <td data-label="Created by">${t.createdByAccount ?? (t.createdBy ? 'another account' : 'the device')}</td>
           <td><button type="button" class="danger-outline" aria-disabled=${busy !== null} aria-label=${`Cancel task ${t.taskId}`} onClick=${() => cancel(t)}>${busy === t.taskId ? 'Cancelling…' : 'Cancel'}</button></td>
         </tr>`)}</tbody>
       </table></div>` : null}
