@@ -84,6 +84,7 @@ describe('console: operator', () => {
     expect(await page.title()).toBe('Algorithms · Edge AI device')
     await expect.poll(async () => (await createdTasks()).map((t) => t.taskId)).toEqual([external])
     await page.getByRole('button', { name: 'Delete face-detection', exact: true }).click()
+    expect(await page.getByTestId('delete-text').textContent()).toContain('afterwards. A shipped algorithm stays deleted across restarts until a package with its id is installed. Export it first')
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click()
     await page.getByTestId('error').waitFor()
     expect(await page.getByTestId('error-key').textContent()).toBe('api.error.AlgorithmInUse')
@@ -100,6 +101,7 @@ describe('console: operator', () => {
     await screenshot('tasks')
     await page.getByRole('button', { name: `Cancel task ${external}` }).click()
     await page.getByTestId('no-tasks').waitFor()
+    expect(await page.locator('main.tasks .hint').first().textContent()).toContain('until it is cancelled. Tasks this browser tab')
     expect(await page.getByTestId('tasks-notice').textContent()).toBe(`Cancelled task ${external}.`)
 
     // Now the delete goes through, and no task is left.
@@ -324,6 +326,7 @@ describe('console: operator', () => {
     expect(await requests.locator('polyline').count()).toBeGreaterThan(0)
     // The readings are the tab's, not the page's: leaving and coming back keeps them.
     const before = Number(await page.getByTestId('sample-count').textContent())
+    expect(await page.locator('main.metrics .hint').first().textContent()).toMatch(/this tab only\. \d+ reading/)
     expect(before).toBeGreaterThanOrEqual(2)
     await page.getByRole('link', { name: 'Device', exact: true }).click()
     await page.getByRole('heading', { name: 'Device', level: 1 }).waitFor()

@@ -13,7 +13,7 @@ type Level = NonNullable<LogQuery['level']>
 const OWN = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'area', 'component', 'requestId'])
 const areaOf = (line: LogLine) => String(line.area ?? line.component ?? '')
 /** Lines that arrive again in a later poll (same millisecond window) are shown once. */
-const keyOf = (line: LogLine) => `${line.time}|${line.level}|${line.msg}|${JSON.stringify(line)}`
+const keyOf = (line: LogLine) => JSON.stringify(line)
 const timeOf = (ms: number) => {
   const d = new Date(ms)
   return `${d.toLocaleDateString()} ${d.toLocaleTimeString()}.${String(d.getMilliseconds()).padStart(3, '0')}`

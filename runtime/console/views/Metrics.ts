@@ -41,7 +41,7 @@ export function Metrics({ history }: { history: MetricsHistory }) {
   useEffect(() => history.subscribe(() => setTick((n) => n + 1)), [])
   return html`<main class="metrics" id="main">
     <h1 tabindex="-1">Metrics</h1>
-    <p class="hint">Read every ${SAMPLE_MS / 1000} s from <code>/gtw/cwai/System/Metrics</code> while you are signed in; the last hour is kept in this tab only.
+    <p class="hint">Read every ${SAMPLE_MS / 1000} s from <code>/gtw/cwai/System/Metrics</code> while you are signed in; the last hour is kept in this tab only.${' '}
       <span data-testid="sample-count">${history.count}</span> reading(s).</p>
     <${ErrorPanel} error=${history.lastError} context="Metrics" />
     <div class="grid graphs">
