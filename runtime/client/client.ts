@@ -4,7 +4,8 @@ import { md5Hex } from './md5.ts'
 import { ROUTES } from './routes.ts'
 import type {
   AlgorithmPageQuery, AlgorithmRow, AlgorithmUploadRequest, ChunkFields, DetectPicRequest, DetectionResult, DeviceStatus, DownloadedFile, Envelope,
-  LayoutListQuery, LayoutRow, ManagedAlgorithmRow, Page, Session, TaskCancelRequest, TaskCreateRequest, UploadCapabilities, UploadSession,
+  LayoutListQuery, LayoutRow, ManagedAlgorithmRow, LogLine, LogQuery, ModelRow, ModelUploadRequest, Page, Session, TaskCancelRequest, TaskCreateRequest, TaskListRow,
+  UploadCapabilities, UploadSession,
 } from './types.ts'
 
 export interface ClientOptions {
@@ -21,6 +22,12 @@ export interface CallOptions {
   signal?: AbortSignal
   /** Advised client timeouts (spec 8): task creation 120 s, detection 60 s. */
   timeoutMs?: number
+  /**
+   * Told the request-body bytes sent so far and the body's size, as they leave the browser
+   * (XMLHttpRequest upload events: fetch reports no upload progress over HTTP/1.1). Node's
+   * fetch has no such events: there it is not called.
+   */
+  onUploadProgress?: (sentBytes: number, totalBytes: number) => void
 }
 
 /**
@@ -72,12 +79,10 @@ export class DeviceClient {
     if (this.mtk) headers.mtk = this.mtk
     const { signal, dispose } = deadline(options.timeoutMs, options.signal)
     try {
-      const response = await this.fetchImpl(this.baseUrl + route, {
-        method: 'POST',
-        headers,
-        body: isForm ? (body as FormData) : JSON.stringify(body ?? {}),
-        signal,
-      })
+      const init = { method: 'POST', headers, body: isForm ? (body as FormData) : JSON.stringify(body ?? {}), signal }
+      const response = options.onUploadProgress && typeof XMLHttpRequest !== 'undefined'
+        ? await xhrFetch(this.baseUrl + route, init, options.onUploadProgress)
+        : await this.fetchImpl(this.baseUrl + route, init)
       return { response, body: await read(response) }
     } catch (error) {
       if ((error as Error)?.name === 'AbortError' && options.signal?.aborted) throw error
@@ -183,6 +188,16 @@ export class DeviceClient {
     return this.call(ROUTES.taskCancel, request)
   }
 
+  /** Created tasks (or cancelled ones), most recently changed first. */
+  taskList(query: { state?: 'created' | 'cancelled'; pageNum?: number; pageSize?: number } = {}): Promise<Page<TaskListRow>> {
+    return this.call(ROUTES.taskList, { pageSize: 200, ...query })
+  }
+
+  /** A task's status, pipeline and the stage times (ms) of its last detection, as the sidecar measured them. */
+  taskInfo(taskId: string): Promise<TaskListRow & { lastTimings: Record<string, number> | null; [field: string]: unknown }> {
+    return this.call(ROUTES.taskInfo, { taskId })
+  }
+
   // ── device ───────────────────────────────────────────────────────────────────────────
   deviceStatus(): Promise<DeviceStatus> {
     return this.call(ROUTES.deviceStatus, {})
@@ -192,8 +207,46 @@ export class DeviceClient {
     return this.call(ROUTES.memoryStatus, {})
   }
 
-  modelList(query: { pageNo?: number; pageSize?: number } = {}): Promise<Page<Record<string, unknown>>> {
+  modelList(query: { source?: 'preset' | 'user'; pageNo?: number; pageSize?: number } = {}): Promise<Page<ModelRow>> {
     return this.call(ROUTES.modelList, { pageNo: 1, pageSize: 100, ...query })
+  }
+
+  /** Registers the model file of a completed upload of purpose `model` (README "Models"). */
+  modelUpload(request: ModelUploadRequest, options?: CallOptions): Promise<ModelRow> {
+    return this.call(ROUTES.modelUpload, request, options)
+  }
+
+  /** ModelInUse (details.taskIds) while created tasks run a pipeline naming the model. */
+  modelDelete(modelId: string): Promise<{ modelId: string; deleted: true }> {
+    return this.call(ROUTES.modelDelete, { modelId })
+  }
+
+  /** The model file; DefaultCantBeExport for presets and models uploaded as not exportable. */
+  modelExport(modelId: string, options?: CallOptions): Promise<DownloadedFile> {
+    return this.download(ROUTES.modelExport, { modelId }, options)
+  }
+
+  /** The device's log lines, newest first (README "AI-host routes" QueryLogs). */
+  queryLogs(query: LogQuery = {}): Promise<Page<LogLine>> {
+    return this.call(ROUTES.queryLogs, query)
+  }
+
+  /** The Prometheus text exposition (README "Metrics"): a GET, not the envelope, unless refused. */
+  async metricsText(options: CallOptions = {}): Promise<string> {
+    const { signal, dispose } = deadline(options.timeoutMs ?? 10_000, options.signal)
+    let response: Response
+    let text: string
+    try {
+      response = await this.fetchImpl(this.baseUrl + ROUTES.metrics, { headers: this.mtk ? { mtk: this.mtk } : {}, signal })
+      text = await response.text()
+    } catch (error) {
+      if ((error as Error)?.name === 'AbortError' && options.signal?.aborted) throw error
+      throw new NetworkError(ROUTES.metrics, error, this.baseUrl + ROUTES.metrics)
+    } finally {
+      dispose()
+    }
+    if (!response.ok) this.judge(ROUTES.metrics, response, text)
+    return text
   }
 
   viewRoutes(): Promise<Page<{ path: string; methods: string[]; authenticated: boolean; summary: string; protocol?: 'tus' }>> {
@@ -204,6 +257,37 @@ export class DeviceClient {
   interfaceDocUrl(type: 0 | 1): Promise<{ type: number; url: string; version: string }> {
     return this.call(ROUTES.interfaceDocUrl, { type })
   }
+}
+
+/**
+ * A POST through XMLHttpRequest, answered as a fetch Response, for its upload progress events.
+ * A connection failure is a TypeError and an abort an AbortError, as fetch reports them.
+ */
+function xhrFetch(url: string, init: { headers: Record<string, string>; body: FormData | string; signal: AbortSignal }, onProgress: (sent: number, total: number) => void): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest()
+    xhr.open('POST', url)
+    for (const [name, value] of Object.entries(init.headers)) xhr.setRequestHeader(name, value)
+    xhr.responseType = 'blob'
+    xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded, e.total) }
+    const onAbort = () => xhr.abort()
+    init.signal.addEventListener('abort', onAbort, { once: true })
+    const done = () => init.signal.removeEventListener('abort', onAbort)
+    xhr.onload = () => {
+      done()
+      const headers = new Headers()
+      for (const line of xhr.getAllResponseHeaders().trim().split(/[\r\n]+/)) {
+        const colon = line.indexOf(':')
+        if (colon > 0) headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim())
+      }
+      resolve(new Response(xhr.status === 204 ? null : xhr.response as Blob, { status: xhr.status, statusText: xhr.statusText, headers }))
+    }
+    xhr.onerror = () => { done(); reject(new TypeError('Failed to fetch')) }
+    xhr.ontimeout = xhr.onerror
+    xhr.onabort = () => { done(); reject(init.signal.reason ?? new DOMException('The operation was aborted.', 'AbortError')) }
+    if (init.signal.aborted) { xhr.abort(); return }
+    xhr.send(init.body)
+  })
 }
 
 /** The file name of a Content-Disposition header (RFC 6266): `filename*` (RFC 5987) first, then `filename`. */

@@ -3,6 +3,7 @@
  * the console use these; the runtime's own types live with the handlers.
  */
 
+import type { TaskStatus } from '../../shared/tasks/types.ts'
 import type { ChunkFields as DeviceChunkFields } from '../../shared/uploads/types.ts'
 import type { AlgorithmOrigin } from '../../shared/algorithms/types.ts'
 import type { algorithmRow, layoutRow } from '../../shared/algorithms/view.ts'
@@ -156,5 +157,46 @@ export const countLabel = (result: DetectionResult, label: string): number =>
 export interface DeviceStatus {
   bootId: string
   softwareVersion: string
+  [field: string]: unknown
+}
+
+/** A row of QueryTaskList: the QueryTaskStatus fields (README "AI-host routes") and who created the task. */
+export type TaskListRow = TaskStatus & { createdBy: string | null; createdByAccount: string | null }
+
+/** A managed model (README "Models"): the fields the console reads; the device sends more. */
+export interface ModelRow {
+  modelId: string
+  modelName: string
+  source: 'preset' | 'user'
+  format?: string
+  sizeBytes?: string | number
+  exportable?: boolean
+  [field: string]: unknown
+}
+
+/** `Model/upload`: a completed upload of purpose `model`, optionally bound to the pipelines naming `modelId`. */
+export interface ModelUploadRequest {
+  uploadId: string
+  modelName?: string
+  modelId?: string
+  exportable?: boolean
+}
+
+/** QueryLogs request (README "AI-host routes"): minimum level, time window (ms), request id, text. */
+export interface LogQuery {
+  level?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'
+  startTime?: number
+  endTime?: number
+  requestId?: string
+  text?: string
+  pageNo?: number
+  pageSize?: number
+}
+
+/** A pino log line: numeric level, time (ms), msg, and the fields of its area. */
+export interface LogLine {
+  level: number
+  time: number
+  msg?: string
   [field: string]: unknown
 }

@@ -107,10 +107,16 @@ export async function uploadFile(client: DeviceClient, source: UploadSource, opt
     const start = index * r.chunkSize
     const end = Math.min(source.size, start + r.chunkSize)
     const blob = await source.slice(start, end)
+    // Bytes as they leave (where the client can tell): the multipart body is the chunk plus a
+    // small overhead, so the share of the body sent is the share of the chunk sent.
+    const onUploadProgress = options.onProgress && ((sent: number, total: number) => options.onProgress!({
+      sentBytes: start + Math.floor((end - start) * Math.min(1, sent / Math.max(1, total))), totalBytes: source.size,
+      nextChunkIndex: index, totalChunks: r.totalChunks, uploadId,
+    }))
     return client.uploadChunk({
       purpose, chunkIndex: index, totalChunks: r.totalChunks, totalSize: source.size, chunkSize: end - start,
       clientRequestId: r.clientRequestId, ...(uploadId ? { uploadId } : {}),
-    }, blob, source.name, { signal: options.signal })
+    }, blob, source.name, { signal: options.signal, onUploadProgress })
   }
 
   let attempt = 0

@@ -1,30 +1,41 @@
 import { html } from 'htm/preact'
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
-import { DEBUG_MARKER } from '../client/detect.ts'
 import type { Session } from '../client/types.ts'
+import { ConsoleTasks } from './console-tasks.ts'
 import { browserResumeStore, createClient, noticeStore, sessionStore } from './session.ts'
 import { SignIn } from './views/SignIn.ts'
 import { ChangePassword } from './views/ChangePassword.ts'
 import { Detect, type DetectMemory } from './views/Detect.ts'
 import { Device } from './views/Device.ts'
 import { Algorithms } from './views/Algorithms.ts'
+import { Tasks } from './views/Tasks.ts'
+import { Models } from './views/Models.ts'
+import { Logs } from './views/Logs.ts'
+import { ApiExplorer } from './views/ApiExplorer.ts'
+import { Metrics } from './views/Metrics.ts'
+import { MetricsHistory } from './metrics-history.ts'
 
 type Screen =
   | { name: 'signin'; notice: string | null }
   | { name: 'change'; account: string; password: string | null; forced: boolean }
   | { name: 'app' }
 
-const PAGES = { detect: 'Detection', algorithms: 'Algorithms', device: 'Device' } as const
+const PAGES = { detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API' } as const
 type Page = keyof typeof PAGES
-const pageFromHash = (): Page => (location.hash.replace(/^#\/?/, '') in PAGES ? location.hash.replace(/^#\/?/, '') as Page : 'detect')
+/** `#/models?upload=helmet-classifier` → the page and its parameters. */
+const route = (): { page: Page; params: URLSearchParams } => {
+  const [name = '', query = ''] = location.hash.replace(/^#\/?/, '').split('?')
+  return { page: name in PAGES ? name as Page : 'detect', params: new URLSearchParams(query) }
+}
+const TITLE = 'Edge AI device'
 
 export function App() {
   const stored = sessionStore.load()
   const [screen, setScreen] = useState<Screen>(stored ? { name: 'app' } : { name: 'signin', notice: noticeStore.load() })
   const [account, setAccount] = useState(stored?.accountName ?? '')
-  const [page, setPage] = useState<Page>(pageFromHash())
-  // What survives a sign-out in the middle of work: the chosen file and algorithm, the created tasks.
-  const memory = useRef<DetectMemory>({ file: null, algorithmCode: null, tasks: new Map(), interrupted: false, staleUploadIds: [] })
+  const [{ page, params }, setRoute] = useState(route())
+  // What survives a sign-out in the middle of work: the chosen file and algorithm.
+  const memory = useRef<DetectMemory>({ file: null, algorithmCode: null, interrupted: false, staleUploadIds: [] })
 
   /** The sign-in screen with the reason, which a reload keeps showing until the next sign-in. */
   const toSignIn = (notice: string) => {
@@ -37,16 +48,36 @@ export function App() {
     sessionStore.clear()
     const stale = browserResumeStore.drain().map((r) => r.uploadId).filter((id): id is string => !!id)
     memory.current.staleUploadIds.push(...stale)
-    memory.current.tasks.clear()
+    // The tab's tasks stay recorded: signed in again, the console reuses (or cancels) them.
     if (memory.current.file) memory.current.interrupted = true
     toSignIn('Your session has ended. Sign in again.')
   }), [])
+  const tasks = useMemo(() => new ConsoleTasks(client), [client])
+  const metrics = useMemo(() => new MetricsHistory(client), [client])
+  // Metrics over time are read while signed in, whatever page is open.
+  useEffect(() => {
+    if (screen.name !== 'app') return
+    metrics.start()
+    return () => metrics.stop()
+  }, [screen.name])
 
   useEffect(() => {
-    const onHash = () => setPage(pageFromHash())
+    const onHash = () => setRoute(route())
+    const onHide = () => tasks.cancelOnUnload()
     addEventListener('hashchange', onHash)
-    return () => removeEventListener('hashchange', onHash)
+    addEventListener('pagehide', onHide)
+    return () => { removeEventListener('hashchange', onHash); removeEventListener('pagehide', onHide) }
   }, [])
+
+  // Leaving the Detection page, the console is done with its tasks (they hold models and keep
+  // their algorithms from being deleted or replaced, spec 3.2, 4.10).
+  useEffect(() => {
+    if (screen.name === 'app' && page !== 'detect') tasks.cancelAll().catch(() => undefined)
+  }, [page, screen.name])
+
+  useEffect(() => {
+    document.title = screen.name === 'signin' ? `Sign in · ${TITLE}` : screen.name === 'change' ? `Change password · ${TITLE}` : `${PAGES[page]} · ${TITLE}`
+  }, [page, screen.name])
 
   // Move focus to the main heading when the screen or page changes (keyboard and screen-reader
   // users), but not on first load, where Tab starts at the skip link.
@@ -69,8 +100,8 @@ export function App() {
   }
 
   const signOut = async () => {
-    for (const [algorithmCode, taskId] of memory.current.tasks) await client.taskCancel({ taskId, algorithmCode, mvDebug: DEBUG_MARKER }).catch(() => undefined)
-    memory.current = { file: null, algorithmCode: null, tasks: new Map(), interrupted: false, staleUploadIds: [] }
+    await tasks.cancelAll().catch(() => undefined)
+    memory.current = { file: null, algorithmCode: null, interrupted: false, staleUploadIds: [] }
     await client.logout().catch(() => undefined)
     sessionStore.clear()
     toSignIn('Signed out.')
@@ -90,8 +121,13 @@ export function App() {
       <button type="button" class="link" onClick=${() => setScreen({ name: 'change', account, password: null, forced: false })}>Change password</button>
       <button type="button" class="secondary" onClick=${signOut} data-testid="sign-out">Sign out</button>
     </div>`}>
-    ${page === 'detect' ? html`<${Detect} client=${client} account=${account} memory=${memory.current} />`
+    ${page === 'detect' ? html`<${Detect} client=${client} account=${account} memory=${memory.current} tasks=${tasks} />`
+      : page === 'tasks' ? html`<${Tasks} client=${client} tasks=${tasks} algorithm=${params.get('algorithm')} />`
       : page === 'algorithms' ? html`<${Algorithms} client=${client} account=${account} />`
+      : page === 'models' ? html`<${Models} client=${client} account=${account} uploadModelId=${params.get('upload')} />`
+      : page === 'logs' ? html`<${Logs} client=${client} />`
+      : page === 'api' ? html`<${ApiExplorer} client=${client} />`
+      : page === 'metrics' ? html`<${Metrics} history=${metrics} />`
       : html`<${Device} client=${client} />`}
   </${Shell}>`
 }

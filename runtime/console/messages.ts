@@ -74,40 +74,107 @@ export interface ShownError {
   actionText: string | null
   retryAfterSeconds: number | null
   retryable: boolean | null
+  next: NextStep | null
 }
 
-const bytes = (value: unknown) => {
+/** A byte count in its unit ("2.00 MB"), and with the exact count unless `short`. */
+const bytes = (value: unknown, short = false) => {
   const n = Number(value)
   if (!Number.isFinite(n)) return String(value)
   const units = ['bytes', 'KB', 'MB', 'GB', 'TB']
   let v = n
   let u = 0
   while (v >= 1024 && u < units.length - 1) { v /= 1024; u++ }
-  return u === 0 ? `${n} bytes` : `${v.toFixed(v < 10 ? 2 : 1)} ${units[u]} (${n} bytes)`
+  if (u === 0) return `${n} bytes`
+  const inUnit = `${v.toFixed(v < 10 ? 2 : 1)} ${units[u]}`
+  return short ? inUnit : `${inUnit} (${n} bytes)`
 }
 
-/** details → facts, with byte counts made readable (spec 2.7 names actualBytes, limitBytes, ...). */
+const NUMBER = new Intl.NumberFormat('en-US')
+const count = (value: unknown) => (Number.isFinite(Number(value)) && value !== '' ? NUMBER.format(Number(value)) : String(value))
+const pixels = (value: unknown) => `${count(value)} pixels`
+const list = (value: unknown) => (Array.isArray(value) ? value.map((v) => (typeof v === 'object' ? JSON.stringify(v) : String(v))).join(', ') : String(value))
+
+/** details → facts in this order, with byte and pixel counts made readable (spec 2.7 names actualBytes, limitBytes, ...). */
 const FACT_LABELS: [string, string, (v: unknown) => string][] = [
-  ['actualBytes', 'Actual size', bytes],
-  ['limitBytes', 'Limit', bytes],
-  ['actualPixels', 'Actual pixels', String],
-  ['limitPixels', 'Pixel limit', String],
-  ['requiredBytes', 'Required', bytes],
-  ['availableBytes', 'Available', bytes],
-  ['reserveBytes', 'Safety reserve', bytes],
+  ['actualBytes', 'Actual size', (v) => bytes(v)],
+  ['limitBytes', 'Limit', (v) => bytes(v)],
+  ['actualPixels', 'Actual pixels', pixels],
+  ['limitPixels', 'Pixel limit', pixels],
+  ['requiredBytes', 'Required', (v) => bytes(v)],
+  ['availableBytes', 'Available', (v) => bytes(v)],
+  ['reserveBytes', 'Safety reserve', (v) => bytes(v)],
   ['resource', 'Resource', String],
   ['purpose', 'Purpose', String],
   ['field', 'Field', String],
   ['reason', 'Reason', String],
   // spec 4.10 algorithm management
   ['algorithmId', 'Algorithm', String],
-  ['taskIds', 'Tasks using it', (v) => (Array.isArray(v) ? v.join(', ') : String(v))],
+  ['algorithmCode', 'Algorithm', String],
+  ['taskIds', 'Tasks using it', list],
   ['modelId', 'Model', String],
+  ['missingModel', 'Missing model', String],
   ['file', 'File', String],
   ['entry', 'Package entry', String],
-  ['limitEntries', 'Entry limit', String],
-  ['atLeastBytes', 'Expanded size (at least)', bytes],
+  ['limitEntries', 'Entry limit', count],
+  ['atLeastBytes', 'Expanded size (at least)', (v) => bytes(v)],
 ]
+/** Shown elsewhere (the wait) or together (the image's dimensions). */
+const NOT_FACTS = new Set(['retryAfterSeconds', 'width', 'height'])
+
+/** Seconds as "2 d 3 h", "3 h 12 min", "4 min 5 s" or "42 s". */
+const duration = (value: unknown) => {
+  const total = Number(value)
+  if (!Number.isFinite(total)) return String(value)
+  const d = Math.floor(total / 86_400), h = Math.floor((total % 86_400) / 3600), m = Math.floor((total % 3600) / 60), sec = Math.floor(total % 60)
+  return d ? `${d} d ${h} h` : h ? `${h} h ${m} min` : m ? `${m} min ${sec} s` : `${sec} s`
+}
+
+/** `missingModel` → "Missing model". */
+export const words = (key: string) => {
+  const spaced = key.replace(/[_-]+/g, ' ').replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().trim()
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1)
+}
+
+/** A details value the table above does not know, formatted by what its key says it is. */
+export function formatDetail(key: string, value: unknown): string {
+  if (/bytes$/i.test(key)) return bytes(value)
+  if (/pixels$/i.test(key)) return pixels(value)
+  // spec 8: timestamps are millisecond strings.
+  if (/^(at|since|until|timestamp)$|(At|Time)$/.test(key) && /^\d{12,13}$/.test(String(value))) return new Date(Number(value)).toLocaleString()
+  if (/seconds$/i.test(key)) return duration(value)
+  if (/percent$/i.test(key) && Number.isFinite(Number(value))) return `${Number(value).toFixed(1)} %`
+  if (/Ms$/.test(key)) return `${count(value)} ms`
+  if (typeof value === 'boolean') return value ? 'yes' : 'no'
+  if (typeof value === 'number') return count(value)
+  if (Array.isArray(value)) return list(value)
+  if (value !== null && typeof value === 'object') return Object.entries(value).map(([k, v]) => `${words(k)}: ${formatDetail(k, v)}`).join('; ')
+  return String(value)
+}
+
+/** Every field of `details` (spec 7.2: the client shows what the device sends), known ones first. */
+function factsOf(details: Record<string, unknown>): [string, string][] {
+  const present = (key: string) => details[key] !== undefined && details[key] !== null
+  const facts = FACT_LABELS.filter(([key]) => present(key)).map(([key, label, format]) => [label, format(details[key])] as [string, string])
+  if (present('width') && present('height')) facts.push(['Image dimensions', `${count(details.width)} × ${count(details.height)} pixels`])
+  const known = new Set(FACT_LABELS.map(([key]) => key))
+  for (const [key, value] of Object.entries(details)) {
+    if (known.has(key) || NOT_FACTS.has(key) || value === undefined || value === null) continue
+    facts.push([words(key), formatDetail(key, value)])
+  }
+  return facts
+}
+
+/** The console's own next step for an error, where it has one. */
+export type NextStep = { kind: 'upload-model'; modelId: string } | { kind: 'cancel-tasks'; algorithmId: string; taskIds: string[] }
+
+function nextStepOf(messageKey: string, details: Record<string, unknown>): NextStep | null {
+  // README "Models": a pipeline whose operator-supplied model is absent names it in details.missingModel.
+  if (typeof details.missingModel === 'string') return { kind: 'upload-model', modelId: details.missingModel }
+  if (messageKey === 'api.error.AlgorithmInUse' && Array.isArray(details.taskIds) && typeof details.algorithmId === 'string')
+    return { kind: 'cancel-tasks', algorithmId: details.algorithmId, taskIds: details.taskIds.map(String) }
+  return null
+}
 
 /** Is this route a multipart request (a bare 413 means "use chunks") or a JSON one ("smaller body")? */
 const isMultipartRoute = (route: string) => /\/uploadTemp$/i.test(route)
@@ -123,11 +190,11 @@ export function showError(error: unknown): ShownError {
         title: error.status === 413
           ? (isMultipartRoute(error.route) ? 'The upload request was too large for the device (HTTP 413).' : 'The request body was too large for the device (HTTP 413).')
           : `The device answered HTTP ${error.status} without details.`,
-        messageKey: null, httpStatus: error.status, facts: [], action, actionText: action ? ACTION_TEXT[action]! : null, retryAfterSeconds: null, retryable: null,
+        messageKey: null, httpStatus: error.status, facts: [], action, actionText: action ? ACTION_TEXT[action]! : null, retryAfterSeconds: null, retryable: null, next: null,
       }
     }
     const details = item.details ?? {}
-    const facts = FACT_LABELS.filter(([key]) => details[key] !== undefined && details[key] !== null).map(([key, label, format]) => [label, format(details[key])] as [string, string])
+    const facts = factsOf(details)
     const retryAfter = item.retryAfterSeconds ?? (typeof details.retryAfterSeconds === 'number' ? details.retryAfterSeconds : null)
     return {
       title: MESSAGE_TEXT[item.messageKey] ?? item.msgText ?? item.messageKey,
@@ -138,12 +205,13 @@ export function showError(error: unknown): ShownError {
       actionText: ACTION_TEXT[item.recommendedAction] || null,
       retryAfterSeconds: retryAfter,
       retryable: item.retryable,
+      next: nextStepOf(item.messageKey, details),
     }
   }
   if (error instanceof NetworkError) {
-    return { title: 'The device cannot be reached (connection lost or refused).', messageKey: null, httpStatus: null, facts: [], action: 'RETRY', actionText: 'Check the connection, then try again.', retryAfterSeconds: null, retryable: true }
+    return { title: 'The device cannot be reached (connection lost or refused).', messageKey: null, httpStatus: null, facts: [], action: 'RETRY', actionText: 'Check the connection, then try again.', retryAfterSeconds: null, retryable: true, next: null }
   }
-  return { title: (error as Error)?.message ?? String(error), messageKey: null, httpStatus: null, facts: [], action: null, actionText: null, retryAfterSeconds: null, retryable: null }
+  return { title: (error as Error)?.message ?? String(error), messageKey: null, httpStatus: null, facts: [], action: null, actionText: null, retryAfterSeconds: null, retryable: null, next: null }
 }
 
-export { bytes as formatBytes }
+export { bytes as formatBytes, count as formatCount }

@@ -14,5 +14,5 @@ export async function buildConsole({ root, dist }) {
     bundle: true, platform: 'browser', format: 'esm', target: ['es2022', 'chrome110', 'firefox115', 'safari16'],
     minify: true, sourcemap: 'linked', legalComments: 'linked', logLevel: 'warning',
   })
-  for (const file of ['index.html', 'styles.css']) copyFileSync(path.join(source, file), path.join(out, file))
+  for (const file of ['index.html', 'styles.css', 'favicon.svg']) copyFileSync(path.join(source, file), path.join(out, file))
 }

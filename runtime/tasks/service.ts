@@ -12,7 +12,7 @@ import type {
 import { TaskActivityLog } from './activity.ts'
 import { toFullPicture } from './full-picture.ts'
 import { decodeBase64Image, downloadImage, pickImageSource } from './image-source.ts'
-import { findTask, markCancelled, saveCreatedTask } from './store.ts'
+import { findTask, listTasks, markCancelled, saveCreatedTask } from './store.ts'
 
 export interface TaskServiceOptions {
   db: Db
@@ -150,6 +150,10 @@ export class TaskService implements TasksService {
 
   activity(taskId: string): TaskActivity | null {
     return this.#activity.get(taskId)
+  }
+
+  list(query: { state?: TaskRow['state']; offset: number; limit: number }) {
+    return listTasks(this.options.db, { ...query, state: query.state ?? 'created' })
   }
 
   async reconfigure(taskId: string, change: (task: TaskRow) => TaskConfig) {

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm'
+import { count, desc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../shared/db/client.ts'
 import { tasks } from '../../shared/db/schema/index.ts'
 import type { TaskConfig, TaskRow } from '../../shared/tasks/types.ts'
@@ -30,4 +30,12 @@ export async function markCancelled(db: Db, taskId: string, now: number) {
 
 export async function createdTasks(db: Db): Promise<TaskRow[]> {
   return db.select().from(tasks).where(eq(tasks.state, 'created'))
+}
+
+/** One page of tasks in a state, most recently changed first. */
+export async function listTasks(db: Db, query: { state: TaskRow['state']; offset: number; limit: number }): Promise<{ total: number; rows: TaskRow[] }> {
+  const where = eq(tasks.state, query.state)
+  const rows = await db.select().from(tasks).where(where).orderBy(desc(tasks.updatedAt), tasks.taskId).limit(query.limit).offset(query.offset)
+  const [total] = await db.select({ n: count() }).from(tasks).where(where)
+  return { total: total?.n ?? 0, rows }
 }

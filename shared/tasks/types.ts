@@ -110,6 +110,8 @@ export interface TasksService {
   get(taskId: string): Promise<TaskRow>
   status(task: TaskRow): TaskStatus
   activity(taskId: string): TaskActivity | null
+  /** Tasks by last change, newest first (QueryTaskList): created ones unless a state is asked for. */
+  list(query: { state?: TaskRow['state']; offset: number; limit: number }): Promise<{ total: number; rows: TaskRow[] }>
   /**
    * Changes a created task's config under the task's lock (OperateNode): `change` reads the
    * task and returns its new config, or throws to change nothing.

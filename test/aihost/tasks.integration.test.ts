@@ -26,13 +26,32 @@ describe('AI-host task routes with the real sidecar', () => {
     device.cleanup()
   })
 
-  it('mounts all 19 AI-host routes (spec 4.9) and the 3 compatibility routes', async () => {
+  it('mounts all 19 AI-host routes (spec 4.9), the task list, and the 3 compatibility routes', async () => {
     const { body } = await call('ViewRoutes')
     const paths: string[] = body.resData.rows.map((r: any) => r.path)
     const aihost = paths.filter((p) => p.startsWith('/v1/cwai/aihost/')).map((p) => p.slice('/v1/cwai/aihost/'.length)).sort()
     expect(aihost).toEqual(['GraphicsMemory', 'Info', 'InterfaceTest', 'LoadLocalAlgorithmAction', 'LogicTest', 'OperateNode', 'OverviewStructrueRecord', 'PTaskCancle',
-      'PTaskCreate', 'PTaskDetectPic', 'Probe', 'QueryDeviceMemStatus', 'QueryLogs', 'QueryTaskInfo', 'QueryTaskOverviewFile', 'QueryTaskStatus', 'TaskCancle', 'TaskCreate', 'ViewRoutes'])
+      'PTaskCreate', 'PTaskDetectPic', 'Probe', 'QueryDeviceMemStatus', 'QueryLogs', 'QueryTaskInfo', 'QueryTaskList', 'QueryTaskOverviewFile', 'QueryTaskStatus', 'TaskCancle', 'TaskCreate', 'ViewRoutes'])
     expect(paths.filter((p) => p.startsWith('/gtw/cwai/aihost/')).sort()).toEqual(['/gtw/cwai/aihost/PTaskCancle', '/gtw/cwai/aihost/PTaskCreate', '/gtw/cwai/aihost/PTaskDetectPic'])
+  })
+
+  it('lists created tasks newest change first with their status and creator, cancelled ones on request, paged', async () => {
+    for (const taskId of ['list-a', 'list-b']) {
+      expect((await call('PTaskCreate', { taskId, algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) })).body.resCode).toBe(1)
+    }
+    expect((await call('PTaskCancle', { taskId: 'list-b', algorithmCode: 'face-detection' })).body.resCode).toBe(1)
+    const created = (await call('QueryTaskList')).body.resData
+    expect(created).toMatchObject({ total: 2, pageNum: 1, pageSize: 50 })
+    expect(created.rows.map((r: any) => r.taskId)).toEqual(['list-a', 'aihost-task'])
+    expect(created.rows[0]).toMatchObject({ algorithmCode: 'face-detection', state: 'created', loaded: true, detections: 0, createdByAccount: 'admin' })
+    expect(created.rows[0].createdBy).toMatch(/^[0-9a-f-]{36}$/)
+    const cancelled = (await call('QueryTaskList', { state: 'cancelled' })).body.resData
+    expect(cancelled.rows.map((r: any) => [r.taskId, r.state])).toEqual([['list-b', 'cancelled']])
+    const paged = (await call('QueryTaskList', { pageNum: 2, pageSize: 1 })).body.resData
+    expect(paged).toMatchObject({ total: 2, pageNum: 2, pageSize: 1 })
+    expect(paged.rows.map((r: any) => r.taskId)).toEqual(['aihost-task'])
+    expect(firstError((await call('QueryTaskList', { state: 'deleted' })).body)).toMatchObject({ messageKey: 'api.error.InvalidParam' })
+    expect((await call('PTaskCancle', { taskId: 'list-a', algorithmCode: 'face-detection' })).body.resCode).toBe(1)
   })
 
   it('reports the running sidecar, its memory, the CPU provider and the pipeline inventory', async () => {

@@ -72,7 +72,9 @@ describe('console: sign-in, forced password change, sign-out, 401', () => {
     // spec 4.11: the status shows the device's bootId and softwareVersion.
     const status = await device.post('/gtw/cwai/System/QueryDeviceStatus', {}, await device.adminToken())
     await page.getByTestId('status').getByText(status.body.resData.bootId).waitFor()
-    expect(await page.getByTestId('status').textContent()).toContain(`softwareVersion${status.body.resData.softwareVersion}`)
+    // Labels in words; the value exactly as the device sent it.
+    expect(await page.getByTestId('status').textContent()).toContain(`Software version${status.body.resData.softwareVersion}`)
+    expect(await page.getByTestId('status').locator('dd[data-field="softwareVersion"]').textContent()).toBe(status.body.resData.softwareVersion)
     const routes = await device.post('/v1/cwai/aihost/ViewRoutes', {}, await device.adminToken())
     expect(await page.getByTestId('route-count').textContent()).toBe(String(routes.body.resData.total))
     // Live events over the WebSocket listener: a lockout raised now shows up.

@@ -43,6 +43,40 @@ describe('console error display (spec 7.2)', () => {
     expect(unsafe.facts).toEqual([['Reason', 'absolute or climbing path'], ['Package entry', '../escape.onnx']])
   })
 
+  it('shows every details field, formatted, and the image dimensions of a resolution refusal', () => {
+    const shown = showError(new DeviceError('/gtw/cwai/aihost/PTaskDetectPic', 200, [{
+      msgCode: 'IMAGE_RESOLUTION_TOO_LARGE', messageKey: 'api.error.imageResolutionTooLarge', msgText: 'device text',
+      details: { width: 8000, height: 6000, actualPixels: 48000000, limitPixels: 40000000, resource: 'decode-memory', budgetBytes: 268435456, queuedRequests: 3, shared: true, since: '1767225600000', nested: { retryCount: 2 } },
+      retryable: false, recommendedAction: 'RESIZE_IMAGE',
+    }]))
+    expect(shown.facts).toEqual([
+      ['Actual pixels', '48,000,000 pixels'],
+      ['Pixel limit', '40,000,000 pixels'],
+      ['Resource', 'decode-memory'],
+      ['Image dimensions', '8,000 × 6,000 pixels'],
+      ['Budget bytes', '256.0 MB (268435456 bytes)'],
+      ['Queued requests', '3'],
+      ['Shared', 'yes'],
+      ['Since', new Date(1767225600000).toLocaleString()],
+      ['Nested', 'Retry count: 2'],
+    ])
+    expect(shown.next).toBeNull()
+  })
+
+  it('offers the next step: the model upload for a pipeline missing its model, the tasks page for an algorithm in use', () => {
+    const missing = showError(new DeviceError('/v1/cwai/aihost/PTaskCreate', 200, [{
+      msgCode: '1005', messageKey: 'api.error.TaskCreateFailed', msgText: 'device text',
+      details: { algorithmCode: 'no-safety-helmet-analysis', missingModel: 'helmet-classifier' }, retryable: false, recommendedAction: 'CHECK_MODEL_STATUS',
+    }]))
+    expect(missing.facts).toEqual([['Algorithm', 'no-safety-helmet-analysis'], ['Missing model', 'helmet-classifier']])
+    expect(missing.next).toEqual({ kind: 'upload-model', modelId: 'helmet-classifier' })
+    const inUse = showError(new DeviceError('/gtw/cwai/Algorithm/delete', 200, [{
+      msgCode: '7303', messageKey: 'api.error.AlgorithmInUse', msgText: 'device text',
+      details: { algorithmId: 'face-detection', taskIds: ['t-1'] }, retryable: false, recommendedAction: 'NONE',
+    }]))
+    expect(inUse.next).toEqual({ kind: 'cancel-tasks', algorithmId: 'face-detection', taskIds: ['t-1'] })
+  })
+
   it('falls back to the device text for a key it does not know', () => {
     const shown = showError(new DeviceError('/x', 200, [{ msgCode: '9', messageKey: 'api.error.SomethingNew', msgText: 'Something new happened.', details: {}, retryable: true, recommendedAction: 'RETRY' }]))
     expect(shown.title).toBe('Something new happened.')

@@ -90,15 +90,15 @@ export function Algorithms({ client, account }: { client: DeviceClient; account:
         ${notice ? html`<p class="notice" role="status" data-testid="algorithms-notice">${notice}</p>` : null}
         <${ErrorPanel} error=${error?.error} context=${error?.context} />
         ${rows === null && !listError ? html`<p class="hint">Loading…</p>` : null}
-        ${rows ? html`<div class="table-wrap"><table data-testid="algorithms">
+        ${rows ? html`<div class="table-wrap"><table class="cards" data-testid="algorithms">
           <caption class="sr-only">Algorithms on the device, with their pipelines</caption>
           <thead><tr><th scope="col">Id</th><th scope="col">Name</th><th scope="col">Version</th><th scope="col">Origin</th><th scope="col">Pipeline</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>${rows.map((row) => html`<tr key=${row.algorithmId} data-algorithm-id=${row.algorithmId}>
-            <th scope="row"><code>${row.algorithmId}</code></th>
-            <td class="wrap">${row.algorithmName}</td>
-            <td>${row.version}</td>
-            <td data-testid="origin">${row.origin}</td>
-            <td title=${row.nodes.map((n) => n.id).join(' → ')}>${chain(row)}</td>
+            <th scope="row" data-label="Id"><code class="wrap">${row.algorithmId}</code></th>
+            <td class="wrap" data-label="Name">${row.algorithmName}</td>
+            <td data-label="Version">${row.version}</td>
+            <td data-testid="origin" data-label="Origin">${row.origin}</td>
+            <td class="wrap" data-label="Pipeline" title=${row.nodes.map((n) => n.id).join(' → ')}>${chain(row)}</td>
             <td><div class="actions">
               <button type="button" class="secondary" aria-disabled=${busyId !== null} aria-label=${`Export ${row.algorithmId}`} onClick=${() => exportOne(row)}>Export</button>
               <button type="button" class="danger-outline" aria-disabled=${busyId !== null} aria-label=${`Delete ${row.algorithmId}`} onClick=${(e: Event) => askDelete(row, e)}>Delete</button>
@@ -110,9 +110,8 @@ export function Algorithms({ client, account }: { client: DeviceClient; account:
     </div>
     ${confirming ? html`<${ConfirmDialog} title=${`Delete ${confirming.algorithmId}?`} confirmLabel="Delete" busy=${busyId === confirming.algorithmId}
       onConfirm=${deleteConfirmed} onCancel=${cancelDelete}>
-      <p><strong>${confirming.algorithmName}</strong> (${confirming.origin}) is removed from the device. Tasks cannot use it afterwards.
-        ${confirming.origin === 'preset' ? ' A shipped algorithm stays deleted across restarts until a package with its id is installed.' : ''}
-        Export it first to keep a copy.</p>
+      <p data-testid="delete-text"><strong>${confirming.algorithmName}</strong> (${confirming.origin}) is removed from the device. Tasks cannot use it afterwards.${' '}
+        ${confirming.origin === 'preset' ? 'A shipped algorithm stays deleted across restarts until a package with its id is installed. ' : ''}Export it first to keep a copy.</p>
     </${ConfirmDialog}>` : null}
   </main>`
 }

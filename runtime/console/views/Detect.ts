@@ -1,12 +1,12 @@
 import { html } from 'htm/preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { DeviceClient, uuid } from '../../client/client.ts'
-import { DEBUG_MARKER } from '../../client/detect.ts'
+import { DeviceClient } from '../../client/client.ts'
 import { DeviceError, isAbort } from '../../client/errors.ts'
 import { cancelStoredUpload, uploadFile, type UploadProgress, type UploadSource } from '../../client/upload.ts'
 import type { AlgorithmRow, DetectionResult, UploadCapabilities } from '../../client/types.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
-import { formatBytes } from '../messages.ts'
+import type { ConsoleTasks } from '../console-tasks.ts'
+import { formatBytes, formatCount } from '../messages.ts'
 import { browserResumeStore, resumeKeyOf } from '../session.ts'
 import { Result } from './Result.ts'
 
@@ -14,8 +14,6 @@ import { Result } from './Result.ts'
 export interface DetectMemory {
   file: File | null
   algorithmCode: string | null
-  /** algorithmCode → taskId: one created task may detect many images (spec 1 step 6). */
-  tasks: Map<string, string>
   /** A 401 interrupted an upload: it restarts as a new upload session (spec 5.3). */
   interrupted: boolean
   /** Sessions of uploads interrupted by a 401, cancelled once signed in again (spec 4.6: releases the reservation). */
@@ -34,13 +32,19 @@ const STEP_TEXT: Record<Step, string> = { idle: '', task: 'Creating the task (lo
 
 const fileSource = (file: File): UploadSource => ({ name: file.name, size: file.size, slice: (start, end) => file.slice(start, end) })
 
-/** A limit the console checks against the live capabilities before sending anything, shown like the device's own error. */
-const tooLargeLocally = (file: File, limit: number) => new DeviceError('uploadCapabilities', 0, [{
-  msgCode: 'IMAGE_INPUT_TOO_LARGE', messageKey: 'api.error.imageInputTooLarge', msgText: 'The encoded image exceeds the input limit.',
-  details: { actualBytes: file.size, limitBytes: limit, resource: 'encoded-image', purpose: 'image' }, retryable: false, recommendedAction: 'RESIZE_OR_RECOMPRESS_IMAGE',
-}])
+/**
+ * A limit the console checks against the live capabilities before sending anything, shown like
+ * the device's own error, with the image's dimensions when the browser can read them.
+ */
+async function tooLargeLocally(file: File, limit: number) {
+  const size = await createImageBitmap(file).then((b) => { const s = { width: b.width, height: b.height }; b.close(); return s }, () => null)
+  return new DeviceError('uploadCapabilities', 0, [{
+    msgCode: 'IMAGE_INPUT_TOO_LARGE', messageKey: 'api.error.imageInputTooLarge', msgText: 'The encoded image exceeds the input limit.',
+    details: { actualBytes: file.size, limitBytes: limit, ...size, resource: 'encoded-image', purpose: 'image' }, retryable: false, recommendedAction: 'RESIZE_OR_RECOMPRESS_IMAGE',
+  }])
+}
 
-export function Detect({ client, account, memory }: { client: DeviceClient; account: string; memory: DetectMemory }) {
+export function Detect({ client, account, memory, tasks }: { client: DeviceClient; account: string; memory: DetectMemory; tasks: ConsoleTasks }) {
   const [algorithms, setAlgorithms] = useState<AlgorithmRow[] | null>(null)
   const [algorithmError, setAlgorithmError] = useState<unknown>(null)
   const [algorithmCode, setAlgorithmCode] = useState<string>(memory.algorithmCode ?? '')
@@ -54,8 +58,17 @@ export function Detect({ client, account, memory }: { client: DeviceClient; acco
   const [error, setError] = useState<unknown>(null)
   const [errorContext, setErrorContext] = useState<string | undefined>(undefined)
   const [result, setResult] = useState<DetectionResult | null>(null)
+  const [timings, setTimings] = useState<Record<string, number> | null>(null)
   const [notice, setNotice] = useState<string | null>(memory.interrupted ? 'The previous upload was interrupted when the session ended; it starts again as a new upload.' : null)
   const abort = useRef<AbortController | null>(null)
+  const resultPanel = useRef<HTMLDivElement>(null)
+
+  // On a narrow screen the result is laid out below the form: bring it into view.
+  useEffect(() => {
+    const panel = resultPanel.current
+    if (!result || !panel) return
+    if (panel.getBoundingClientRect().top > innerHeight * 0.6) panel.scrollIntoView({ block: 'start', behavior: 'smooth' })
+  }, [result])
 
   useEffect(() => {
     memory.interrupted = false
@@ -91,14 +104,8 @@ export function Detect({ client, account, memory }: { client: DeviceClient; acco
   }
 
   const ensureTask = async (code: string, fresh = false) => {
-    let taskId = memory.tasks.get(code)
-    if (taskId && !fresh) return taskId
-    taskId = uuid()
     setStep('task')
-    // spec 8: task creation may take up to 120 s (model loading).
-    await client.taskCreate({ algorithmCode: code, algorithmUpdateTime: String(Date.now()), taskId, mvDebug: DEBUG_MARKER })
-    memory.tasks.set(code, taskId)
-    return taskId
+    return tasks.ensure(code, fresh)
   }
 
   const run = async (event: Event) => {
@@ -106,17 +113,19 @@ export function Detect({ client, account, memory }: { client: DeviceClient; acco
     if (!file || !algorithmCode) return
     setError(null)
     setResult(null)
+    setTimings(null)
     setNotice(null)
     setProgress(null)
     const limit = Number(capabilities?.maxEncodedImageBytes ?? 0)
     if (limit > 0 && file.size > limit) {
       setErrorContext('Checked against the device’s live upload capabilities')
-      setError(tooLargeLocally(file, limit))
+      setError(await tooLargeLocally(file, limit))
       return
     }
     const controller = new AbortController()
     abort.current = controller
     let context = 'Task'
+    let uploadId: string | null = null
     try {
       let taskId = await ensureTask(algorithmCode)
       context = 'Upload'
@@ -128,6 +137,7 @@ export function Detect({ client, account, memory }: { client: DeviceClient; acco
         onRetry: (attempt) => setRetrying(attempt),
         signal: controller.signal,
       })
+      uploadId = upload.uploadId
       context = 'Detection'
       setStep('detect')
       let detection: DetectionResult
@@ -141,12 +151,17 @@ export function Detect({ client, account, memory }: { client: DeviceClient; acco
         detection = await client.detectPic({ taskId, algorithmCode, uploadId: upload.uploadId }, { signal: controller.signal })
       }
       setResult(detection)
+      // The stage times of this detection (the task's last one), for the result's inference time.
+      client.taskInfo(taskId).then((info) => setTimings(info.lastTimings), () => setTimings(null))
     } catch (e) {
       if (!isAbort(e)) {
         setErrorContext(context)
         setError(e)
       }
+      // spec 4.6, 4.7: a failed detection leaves its upload for a retry; the console starts afresh, so it releases it.
+      if (uploadId) client.cancelUpload(uploadId).catch(() => undefined)
     } finally {
+      tasks.idle()
       setStep('idle')
       setRetrying(null)
       abort.current = null
@@ -162,6 +177,8 @@ export function Detect({ client, account, memory }: { client: DeviceClient; acco
   }
 
   const busy = step !== 'idle'
+  // A select cannot wrap: the chosen algorithm's full name and id are repeated below it.
+  const picked = algorithms?.find((a) => a.algorithmId === algorithmCode)
   const percent = progress ? Math.round((progress.sentBytes / Math.max(1, progress.totalBytes)) * 100) : 0
   return html`<main class="detect" id="main">
     <h1 tabindex="-1">Detection</h1>
@@ -171,9 +188,10 @@ export function Detect({ client, account, memory }: { client: DeviceClient; acco
           <select name="algorithm" value=${algorithmCode} disabled=${busy || !algorithms?.length} onChange=${(e: Event) => setAlgorithmCode((e.target as HTMLSelectElement).value)} data-testid="algorithm">
             ${algorithms === null && !algorithmError ? html`<option value="">Loading…</option>` : null}
             ${algorithms?.length === 0 ? html`<option value="">No image-analysis algorithm on this device</option>` : null}
-            ${(algorithms ?? []).map((a) => html`<option value=${a.algorithmId}>${a.algorithmName || a.algorithmId} (${a.algorithmId})</option>`)}
+            ${(algorithms ?? []).map((a) => html`<option value=${a.algorithmId}>${a.algorithmName || a.algorithmId}</option>`)}
           </select>
         </label>
+        ${picked ? html`<p class="hint picked"><span data-testid="algorithm-name">${picked.algorithmName || picked.algorithmId}</span> · id <code>${picked.algorithmId}</code></p>` : null}
         <${ErrorPanel} error=${algorithmError} context="Algorithms" />
 
         <label class=${`drop${dragging ? ' dragging' : ''}`}
@@ -193,15 +211,15 @@ export function Detect({ client, account, memory }: { client: DeviceClient; acco
         ${busy ? html`<p role="status" data-testid="step">${STEP_TEXT[step]}${retrying ? ` Interrupted — resuming (attempt ${retrying} of ${UPLOAD_RETRIES})…` : ''}</p>` : null}
         ${progress ? html`<div class="progress">
           <progress max="100" value=${percent} aria-label="Upload progress" data-testid="progress"></progress>
-          <span>${percent}% · chunk ${Math.min(progress.nextChunkIndex, progress.totalChunks)} of ${progress.totalChunks}</span>
+          <span data-testid="progress-text">${percent}% · ${formatBytes(progress.sentBytes, true)} of ${formatBytes(progress.totalBytes, true)}</span>
         </div>` : null}
         ${notice ? html`<p class="notice" role="status" data-testid="notice">${notice}</p>` : null}
         <${ErrorPanel} error=${error} context=${errorContext} />
 
         <${Capabilities} capabilities=${capabilities} error=${capabilityError} />
       </form>
-      <div class="panel result-panel">
-        ${result ? html`<${Result} result=${result} />` : html`<p class="placeholder">The result appears here.</p>`}
+      <div class="panel result-panel" ref=${resultPanel}>
+        ${result ? html`<${Result} result=${result} timings=${timings} />` : html`<p class="placeholder">The result appears here.</p>`}
       </div>
     </div>
   </main>`
@@ -213,7 +231,7 @@ function Capabilities({ capabilities, error }: { capabilities: UploadCapabilitie
   if (!capabilities) return html`<p class="hint">Reading upload capabilities…</p>`
   const rows: [string, string][] = [
     ['Largest image file', formatBytes(capabilities.maxEncodedImageBytes)],
-    ['Largest image', `${Number(capabilities.maxImagePixels).toLocaleString()} pixels`],
+    ['Largest image', `${formatCount(capabilities.maxImagePixels)} pixels`],
     ['Chunk size limit', formatBytes(capabilities.maxChunkSize)],
     ['Free for new uploads', formatBytes(capabilities.availableForNewUploadsBytes)],
     ['Disk safety reserve', formatBytes(capabilities.reserveBytes)],

@@ -1,6 +1,16 @@
 import { html } from 'htm/preact'
 import { useState } from 'preact/hooks'
-import { allTargets, type DetectionResult, type Target } from '../../client/types.ts'
+import { allTargets, type Area, type DetectionResult, type Target } from '../../client/types.ts'
+
+const ms = (v: number) => `${Math.round(v)} ms`
+/** The sidecar's own stages (header, admission, decode, pipeline, overlay); `node.*` are inside `pipeline`. */
+const stagesTotal = (timings: Record<string, number>) => Object.entries(timings).filter(([k]) => !k.startsWith('node.')).reduce((sum, [, v]) => sum + v, 0)
+
+/** A logic node's decision in an area (spec 2.6 bLogicResult), when its targets carry one. */
+const decided = (area: Area) => {
+  const judged = area.targetList.filter((t) => typeof t.bLogicResult === 'boolean')
+  return judged.length ? { met: judged.filter((t) => t.bLogicResult).length, of: judged.length } : null
+}
 
 const best = (t: Target) => [...(t.confidence ?? [])].sort((a, b) => b.confidence - a.confidence)[0]
 
@@ -14,7 +24,7 @@ const rawJson = (result: DetectionResult) => JSON.stringify({
  * A detection result (spec 2.6): the annotated fullPicture (URL or data URL), the targets of
  * every area merged, overlays for landmarks (pixel coordinates) and mask polygons (normalized).
  */
-export function Result({ result }: { result: DetectionResult }) {
+export function Result({ result, timings }: { result: DetectionResult; timings?: Record<string, number> | null }) {
   const targets = allTargets(result)
   const [size, setSize] = useState<{ width: number; height: number } | null>(null)
   const [showLandmarks, setShowLandmarks] = useState(true)
@@ -34,6 +44,12 @@ export function Result({ result }: { result: DetectionResult }) {
   return html`<section class="result" aria-labelledby="result-heading">
     <h2 id="result-heading"><span data-testid="target-count">${targets.length}</span> ${targets.length === 1 ? 'target' : 'targets'} found</h2>
     <p class="hint">Algorithm <code>${result.algorithmCode}</code> · ${result.areaList.length} area(s) · ${new Date(Number(result.timestamp)).toLocaleString()}</p>
+    ${timings ? html`<p class="hint">Inference <strong data-testid="inference-time">${ms(stagesTotal(timings))}</strong> (${
+      Object.entries(timings).filter(([k]) => !k.startsWith('node.')).map(([k, v]) => `${k} ${ms(v)}`).join(', ')})</p>` : null}
+    <ul class="areas" data-testid="areas">${result.areaList.map((area) => html`<li>
+      ${result.areaList.length > 1 || area.areaName ? html`<span>${area.areaName || area.areaId}: </span>` : null}Detected: <strong data-testid="area-detected">${area.bDetected ? 'yes' : 'no'}</strong>
+      ${decided(area) ? html` · condition met by <span data-testid="area-met">${decided(area)!.met}</span> of ${decided(area)!.of} target(s)` : null}
+    </li>`)}</ul>
     <div class="toggles" role="group" aria-label="Overlays">
       <label><input type="checkbox" checked=${showLandmarks} disabled=${!landmarkCount} onChange=${(e: Event) => setShowLandmarks((e.target as HTMLInputElement).checked)} data-testid="toggle-landmarks" /> Landmarks (${landmarkCount})</label>
       <label><input type="checkbox" checked=${showPolygons} disabled=${!polygonCount} onChange=${(e: Event) => setShowPolygons((e.target as HTMLInputElement).checked)} data-testid="toggle-polygons" /> Polygons (${polygonCount})</label>
@@ -44,14 +60,14 @@ export function Result({ result }: { result: DetectionResult }) {
       ${overlay}
     </figure>
     <div class="table-wrap">
-      <table data-testid="targets">
+      <table class="cards" data-testid="targets">
         <caption class="sr-only">Detected targets</caption>
         <thead><tr><th scope="col">#</th><th scope="col">Label</th><th scope="col">Confidence</th><th scope="col">x</th><th scope="col">y</th><th scope="col">Width</th><th scope="col">Height</th><th scope="col">Landmarks</th></tr></thead>
         <tbody>${targets.map((t, i) => {
           const top = best(t)
           return html`<tr tabindex="0" aria-selected=${selected === i} onFocus=${() => setSelected(i)} onMouseEnter=${() => setSelected(i)}>
-            <td>${i + 1}</td><td>${(t.confidence ?? []).map((c) => c.label).join(', ') || '-'}</td><td>${top ? top.confidence.toFixed(3) : '-'}</td>
-            <td>${Math.round(t.box.x)}</td><td>${Math.round(t.box.y)}</td><td>${Math.round(t.box.width)}</td><td>${Math.round(t.box.height)}</td><td>${t.landmark?.length ?? 0}</td>
+            <td data-label="#">${i + 1}</td><td data-label="Label">${(t.confidence ?? []).map((c) => c.label).join(', ') || '-'}</td><td data-label="Confidence">${top ? top.confidence.toFixed(3) : '-'}</td>
+            <td data-label="x">${Math.round(t.box.x)}</td><td data-label="y">${Math.round(t.box.y)}</td><td data-label="Width">${Math.round(t.box.width)}</td><td data-label="Height">${Math.round(t.box.height)}</td><td data-label="Landmarks">${t.landmark?.length ?? 0}</td>
           </tr>`
         })}</tbody>
       </table>
