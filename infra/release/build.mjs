@@ -184,7 +184,7 @@ export async function buildRelease({ root, dist, outdir = path.join(dist, 'relea
   const archive = path.join(outdir, `${folderName}.tar.gz`)
   await tarGz(archive, work, [folderName])
   rmSync(work, { recursive: true, force: true })
-  return { archive, upgradePackage, folderName }
+  return { archive, upgradePackage }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process'
+import { execFile, execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -6,6 +6,7 @@ import { promisify } from 'node:util'
 import { extract } from 'tar'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { settings } from '../../shared/config.ts'
+import { EXECUTABLE } from '../../infra/release/build.mjs'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { md5 } from '../helpers/tarball.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
@@ -48,7 +49,7 @@ describe('release build: one executable with the application beside it, run with
     mkdirSync(unpacked)
     await extract({ file: path.join(out, `${PRODUCT}-V${version}-linux-x64.tar.gz`), cwd: unpacked })
     home = path.join(unpacked, `${PRODUCT}-V${version}-linux-x64`)
-    executable = path.join(home, 'edge-device')
+    executable = path.join(home, EXECUTABLE)
     // No node and no npm: an empty folder is the whole PATH (the device runs no other program).
     emptyPath = path.join(work, 'bin')
     mkdirSync(emptyPath)
@@ -66,7 +67,7 @@ describe('release build: one executable with the application beside it, run with
 
   it('packs one folder: the executable, the application tree and only linux-x64 native add-ons', () => {
     expect(statSync(executable).mode & 0o777).toBe(0o755)
-    expect(readdirSync(home).sort()).toEqual(['dist', 'edge-device', 'manifest.json', 'models', 'node_modules', 'package.json', 'shared'])
+    expect(readdirSync(home).sort()).toEqual(['dist', EXECUTABLE, 'manifest.json', 'models', 'node_modules', 'package.json', 'shared'])
     const modules = listFiles(path.join(home, 'node_modules'))
     expect(modules.filter((file) => file.endsWith('.node')).some((file) => file.includes('onnxruntime-node/bin/napi-v6/linux/x64/'))).toBe(true)
     expect(modules.filter((file) => /(^|\/)(darwin|win32)(\/|$)|linux\/arm64\/|-musl\//.test(file))).toEqual([])
@@ -95,6 +96,13 @@ describe('release build: one executable with the application beside it, run with
     expect(readlinkSync(`/proc/${pidOf('inference sidecar ready')}/exe`)).toBe(executable)
   })
 
+  /** Exit status of `edge-device --probe` (the container HEALTHCHECK) against the device's port. */
+  const probe = () => spawnSync(executable, ['--probe'], { env: { PATH: emptyPath, PORT: String(device.port), HOST: '127.0.0.1' } }).status
+
+  it('--probe succeeds while the device answers Probe', () => {
+    expect(probe()).toBe(0)
+  })
+
   it('upgrades to the next release with its upgrade package: softwareVersion changes, bootId does not (spec 4.11)', async () => {
     const before = await status()
     const upgradeOut = path.join(work, 'upgrade')
@@ -120,5 +128,6 @@ describe('release build: one executable with the application beside it, run with
   it('stops cleanly on SIGTERM', async () => {
     expect(await device.stop()).toBe(0)
     expect(device.logs.at(-1)).toMatchObject({ msg: 'stopped' })
+    expect(probe()).toBe(1)
   })
 })
