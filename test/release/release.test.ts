@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { settings } from '../../shared/config.ts'
 import { EXECUTABLE } from '../../infra/release/build.mjs'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
-import { md5 } from '../helpers/tarball.ts'
+import { md5, writePackage } from '../helpers/tarball.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
@@ -63,6 +63,12 @@ describe('release build: one executable with the application beside it, run with
   })
 
   const status = async () => (await device.post('/gtw/cwai/System/QueryDeviceStatus', {}, mtk)).body.resData
+  const listening = () => device.logs.filter((l) => l.msg === 'listening').length
+  /** After an Upgrade: waits until the device (new or restored) listens again. */
+  async function listeningAgain(count: number) {
+    const until = Date.now() + 100_000
+    while (listening() === count && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 200))
+  }
   const pidOf = (msg: string) => [...device.logs].reverse().find((l) => l.msg === msg)?.pid as number
 
   it('packs one folder: the executable, the application tree and only linux-x64 native add-ons', () => {
@@ -112,18 +118,29 @@ describe('release build: one executable with the application beside it, run with
     const bytes = readFileSync(path.join(upgradeOut, name!))
     expect(name).toBe(`${PRODUCT}-V${bumped}-${md5(bytes)}.tar.gz`)
     const uploadId = await uploadFile(device, mtk, bytes, name!, 'upgrade')
-    const listening = () => device.logs.filter((l) => l.msg === 'listening').length
     const count = listening()
     const answer = await device.post('/gtw/cwai/System/Upgrade', { uploadId }, mtk)
     expect(answer.body).toMatchObject({ resCode: 1, resData: { version: bumped, fromVersion: version, restarting: true } })
-    const until = Date.now() + 120_000
-    while (listening() === count && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 200))
+    await listeningAgain(count)
     const after = await status()
     expect(after).toMatchObject({ softwareVersion: bumped, bootId: before.bootId, lastUpgrade: { version: bumped, fromVersion: version, outcome: 'installed', reason: null } })
     // The new release runs from the data folder, still under the release executable.
     expect(readlinkSync(`/proc/${pidOf('listening')}/exe`)).toBe(executable)
     expect(readFileSync(`/proc/${pidOf('listening')}/cmdline`, 'utf8').split('\0')).toContain(path.join(device.dataDir, 'releases', bumped, 'dist/runtime/server.mjs'))
   }, 300_000)
+
+  it('rolls back to the installed release when the next one does not start', async () => {
+    const next = bumped.replace(/\d+$/, (patch) => String(Number(patch) + 1))
+    const broken = writePackage(work, { version: next, files: { 'dist/runtime/server.mjs': 'process.exit(3)\n', 'package.json': JSON.stringify({ version: next }) } })
+    const uploadId = await uploadFile(device, mtk, broken.bytes, broken.name, 'upgrade')
+    const count = listening()
+    expect((await device.post('/gtw/cwai/System/Upgrade', { uploadId }, mtk)).body).toMatchObject({ resCode: 1, resData: { version: next, fromVersion: bumped } })
+    await listeningAgain(count)
+    const after = await status()
+    expect(after).toMatchObject({ softwareVersion: bumped, lastUpgrade: { version: next, fromVersion: bumped, outcome: 'rolled-back' } })
+    expect(after.lastUpgrade.reason).toMatch(/exited with code 3 before listening/)
+    expect(readlinkSync(`/proc/${pidOf('listening')}/exe`)).toBe(executable)
+  }, 120_000)
 
   it('stops cleanly on SIGTERM', async () => {
     expect(await device.stop()).toBe(0)
