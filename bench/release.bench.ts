@@ -15,7 +15,7 @@ import { spawnChild } from './lib/child-process.ts'
 import { BENCH_DIR, figure, writeReport } from './lib/report.ts'
 
 const ROOT = path.dirname(BENCH_DIR)
-const ROUNDS = 3
+const ROUNDS = 4
 const IDLE_MS = 5_000
 const START_TIMEOUT_MS = 120_000
 const MB = 1e6
@@ -104,11 +104,12 @@ try {
 
   const release: Awaited<ReturnType<typeof startOnce>>[] = []
   const npmStart: Awaited<ReturnType<typeof startOnce>>[] = []
-  // Interleaved rounds so load from other processes falls on both alike.
+  // Interleaved rounds, each side first in turn, so load from other processes falls on both alike.
   for (let round = 0; round < ROUNDS; round++) {
-    release.push(await startOnce(executable, [], home, { PATH: '/nonexistent' }))
+    const runRelease = async () => { release.push(await startOnce(executable, [], home, { PATH: '/nonexistent' })) }
     // What `npm start` runs, without npm's own launch (which would only lengthen the baseline).
-    npmStart.push(await startOnce(process.execPath, ['runtime/start.mjs'], ROOT, { PATH: process.env.PATH ?? '' }))
+    const runNpmStart = async () => { npmStart.push(await startOnce(process.execPath, ['runtime/start.mjs'], ROOT, { PATH: process.env.PATH ?? '' })) }
+    for (const run of round % 2 === 0 ? [runRelease, runNpmStart] : [runNpmStart, runRelease]) await run()
     const line = (r: Awaited<ReturnType<typeof startOnce>>) => `${Math.round(r.startMs)} ms (${r.startCpuSeconds.toFixed(2)} s CPU) ${Math.round(r.rssMb)} MB`
     console.log(`round ${round + 1}: release ${line(release.at(-1)!)}, npm start ${line(npmStart.at(-1)!)}`)
   }

@@ -27,7 +27,7 @@ const PLATFORM = 'linux-x64'
 const DIST_PARTS = ['runtime', 'functions', 'console', 'staticfile', 'models', 'build-info.json']
 /** Native add-ons ship only their linux-x64 binaries. */
 const FOREIGN_BINARIES = /(^|\/)(darwin|win32|linux\/(arm64|arm|ia32|ppc64|s390x))(\/|$)|-(darwin|win32|musl|arm64|arm|ia32)(-|$)/
-// ffmpeg for the camera pipeline goes here when it lands (laid beside, like the add-ons).
+/** Packages shipped though no bundle imports them by name. Hook for the camera work's ffmpeg: add '@ffmpeg-installer/linux-x64'. */
 const EXTRA_PACKAGES = []
 
 const sha = (algorithm, bytes) => createHash(algorithm).update(bytes).digest('hex')
@@ -193,6 +193,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dist = path.join(root, 'dist')
   const outdir = option('--outdir') ? path.resolve(option('--outdir')) : undefined
   buildRelease({ root, dist, outdir, version: option('--version'), upgradeOnly: process.argv.includes('--upgrade-only') })
-    .then((out) => { for (const file of Object.values(out).filter((v) => v.endsWith('.tar.gz'))) console.log(`${path.relative(process.cwd(), file)}  ${(statSync(file).size / 1e6).toFixed(1)} MB`) })
+    .then((out) => { for (const file of Object.values(out)) console.log(`${path.relative(process.cwd(), file)}  ${(statSync(file).size / 1e6).toFixed(1)} MB`) })
     .catch((error) => { console.error(error.stack ?? error); process.exit(1) })
 }
