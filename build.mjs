@@ -4,6 +4,7 @@
 //   - the runtime entries listed in RUNTIME_ENTRIES.
 // `--outdir DIR` builds into DIR instead of dist/.
 // `node build.mjs --only aihost/Probe` rebuilds one handler bundle (hot redeploy).
+// `node build.mjs --release` then packs the linux-x64 release and its upgrade package (infra/release/build.mjs).
 // Files are written to a temporary name and renamed, so a running runtime never reads half a bundle.
 import { build } from 'esbuild'
 import { createHash } from 'node:crypto'
@@ -13,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { buildDocs } from './runtime/docs/step.mjs'
 import { buildCli } from './runtime/cli/step.mjs'
 import { buildConsole } from './runtime/console/step.mjs'
+import { buildRelease } from './infra/release/build.mjs'
 
 const root = path.dirname(fileURLToPath(import.meta.url))
 const outdirIndex = process.argv.indexOf('--outdir')
@@ -130,6 +132,10 @@ async function main() {
   for (const step of EXTRA_STEPS) await step({ root, dist })
   const sourcesHash = sha256(all.map((file) => readFileSync(file)).join('\0'))
   writeAtomically(path.join(dist, 'build-info.json'), JSON.stringify({ builtAt: new Date().toISOString(), hash: sourcesHash.slice(0, 16) }, null, 2))
+  if (process.argv.includes('--release')) {
+    const { archive, upgradePackage } = await buildRelease({ root, dist })
+    for (const file of [archive, upgradePackage]) console.log(path.relative(root, file))
+  }
 }
 
 main().catch((error) => {

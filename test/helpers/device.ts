@@ -35,6 +35,8 @@ export interface StartOptions {
   dataDir?: string
   /** `supervisor` runs dist/runtime/supervisor.mjs (npm start's supervisor) on a fixed free port. */
   entry?: 'server' | 'supervisor'
+  /** A release executable to run instead (no argument: it acts as the supervisor), with no environment but `env` and the test settings. */
+  executable?: string
 }
 
 /** A port free right now (for runs that restart and must keep their port). */
@@ -55,15 +57,18 @@ const root = path.resolve(import.meta.dirname, '../..')
 /** Starts the built runtime (`dist/runtime/server.mjs`) on an ephemeral port with its own data folder. */
 export async function startDevice(options: StartOptions = {}): Promise<DeviceProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'device-test-'))
-  const supervised = options.entry === 'supervisor'
+  const supervised = options.entry === 'supervisor' || options.executable !== undefined
   const fixedPort = supervised ? await freePort() : 0
   // Above info the device prints no `listening` line: a supervised device (fixed port) is then probed.
   const quiet = ['warn', 'error', 'fatal', 'silent'].includes(options.env?.LOG_LEVEL ?? '')
   if (quiet && !supervised) throw new Error('a device started quiet must be supervised (fixed port) to be probed')
-  const child = spawn(process.execPath, [path.join(root, supervised ? 'dist/runtime/supervisor.mjs' : 'dist/runtime/server.mjs')], {
-    cwd: root,
+  const [command, args, cwd]: [string, string[], string] = options.executable
+    ? [options.executable, [], path.dirname(options.executable)]
+    : [process.execPath, [path.join(root, supervised ? 'dist/runtime/supervisor.mjs' : 'dist/runtime/server.mjs')], root]
+  const child = spawn(command, args, {
+    cwd,
     env: {
-      ...process.env,
+      ...(options.executable ? {} : process.env),
       PORT: String(fixedPort),
       HOST: '127.0.0.1',
       WS_PORT: '0',
