@@ -17,6 +17,7 @@ import { emitSidecarRestarts } from './events/producers.ts'
 import { createInference } from './inference/start.ts'
 import { restoreTasks } from './tasks/restore.ts'
 import { TaskService } from './tasks/service.ts'
+import { CameraService } from './cameras/service.ts'
 import { UploadManager } from './uploads/service.ts'
 import { removeOrphanSpoolFiles, spoolDirOf } from '../shared/uploads/spool.ts'
 import { SessionCache } from './auth/session-cache.ts'
@@ -119,6 +120,9 @@ export async function createServices(config: Config, log: Logger, options: Servi
   })
   // Image-analysis tasks (spec 3.2): their lifecycle, locks and activity.
   const tasks = new TaskService({ db: database.db, config, clock, log: log.child({ area: 'tasks' }), inference: inference.inference, uploads })
+  // Cameras (spec 4.10 Camera): one reader (an ffmpeg child) per camera; stopped before the database closes.
+  const cameras = new CameraService({ db: database.db, config, clock, log: log.child({ area: 'cameras' }), events: eventSystem.events, uploads })
+  components.push({ name: 'cameras', start: () => cameras.start(), stop: () => cameras.stop() })
   const services: Services = {
     db: database.db,
     config,
@@ -137,6 +141,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     tasks,
     uploads,
     sessions,
+    cameras,
   }
 
   return {

@@ -8,6 +8,7 @@ import type { InferenceService } from './inference/types.ts'
 import type { UploadService } from './uploads/index.ts'
 import type { SessionService } from './auth/session-service.ts'
 import type { TasksService } from './tasks/types.ts'
+import type { CamerasService } from './cameras/types.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -89,6 +90,8 @@ export interface Services {
   sessions: SessionService
   /** Chunked uploads and upload sessions (spec 2.5, 3.1, 4.4-4.6, 4.12); `claim` hands a complete upload to a consumer. */
   uploads: UploadService
+  /** Cameras and their connection state (spec 4.10 Camera; shared/cameras/types.ts). */
+  cameras: CamerasService
 }
 
 export interface Ctx extends Services {

@@ -37,6 +37,10 @@ export const EVENT_KINDS = {
     version: 'string; package version', fromVersion: 'string', outcome: '"installed", "rolled-back" or "refused"', reason: 'string or null; why it was not installed', softwareVersion: 'string; version now running' }),
   'settings.rejected': kind('system', true, 'Stored settings could not be applied when the device started; the device runs without them until they are set again.', {
     setting: '"mqtt" or "webhook"', reason: 'string; why they could not be applied' }),
+  'camera.online': kind('cameras', false, 'A camera delivers frames again (or for the first time since it was added or the device started).', {
+    cameraId: 'string', cameraName: 'string', width: 'number; decoded width', height: 'number', fps: 'number or null; the source\'s frame rate' }),
+  'camera.offline': kind('cameras', true, 'A camera stopped delivering frames or could not be reached; the device keeps reconnecting with backoff.', {
+    cameraId: 'string', cameraName: 'string', messageKey: 'string; the catalogue key of the failure (api.error.Camera...)', reason: 'string; what failed, credentials removed' }),
   'alarm.raised': kind('analysis', true, 'An analysis task raised an alarm (produced by analysis tasks).', {
     taskId: 'string', alarmType: 'string', cameraId: 'string or null', message: 'string', imageUrl: 'string or null' }),
   'passengerFlow.counted': kind('analysis', false, 'A passenger-flow task counted crossings (produced by analysis tasks).', {
