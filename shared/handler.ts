@@ -9,6 +9,7 @@ import type { UploadService } from './uploads/index.ts'
 import type { SessionService } from './auth/session-service.ts'
 import type { TasksService } from './tasks/types.ts'
 import type { CamerasService } from './cameras/types.ts'
+import type { StreamTasksService } from './streams/types.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -92,6 +93,8 @@ export interface Services {
   uploads: UploadService
   /** Cameras and their connection state (spec 4.10 Camera; shared/cameras/types.ts). */
   cameras: CamerasService
+  /** Stream tasks: continuous analysis of a camera (spec 4.9 TaskCreate; shared/streams/types.ts). */
+  streams: StreamTasksService
 }
 
 export interface Ctx extends Services {

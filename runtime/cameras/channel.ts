@@ -6,6 +6,8 @@ import { failure } from './reader.ts'
 export interface ChannelOptions {
   /** Opens a reader on the source (may fail at once, e.g. an HTTP source that answers 401). */
   openReader(handlers: ReaderHandlers): Promise<Reader>
+  /** Every frame, as it arrives. */
+  onFrame(frame: Frame): void
   reconnectMinMs: number
   reconnectMaxMs: number
   /** Called on every status change. */
@@ -71,6 +73,7 @@ export class CameraChannel {
       this.setStatus('online')
     }
     for (const waiter of this.waiters.splice(0)) waiter.resolve()
+    this.options.onFrame(frame)
   }
 
   private onFailure(error: ApiError): void {

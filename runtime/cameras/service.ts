@@ -16,9 +16,16 @@ import { parseSourceUrl, redactedUrl, urlWithCredentials, USB_DEVICE } from '../
 import { toFullPicture } from '../tasks/full-picture.ts'
 import { CameraChannel } from './channel.ts'
 import { ffmpegBinary, rtspTimeoutOption, withResolvedHost } from './ffmpeg.ts'
-import { failure, FfmpegReader, httpSourceKind, SnapshotReader, type Reader, type ReaderHandlers } from './reader.ts'
+import { failure, FfmpegReader, httpSourceKind, SnapshotReader, type Frame, type Reader, type ReaderHandlers } from './reader.ts'
 
 type CameraRow = typeof cameras.$inferSelect
+
+/** One consumer's frames of a camera (`openStream`). */
+export interface CameraStream {
+  /** Its state machine: status, error and source rate. */
+  channel: CameraChannel
+  stop(): Promise<void>
+}
 
 export interface CameraServiceOptions {
   db: Db
@@ -40,6 +47,9 @@ const invalid = (field: string, reason: string) =>
  */
 export class CameraService implements CamerasService {
   private readonly channels = new Map<string, { row: CameraRow; channel: CameraChannel }>()
+  /** Consumer streams per camera: camera id → consumer id → channel. */
+  private readonly streams = new Map<string, Map<string, CameraChannel>>()
+  private readonly removeListeners: ((cameraId: string, consumers: string[]) => void)[] = []
   private readonly binary: string
   private rtspTimeoutOption: Promise<string> | null = null
 
@@ -58,9 +68,11 @@ export class CameraService implements CamerasService {
 
   /** Stops every reader; resolves when their processes have exited (device stop). */
   async stop(): Promise<void> {
-    const all = [...this.channels.values()]
+    const all = [...this.channels.values()].map(({ channel }) => channel)
+    for (const streams of this.streams.values()) all.push(...streams.values())
     this.channels.clear()
-    await Promise.all(all.map(({ channel }) => channel.stop()))
+    this.streams.clear()
+    await Promise.all(all.map((channel) => channel.stop()))
   }
 
   async add(input: AddCameraInput, identity: Identity): Promise<string> {
@@ -148,8 +160,13 @@ export class CameraService implements CamerasService {
     this.register(row, channel, input.verify === false)
   }
 
-  async remove(cameraId: string): Promise<void> {
+  async remove(cameraId: string, force = false): Promise<void> {
     const row = this.channels.get(cameraId)?.row ?? (await this.row(cameraId))
+    const consumers = this.consumers(cameraId)
+    if (consumers.length > 0 && !force) throw new ApiError('CameraInUse', { details: { cameraId, taskIds: consumers } })
+    await Promise.all([...(this.streams.get(cameraId)?.values() ?? [])].map((channel) => channel.stop()))
+    this.streams.delete(cameraId)
+    for (const listener of this.removeListeners) listener(cameraId, consumers)
     await this.close(cameraId)
     await this.options.db.delete(cameras).where(eq(cameras.cameraId, cameraId))
     if (row.videoFile) await rm(path.join(this.config.dataPath, row.videoFile), { force: true })
@@ -183,6 +200,54 @@ export class CameraService implements CamerasService {
       devices.push({ device: `/dev/${name}`, name: label.trim() })
     }
     return devices
+  }
+
+  /**
+   * Frames of a camera at `fps` for one consumer (a stream task): a reader of its own at that
+   * rate, reconnecting like the camera's. While any consumer is open, `remove` refuses the
+   * camera unless forced (then the consumers' streams end).
+   */
+  async openStream(cameraId: string, consumer: string, options: { fps: number; onFrame(frame: Frame): void; onStatus(status: CameraStatus, error: ApiError | null): void }): Promise<CameraStream> {
+    const row = this.channels.get(cameraId)?.row ?? (await this.row(cameraId))
+    const channel: CameraChannel = new CameraChannel({
+      openReader: (handlers) => this.reader(row, handlers, options.fps),
+      onFrame: options.onFrame,
+      reconnectMinMs: this.config.cameraReconnectMinMs,
+      reconnectMaxMs: this.config.cameraReconnectMaxMs,
+      onStatus: (status) => options.onStatus(status, channel.error),
+    })
+    const streams = this.streams.get(cameraId) ?? new Map<string, CameraChannel>()
+    this.streams.set(cameraId, streams)
+    await streams.get(consumer)?.stop()
+    streams.set(consumer, channel)
+    channel.start()
+    return {
+      channel,
+      stop: async () => {
+        if (streams.get(consumer) === channel) streams.delete(consumer)
+        await channel.stop()
+      },
+    }
+  }
+
+  /** Called after a camera is deleted with the consumers whose streams it ended. */
+  onRemove(listener: (cameraId: string, consumers: string[]) => void): void {
+    this.removeListeners.push(listener)
+  }
+
+  /** Consumers reading a camera (stream task ids). */
+  consumers(cameraId: string): string[] {
+    return [...(this.streams.get(cameraId)?.keys() ?? [])]
+  }
+
+  /** CameraNotFound unless the camera exists. */
+  async ensure(cameraId: string): Promise<void> {
+    if (!this.channels.has(cameraId)) await this.row(cameraId)
+  }
+
+  /** The camera's source frame rate as last seen, null when unknown. */
+  sourceFps(cameraId: string): number | null {
+    return this.channels.get(cameraId)?.channel.fps ?? null
   }
 
   /** The ffmpeg process of a camera's reader (tests check that none outlives its camera). */
@@ -251,6 +316,7 @@ export class CameraService implements CamerasService {
   private channel(row: CameraRow): CameraChannel {
     const channel: CameraChannel = new CameraChannel({
       openReader: (handlers) => this.reader(row, handlers),
+      onFrame: () => {},
       reconnectMinMs: this.config.cameraReconnectMinMs,
       reconnectMaxMs: this.config.cameraReconnectMaxMs,
       // Only the camera's registered channel speaks for it (not one still being verified).
@@ -273,8 +339,8 @@ export class CameraService implements CamerasService {
     emitted.catch((error: Error) => log.error({ err: error.message, cameraId }, 'camera event not written'))
   }
 
-  private async reader(row: CameraRow, handlers: ReaderHandlers): Promise<Reader> {
-    const timing = { fps: this.config.cameraMonitorFps, connectTimeoutMs: this.config.cameraConnectTimeoutMs, stallTimeoutMs: this.config.cameraStallTimeoutMs }
+  private async reader(row: CameraRow, handlers: ReaderHandlers, fps = this.config.cameraMonitorFps): Promise<Reader> {
+    const timing = { fps, connectTimeoutMs: this.config.cameraConnectTimeoutMs, stallTimeoutMs: this.config.cameraStallTimeoutMs }
     this.rtspTimeoutOption ??= rtspTimeoutOption(this.binary, timing.connectTimeoutMs)
     const option = await this.rtspTimeoutOption.catch((error: Error) => { this.rtspTimeoutOption = null; throw failure('CameraSourceFailed', error.message) })
     const ffmpeg = (sourceType: 'rtsp' | 'mjpeg' | 'file' | 'usb', input: string) =>

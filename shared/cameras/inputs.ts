@@ -40,3 +40,8 @@ export const PageCamerasInput = Type.Object({
 }, { additionalProperties: false })
 
 export const CameraIdInput = Type.Object({ cameraId: CameraId }, { additionalProperties: false })
+
+export const DeleteCameraInput = Type.Object({
+  cameraId: CameraId,
+  force: Type.Optional(Type.Boolean({ default: false, description: 'Delete even while stream tasks analyse the camera (they then wait, state `cameraDeleted`).' })),
+}, { additionalProperties: false })

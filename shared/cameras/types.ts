@@ -87,8 +87,12 @@ export interface UsbDevice {
 export interface CamerasService {
   add(input: AddCameraInput, identity: Identity): Promise<string>
   update(input: UpdateCameraInput, identity: Identity): Promise<void>
-  /** Stops the reader (its ffmpeg ends) and deletes the camera and its stored video. */
-  remove(cameraId: string): Promise<void>
+  /**
+   * Stops the reader (its ffmpeg ends) and deletes the camera and its stored video. While
+   * stream tasks read the camera: CameraInUse, unless `force` (their streams end; the tasks
+   * then wait with the state saying why).
+   */
+  remove(cameraId: string, force?: boolean): Promise<void>
   page(query: { pageNum: number; pageSize: number; cameraName?: string }): Promise<{ total: number; rows: CameraView[] }>
   /** The latest frame as a JPEG; waits for the first one while the camera connects. */
   capture(cameraId: string): Promise<Capture>

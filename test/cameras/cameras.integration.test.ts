@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { createServer as createHttpServer, type Server } from 'node:http'
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net'
 import path from 'node:path'
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
+import { childProcesses, isAlive as alive, until } from '../helpers/processes.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 // CI runs in a fresh clone with the shared folder beside it.
@@ -29,34 +30,7 @@ function videoFacts(file: string): { width: number; height: number; fps: number 
   return { width: Number(width), height: Number(height), fps: Number(/, ([\d.]+) fps/.exec(line)![1]) }
 }
 
-/** ffmpeg processes whose parent is `pid` (the device's camera readers). */
-function ffmpegChildren(pid: number): number[] {
-  const children: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      if (comm === 'ffmpeg' && ppid === pid) children.push(Number(entry))
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return children
-}
-
-const alive = (pid: number) => existsSync(`/proc/${pid}`)
-
-async function until<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-}
+const ffmpegChildren = (pid: number) => childProcesses(pid, 'ffmpeg')
 
 const jpegFrom = (picture: string) => {
   expect(picture.startsWith('data:image/jpeg;base64,')).toBe(true)
