@@ -5,6 +5,7 @@
  */
 export class MotionDetector {
   private background: Float32Array | null = null
+  private lastTime = 0
 
   constructor(
     private readonly cols = 64,
@@ -13,12 +14,15 @@ export class MotionDetector {
     private readonly threshold = 20,
     /** Share of cells that must change. */
     private readonly minChanged = 0.003,
-    /** How fast the background follows the scene. */
-    private readonly alpha = 0.1,
+    /**
+     * How fast the background follows the scene (time constant, ms): a person who stood still
+     * and left stops counting as motion about 2 time constants later, whatever the frame rate.
+     */
+    private readonly followMs = 800,
   ) {}
 
-  /** Whether `rgb` (packed RGB, width × height) moved against the background; updates it. */
-  moved(rgb: Uint8Array, width: number, height: number): boolean {
+  /** Whether `rgb` (packed RGB, width × height, taken at `time` ms) moved against the background; updates it. */
+  moved(rgb: Uint8Array, width: number, height: number, time: number): boolean {
     const cells = this.cols * this.rows
     const grey = new Float32Array(cells)
     const stepX = width / this.cols
@@ -35,14 +39,17 @@ export class MotionDetector {
       }
     }
     const background = this.background
+    const elapsed = time - this.lastTime
+    this.lastTime = time
     if (!background || background.length !== cells) {
       this.background = grey
       return true
     }
+    const alpha = 1 - Math.exp(-Math.max(0, elapsed) / this.followMs)
     let changed = 0
     for (let i = 0; i < cells; i++) {
       if (Math.abs(grey[i]! - background[i]!) > this.threshold) changed++
-      background[i] = background[i]! + this.alpha * (grey[i]! - background[i]!)
+      background[i] = background[i]! + alpha * (grey[i]! - background[i]!)
     }
     return changed / cells >= this.minChanged
   }

@@ -129,7 +129,7 @@ export class StreamTask {
     const now = Date.now()
     // Motion gating: the detector runs on motion, while objects are tracked, and at the minimum interval.
     if (this.row.motionGating) {
-      const moved = this.motion.moved(frame.rgb, frame.width, frame.height)
+      const moved = this.motion.moved(frame.rgb, frame.width, frame.height, frame.time)
       if (!moved && this.tracker.active === 0 && now - this.lastDetectAt < this.row.minDetectIntervalMs) {
         this.motionSkipped++
         this.processedRate.tick(now)

@@ -66,9 +66,17 @@ describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', ()
       snapshotAuth.push(request.headers.authorization)
       const expected = `Basic ${Buffer.from(`cam-user:${PASSWORD}`).toString('base64')}`
       if (request.url === '/text') return response.writeHead(200, { 'content-type': 'text/plain' }).end('not a picture')
-      if (request.url !== '/snap.jpg') return response.writeHead(404).end()
+      if (request.url !== '/snap.jpg' && request.url !== '/mjpeg') return response.writeHead(404).end()
       if (request.headers.authorization !== expected) return response.writeHead(401, { 'www-authenticate': 'Basic realm="cam"' }).end()
-      response.writeHead(200, { 'content-type': 'image/jpeg' }).end(snapshotJpeg)
+      if (request.url === '/snap.jpg') return response.writeHead(200, { 'content-type': 'image/jpeg' }).end(snapshotJpeg)
+      // An MJPEG stream: the same picture 5 times a second until the client goes away.
+      response.writeHead(200, { 'content-type': 'multipart/x-mixed-replace; boundary=frame' })
+      const send = () => response.write(Buffer.concat([
+        Buffer.from(`--frame\r\nContent-Type: image/jpeg\r\nContent-Length: ${snapshotJpeg.length}\r\n\r\n`), snapshotJpeg, Buffer.from('\r\n'),
+      ]))
+      send()
+      const timer = setInterval(send, 200)
+      request.socket.once('close', () => clearInterval(timer))
     })
     await new Promise<void>((resolve) => snapshot.listen(0, '127.0.0.1', resolve))
     snapshotUrl = `http://127.0.0.1:${(snapshot.address() as { port: number }).port}`
@@ -164,6 +172,18 @@ describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', ()
     expect(await sharp(jpegFrom(capture.body.resData.picture)).metadata()).toMatchObject({ width: facts.width, height: facts.height })
     expect(snapshotAuth.length).toBeGreaterThan(0)
     expect(new Set(snapshotAuth)).toEqual(new Set([`Basic ${Buffer.from(`cam-user:${PASSWORD}`).toString('base64')}`]))
+  })
+
+  it('adds an HTTP MJPEG camera (multipart/x-mixed-replace), read by ffmpeg with the credentials', async () => {
+    const added = await call('add', { cameraName: 'mjpeg', sourceType: 'http', url: `http://cam-user:${PASSWORD}@${snapshotUrl.slice('http://'.length)}/mjpeg` })
+    expect(added.body.resCode).toBe(1)
+    const cameraId = added.body.resData.cameraId
+    expect(await rowOf(cameraId)).toMatchObject({ status: 'online', width: facts.width, height: facts.height, username: 'cam-user' })
+    expect(ffmpegChildren(device.process.pid!)).toHaveLength(2)
+    const capture = await call('capture', { cameraId })
+    expect(await sharp(jpegFrom(capture.body.resData.picture)).metadata()).toMatchObject({ width: facts.width, height: facts.height })
+    expect((await call('delete', { cameraId })).body.resCode).toBe(1)
+    await until(async () => ffmpegChildren(device.process.pid!).length === 1, 'the MJPEG camera\'s ffmpeg to end')
   })
 
   let fileCamera: string

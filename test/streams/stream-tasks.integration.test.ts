@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { startRtspServer } from '../helpers/rtsp-server.ts'
 import { childProcesses, until } from '../helpers/processes.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 import { connectEvents, type WsRecorder } from '../helpers/ws-client.ts'
@@ -30,7 +31,7 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
       .filter((e: any) => e.payload.taskId === taskId).reverse()
 
   beforeAll(async () => {
-    device = await startDevice()
+    device = await startDevice({ env: { CAMERA_STALL_TIMEOUT_MS: '4000', CAMERA_RECONNECT_MIN_MS: '500', CAMERA_RECONNECT_MAX_MS: '1000' } })
     mtk = await device.adminToken()
     ws = connectEvents(device.wsPort, { mtk })
     // A file camera: each reader plays the video from its start, so a task sees it from 0 s.
@@ -117,6 +118,28 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
     expect((await aihost('Info', {})).body.resData.loadedModels).toEqual([])
     expect(firstError((await aihost('QueryTaskStatus', { taskId: 'visits' })).body).messageKey).toBe('api.error.NotCreated')
     expect(firstError((await aihost('TaskCancle', { taskId: 'visits' })).body).messageKey).toBe('api.error.NotCreated')
+  })
+
+  it('a task on an RTSP camera waits while the source is down and resumes when it is back', async () => {
+    const port = await freePort()
+    let rtsp = await startRtspServer(VIDEO, port)
+    try {
+      const added = await device.post('/gtw/cwai/Camera/add', { cameraName: 'rtsp', sourceType: 'rtsp', url: rtsp.url }, mtk)
+      const rtspCamera = added.body.resData.cameraId
+      expect((await aihost('TaskCreate', { taskId: 'flaps', algorithmCode: 'person-detector', cameraId: rtspCamera, targetFps: 2 })).body.resCode).toBe(1)
+      const status = async () => (await aihost('QueryTaskStatus', { taskId: 'flaps' })).body.resData
+      await until(async () => (await status()).state === 'running', 'the task to run')
+      await rtsp.stop()
+      const waiting = await until(async () => { const s = await status(); return s.state === 'waiting' && s }, 'the task to wait')
+      expect(waiting.stateReason).toMatch(/^camera offline: api\.error\.Camera/)
+      const framesBefore = (await status()).framesIn
+      rtsp = await startRtspServer(VIDEO, port)
+      await until(async () => { const s = await status(); return s.state === 'running' && s.framesIn > framesBefore }, 'the task to resume')
+      expect((await aihost('TaskCancle', { taskId: 'flaps' })).body.resCode).toBe(1)
+      expect((await device.post('/gtw/cwai/Camera/delete', { cameraId: rtspCamera }, mtk)).body.resCode).toBe(1)
+    } finally {
+      await rtsp.stop()
+    }
   })
 
   it('a task resumes after a restart; deleting its camera with force leaves it waiting', async () => {
