@@ -124,14 +124,14 @@ export class CameraService implements CamerasService {
       if (open) open.row = row
       return
     }
-    // Fields not sent keep their value: the stored URL's credentials stay unless replaced.
+    // Fields not sent keep their value: credentials come from the fields, else the new URL, else stay.
     const source = this.sourceOf(current.sourceType, {
-      url: input.url ?? (current.url ? urlWithCredentials(current.url, current.username, current.password) : undefined),
+      url: input.url ?? current.url ?? undefined,
       device: input.device ?? current.device ?? undefined,
       uploadId: input.uploadId,
-      username: input.username ?? current.username ?? undefined,
-      password: input.password === '' ? undefined : input.password ?? current.password ?? undefined,
-    }, current.sourceType === 'file' && input.uploadId === undefined)
+      username: input.username,
+      password: input.password,
+    }, { username: current.username, password: current.password, keepVideo: current.sourceType === 'file' && input.uploadId === undefined })
     let lease: UploadLease | null = null
     let video = { videoFile: current.videoFile, videoName: current.videoName }
     if (current.sourceType === 'file' && input.uploadId !== undefined) {
@@ -261,17 +261,22 @@ export class CameraService implements CamerasService {
     return row
   }
 
-  /** Checks the source fields of a source type; URL credentials are split off, explicit ones win. */
-  private sourceOf(sourceType: SourceType, input: { url?: string; uploadId?: string; device?: string; username?: string; password?: string }, keepVideo = false) {
-    const source = { url: null as string | null, username: input.username || null, password: input.password || null, device: null as string | null }
+  /**
+   * Checks the source fields of a source type. Credentials: the fields (an empty password
+   * removes it), else those in the URL (split off it), else `stored` ones.
+   */
+  private sourceOf(sourceType: SourceType, input: { url?: string; uploadId?: string; device?: string; username?: string; password?: string },
+    stored: { username: string | null; password: string | null; keepVideo: boolean } = { username: null, password: null, keepVideo: false }) {
+    const keepVideo = stored.keepVideo
+    const source = { url: null as string | null, username: input.username || stored.username, password: input.password === '' ? null : input.password || stored.password, device: null as string | null }
     const refuse = (field: string) => { throw invalid(field, `a ${sourceType} camera does not take ${field}`) }
     if (sourceType === 'rtsp' || sourceType === 'http') {
       if (!input.url) throw invalid('url', `a ${sourceType} camera needs url`)
       if (input.uploadId !== undefined) refuse('uploadId')
       const parsed = parseSourceUrl(sourceType, input.url)
       source.url = parsed.url
-      source.username = input.username || parsed.username
-      source.password = input.password || parsed.password
+      source.username = input.username || parsed.username || stored.username
+      source.password = input.password === '' ? null : input.password || parsed.password || stored.password
     } else if (sourceType === 'file') {
       if (input.uploadId === undefined && !keepVideo) throw invalid('uploadId', 'a file camera needs the uploadId of a video (purpose video)')
       if (input.url !== undefined) refuse('url')

@@ -223,6 +223,11 @@ describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', ()
     const refused = await call('update', { cameraId: rtspCamera, password: WRONG_PASSWORD })
     expect(firstError(refused.body).messageKey).toBe('api.error.CameraAuthFailed')
     expect(await rowOf(rtspCamera)).toMatchObject({ status: 'online', cameraName: 'door' })
+    // An empty password removes it: this server then refuses the camera.
+    expect(firstError((await call('update', { cameraId: rtspCamera, password: '' })).body).messageKey).toBe('api.error.CameraAuthFailed')
+    // A new URL without credentials keeps the stored ones.
+    expect((await call('update', { cameraId: rtspCamera, url: `rtsp://127.0.0.1:${rtspPort}/cam` })).body.resCode).toBe(1)
+    expect(await rowOf(rtspCamera)).toMatchObject({ status: 'online', url: `rtsp://cam-user:***@127.0.0.1:${rtspPort}/cam` })
     expect((await call('update', { cameraId: rtspCamera, cameraName: 'front door' })).body.resCode).toBe(1)
     expect((await rowOf(rtspCamera)).cameraName).toBe('front door')
     expect(firstError((await call('update', { cameraId: 'nope', cameraName: 'x' })).body).messageKey).toBe('api.error.CameraNotFound')
