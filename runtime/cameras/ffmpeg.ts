@@ -79,6 +79,8 @@ export function readerArgs(spec: InputSpec, options: { fps: number; size?: { wid
   if (options.size) filters.push(`scale=${options.size.width}:${options.size.height}`)
   return [
     '-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info',
+    // 1 s of stream is enough to learn size and rate; the default 5 s delays every (re)connect.
+    '-analyzeduration', '1000000',
     ...input, '-i', spec.input,
     '-map', '0:v:0', '-an', '-sn', '-dn', '-vf', filters.join(','),
     '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',

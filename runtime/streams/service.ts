@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { asc, eq } from 'drizzle-orm'
 import type { Config } from '../../shared/config.ts'
 import type { Db } from '../../shared/db/client.ts'
 import { streamTasks } from '../../shared/db/schema/index.ts'
@@ -6,7 +6,7 @@ import { ApiError } from '../../shared/errors/index.ts'
 import type { EventsService } from '../../shared/events/types.ts'
 import type { Clock, Identity, Logger } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
-import type { StreamTasksService, StreamTaskStatus, TaskCreateInput } from '../../shared/streams/types.ts'
+import type { StreamTasksService, StreamTaskStatus, TaskCreateInput, TaskUpdateInput } from '../../shared/streams/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
 import type { CameraService } from '../cameras/service.ts'
 import { StreamTask, type StreamTaskRow } from './task.ts'
@@ -37,8 +37,12 @@ export class StreamTaskService implements StreamTasksService {
 
   /** Resumes the stored tasks (device start); one whose pipeline fails to load is kept with the error. */
   async start(): Promise<void> {
-    for (const row of await this.options.db.select().from(streamTasks)) {
+    for (const row of await this.options.db.select().from(streamTasks).orderBy(asc(streamTasks.createdAt))) {
       const task = this.task(row)
+      if (!row.enabled) {
+        task.disable()
+        continue
+      }
       try {
         await this.options.inference.load(task.handle, row.algorithmCode, row.taskConfig as TaskConfig)
       } catch (error) {
@@ -63,13 +67,15 @@ export class StreamTaskService implements StreamTasksService {
     const now = this.options.clock.now()
     const row: StreamTaskRow = {
       taskId: input.taskId, algorithmCode: input.algorithmCode, cameraId: input.cameraId, targetFps: input.targetFps,
-      taskConfig: input.taskConfig ?? {}, motionGating: input.motionGating ?? true, minDetectIntervalMs: input.minDetectIntervalMs ?? 1000,
+      taskConfig: input.taskConfig ?? {}, motionGating: input.motionGating ?? true, minDetectIntervalMs: input.minDetectIntervalMs ?? 1000, enabled: true,
       createdBy: identity.accountName, createdAt: now, updatedAt: now,
     }
     const existing = this.tasks.get(input.taskId)
     if (existing && existing.row.cameraId === row.cameraId && existing.row.algorithmCode === row.algorithmCode && existing.row.targetFps === row.targetFps &&
-      JSON.stringify(existing.row.taskConfig) === JSON.stringify(row.taskConfig) && existing.row.motionGating === row.motionGating)
+      JSON.stringify(existing.row.taskConfig) === JSON.stringify(row.taskConfig) && existing.row.motionGating === row.motionGating) {
+      await this.setEnabled(row.taskId, true)
       return { reused: true }
+    }
     if (existing) await this.cancel(input.taskId)
     // The pipeline first: an unknown algorithm or a model that fails leaves nothing behind.
     const task = new StreamTask(row, this.deps())
@@ -82,8 +88,7 @@ export class StreamTaskService implements StreamTasksService {
   }
 
   async cancel(taskId: string): Promise<void> {
-    const task = this.tasks.get(taskId)
-    if (!task) throw new ApiError('NotCreated', { details: { taskId } })
+    const task = this.get(taskId)
     this.tasks.delete(taskId)
     await task.stop()
     await this.options.inference.release(task.handle).catch((error: Error) =>
@@ -97,9 +102,50 @@ export class StreamTaskService implements StreamTasksService {
   }
 
   status(taskId: string): StreamTaskStatus {
+    return this.get(taskId).status()
+  }
+
+  list(): StreamTaskStatus[] {
+    return [...this.tasks.values()].map((task) => task.status()).sort((a, b) => Number(a.createdAt) - Number(b.createdAt))
+  }
+
+  async setEnabled(taskId: string, enabled: boolean): Promise<void> {
+    const task = this.get(taskId)
+    if (task.row.enabled === enabled) return
+    await this.options.db.update(streamTasks).set({ enabled, updatedAt: this.options.clock.now() }).where(eq(streamTasks.taskId, taskId))
+    task.row.enabled = enabled
+    if (enabled) {
+      await task.start()
+    } else {
+      await task.stop()
+      task.disable()
+    }
+  }
+
+  async update(input: TaskUpdateInput): Promise<void> {
+    const old = this.get(input.taskId).row
+    const sourceFps = this.options.cameras.sourceFps(old.cameraId)
+    const targetFps = input.targetFps ?? old.targetFps
+    if (sourceFps !== null && targetFps > sourceFps)
+      throw new ApiError('InvalidParam', { details: { field: 'targetFps', targetFps, sourceFps }, msgText: `targetFps ${targetFps} is above the camera's ${sourceFps} fps` })
+    const row: StreamTaskRow = {
+      ...old, targetFps, taskConfig: input.taskConfig ?? old.taskConfig, motionGating: input.motionGating ?? old.motionGating,
+      minDetectIntervalMs: input.minDetectIntervalMs ?? old.minDetectIntervalMs, updatedAt: this.options.clock.now(),
+    }
+    const current = this.get(input.taskId)
+    // The new config first (thresholds, regions): a config the pipeline refuses changes nothing.
+    if (input.taskConfig) await this.options.inference.load(current.handle, row.algorithmCode, row.taskConfig as TaskConfig)
+    await current.stop()
+    await this.options.db.update(streamTasks).set(row).where(eq(streamTasks.taskId, row.taskId))
+    const task = this.task(row)
+    if (row.enabled) await task.start()
+    else task.disable()
+  }
+
+  private get(taskId: string): StreamTask {
     const task = this.tasks.get(taskId)
     if (!task) throw new ApiError('NotCreated', { details: { taskId } })
-    return task.status()
+    return task
   }
 
   private task(row: StreamTaskRow): StreamTask {

@@ -66,7 +66,13 @@ export class StreamTask {
     return handleOf(this.row.taskId)
   }
 
+  /** A disabled task: reads nothing until started. */
+  disable(): void {
+    this.setState('disabled', null)
+  }
+
   async start(): Promise<void> {
+    this.setState('waiting', 'connecting to the camera')
     this.running = true
     this.loop = this.run()
     try {
@@ -177,7 +183,11 @@ export class StreamTask {
     this.running = false
     this.wake?.()
     await this.stream?.stop()
+    this.stream = null
     await this.loop
+    this.queue = []
+    // Every object.entered gets its object.left, also when the task stops.
+    for (const track of this.tracker.clear()) await this.left(track)
   }
 
   status(): StreamTaskStatus {
@@ -191,6 +201,9 @@ export class StreamTask {
       state: this.state,
       stateReason: this.stateReason,
       motionGating: this.row.motionGating,
+      minDetectIntervalMs: this.row.minDetectIntervalMs,
+      enabled: this.row.enabled,
+      taskConfig: this.row.taskConfig,
       inputFps: this.inputRate.perSecond(now),
       processedFps: this.processedRate.perSecond(now),
       framesIn: this.framesIn,

@@ -23,8 +23,19 @@ export type TaskCreateInput = Static<typeof TaskCreateInput>
  * - `running`: frames arrive and are analysed.
  * - `waiting`: the camera is offline, deleted or not connected yet (`stateReason` says which);
  *   the task resumes by itself.
+ * - `disabled`: switched off (Task/switch, batch stop): settings kept, nothing read.
  */
-export type StreamTaskState = 'running' | 'waiting'
+export type StreamTaskState = 'running' | 'waiting' | 'disabled'
+
+/** Task/update: the parameters and regions of a stream task (`taskConfig.regions`, spec 2.4). */
+export const TaskUpdateInput = Type.Object({
+  taskId: Type.String({ minLength: 1, maxLength: 128 }),
+  targetFps: Type.Optional(TaskCreateInput.properties.targetFps),
+  taskConfig: Type.Optional(TaskConfigSchema),
+  motionGating: Type.Optional(TaskCreateInput.properties.motionGating),
+  minDetectIntervalMs: Type.Optional(TaskCreateInput.properties.minDetectIntervalMs),
+}, { additionalProperties: false })
+export type TaskUpdateInput = Static<typeof TaskUpdateInput>
 
 export interface StreamTaskStatus {
   taskId: string
@@ -35,6 +46,9 @@ export interface StreamTaskStatus {
   state: StreamTaskState
   stateReason: string | null
   motionGating: boolean
+  minDetectIntervalMs: number
+  enabled: boolean
+  taskConfig: Record<string, unknown>
   /** Over the last 10 s: frames delivered by the camera reader, frames analysed. */
   inputFps: number
   processedFps: number
@@ -64,4 +78,10 @@ export interface StreamTasksService {
   cancel(taskId: string): Promise<void>
   has(taskId: string): boolean
   status(taskId: string): StreamTaskStatus
+  /** Every stream task's status, oldest first. */
+  list(): StreamTaskStatus[]
+  /** Switches a task on or off without deleting it (stored; a disabled task stays off across restarts). */
+  setEnabled(taskId: string, enabled: boolean): Promise<void>
+  /** Changes rate, taskConfig (regions, thresholds) or gating; the pipeline is reconfigured and the reader restarted. */
+  update(input: TaskUpdateInput): Promise<void>
 }

@@ -142,6 +142,35 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
     }
   })
 
+  it('the Task category pages, switches, updates and batch-operates stream tasks', async () => {
+    const task = (route: string, body: unknown) => device.post(`/gtw/cwai/Task/${route}`, body, mtk)
+    const readers = () => childProcesses(device.process.pid!, 'ffmpeg').length
+    for (const taskId of ['a', 'b']) expect((await aihost('TaskCreate', { taskId, algorithmCode: 'person-detector', cameraId, targetFps: 2 })).body.resCode).toBe(1)
+    const page = (await task('page', { pageNum: 1, pageSize: 10, cameraId })).body.resData
+    expect(page.total).toBe(2)
+    expect(page.rows.map((r: any) => [r.taskId, r.enabled])).toEqual([['a', true], ['b', true]])
+    expect(readers()).toBe(3)
+
+    const off = (await task('switch', { taskId: 'a', enabled: false })).body.resData
+    expect(off).toMatchObject({ taskId: 'a', enabled: false, state: 'disabled' })
+    expect(readers()).toBe(2)
+    const region = { areaId: 'door', areaName: 'Door', polygon: [{ xRatio: 0, yRatio: 0 }, { xRatio: 0.5, yRatio: 0 }, { xRatio: 0.5, yRatio: 1 }] }
+    const updated = (await task('update', { taskId: 'b', targetFps: 1, taskConfig: { regions: [region] }, motionGating: false })).body.resData
+    expect(updated).toMatchObject({ taskId: 'b', targetFps: 1, motionGating: false, enabled: true, taskConfig: { regions: [region] } })
+    expect(firstError((await task('update', { taskId: 'b', targetFps: 30 })).body)).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { sourceFps: 10 } })
+    expect((await task('detail', { taskId: 'b' })).body.resData).toMatchObject({ targetFps: 1, cameraId })
+    await until(async () => (await task('detail', { taskId: 'b' })).body.resData.state === 'running', 'b to run again')
+
+    const stopped = (await task('batch', { action: 'stop', taskIds: ['a', 'b', 'nope'] })).body.resData.rows
+    expect(stopped).toEqual([{ taskId: 'a', ok: true, messageKey: null }, { taskId: 'b', ok: true, messageKey: null }, { taskId: 'nope', ok: false, messageKey: 'api.error.NotCreated' }])
+    expect(readers()).toBe(1)
+    expect((await task('batch', { action: 'start', taskIds: ['a'] })).body.resData.rows[0].ok).toBe(true)
+    expect(readers()).toBe(2)
+    expect((await task('batch', { action: 'delete', taskIds: ['a', 'b'] })).body.resData.rows.every((r: any) => r.ok)).toBe(true)
+    expect((await task('page', { pageNum: 1, pageSize: 10 })).body.resData.total).toBe(0)
+    expect(readers()).toBe(1)
+  })
+
   it('a task resumes after a restart; deleting its camera with force leaves it waiting', async () => {
     expect((await aihost('TaskCreate', { taskId: 'resumed', algorithmCode: 'person-detector', cameraId, targetFps: 2 })).body.resCode).toBe(1)
     await device.stop()

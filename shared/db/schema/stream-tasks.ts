@@ -15,6 +15,8 @@ export const streamTasks = sqliteTable('stream_tasks', {
   /** Motion gating (default on) and the detector's minimum interval while nothing moves. */
   motionGating: integer('motion_gating', { mode: 'boolean' }).notNull(),
   minDetectIntervalMs: integer('min_detect_interval_ms').notNull(),
+  /** A disabled task keeps its settings and reads nothing (Task/switch, batch stop). */
+  enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
   createdBy: text('created_by'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
