@@ -53,11 +53,10 @@ export interface InputSpec {
 }
 
 /**
- * ffmpeg arguments that read one source and write raw RGB frames to stdout at `fps`
- * (scaled to `size` when given). Each source type may only use its own protocols
+ * ffmpeg arguments that read one source and write raw RGB frames to stdout at `fps`. Each source type may only use its own protocols
  * (`-protocol_whitelist`), so a URL cannot make ffmpeg read local files.
  */
-export function readerArgs(spec: InputSpec, options: { fps: number; size?: { width: number; height: number }; timeoutMs: number; rtspTimeoutOption: string }): string[] {
+export function readerArgs(spec: InputSpec, options: { fps: number; timeoutMs: number; rtspTimeoutOption: string }): string[] {
   const micros = String(options.timeoutMs * 1000)
   const input: string[] = []
   switch (spec.sourceType) {
@@ -75,14 +74,12 @@ export function readerArgs(spec: InputSpec, options: { fps: number; size?: { wid
       input.push('-f', 'v4l2')
       break
   }
-  const filters = [`fps=${options.fps}`]
-  if (options.size) filters.push(`scale=${options.size.width}:${options.size.height}`)
   return [
     '-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info',
     // 1 s of stream is enough to learn size and rate; the default 5 s delays every (re)connect.
     '-analyzeduration', '1000000',
     ...input, '-i', spec.input,
-    '-map', '0:v:0', '-an', '-sn', '-dn', '-vf', filters.join(','),
+    '-map', '0:v:0', '-an', '-sn', '-dn', '-vf', `fps=${options.fps}`,
     '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
   ]
 }

@@ -31,7 +31,6 @@ export interface Reader {
 
 export interface ReaderTiming {
   fps: number
-  size?: { width: number; height: number }
   connectTimeoutMs: number
   stallTimeoutMs: number
 }
@@ -71,7 +70,7 @@ export class FfmpegReader implements Reader {
   }
 
   start(): void {
-    const args = readerArgs(this.spec, { fps: this.timing.fps, size: this.timing.size, timeoutMs: this.timing.connectTimeoutMs, rtspTimeoutOption: this.timing.rtspTimeoutOption })
+    const args = readerArgs(this.spec, { fps: this.timing.fps, timeoutMs: this.timing.connectTimeoutMs, rtspTimeoutOption: this.timing.rtspTimeoutOption })
     const child = spawn(this.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     this.child = child
     this.lastProgress = Date.now()
@@ -179,7 +178,6 @@ export class SnapshotReader implements Reader {
   private stopped = false
   private timer: NodeJS.Timeout | null = null
   private controller = new AbortController()
-  private lastFrame = 0
   private running: Promise<void> = Promise.resolve()
 
   constructor(
@@ -193,7 +191,6 @@ export class SnapshotReader implements Reader {
 
   start(): void {
     this.handlers.onInfo({ fps: this.timing.fps, codec: 'jpeg' })
-    this.lastFrame = Date.now()
     const tick = () => {
       if (this.stopped) return
       this.running = this.poll().then((ok) => {
@@ -205,9 +202,8 @@ export class SnapshotReader implements Reader {
 
   private async poll(): Promise<boolean> {
     try {
-      const frame = await fetchSnapshot(this.url, this.authorization, this.timing.connectTimeoutMs, this.timing.maxBytes, this.controller.signal, this.timing.size)
+      const frame = await fetchSnapshot(this.url, this.authorization, this.timing.connectTimeoutMs, this.timing.maxBytes, this.controller.signal)
       if (this.stopped) return false
-      this.lastFrame = frame.time
       this.handlers.onFrame(frame)
       return true
     } catch (error) {
@@ -254,7 +250,7 @@ async function request(url: string, authorization: string | null, timeoutMs: num
   return response
 }
 
-async function fetchSnapshot(url: string, authorization: string | null, timeoutMs: number, maxBytes: number, signal: AbortSignal, size?: { width: number; height: number }): Promise<Frame> {
+async function fetchSnapshot(url: string, authorization: string | null, timeoutMs: number, maxBytes: number, signal: AbortSignal): Promise<Frame> {
   const response = await request(url, authorization, timeoutMs, signal)
   const chunks: Buffer[] = []
   let total = 0
@@ -264,9 +260,7 @@ async function fetchSnapshot(url: string, authorization: string | null, timeoutM
     chunks.push(Buffer.from(chunk))
   }
   try {
-    let image = sharp(Buffer.concat(chunks)).removeAlpha().toColourspace('srgb')
-    if (size) image = image.resize(size.width, size.height, { fit: 'fill' })
-    const { data, info } = await image.raw().toBuffer({ resolveWithObject: true })
+    const { data, info } = await sharp(Buffer.concat(chunks)).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true })
     return { rgb: data, width: info.width, height: info.height, time: Date.now() }
   } catch (error) {
     throw failure('CameraUnsupportedCodec', `the snapshot is not an image the device can decode (${(error as Error).message})`)

@@ -2,7 +2,7 @@ import { asc, eq } from 'drizzle-orm'
 import type { Config } from '../../shared/config.ts'
 import type { Db } from '../../shared/db/client.ts'
 import { streamTasks } from '../../shared/db/schema/index.ts'
-import { ApiError } from '../../shared/errors/index.ts'
+import { ApiError, isApiError } from '../../shared/errors/index.ts'
 import type { EventsService } from '../../shared/events/types.ts'
 import type { Clock, Identity, Logger } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
@@ -35,7 +35,7 @@ export class StreamTaskService implements StreamTasksService {
     })
   }
 
-  /** Resumes the stored tasks (device start); one whose pipeline fails to load is kept with the error. */
+  /** Resumes the stored tasks (device start); one whose pipeline fails to load waits, `stateReason` naming the error (TaskCreate again or Task/update retries). */
   async start(): Promise<void> {
     for (const row of await this.options.db.select().from(streamTasks).orderBy(asc(streamTasks.createdAt))) {
       const task = this.task(row)
@@ -47,6 +47,8 @@ export class StreamTaskService implements StreamTasksService {
         await this.options.inference.load(task.handle, row.algorithmCode, row.taskConfig as TaskConfig)
       } catch (error) {
         this.options.log.error({ taskId: row.taskId, err: (error as Error).message }, 'stream task pipeline failed to load at start')
+        task.pipelineFailed(isApiError(error) ? error.item.messageKey : 'api.error.TaskCreateFailed')
+        continue
       }
       await task.start()
     }

@@ -29,7 +29,7 @@ export interface StreamTaskDeps {
 /** Frames waiting for the detector; beyond this the oldest is dropped (real time over every frame). */
 const QUEUE_CAPACITY = 2
 /** Tracking: overlap that continues a track, sightings that make an object, absence that ends it. */
-const TRACKING = { minIou: 0.2, confirmHits: 2, leaveAfterMs: 2500 }
+const TRACKING = { minIou: 0.2, maxCentreShift: 0.6, confirmHits: 2, leaveAfterMs: 2500 }
 /** After a failed detection (sidecar restarting), wait this long before the next frame. */
 const FAILURE_PAUSE_MS = 1000
 
@@ -93,6 +93,11 @@ export class StreamTask {
   private setState(state: StreamTaskState, reason: string | null): void {
     this.state = state
     this.stateReason = reason
+  }
+
+  /** The pipeline did not load (device start): the task stays stopped, its state says why. */
+  pipelineFailed(messageKey: string): void {
+    this.setState('waiting', `pipelineFailed: ${messageKey}`)
   }
 
   /** The camera ended this task's stream (camera deleted with force). */

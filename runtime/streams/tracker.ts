@@ -15,8 +15,13 @@ export interface Track extends Detection {
 }
 
 export interface TrackerOptions {
-  /** A detection continues a track when their boxes overlap at least this much (IoU). */
+  /** A detection continues a track when their boxes overlap at least this much (IoU) ... */
   minIou: number
+  /**
+   * ... or, for the tracks and detections left over, when its centre lies within this share
+   * of the track's larger side (a fast walker, or one leaving the frame, whose box shrinks).
+   */
+  maxCentreShift: number
   /** Sightings before a track is an object (filters one-frame false positives). */
   confirmHits: number
   /** A track not seen for this long has left. */
@@ -31,9 +36,11 @@ export const iou = (a: TargetBox, b: TargetBox): number => {
   return union > 0 ? inter / union : 0
 }
 
+const centre = (box: TargetBox) => ({ x: box.x + box.width / 2, y: box.y + box.height / 2 })
+
 /**
  * Associates detections across frames into objects with stable ids: greedy matching of the
- * highest-overlap pairs of the same label, a track confirmed after `confirmHits` sightings,
+ * highest-overlap pairs of the same label, then of the nearest centres, a track confirmed after `confirmHits` sightings,
  * and ended after `leaveAfterMs` without one. Returns the objects that entered and left.
  */
 export class IouTracker {
@@ -47,26 +54,39 @@ export class IouTracker {
   }
 
   update(detections: Detection[], now: number): { entered: Track[]; left: Track[] } {
-    const pairs: { track: Track; detection: Detection; overlap: number }[] = []
-    for (const track of this.tracks)
-      for (const detection of detections) {
-        const overlap = detection.label === track.label ? iou(track.box, detection.box) : 0
-        if (overlap >= this.options.minIou) pairs.push({ track, detection, overlap })
-      }
-    pairs.sort((a, b) => b.overlap - a.overlap)
     const usedTracks = new Set<Track>()
     const usedDetections = new Set<Detection>()
     const entered: Track[] = []
-    for (const { track, detection } of pairs) {
-      if (usedTracks.has(track) || usedDetections.has(detection)) continue
-      usedTracks.add(track)
-      usedDetections.add(detection)
-      Object.assign(track, { box: detection.box, confidence: detection.confidence, lastSeen: now, hits: track.hits + 1 })
-      if (!track.confirmed && track.hits >= this.options.confirmHits) {
-        track.confirmed = true
-        entered.push(track)
+    // Best pairs first: by overlap, then the rest by centre distance.
+    const match = (score: (track: Track, detection: Detection) => number | null) => {
+      const pairs: { track: Track; detection: Detection; value: number }[] = []
+      for (const track of this.tracks)
+        for (const detection of detections) {
+          if (usedTracks.has(track) || usedDetections.has(detection) || detection.label !== track.label) continue
+          const value = score(track, detection)
+          if (value !== null) pairs.push({ track, detection, value })
+        }
+      pairs.sort((a, b) => b.value - a.value)
+      for (const { track, detection } of pairs) {
+        if (usedTracks.has(track) || usedDetections.has(detection)) continue
+        usedTracks.add(track)
+        usedDetections.add(detection)
+        Object.assign(track, { box: detection.box, confidence: detection.confidence, lastSeen: now, hits: track.hits + 1 })
+        if (!track.confirmed && track.hits >= this.options.confirmHits) {
+          track.confirmed = true
+          entered.push(track)
+        }
       }
     }
+    match((track, detection) => {
+      const overlap = iou(track.box, detection.box)
+      return overlap >= this.options.minIou ? overlap : null
+    })
+    match((track, detection) => {
+      const shift = Math.hypot(centre(track.box).x - centre(detection.box).x, centre(track.box).y - centre(detection.box).y)
+      const limit = this.options.maxCentreShift * Math.max(track.box.width, track.box.height)
+      return shift <= limit ? -shift : null
+    })
     for (const detection of detections) {
       if (usedDetections.has(detection)) continue
       const track: Track = { ...detection, id: String(this.next++), firstSeen: now, lastSeen: now, hits: 1, confirmed: this.options.confirmHits <= 1 }

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import { SOURCE_TYPES } from './types.ts'
 
 /** TypeBox inputs of the Camera routes (spec 4.10), shared by the handlers and the documents. */
@@ -21,6 +21,7 @@ export const AddCameraInput = Type.Object({
   password: Type.Optional(Password),
   verify: Type.Optional(Verify),
 }, { additionalProperties: false })
+export type AddCameraInput = Static<typeof AddCameraInput>
 
 export const UpdateCameraInput = Type.Object({
   cameraId: CameraId,
@@ -32,6 +33,7 @@ export const UpdateCameraInput = Type.Object({
   password: Type.Optional(Type.String({ maxLength: 256, description: 'Omitted: unchanged; empty string: removed.' })),
   verify: Type.Optional(Verify),
 }, { additionalProperties: false })
+export type UpdateCameraInput = Static<typeof UpdateCameraInput>
 
 export const PageCamerasInput = Type.Object({
   pageNum: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),

@@ -1,5 +1,6 @@
 import type { Identity } from '../handler.ts'
 import type { DataUrl } from '../http/json-bytes.ts'
+import type { AddCameraInput, UpdateCameraInput } from './inputs.ts'
 
 /**
  * Cameras (spec 4.10 Camera, `/gtw/cwai/Camera/`): the sources continuous analysis reads.
@@ -44,30 +45,6 @@ export interface CameraView {
   fps: number | null
   /** ms string. */
   updateTime: string
-}
-
-export interface AddCameraInput {
-  cameraName: string
-  sourceType: SourceType
-  url?: string
-  uploadId?: string
-  device?: string
-  username?: string
-  password?: string
-  /** Default true: connect first and refuse the camera with the source's error. */
-  verify?: boolean
-}
-
-export interface UpdateCameraInput {
-  cameraId: string
-  cameraName?: string
-  url?: string
-  uploadId?: string
-  device?: string
-  username?: string
-  /** Omitted: unchanged; empty: removed. */
-  password?: string
-  verify?: boolean
 }
 
 export interface Capture {
