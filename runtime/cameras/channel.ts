@@ -113,6 +113,16 @@ export class CameraChannel {
     })
   }
 
+  /** Reads the source again from scratch (its settings changed). */
+  async restart(): Promise<void> {
+    if (this.stopped) return
+    if (this.retry) clearTimeout(this.retry)
+    const reader = this.reader
+    this.reader = null
+    await reader?.stop()
+    if (!this.stopped) void this.connect()
+  }
+
   /** Stops for good: no retry, the reader's process has exited when this resolves. */
   async stop(): Promise<void> {
     this.stopped = true

@@ -157,8 +157,9 @@ export class CameraService implements CamerasService {
     }
     await lease?.commit()
     await this.close(row.cameraId)
-    if (current.videoFile && current.videoFile !== row.videoFile) await rm(path.join(this.config.dataPath, current.videoFile), { force: true })
     this.register(row, channel, input.verify === false)
+    await Promise.all([...(this.streams.get(row.cameraId)?.values() ?? [])].map((stream) => stream.restart()))
+    if (current.videoFile && current.videoFile !== row.videoFile) await rm(path.join(this.config.dataPath, current.videoFile), { force: true })
   }
 
   async remove(cameraId: string, force = false): Promise<void> {
@@ -184,7 +185,6 @@ export class CameraService implements CamerasService {
 
   async capture(cameraId: string): Promise<Capture> {
     const open = this.channels.get(cameraId)
-    if (!open) await this.row(cameraId)
     if (!open) throw new ApiError('CameraNotFound', { details: { cameraId } })
     await open.channel.ready(this.config.cameraConnectTimeoutMs + 2000)
     const frame = open.channel.latest!
@@ -211,7 +211,8 @@ export class CameraService implements CamerasService {
   async openStream(cameraId: string, consumer: string, options: { fps: number; onFrame(frame: Frame): void; onStatus(status: CameraStatus, error: ApiError | null): void }): Promise<CameraStream> {
     const row = this.channels.get(cameraId)?.row ?? (await this.row(cameraId))
     const channel: CameraChannel = new CameraChannel({
-      openReader: (handlers) => this.reader(row, handlers, options.fps),
+      // The camera's current source: an update of the camera restarts this stream on it.
+      openReader: (handlers) => this.reader(this.channels.get(cameraId)?.row ?? row, handlers, options.fps),
       onFrame: options.onFrame,
       reconnectMinMs: this.config.cameraReconnectMinMs,
       reconnectMaxMs: this.config.cameraReconnectMaxMs,

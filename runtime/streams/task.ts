@@ -81,7 +81,7 @@ export class StreamTask {
         onFrame: (frame) => this.enqueue(frame),
         onStatus: (status, error) => {
           if (status === 'online') this.setState('running', null)
-          else if (status === 'offline') this.setState('waiting', `camera offline: ${error?.item.messageKey ?? 'unknown'}`)
+          else if (status === 'offline') this.setState('waiting', `camera offline: ${error?.item.messageKey ?? 'unknown'} (${String(error?.item.details.reason ?? '')})`)
         },
       })
     } catch (error) {

@@ -135,6 +135,20 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
       const framesBefore = (await status()).framesIn
       rtsp = await startRtspServer(VIDEO, port)
       await until(async () => { const s = await status(); return s.state === 'running' && s.framesIn > framesBefore }, 'the task to resume')
+        .catch(async (error: Error) => { throw new Error(`${error.message}: ${JSON.stringify(await status())}`) })
+
+      // The camera moves to another server: the task follows it.
+      const other = await startRtspServer(VIDEO, await freePort())
+      try {
+        // verify false: the task's own reader is what must follow.
+        expect((await device.post('/gtw/cwai/Camera/update', { cameraId: rtspCamera, url: other.url, verify: false }, mtk)).body.resMsg).toEqual([])
+        await rtsp.stop()
+        const framesMoved = (await status()).framesIn
+        await until(async () => { const s = await status(); return s.state === 'running' && s.framesIn > framesMoved + 4 && s }, 'the task to read the new server')
+          .catch(async (error: Error) => { throw new Error(`${error.message}: ${JSON.stringify(await status())}`) })
+      } finally {
+        await other.stop()
+      }
       expect((await aihost('TaskCancle', { taskId: 'flaps' })).body.resCode).toBe(1)
       expect((await device.post('/gtw/cwai/Camera/delete', { cameraId: rtspCamera }, mtk)).body.resCode).toBe(1)
     } finally {
