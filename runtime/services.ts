@@ -18,6 +18,8 @@ import { emitSidecarRestarts } from './events/producers.ts'
 import { createInference } from './inference/start.ts'
 import { restoreTasks } from './tasks/restore.ts'
 import { TaskService } from './tasks/service.ts'
+import { CameraService } from './cameras/service.ts'
+import { StreamTaskService } from './streams/service.ts'
 import { UploadManager } from './uploads/service.ts'
 import { removeOrphanSpoolFiles, spoolDirOf } from '../shared/uploads/spool.ts'
 import { SessionCache } from './auth/session-cache.ts'
@@ -142,6 +144,16 @@ export async function createServices(config: Config, log: Logger, options: Servi
     namespace: config.networkNamespace, backend: config.networkBackend, confirmTimeoutMs: config.networkConfirmTimeoutMs,
   })
   components.push({ name: 'network', start: () => network.start(), stop: () => network.stop() })
+  // Cameras (spec 4.10 Camera): one reader (an ffmpeg child) per camera; stopped before the database closes.
+  const cameras = new CameraService({ db: database.db, config, clock, log: log.child({ area: 'cameras' }), events: eventSystem.events, uploads })
+  components.push({ name: 'cameras', start: () => cameras.start(), stop: () => cameras.stop() })
+  // Stream tasks (spec 4.9 TaskCreate): resumed in the background once cameras and the sidecar run; stopped first.
+  const streams = new StreamTaskService({ db: database.db, config, clock, log: log.child({ area: 'streams' }), events: eventSystem.events, inference: inference.inference, cameras })
+  components.push({
+    name: 'streams',
+    start: () => { streams.start().catch((error: Error) => log.error({ err: error.message }, 'stream tasks failed to resume')) },
+    stop: () => streams.stop(),
+  })
   const services: Services = {
     db: database.db,
     config,
@@ -163,6 +175,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
     loginThrottle,
     metrics,
     network,
+    cameras,
+    streams,
   }
 
   return {

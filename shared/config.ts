@@ -89,6 +89,15 @@ export const settings = {
   algorithmPackageMaxExpandedBytes: s('ALGORITHM_PACKAGE_MAX_EXPANDED_BYTES', 'int', 2048 * MB, 'Largest total size an uploaded algorithm package may expand to.'),
   fullPictureRetentionMs: s('FULL_PICTURE_RETENTION_MS', 'int', 60 * 60 * 1000, 'In URL mode (FILE_SERVICE_BASE_URL), how long overlay pictures stay downloadable.'),
 
+  // ── cameras (spec 4.10 Camera) ───────────────────────────────────────────────────────
+  ffmpegPath: s('FFMPEG_PATH', 'string', '', 'ffmpeg executable that decodes camera sources; default the one of the npm package @ffmpeg-installer/linux-x64.'),
+  cameraConnectTimeoutMs: s('CAMERA_CONNECT_TIMEOUT_MS', 'int', 10_000, 'A camera source must deliver its first frame within this (also the socket timeout of RTSP and HTTP reads).'),
+  cameraStallTimeoutMs: s('CAMERA_STALL_TIMEOUT_MS', 'int', 10_000, 'An online camera without a new frame for this long goes offline and is reconnected.'),
+  cameraReconnectMinMs: s('CAMERA_RECONNECT_MIN_MS', 'int', 1000, 'First reconnect delay of an offline camera; doubles per failed attempt.'),
+  cameraReconnectMaxMs: s('CAMERA_RECONNECT_MAX_MS', 'int', 30_000, 'Largest reconnect delay of an offline camera.'),
+  cameraMonitorFps: s('CAMERA_MONITOR_FPS', 'number', 1, 'Frames per second a camera is decoded at for its status and capture while no task analyses it (also the poll rate of HTTP snapshot sources).'),
+  cameraVideoMaxBytes: s('CAMERA_VIDEO_MAX_BYTES', 'int', 2048 * MB, 'Largest video file a file camera accepts (upload purpose `video`).'),
+
   wsPort: s('WS_PORT', 'int', 9000, 'Event WebSocket listener port (spec 6).'),
   wsHost: s('WS_HOST', 'string', '0.0.0.0', 'Event WebSocket listener address (spec 6).'),
 

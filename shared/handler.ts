@@ -11,6 +11,8 @@ import type { LoginThrottle } from './auth/login-throttle.ts'
 import type { TasksService } from './tasks/types.ts'
 import type { MetricsService } from './metrics/types.ts'
 import type { NetworkService } from './network/types.ts'
+import type { CamerasService } from './cameras/types.ts'
+import type { StreamTasksService } from './streams/types.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -106,6 +108,10 @@ export interface Services {
   metrics: MetricsService
   /** The host's network: adapters, DNS, routes, quality and connectivity probes, changes with confirm-or-rollback (spec 4.10 Network; shared/network/types.ts). */
   network: NetworkService
+  /** Cameras and their connection state (spec 4.10 Camera; shared/cameras/types.ts). */
+  cameras: CamerasService
+  /** Stream tasks: continuous analysis of a camera (spec 4.9 TaskCreate; shared/streams/types.ts). */
+  streams: StreamTasksService
 }
 
 export interface Ctx extends Services {

@@ -17,6 +17,9 @@ export const requirements = [
   { file: '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', debian: 'fonts-dejavu-core', for: 'the font the OCR tests render text with' },
   { executable: 'openssl', debian: 'openssl', for: 'the TLS certificates of the MQTT settings tests' },
   { executable: 'ip', debian: 'iproute2', for: 'the network tests (ip -json, network namespaces) and the network area itself' },
+  { file: '/usr/lib/python3/dist-packages/gi/__init__.py', debian: 'python3-gi', for: 'the RTSP server of the camera tests (test/helpers/rtsp-server.py)' },
+  { file: '/usr/lib/x86_64-linux-gnu/girepository-1.0/GstRtspServer-1.0.typelib', debian: 'gir1.2-gst-rtsp-server-1.0', for: 'the RTSP server of the camera tests (GStreamer gst-rtsp-server)' },
+  { file: '/usr/lib/x86_64-linux-gnu/gstreamer-1.0/libgstisomp4.so', debian: 'gstreamer1.0-plugins-good', for: 'mp4 demuxing and RTP payloading in that RTSP server' },
 ]
 
 // mosquitto installs into /usr/sbin, which a non-root PATH often lacks.

@@ -5,9 +5,10 @@ export default defineHandler({
   routes: ['/v1/cwai/aihost/QueryTaskStatus'],
   auth: 'session',
   body: 'json',
-  summary: 'State of an image-analysis task: created/cancelled, loaded, detections served, last error.',
+  summary: 'State of a task: for an image-analysis task created/cancelled, loaded, detections served, last error; for a stream task (TaskCreate) its state, input and processed fps, discard rate, detector and critical-path latency, motion-skipped frames, last error.',
   input: Type.Object({ taskId: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false }),
   async handle(input, ctx) {
+    if (ctx.streams.has(input.taskId)) return ctx.streams.status(input.taskId)
     return ctx.tasks.status(await ctx.tasks.get(input.taskId))
   },
 })

@@ -1,19 +1,14 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
-import { ApiError } from '../../shared/errors/index.ts'
 
 export default defineHandler({
   routes: ['/v1/cwai/aihost/TaskCancle'],
   auth: 'session',
   body: 'json',
-  summary: 'Stream (camera) task cancellation: not supported yet on this device.',
-  // Any body is accepted: the answer is the same whatever the client sends.
-  input: Type.Object({}),
-  handle() {
-    // spec 4.9: the route exists; stream tasks come with the camera feature.
-    throw new ApiError('NotSupported', {
-      details: { feature: 'stream-task', route: '/v1/cwai/aihost/TaskCancle', alternative: '/v1/cwai/aihost/PTaskCancle' },
-      msgText: 'Stream tasks are not supported on this device yet; use the image-analysis task (PTask*) routes.',
-    })
+  summary: 'Stops a stream task (spec 4.9) and releases its camera reader and pipeline; NotCreated when unknown.',
+  input: Type.Object({ taskId: Type.String({ minLength: 1, maxLength: 128 }), mvDebug: Type.Optional(Type.Unknown()) }, { additionalProperties: false }),
+  async handle(input, ctx) {
+    await ctx.streams.cancel(input.taskId)
+    return undefined
   },
 })

@@ -1,19 +1,14 @@
-import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
-import { ApiError } from '../../shared/errors/index.ts'
+import { TaskCreateInput } from '../../shared/streams/types.ts'
 
 export default defineHandler({
   routes: ['/v1/cwai/aihost/TaskCreate'],
   auth: 'session',
   body: 'json',
-  summary: 'Stream (camera) task creation: not supported yet on this device.',
-  // Any body is accepted: the answer is the same whatever the client sends.
-  input: Type.Object({}),
-  handle() {
-    // spec 4.9: the route exists; stream tasks come with the camera feature.
-    throw new ApiError('NotSupported', {
-      details: { feature: 'stream-task', route: '/v1/cwai/aihost/TaskCreate', alternative: '/v1/cwai/aihost/PTaskCreate' },
-      msgText: 'Stream tasks are not supported on this device yet; use the image-analysis task (PTask*) routes.',
-    })
+  summary: 'Starts a stream task (spec 4.9): continuous analysis of one camera with one algorithm at targetFps, with motion gating, tracking and object.entered / object.left events. Errors as PTaskCreate plus CameraNotFound and InvalidParam (targetFps above the source\'s rate).',
+  input: TaskCreateInput,
+  async handle(input, ctx) {
+    const { reused } = await ctx.streams.create(input, ctx.identity!)
+    return { taskId: input.taskId, reused }
   },
 })

@@ -41,6 +41,15 @@ export const EVENT_KINDS = {
     changeId: 'string', adapter: 'string', backend: 'string; the backend type key', outcome: '"applied" or "confirmed"', requestedBy: 'string or null; account name' }),
   'network.rolledBack': kind('network', true, 'A network change was not confirmed in time (or was reverted) and the previous configuration was restored.', {
     changeId: 'string', adapter: 'string', backend: 'string', reason: '"timeout", "reverted" or "apply failed"' }),
+  'camera.online': kind('cameras', false, 'A camera delivers frames again (or for the first time since it was added or the device started).', {
+    cameraId: 'string', cameraName: 'string', width: 'number; decoded width', height: 'number', fps: 'number or null; the source\'s frame rate' }),
+  'camera.offline': kind('cameras', true, 'A camera stopped delivering frames or could not be reached; the device keeps reconnecting with backoff.', {
+    cameraId: 'string', cameraName: 'string', messageKey: 'string; the catalogue key of the failure (api.error.Camera...)', reason: 'string; what failed, credentials removed' }),
+  'object.entered': kind('analysis', false, 'A stream task started tracking an object (seen in consecutive analysed frames).', {
+    taskId: 'string', cameraId: 'string', objectId: 'string; stable while the object is tracked', label: 'string', confidence: 'number',
+    box: '{x, y, width, height} in pixels of the analysed frame', snapshotUrl: 'string; the frame with the object boxed (JPEG, Range supported)' }),
+  'object.left': kind('analysis', false, 'A tracked object was not seen for the leave delay (it left, or is hidden).', {
+    taskId: 'string', cameraId: 'string', objectId: 'string', label: 'string', dwellMs: 'number; first to last sighting' }),
   'alarm.raised': kind('analysis', true, 'An analysis task raised an alarm (produced by analysis tasks).', {
     taskId: 'string', alarmType: 'string', cameraId: 'string or null', message: 'string', imageUrl: 'string or null' }),
   'passengerFlow.counted': kind('analysis', false, 'A passenger-flow task counted crossings (produced by analysis tasks).', {

@@ -93,13 +93,12 @@ describe('AI-host routes without the sidecar, on the real runtime', () => {
     expect(body.resData.note).toMatch(/CPU/)
   })
 
-  it('TaskCreate and TaskCancle answer NotSupported, pointing at the PTask routes', async () => {
-    for (const [name, alternative] of [['TaskCreate', 'PTaskCreate'], ['TaskCancle', 'PTaskCancle']]) {
-      const { status, body } = await call(`/v1/cwai/aihost/${name}`, { taskId: 't1' })
-      expect(status).toBe(200)
-      expect(body.resCode).toBe(0)
-      expect(firstError(body)).toMatchObject({ messageKey: 'api.error.NotSupported', retryable: false, details: { feature: 'stream-task', alternative: `/v1/cwai/aihost/${alternative}` } })
-    }
+  it('TaskCreate needs an existing camera and TaskCancle a created stream task (stream tasks: test/streams)', async () => {
+    const created = await call('/v1/cwai/aihost/TaskCreate', { taskId: 't1', algorithmCode: 'person-detector', cameraId: 'no-such-camera', targetFps: 5 })
+    expect(created.status).toBe(200)
+    expect(firstError(created.body)).toMatchObject({ messageKey: 'api.error.CameraNotFound', details: { cameraId: 'no-such-camera' } })
+    const cancelled = await call('/v1/cwai/aihost/TaskCancle', { taskId: 't1' })
+    expect(firstError(cancelled.body)).toMatchObject({ messageKey: 'api.error.NotCreated', details: { taskId: 't1' } })
   })
 
   it('LogicTest tells which targets meet label, confidence, size and region clauses', async () => {

@@ -1,0 +1,14 @@
+import { defineHandler } from '../../shared/handler.ts'
+import { TaskUpdateInput } from '../../shared/streams/types.ts'
+
+export default defineHandler({
+  routes: ['/gtw/cwai/Task/update'],
+  auth: 'session',
+  body: 'json',
+  summary: 'Changes a stream task\'s parameters and regions (spec 4.10 Task): targetFps, taskConfig (regions, thresholds, spec 2.4), motionGating, minDetectIntervalMs. NotCreated, InvalidParam, TaskCreateFailed.',
+  input: TaskUpdateInput,
+  async handle(input, ctx) {
+    await ctx.streams.update(input)
+    return ctx.streams.status(input.taskId)
+  },
+})

@@ -1,0 +1,134 @@
+import type { ApiError } from '../../shared/errors/index.ts'
+import type { CameraStatus } from '../../shared/cameras/types.ts'
+import type { Frame, Reader, ReaderHandlers } from './reader.ts'
+import { failure } from './reader.ts'
+
+export interface ChannelOptions {
+  /** Opens a reader on the source (may fail at once, e.g. an HTTP source that answers 401). */
+  openReader(handlers: ReaderHandlers): Promise<Reader>
+  /** Every frame, as it arrives. */
+  onFrame(frame: Frame): void
+  reconnectMinMs: number
+  reconnectMaxMs: number
+  /** Called on every status change. */
+  onStatus(status: CameraStatus, previous: CameraStatus): void
+}
+
+/**
+ * One camera's connection state machine: connecting → online (a frame arrived) ⇄ offline
+ * (the reader failed; reconnect after a delay that doubles up to a maximum, back to the
+ * minimum once online). Keeps the latest frame for capture.
+ */
+export class CameraChannel {
+  status: CameraStatus = 'connecting'
+  error: ApiError | null = null
+  fps: number | null = null
+  latest: Frame | null = null
+  /** Size of the last frame; kept while offline (the source's size as last seen). */
+  size: { width: number; height: number } | null = null
+  private reader: Reader | null = null
+  private retry: NodeJS.Timeout | null = null
+  private delay: number
+  private stopped = false
+  private waiters: { resolve(): void; reject(error: ApiError): void }[] = []
+
+  constructor(private readonly options: ChannelOptions) {
+    this.delay = options.reconnectMinMs
+  }
+
+  /** The ffmpeg process reading the source, if one runs. */
+  get pid(): number | null {
+    return this.reader?.pid ?? null
+  }
+
+  start(): void {
+    void this.connect()
+  }
+
+  private async connect(): Promise<void> {
+    this.retry = null
+    const handlers: ReaderHandlers = {
+      onInfo: (info) => { if (info.fps !== null) this.fps = info.fps },
+      onFrame: (frame) => this.onFrame(frame),
+      onFailure: (error) => this.onFailure(error),
+    }
+    let reader: Reader
+    try {
+      reader = await this.options.openReader(handlers)
+    } catch (error) {
+      if (!this.stopped) this.onFailure(error as ApiError)
+      return
+    }
+    if (this.stopped) return
+    this.reader = reader
+    reader.start()
+  }
+
+  private onFrame(frame: Frame): void {
+    this.latest = frame
+    this.size = { width: frame.width, height: frame.height }
+    if (this.status !== 'online') {
+      this.error = null
+      this.delay = this.options.reconnectMinMs
+      this.setStatus('online')
+    }
+    for (const waiter of this.waiters.splice(0)) waiter.resolve()
+    this.options.onFrame(frame)
+  }
+
+  private onFailure(error: ApiError): void {
+    this.reader = null
+    this.error = error
+    this.latest = null
+    this.setStatus('offline')
+    for (const waiter of this.waiters.splice(0)) waiter.reject(error)
+    if (this.stopped) return
+    this.retry = setTimeout(() => { void this.connect() }, this.delay)
+    this.delay = Math.min(this.delay * 2, this.options.reconnectMaxMs)
+  }
+
+  private setStatus(status: CameraStatus): void {
+    const previous = this.status
+    this.status = status
+    if (previous !== status) this.options.onStatus(status, previous)
+  }
+
+  /**
+   * Resolves when the camera has a frame; rejects with the source's error when the next
+   * attempt fails (at once while it is offline), or after `timeoutMs`.
+   */
+  ready(timeoutMs: number): Promise<void> {
+    if (this.status === 'online' && this.latest) return Promise.resolve()
+    if (this.status === 'offline' && this.error) return Promise.reject(this.error)
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter)
+        reject(failure('CameraUnreachable', `no frame within ${timeoutMs} ms`))
+      }, timeoutMs)
+      const waiter = {
+        resolve: () => { clearTimeout(timer); resolve() },
+        reject: (error: ApiError) => { clearTimeout(timer); reject(error) },
+      }
+      this.waiters.push(waiter)
+    })
+  }
+
+  /** Reads the source again from scratch (its settings changed). */
+  async restart(): Promise<void> {
+    if (this.stopped) return
+    if (this.retry) clearTimeout(this.retry)
+    const reader = this.reader
+    this.reader = null
+    await reader?.stop()
+    if (!this.stopped) void this.connect()
+  }
+
+  /** Stops for good: no retry, the reader's process has exited when this resolves. */
+  async stop(): Promise<void> {
+    this.stopped = true
+    if (this.retry) clearTimeout(this.retry)
+    const reader = this.reader
+    this.reader = null
+    await reader?.stop()
+  }
+}

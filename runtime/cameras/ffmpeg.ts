@@ -1,0 +1,115 @@
+import { execFile } from 'node:child_process'
+import { lookup } from 'node:dns/promises'
+import { isIP } from 'node:net'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import type { ErrorId } from '../../shared/errors/catalogue.ts'
+import type { SourceType } from '../../shared/cameras/types.ts'
+import { projectRoot } from '../paths.ts'
+
+/** The ffmpeg executable: FFMPEG_PATH, else the binary shipped inside @ffmpeg-installer/linux-x64. */
+export function ffmpegBinary(configured: string): string {
+  if (configured) return configured
+  const require = createRequire(path.join(projectRoot, 'package.json'))
+  return path.join(path.dirname(require.resolve('@ffmpeg-installer/linux-x64/package.json')), 'ffmpeg')
+}
+
+/**
+ * The RTSP demuxer's socket timeout option: `-stimeout` up to ffmpeg 4, `-timeout` from 5 on
+ * (where 4's `-timeout` meant "listen"), read from the binary's own help.
+ */
+export function rtspTimeoutOption(binary: string, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(binary, ['-hide_banner', '-h', 'demuxer=rtsp'], { timeout: timeoutMs }, (error, stdout) => {
+      if (error) return reject(new Error(`ffmpeg at ${binary} does not run: ${error.message}`))
+      resolve(/^\s*-stimeout\b/m.test(stdout) ? '-stimeout' : '-timeout')
+    })
+  })
+}
+
+/**
+ * The URL with its host name replaced by an address resolved here: the static ffmpeg build
+ * crashes (SIGSEGV) when it resolves a name itself. Throws a plain Error when the name does not resolve.
+ */
+export async function withResolvedHost(url: string, timeoutMs: number): Promise<string> {
+  const parsed = new URL(url)
+  const host = parsed.hostname.replace(/^\[|\]$/g, '')
+  if (isIP(host)) return url
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`host name ${host} did not resolve within ${timeoutMs} ms`)), timeoutMs) })
+  try {
+    const { address, family } = await Promise.race([lookup(host).catch(() => { throw new Error(`host name ${host} not found`) }), timeout])
+    parsed.hostname = family === 6 ? `[${address}]` : address
+    return parsed.toString()
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+export interface InputSpec {
+  sourceType: Exclude<SourceType, 'http'> | 'mjpeg'
+  /** URL with credentials, file path or device path. */
+  input: string
+}
+
+/**
+ * ffmpeg arguments that read one source and write raw RGB frames to stdout at `fps`. Each source type may only use its own protocols
+ * (`-protocol_whitelist`), so a URL cannot make ffmpeg read local files.
+ */
+export function readerArgs(spec: InputSpec, options: { fps: number; timeoutMs: number; rtspTimeoutOption: string }): string[] {
+  const micros = String(options.timeoutMs * 1000)
+  const input: string[] = []
+  switch (spec.sourceType) {
+    case 'rtsp':
+      input.push('-protocol_whitelist', 'tcp,udp,rtp,tls', '-rtsp_transport', 'tcp', options.rtspTimeoutOption, micros)
+      break
+    case 'mjpeg':
+      input.push('-protocol_whitelist', 'http,https,tcp,tls', '-rw_timeout', micros, '-f', 'mpjpeg')
+      break
+    case 'file':
+      // Played at its own rate, in a loop, like a camera.
+      input.push('-protocol_whitelist', 'file', '-re', '-stream_loop', '-1')
+      break
+    case 'usb':
+      input.push('-f', 'v4l2')
+      break
+  }
+  return [
+    '-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info',
+    // 1 s of stream is enough to learn size and rate; the default 5 s delays every (re)connect.
+    '-analyzeduration', '1000000',
+    ...input, '-i', spec.input,
+    '-map', '0:v:0', '-an', '-sn', '-dn', '-vf', `fps=${options.fps}`,
+    '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
+  ]
+}
+
+export interface StreamInfo {
+  /** The source's frame rate (from its stream line: `fps`, else `tbr`). */
+  fps: number | null
+  codec: string
+}
+
+/** Reads ffmpeg's description of the input's video stream, e.g. `Stream #0:0(eng): Video: h264 (Main) ..., 768x432, ..., 10 fps, 10 tbr`. */
+export function parseInputStream(line: string): StreamInfo | null {
+  const match = /Stream #0:\d+.*?: Video: (\w+)/.exec(line)
+  if (!match) return null
+  const fps = /, ([\d.]+) fps/.exec(line) ?? /, ([\d.]+)k? tbr/.exec(line)
+  return { codec: match[1]!, fps: fps ? Number(fps[1]) : null }
+}
+
+/** Reads the size of the raw frames ffmpeg writes, from its output stream line. */
+export function parseOutputSize(line: string): { width: number; height: number } | null {
+  if (!/Stream #0:\d+.*: Video: rawvideo/.test(line)) return null
+  const match = /, (\d+)x(\d+)/.exec(line)
+  return match ? { width: Number(match[1]), height: Number(match[2]) } : null
+}
+
+/** The catalogue error a failed ffmpeg run stands for, from its last messages. */
+export function classifyFailure(messages: string): ErrorId {
+  if (/401 Unauthorized|403 Forbidden|authorization failed/i.test(messages)) return 'CameraAuthFailed'
+  if (/404 Not Found|Server returned 4\d\d|No such file or directory/i.test(messages)) return 'CameraStreamNotFound'
+  if (/Connection refused|No route to host|Network is unreachable|timed out|Connection timed out|Failed to resolve|Name or service not known|Cannot assign requested address|Host is unreachable|Immediate exit requested|Operation timed out/i.test(messages)) return 'CameraUnreachable'
+  if (/Decoder \(codec [^)]*\) not found|Invalid data found when processing input|does not contain any stream|Stream map '0:v:0' matches no streams|matches no streams|could not find codec parameters|Unsupported codec|no decoder/i.test(messages)) return 'CameraUnsupportedCodec'
+  return 'CameraSourceFailed'
+}

@@ -1,0 +1,268 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import sharp from 'sharp'
+import { ApiError } from '../../shared/errors/index.ts'
+import { catalogue, type ErrorId } from '../../shared/errors/catalogue.ts'
+import { redactText } from '../../shared/cameras/url.ts'
+import { classifyFailure, parseInputStream, parseOutputSize, readerArgs, type InputSpec } from './ffmpeg.ts'
+
+/** One decoded frame: packed RGB, 3 bytes per pixel. */
+export interface Frame {
+  rgb: Buffer
+  width: number
+  height: number
+  /** When it was decoded, ms since epoch. */
+  time: number
+}
+
+export interface ReaderHandlers {
+  /** The source's frame rate, once known. */
+  onInfo(info: { fps: number | null; codec: string | null }): void
+  onFrame(frame: Frame): void
+  /** Called once, when the reader stops by itself; `stop()` never calls it. */
+  onFailure(error: ApiError): void
+}
+
+export interface Reader {
+  start(): void
+  /** Stops reading; resolves when its process (if any) has exited. */
+  stop(): Promise<void>
+  readonly pid: number | null
+}
+
+export interface ReaderTiming {
+  fps: number
+  connectTimeoutMs: number
+  stallTimeoutMs: number
+}
+
+/** A source failure: the catalogue's text and, in details.reason, what failed (credentials removed). */
+export const failure = (id: ErrorId, reason: string) => new ApiError(id, { details: { reason }, msgText: `${catalogue[id].msgText} (${reason})` })
+
+/**
+ * Reads a source through one ffmpeg child: raw RGB frames on its stdout, its messages on
+ * stderr (kept redacted: they quote the URL with its credentials). A watchdog ends a child
+ * that delivers no first frame within the connect timeout, or no new frame within the
+ * stall timeout, so nothing waits forever on a silent source.
+ */
+export class FfmpegReader implements Reader {
+  private child: ChildProcess | null = null
+  private stopped = false
+  private failed = false
+  private lines: string[] = []
+  private pending: Buffer[] = []
+  private pendingBytes = 0
+  private size: { width: number; height: number } | null = null
+  private lastProgress = 0
+  private hadFrame = false
+  private watchdog: NodeJS.Timeout | null = null
+  private exited: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly binary: string,
+    private readonly spec: InputSpec,
+    private readonly timing: ReaderTiming & { rtspTimeoutOption: string },
+    private readonly password: string | null,
+    private readonly handlers: ReaderHandlers,
+  ) {}
+
+  get pid(): number | null {
+    return this.child?.pid ?? null
+  }
+
+  start(): void {
+    const args = readerArgs(this.spec, { fps: this.timing.fps, timeoutMs: this.timing.connectTimeoutMs, rtspTimeoutOption: this.timing.rtspTimeoutOption })
+    const child = spawn(this.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    this.child = child
+    this.lastProgress = Date.now()
+    this.exited = new Promise((resolve) => child.once('close', () => resolve()))
+    child.once('error', (error) => this.fail('CameraSourceFailed', `ffmpeg could not start: ${error.message}`))
+    child.once('close', (code, signal) => {
+      this.clearWatchdog()
+      if (this.stopped || this.failed) return
+      const last = this.lastMessage()
+      this.fail(classifyFailure(this.lines.join('\n')), signal ? `ffmpeg ended by ${signal}` : last ?? `ffmpeg ended (exit code ${code})`)
+    })
+    let partial = ''
+    child.stderr!.setEncoding('utf8')
+    child.stderr!.on('data', (text: string) => {
+      const parts = (partial + text).split(/\r?\n|\r/)
+      partial = parts.pop() ?? ''
+      for (const raw of parts) this.onMessage(redactText(raw, this.password))
+    })
+    child.stdout!.on('data', (chunk: Buffer) => this.onData(chunk))
+    this.watchdog = setInterval(() => this.checkProgress(), Math.min(1000, this.timing.connectTimeoutMs / 2))
+  }
+
+  private onMessage(line: string): void {
+    if (!line.trim()) return
+    this.lines.push(line)
+    if (this.lines.length > 40) this.lines.shift()
+    if (!this.size) {
+      const input = parseInputStream(line)
+      if (input && !line.includes('rawvideo')) this.handlers.onInfo(input)
+      this.size = parseOutputSize(line)
+    }
+  }
+
+  private onData(chunk: Buffer): void {
+    if (!this.size || this.stopped || this.failed) return
+    this.pending.push(chunk)
+    this.pendingBytes += chunk.length
+    const frameBytes = this.size.width * this.size.height * 3
+    while (this.pendingBytes >= frameBytes) {
+      const all = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes)
+      const rgb = Buffer.from(all.subarray(0, frameBytes))
+      const rest = all.subarray(frameBytes)
+      this.pending = rest.length > 0 ? [rest] : []
+      this.pendingBytes = rest.length
+      this.hadFrame = true
+      this.lastProgress = Date.now()
+      this.handlers.onFrame({ rgb, width: this.size.width, height: this.size.height, time: this.lastProgress })
+    }
+  }
+
+  private checkProgress(): void {
+    const limit = this.hadFrame ? this.timing.stallTimeoutMs : this.timing.connectTimeoutMs
+    if (Date.now() - this.lastProgress <= limit) return
+    const known = classifyFailure(this.lines.join('\n'))
+    this.fail(this.hadFrame ? 'CameraSourceFailed' : known === 'CameraSourceFailed' ? 'CameraUnreachable' : known,
+      this.hadFrame ? `no frame for ${limit} ms` : `no frame within ${limit} ms${this.lastMessage() ? ` (${this.lastMessage()})` : ''}`)
+  }
+
+  /** The last message that says what went wrong (ffmpeg prints its error last). */
+  private lastMessage(): string | null {
+    for (let i = this.lines.length - 1; i >= 0; i--) {
+      // Indented lines describe streams and metadata; the error is a top-level line.
+      const line = this.lines[i]!
+      if (!/^\s/.test(line) && !/^(Exiting normally|Conversion failed|frame=|video:)/.test(line)) return line.trim()
+    }
+    return null
+  }
+
+  private fail(id: ErrorId, reason: string): void {
+    if (this.stopped || this.failed) return
+    this.failed = true
+    this.clearWatchdog()
+    this.kill()
+    this.handlers.onFailure(failure(id, reason))
+  }
+
+  private clearWatchdog(): void {
+    if (this.watchdog) clearInterval(this.watchdog)
+    this.watchdog = null
+  }
+
+  private kill(): void {
+    const child = this.child
+    if (!child || child.exitCode !== null || child.signalCode !== null) return
+    child.kill('SIGTERM')
+    // ffmpeg blocked in a read may ignore SIGTERM for a while.
+    const hard = setTimeout(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') }, 2000)
+    hard.unref()
+    child.once('close', () => clearTimeout(hard))
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    this.clearWatchdog()
+    this.kill()
+    await this.exited
+  }
+}
+
+/**
+ * Polls an HTTP JPEG snapshot URL at the reader's rate (ffmpeg cannot re-read one URL as a
+ * stream): each answer is decoded to RGB with sharp. Errors map to the same keys as ffmpeg's.
+ */
+export class SnapshotReader implements Reader {
+  private stopped = false
+  private timer: NodeJS.Timeout | null = null
+  private controller = new AbortController()
+  private running: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly url: string,
+    private readonly authorization: string | null,
+    private readonly timing: ReaderTiming & { maxBytes: number },
+    private readonly handlers: ReaderHandlers,
+  ) {}
+
+  readonly pid = null
+
+  start(): void {
+    this.handlers.onInfo({ fps: this.timing.fps, codec: 'jpeg' })
+    const tick = () => {
+      if (this.stopped) return
+      this.running = this.poll().then((ok) => {
+        if (!this.stopped && ok) this.timer = setTimeout(tick, 1000 / this.timing.fps)
+      })
+    }
+    tick()
+  }
+
+  private async poll(): Promise<boolean> {
+    try {
+      const frame = await fetchSnapshot(this.url, this.authorization, this.timing.connectTimeoutMs, this.timing.maxBytes, this.controller.signal)
+      if (this.stopped) return false
+      this.handlers.onFrame(frame)
+      return true
+    } catch (error) {
+      if (this.stopped) return false
+      this.handlers.onFailure(error instanceof ApiError ? error : failure('CameraSourceFailed', (error as Error).message))
+      return false
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    if (this.timer) clearTimeout(this.timer)
+    this.controller.abort()
+    await this.running
+  }
+}
+
+/** What an HTTP source is: a multipart MJPEG stream (read by ffmpeg) or a snapshot URL. */
+export async function httpSourceKind(url: string, authorization: string | null, timeoutMs: number): Promise<'mjpeg' | 'snapshot'> {
+  const response = await request(url, authorization, timeoutMs, new AbortController().signal)
+  const type = response.headers.get('content-type') ?? ''
+  await response.body?.cancel().catch(() => {})
+  if (/^multipart\/x-mixed-replace/i.test(type)) return 'mjpeg'
+  if (/^image\//i.test(type) || type === '' || /octet-stream/i.test(type)) return 'snapshot'
+  throw failure('CameraUnsupportedCodec', `the URL answers ${type}, not a JPEG snapshot or an MJPEG stream`)
+}
+
+async function request(url: string, authorization: string | null, timeoutMs: number, signal: AbortSignal): Promise<Response> {
+  let response: Response
+  try {
+    response = await fetch(url, {
+      headers: authorization ? { authorization } : {},
+      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+      redirect: 'error',
+    })
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause
+    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : cause?.code ?? cause?.message ?? (error as Error).message
+    throw failure('CameraUnreachable', reason)
+  }
+  if (response.status === 401 || response.status === 403) throw failure('CameraAuthFailed', `HTTP ${response.status}`)
+  if (response.status === 404 || response.status === 410) throw failure('CameraStreamNotFound', `HTTP ${response.status}`)
+  if (!response.ok) throw failure('CameraSourceFailed', `HTTP ${response.status}`)
+  return response
+}
+
+async function fetchSnapshot(url: string, authorization: string | null, timeoutMs: number, maxBytes: number, signal: AbortSignal): Promise<Frame> {
+  const response = await request(url, authorization, timeoutMs, signal)
+  const chunks: Buffer[] = []
+  let total = 0
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    total += chunk.length
+    if (total > maxBytes) throw failure('CameraUnsupportedCodec', `the snapshot is larger than ${maxBytes} bytes`)
+    chunks.push(Buffer.from(chunk))
+  }
+  try {
+    const { data, info } = await sharp(Buffer.concat(chunks)).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true })
+    return { rgb: data, width: info.width, height: info.height, time: Date.now() }
+  } catch (error) {
+    throw failure('CameraUnsupportedCodec', `the snapshot is not an image the device can decode (${(error as Error).message})`)
+  }
+}

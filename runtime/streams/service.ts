@@ -1,0 +1,163 @@
+import { asc, eq } from 'drizzle-orm'
+import type { Config } from '../../shared/config.ts'
+import type { Db } from '../../shared/db/client.ts'
+import { streamTasks } from '../../shared/db/schema/index.ts'
+import { ApiError, isApiError } from '../../shared/errors/index.ts'
+import type { EventsService } from '../../shared/events/types.ts'
+import type { Clock, Identity, Logger } from '../../shared/handler.ts'
+import type { InferenceService } from '../../shared/inference/types.ts'
+import type { StreamTasksService, StreamTaskStatus, TaskCreateInput, TaskUpdateInput } from '../../shared/streams/types.ts'
+import type { TaskConfig } from '../../shared/tasks/types.ts'
+import type { CameraService } from '../cameras/service.ts'
+import { StreamTask, type StreamTaskRow } from './task.ts'
+
+export interface StreamTaskServiceOptions {
+  db: Db
+  config: Config
+  clock: Clock
+  log: Logger
+  events: EventsService
+  inference: InferenceService
+  cameras: CameraService
+}
+
+/**
+ * `ctx.streams` (spec 4.9 TaskCreate / TaskCancle): stream tasks, stored in libsql and
+ * resumed when the device starts. Each task loads its pipeline in the sidecar under its own
+ * handle and reads its camera through a stream of its own at its rate.
+ */
+export class StreamTaskService implements StreamTasksService {
+  private readonly tasks = new Map<string, StreamTask>()
+
+  constructor(private readonly options: StreamTaskServiceOptions) {
+    options.cameras.onRemove((_cameraId, consumers) => {
+      for (const taskId of consumers) this.tasks.get(taskId)?.cameraDeleted()
+    })
+  }
+
+  /** Resumes the stored tasks (device start); one whose pipeline fails to load waits, `stateReason` naming the error (TaskCreate again or Task/update retries). */
+  async start(): Promise<void> {
+    for (const row of await this.options.db.select().from(streamTasks).orderBy(asc(streamTasks.createdAt))) {
+      const task = this.task(row)
+      if (!row.enabled) {
+        task.disable()
+        continue
+      }
+      try {
+        await this.options.inference.load(task.handle, row.algorithmCode, row.taskConfig as TaskConfig)
+      } catch (error) {
+        this.options.log.error({ taskId: row.taskId, err: (error as Error).message }, 'stream task pipeline failed to load at start')
+        task.pipelineFailed(isApiError(error) ? error.item.messageKey : 'api.error.TaskCreateFailed')
+        continue
+      }
+      await task.start()
+    }
+  }
+
+  async stop(): Promise<void> {
+    const all = [...this.tasks.values()]
+    this.tasks.clear()
+    await Promise.all(all.map((task) => task.stop()))
+  }
+
+  async create(input: TaskCreateInput, identity: Identity): Promise<{ reused: boolean }> {
+    const { cameras, inference } = this.options
+    await cameras.ensure(input.cameraId)
+    const sourceFps = cameras.sourceFps(input.cameraId)
+    if (sourceFps !== null && input.targetFps > sourceFps)
+      throw new ApiError('InvalidParam', { details: { field: 'targetFps', targetFps: input.targetFps, sourceFps }, msgText: `targetFps ${input.targetFps} is above the camera's ${sourceFps} fps` })
+    const now = this.options.clock.now()
+    const row: StreamTaskRow = {
+      taskId: input.taskId, algorithmCode: input.algorithmCode, cameraId: input.cameraId, targetFps: input.targetFps,
+      taskConfig: input.taskConfig ?? {}, motionGating: input.motionGating ?? true, minDetectIntervalMs: input.minDetectIntervalMs ?? 1000, enabled: true,
+      createdBy: identity.accountName, createdAt: now, updatedAt: now,
+    }
+    const existing = this.tasks.get(input.taskId)
+    if (existing && existing.row.cameraId === row.cameraId && existing.row.algorithmCode === row.algorithmCode && existing.row.targetFps === row.targetFps &&
+      JSON.stringify(existing.row.taskConfig) === JSON.stringify(row.taskConfig) && existing.row.motionGating === row.motionGating) {
+      await this.setEnabled(row.taskId, true)
+      return { reused: true }
+    }
+    if (existing) await this.cancel(input.taskId)
+    // The pipeline first: an unknown algorithm or a model that fails leaves nothing behind.
+    const task = new StreamTask(row, this.deps())
+    await inference.load(task.handle, row.algorithmCode, row.taskConfig as TaskConfig)
+    await this.options.db.insert(streamTasks).values(row).onConflictDoUpdate({ target: streamTasks.taskId, set: row })
+    this.tasks.set(row.taskId, task)
+    await task.start()
+    this.options.log.info({ taskId: row.taskId, cameraId: row.cameraId, algorithmCode: row.algorithmCode, targetFps: row.targetFps }, 'stream task started')
+    return { reused: false }
+  }
+
+  async cancel(taskId: string): Promise<void> {
+    const task = this.get(taskId)
+    this.tasks.delete(taskId)
+    await task.stop()
+    await this.options.inference.release(task.handle).catch((error: Error) =>
+      this.options.log.warn({ taskId, err: error.message }, 'stream task pipeline release failed'))
+    await this.options.db.delete(streamTasks).where(eq(streamTasks.taskId, taskId))
+    this.options.log.info({ taskId }, 'stream task cancelled')
+  }
+
+  has(taskId: string): boolean {
+    return this.tasks.has(taskId)
+  }
+
+  status(taskId: string): StreamTaskStatus {
+    return this.get(taskId).status()
+  }
+
+  list(): StreamTaskStatus[] {
+    return [...this.tasks.values()].map((task) => task.status()).sort((a, b) => Number(a.createdAt) - Number(b.createdAt))
+  }
+
+  async setEnabled(taskId: string, enabled: boolean): Promise<void> {
+    const task = this.get(taskId)
+    if (task.row.enabled === enabled) return
+    await this.options.db.update(streamTasks).set({ enabled, updatedAt: this.options.clock.now() }).where(eq(streamTasks.taskId, taskId))
+    task.row.enabled = enabled
+    if (enabled) {
+      await task.start()
+    } else {
+      await task.stop()
+      task.disable()
+    }
+  }
+
+  async update(input: TaskUpdateInput): Promise<void> {
+    const old = this.get(input.taskId).row
+    const sourceFps = this.options.cameras.sourceFps(old.cameraId)
+    const targetFps = input.targetFps ?? old.targetFps
+    if (sourceFps !== null && targetFps > sourceFps)
+      throw new ApiError('InvalidParam', { details: { field: 'targetFps', targetFps, sourceFps }, msgText: `targetFps ${targetFps} is above the camera's ${sourceFps} fps` })
+    const row: StreamTaskRow = {
+      ...old, targetFps, taskConfig: input.taskConfig ?? old.taskConfig, motionGating: input.motionGating ?? old.motionGating,
+      minDetectIntervalMs: input.minDetectIntervalMs ?? old.minDetectIntervalMs, updatedAt: this.options.clock.now(),
+    }
+    const current = this.get(input.taskId)
+    // The new config first (thresholds, regions): a config the pipeline refuses changes nothing.
+    if (input.taskConfig) await this.options.inference.load(current.handle, row.algorithmCode, row.taskConfig as TaskConfig)
+    await current.stop()
+    await this.options.db.update(streamTasks).set(row).where(eq(streamTasks.taskId, row.taskId))
+    const task = this.task(row)
+    if (row.enabled) await task.start()
+    else task.disable()
+  }
+
+  private get(taskId: string): StreamTask {
+    const task = this.tasks.get(taskId)
+    if (!task) throw new ApiError('NotCreated', { details: { taskId } })
+    return task
+  }
+
+  private task(row: StreamTaskRow): StreamTask {
+    const task = new StreamTask(row, this.deps())
+    this.tasks.set(row.taskId, task)
+    return task
+  }
+
+  private deps() {
+    const { config, log, events, inference, cameras } = this.options
+    return { config, log, events, inference, cameras }
+  }
+}

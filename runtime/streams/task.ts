@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto'
+import { mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import sharp from 'sharp'
+import type { Config } from '../../shared/config.ts'
+import { isApiError } from '../../shared/errors/index.ts'
+import type { EventsService } from '../../shared/events/types.ts'
+import type { Logger } from '../../shared/handler.ts'
+import type { InferenceService } from '../../shared/inference/types.ts'
+import type { StreamTaskState, StreamTaskStatus } from '../../shared/streams/types.ts'
+import { FULL_PICTURE_ROUTE, picturesDir } from '../../shared/tasks/full-picture.ts'
+import type { streamTasks } from '../../shared/db/schema/index.ts'
+import type { CameraService, CameraStream } from '../cameras/service.ts'
+import type { Frame } from '../cameras/reader.ts'
+import { MotionDetector } from './motion.ts'
+import { Rate, Samples } from './stats.ts'
+import { IouTracker, type Detection, type Track } from './tracker.ts'
+
+export type StreamTaskRow = typeof streamTasks.$inferSelect
+
+export interface StreamTaskDeps {
+  config: Config
+  log: Logger
+  events: EventsService
+  inference: InferenceService
+  cameras: CameraService
+}
+
+/** Frames waiting for the detector; beyond this the oldest is dropped (real time over every frame). */
+const QUEUE_CAPACITY = 2
+/** Tracking: overlap that continues a track, sightings that make an object, absence that ends it. */
+const TRACKING = { minIou: 0.2, maxCentreShift: 0.6, confirmHits: 2, leaveAfterMs: 2500 }
+/** After a failed detection (sidecar restarting), wait this long before the next frame. */
+const FAILURE_PAUSE_MS = 1000
+
+export const handleOf = (taskId: string) => `stream:${taskId}`
+
+/**
+ * One stream task: a camera stream at the task's rate → a bounded queue → motion gate →
+ * detector in the sidecar → tracker → per-object events. Measures what QueryTaskStatus shows.
+ */
+export class StreamTask {
+  private state: StreamTaskState = 'waiting'
+  private stateReason: string | null = 'connecting to the camera'
+  private lastError: StreamTaskStatus['lastError'] = null
+  private queue: Frame[] = []
+  private wake: (() => void) | null = null
+  private stream: CameraStream | null = null
+  private running = false
+  private loop: Promise<void> = Promise.resolve()
+  private readonly motion = new MotionDetector()
+  private readonly tracker = new IouTracker(TRACKING)
+  private lastDetectAt = 0
+  private readonly inputRate = new Rate()
+  private readonly processedRate = new Rate()
+  private readonly detectorLatency = new Samples()
+  private readonly criticalLatency = new Samples()
+  private framesIn = 0
+  private framesDropped = 0
+  private motionSkipped = 0
+  private objectsEntered = 0
+
+  constructor(readonly row: StreamTaskRow, private readonly deps: StreamTaskDeps) {}
+
+  get handle(): string {
+    return handleOf(this.row.taskId)
+  }
+
+  /** A disabled task: reads nothing until started. */
+  disable(): void {
+    this.setState('disabled', null)
+  }
+
+  async start(): Promise<void> {
+    this.setState('waiting', 'connecting to the camera')
+    this.running = true
+    this.loop = this.run()
+    try {
+      this.stream = await this.deps.cameras.openStream(this.row.cameraId, this.row.taskId, {
+        fps: this.row.targetFps,
+        onFrame: (frame) => this.enqueue(frame),
+        onStatus: (status, error) => {
+          if (status === 'online') this.setState('running', null)
+          else if (status === 'offline') this.setState('waiting', `camera offline: ${error?.item.messageKey ?? 'unknown'} (${String(error?.item.details.reason ?? '')})`)
+        },
+      })
+    } catch (error) {
+      // A camera deleted while the task was stored: the task waits until it is cancelled.
+      this.setState('waiting', isApiError(error) && error.id === 'CameraNotFound' ? 'cameraDeleted' : (error as Error).message)
+    }
+  }
+
+  private setState(state: StreamTaskState, reason: string | null): void {
+    this.state = state
+    this.stateReason = reason
+  }
+
+  /** The pipeline did not load (device start): the task stays stopped, its state says why. */
+  pipelineFailed(messageKey: string): void {
+    this.setState('waiting', `pipelineFailed: ${messageKey}`)
+  }
+
+  /** The camera ended this task's stream (camera deleted with force). */
+  cameraDeleted(): void {
+    this.stream = null
+    this.setState('waiting', 'cameraDeleted')
+  }
+
+  private enqueue(frame: Frame): void {
+    this.framesIn++
+    this.inputRate.tick(frame.time)
+    if (this.queue.length >= QUEUE_CAPACITY) {
+      this.queue.shift()
+      this.framesDropped++
+    }
+    this.queue.push(frame)
+    this.wake?.()
+  }
+
+  private async next(): Promise<Frame | null> {
+    while (this.running && this.queue.length === 0) await new Promise<void>((resolve) => { this.wake = resolve })
+    this.wake = null
+    return this.running ? this.queue.shift()! : null
+  }
+
+  private async run(): Promise<void> {
+    for (let frame = await this.next(); frame; frame = await this.next()) {
+      try {
+        await this.process(frame)
+      } catch (error) {
+        const item = isApiError(error) ? error.item : { messageKey: 'api.error.Internal', msgText: (error as Error).message }
+        this.lastError = { messageKey: item.messageKey, msgText: item.msgText, at: String(Date.now()) }
+        this.deps.log.warn({ taskId: this.row.taskId, messageKey: item.messageKey, err: item.msgText }, 'stream task frame failed')
+        await new Promise((resolve) => setTimeout(resolve, FAILURE_PAUSE_MS))
+      }
+    }
+  }
+
+  private async process(frame: Frame): Promise<void> {
+    const now = Date.now()
+    // Motion gating: the detector runs on motion, while objects are tracked, and at the minimum interval.
+    if (this.row.motionGating) {
+      const moved = this.motion.moved(frame.rgb, frame.width, frame.height, frame.time)
+      if (!moved && this.tracker.active === 0 && now - this.lastDetectAt < this.row.minDetectIntervalMs) {
+        this.motionSkipped++
+        this.processedRate.tick(now)
+        return
+      }
+    }
+    this.lastDetectAt = now
+    const started = Date.now()
+    const outcome = await this.deps.inference.detect({ handle: this.handle, image: { kind: 'rgb', width: frame.width, height: frame.height, data: frame.rgb }, overlay: false })
+    this.detectorLatency.add(Date.now() - started)
+    const detections: Detection[] = outcome.result.areaList.flatMap((area) => area.targetList).map((target) => ({
+      box: target.box, label: target.confidence[0]?.label ?? 'object', confidence: target.confidence[0]?.confidence ?? 0,
+    }))
+    const { entered, left } = this.tracker.update(detections, frame.time)
+    for (const track of entered) await this.entered(track, frame)
+    for (const track of left) await this.left(track)
+    this.processedRate.tick(Date.now())
+    this.criticalLatency.add(Date.now() - frame.time)
+  }
+
+  private async entered(track: Track, frame: Frame): Promise<void> {
+    this.objectsEntered++
+    const { x, y, width, height } = track.box
+    const svg = `<svg width="${frame.width}" height="${frame.height}"><rect x="${x}" y="${y}" width="${width}" height="${height}" fill="none" stroke="#00ff00" stroke-width="3"/></svg>`
+    const jpeg = await sharp(frame.rgb, { raw: { width: frame.width, height: frame.height, channels: 3 } })
+      .composite([{ input: Buffer.from(svg) }]).jpeg({ quality: 80 }).toBuffer()
+    const dir = picturesDir(this.deps.config)
+    await mkdir(dir, { recursive: true })
+    const id = randomUUID()
+    await writeFile(path.join(dir, `${id}.jpg`), jpeg)
+    await this.deps.events.emit('object.entered', {
+      taskId: this.row.taskId, cameraId: this.row.cameraId, objectId: track.id, label: track.label, confidence: track.confidence, box: track.box,
+      snapshotUrl: `${this.deps.config.fileServiceBaseUrl.replace(/\/+$/, '')}${FULL_PICTURE_ROUTE}?id=${id}`,
+    })
+  }
+
+  private async left(track: Track): Promise<void> {
+    await this.deps.events.emit('object.left', {
+      taskId: this.row.taskId, cameraId: this.row.cameraId, objectId: track.id, label: track.label, dwellMs: track.lastSeen - track.firstSeen,
+    })
+  }
+
+  /** Stops reading and analysing; resolves when the reader has exited and no detection runs. */
+  async stop(): Promise<void> {
+    this.running = false
+    this.wake?.()
+    await this.stream?.stop()
+    this.stream = null
+    await this.loop
+    this.queue = []
+    // Every object.entered gets its object.left, also when the task stops.
+    for (const track of this.tracker.clear()) await this.left(track)
+  }
+
+  status(): StreamTaskStatus {
+    const now = Date.now()
+    return {
+      taskId: this.row.taskId,
+      kind: 'stream',
+      algorithmCode: this.row.algorithmCode,
+      cameraId: this.row.cameraId,
+      targetFps: this.row.targetFps,
+      state: this.state,
+      stateReason: this.stateReason,
+      motionGating: this.row.motionGating,
+      minDetectIntervalMs: this.row.minDetectIntervalMs,
+      enabled: this.row.enabled,
+      taskConfig: this.row.taskConfig,
+      inputFps: this.inputRate.perSecond(now),
+      processedFps: this.processedRate.perSecond(now),
+      framesIn: this.framesIn,
+      framesDropped: this.framesDropped,
+      motionSkipped: this.motionSkipped,
+      discardRate: this.framesIn > 0 ? Math.round((this.framesDropped / this.framesIn) * 10_000) / 10_000 : 0,
+      detectorLatencyP50Ms: this.detectorLatency.percentile(50),
+      detectorLatencyP99Ms: this.detectorLatency.percentile(99),
+      criticalPathLatencyP99Ms: this.criticalLatency.percentile(99),
+      trackedObjects: this.tracker.active,
+      objectsEntered: this.objectsEntered,
+      lastError: this.lastError,
+      createdAt: String(this.row.createdAt),
+    }
+  }
+}

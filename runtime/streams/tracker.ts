@@ -1,0 +1,112 @@
+import type { TargetBox } from '../../shared/inference/types.ts'
+
+export interface Detection {
+  box: TargetBox
+  label: string
+  confidence: number
+}
+
+export interface Track extends Detection {
+  id: string
+  firstSeen: number
+  lastSeen: number
+  hits: number
+  confirmed: boolean
+}
+
+export interface TrackerOptions {
+  /** A detection continues a track when their boxes overlap at least this much (IoU) ... */
+  minIou: number
+  /**
+   * ... or, for the tracks and detections left over, when its centre lies within this share
+   * of the track's larger side (a fast walker, or one leaving the frame, whose box shrinks).
+   */
+  maxCentreShift: number
+  /** Sightings before a track is an object (filters one-frame false positives). */
+  confirmHits: number
+  /** A track not seen for this long has left. */
+  leaveAfterMs: number
+}
+
+export const iou = (a: TargetBox, b: TargetBox): number => {
+  const x = Math.max(0, Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x))
+  const y = Math.max(0, Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y))
+  const inter = x * y
+  const union = a.width * a.height + b.width * b.height - inter
+  return union > 0 ? inter / union : 0
+}
+
+const centre = (box: TargetBox) => ({ x: box.x + box.width / 2, y: box.y + box.height / 2 })
+
+/**
+ * Associates detections across frames into objects with stable ids: greedy matching of the
+ * highest-overlap pairs of the same label, then of the nearest centres, a track confirmed after `confirmHits` sightings,
+ * and ended after `leaveAfterMs` without one. Returns the objects that entered and left.
+ */
+export class IouTracker {
+  private tracks: Track[] = []
+  private next = 1
+
+  constructor(private readonly options: TrackerOptions) {}
+
+  get active(): number {
+    return this.tracks.length
+  }
+
+  update(detections: Detection[], now: number): { entered: Track[]; left: Track[] } {
+    const usedTracks = new Set<Track>()
+    const usedDetections = new Set<Detection>()
+    const entered: Track[] = []
+    // Best pairs first: by overlap, then the rest by centre distance.
+    const match = (score: (track: Track, detection: Detection) => number | null) => {
+      const pairs: { track: Track; detection: Detection; value: number }[] = []
+      for (const track of this.tracks)
+        for (const detection of detections) {
+          if (usedTracks.has(track) || usedDetections.has(detection) || detection.label !== track.label) continue
+          const value = score(track, detection)
+          if (value !== null) pairs.push({ track, detection, value })
+        }
+      pairs.sort((a, b) => b.value - a.value)
+      for (const { track, detection } of pairs) {
+        if (usedTracks.has(track) || usedDetections.has(detection)) continue
+        usedTracks.add(track)
+        usedDetections.add(detection)
+        Object.assign(track, { box: detection.box, confidence: detection.confidence, lastSeen: now, hits: track.hits + 1 })
+        if (!track.confirmed && track.hits >= this.options.confirmHits) {
+          track.confirmed = true
+          entered.push(track)
+        }
+      }
+    }
+    match((track, detection) => {
+      const overlap = iou(track.box, detection.box)
+      return overlap >= this.options.minIou ? overlap : null
+    })
+    match((track, detection) => {
+      const shift = Math.hypot(centre(track.box).x - centre(detection.box).x, centre(track.box).y - centre(detection.box).y)
+      const limit = this.options.maxCentreShift * Math.max(track.box.width, track.box.height)
+      return shift <= limit ? -shift : null
+    })
+    for (const detection of detections) {
+      if (usedDetections.has(detection)) continue
+      const track: Track = { ...detection, id: String(this.next++), firstSeen: now, lastSeen: now, hits: 1, confirmed: this.options.confirmHits <= 1 }
+      this.tracks.push(track)
+      if (track.confirmed) entered.push(track)
+    }
+    return { entered, left: this.expire(now) }
+  }
+
+  /** Ends the tracks not seen for the leave delay; the confirmed ones are returned. */
+  expire(now: number): Track[] {
+    const gone = this.tracks.filter((track) => now - track.lastSeen > this.options.leaveAfterMs)
+    this.tracks = this.tracks.filter((track) => !gone.includes(track))
+    return gone.filter((track) => track.confirmed)
+  }
+
+  /** Ends every track (task stop): the confirmed ones are returned. */
+  clear(): Track[] {
+    const all = this.tracks.filter((track) => track.confirmed)
+    this.tracks = []
+    return all
+  }
+}

@@ -1,0 +1,23 @@
+import { integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+
+/**
+ * Stream tasks (spec 4.9 TaskCreate/TaskCancle): continuous analysis of one camera with one
+ * algorithm. A row exists while the task does (TaskCancle deletes it); the device resumes
+ * every row when it starts.
+ */
+export const streamTasks = sqliteTable('stream_tasks', {
+  taskId: text('task_id').primaryKey(),
+  algorithmCode: text('algorithm_code').notNull(),
+  cameraId: text('camera_id').notNull(),
+  targetFps: real('target_fps').notNull(),
+  /** spec 2.4 `taskConfig` as sent (JSON). */
+  taskConfig: text('task_config', { mode: 'json' }).notNull().$type<Record<string, unknown>>(),
+  /** Motion gating (default on) and the detector's minimum interval while nothing moves. */
+  motionGating: integer('motion_gating', { mode: 'boolean' }).notNull(),
+  minDetectIntervalMs: integer('min_detect_interval_ms').notNull(),
+  /** A disabled task keeps its settings and reads nothing (Task/switch, batch stop). */
+  enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+  createdBy: text('created_by'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+})

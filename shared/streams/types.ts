@@ -1,0 +1,87 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { TaskConfigSchema } from '../tasks/types.ts'
+import type { Identity } from '../handler.ts'
+
+/**
+ * Stream tasks (spec 4.9 TaskCreate / TaskCancle): continuous analysis of one camera with
+ * one algorithm, the same pipelines and `taskConfig` as PTask*. `ctx.streams` owns their
+ * lifecycle; implementation in `runtime/streams/`.
+ */
+export const TaskCreateInput = Type.Object({
+  taskId: Type.String({ minLength: 1, maxLength: 128 }),
+  algorithmCode: Type.String({ minLength: 1, maxLength: 128 }),
+  cameraId: Type.String({ minLength: 1, maxLength: 64 }),
+  targetFps: Type.Number({ exclusiveMinimum: 0, maximum: 60, description: 'Frames per second analysed; at most the source\'s rate.' }),
+  taskConfig: Type.Optional(TaskConfigSchema),
+  mvDebug: Type.Optional(Type.Unknown()),
+  motionGating: Type.Optional(Type.Boolean({ default: true, description: 'Run the detector only on motion, while objects are tracked, and at minDetectIntervalMs otherwise.' })),
+  minDetectIntervalMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000, default: 1000, description: 'With motion gating: the detector still runs at least this often.' })),
+}, { additionalProperties: false })
+export type TaskCreateInput = Static<typeof TaskCreateInput>
+
+/**
+ * - `running`: frames arrive and are analysed.
+ * - `waiting`: the camera is offline, deleted or not connected yet (`stateReason` says which);
+ *   the task resumes by itself.
+ * - `disabled`: switched off (Task/switch, batch stop): settings kept, nothing read.
+ */
+export type StreamTaskState = 'running' | 'waiting' | 'disabled'
+
+/** Task/update: the parameters and regions of a stream task (`taskConfig.regions`, spec 2.4). */
+export const TaskUpdateInput = Type.Object({
+  taskId: Type.String({ minLength: 1, maxLength: 128 }),
+  targetFps: Type.Optional(TaskCreateInput.properties.targetFps),
+  taskConfig: Type.Optional(TaskConfigSchema),
+  motionGating: Type.Optional(TaskCreateInput.properties.motionGating),
+  minDetectIntervalMs: Type.Optional(TaskCreateInput.properties.minDetectIntervalMs),
+}, { additionalProperties: false })
+export type TaskUpdateInput = Static<typeof TaskUpdateInput>
+
+export interface StreamTaskStatus {
+  taskId: string
+  kind: 'stream'
+  algorithmCode: string
+  cameraId: string
+  targetFps: number
+  state: StreamTaskState
+  stateReason: string | null
+  motionGating: boolean
+  minDetectIntervalMs: number
+  enabled: boolean
+  taskConfig: Record<string, unknown>
+  /** Over the last 10 s: frames delivered by the camera reader, frames analysed. */
+  inputFps: number
+  processedFps: number
+  /** Since start: frames delivered, dropped by the full queue (oldest first), skipped by motion gating. */
+  framesIn: number
+  framesDropped: number
+  motionSkipped: number
+  discardRate: number
+  detectorLatencyP50Ms: number | null
+  detectorLatencyP99Ms: number | null
+  /** Frame decoded → result stored (events written). */
+  criticalPathLatencyP99Ms: number | null
+  trackedObjects: number
+  objectsEntered: number
+  lastError: { messageKey: string; msgText: string; at: string } | null
+  createdAt: string
+}
+
+export interface StreamTasksService {
+  /**
+   * Creates and starts the task (an existing taskId with the same camera and algorithm is
+   * reused; otherwise it is replaced). Errors: ActionAlgLoadFailed, TaskCreateFailed,
+   * SidecarUnavailable, CameraNotFound, InvalidParam (targetFps above the source's rate).
+   */
+  create(input: TaskCreateInput, identity: Identity): Promise<{ reused: boolean }>
+  /** Stops the task and releases its reader and pipeline; NotCreated when unknown. */
+  cancel(taskId: string): Promise<void>
+  has(taskId: string): boolean
+  status(taskId: string): StreamTaskStatus
+  /** Every stream task's status, oldest first. */
+  list(): StreamTaskStatus[]
+  /** Switches a task on or off without deleting it (stored; a disabled task stays off across restarts). */
+  setEnabled(taskId: string, enabled: boolean): Promise<void>
+  /** Changes rate, taskConfig (regions, thresholds) or gating; the pipeline is reconfigured and the reader restarted. */
+  update(input: TaskUpdateInput): Promise<void>
+}
