@@ -82,7 +82,7 @@ export const settings = {
   // ── algorithm management (spec 4.10) ───────────────────────────────────────────────────
   algorithmPackageMaxEntries: s('ALGORITHM_PACKAGE_MAX_ENTRIES', 'int', 256, 'Most entries an uploaded algorithm package (zip or tar.gz) may hold.'),
   algorithmPackageMaxExpandedBytes: s('ALGORITHM_PACKAGE_MAX_EXPANDED_BYTES', 'int', 2048 * MB, 'Largest total size an uploaded algorithm package may expand to.'),
-  fullPictureRetentionMs: s('FULL_PICTURE_RETENTION_MS', 'int', 60 * 60 * 1000, 'In URL mode (FILE_SERVICE_BASE_URL), how long overlay pictures stay downloadable.'),
+  fullPictureRetentionMs: s('FULL_PICTURE_RETENTION_MS', 'int', 60 * 60 * 1000, 'In URL mode (FILE_SERVICE_BASE_URL), how long a fullPicture URL stays valid after its detection, fetched or not (the overlay is rendered on its first fetch).'),
 
   wsPort: s('WS_PORT', 'int', 9000, 'Event WebSocket listener port (spec 6).'),
   wsHost: s('WS_HOST', 'string', '0.0.0.0', 'Event WebSocket listener address (spec 6).'),
