@@ -18,6 +18,7 @@ type PictureConfig = Pick<Config, 'dataPath' | 'fileServiceBaseUrl' | 'fullPictu
 export class FullPictures {
   /** Renders in progress, so that concurrent first fetches of one picture render it once. */
   readonly #rendering = new Map<string, Promise<string>>()
+  #sweptAt = -Infinity
 
   constructor(private readonly config: PictureConfig, private readonly inference: Pick<InferenceService, 'renderOverlay'>) {}
 
@@ -34,7 +35,12 @@ export class FullPictures {
     // Retention counts from the detection: the upload's link keeps the upload's times.
     const at = new Date(now)
     await utimes(source, at, at)
-    await sweep(dir, now - this.config.fullPictureRetentionMs)
+    // Not on every detection: a sweep stats every kept file (fetches check the age themselves).
+    const retention = this.config.fullPictureRetentionMs
+    if (now - this.#sweptAt >= Math.min(60_000, retention / 10)) {
+      this.#sweptAt = now
+      await sweep(dir, now - retention)
+    }
     return { id, url: `${this.config.fileServiceBaseUrl.replace(/\/+$/, '')}${FULL_PICTURE_ROUTE}?id=${id}` }
   }
 
