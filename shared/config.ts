@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
+import os from 'node:os'
 
 /**
  * One typed configuration for the whole device. Every setting is a row of `settings`:
@@ -18,6 +19,15 @@ interface Setting<K extends Kind = Kind> {
 }
 
 const MB = 1024 * 1024
+/**
+ * Threads one detection's image work (libvips) and inference (onnxruntime intra-op) may use,
+ * by machine size. Measured on 2 cores (bench/detect-speed.bench.ts, details.threadSettings,
+ * in-process, interleaved): 2 and 2 beat 1 and 1 by ~0.8× one-client p50 and ~1.1× four-client
+ * throughput. Above 4 the BlazeFace-sized work of one request gains little (not measured here),
+ * and concurrent requests use the other cores.
+ */
+export const threadsForMachine = () => Math.max(1, Math.min(4, os.availableParallelism()))
+
 const s = <K extends Kind>(env: string, kind: K, def: Setting<K>['default'], doc: string): Setting<K> =>
   ({ env, kind, default: def, doc })
 
@@ -63,7 +73,7 @@ export const settings = {
   decodeMemoryBudgetBytes: s('DECODE_MEMORY_BUDGET_BYTES', 'int', 0, 'Memory that detections may hold for their images at once (decoded pixels and overlay, 9 bytes a pixel); 0 = automatic: half of the machine memory (or cgroup limit), at most what is available when the sidecar starts.'),
   decodeQueueMax: s('DECODE_QUEUE_MAX', 'int', 16, 'Most detections waiting for decode memory; one more is refused at once with the retryable ImageMemoryBusy.'),
   decodeQueueWaitMs: s('DECODE_QUEUE_WAIT_MS', 'int', 20_000, 'Longest wait of a detection for decode memory (its deadline may end it sooner); then ImageMemoryBusy with retryAfterSeconds.'),
-  inferenceThreads: s('INFERENCE_THREADS', 'int', 2, 'onnxruntime intra-op threads per session (the device has 2 cores).'),
+  inferenceThreads: s('INFERENCE_THREADS', 'int', threadsForMachine(), 'onnxruntime intra-op threads per session; default by machine size: the cores, at most 4 (2 on the 2-core device). The sidecar gives libvips as many.'),
   fileServiceBaseUrl: s('FILE_SERVICE_BASE_URL', 'string', '', 'When set, fullPicture is a URL under this base instead of a data: URI (spec 2.6).'),
 
   // ── AI host, device status, models, upgrade (spec 4.9, 4.11) ─────────────────────────────────
