@@ -34,6 +34,7 @@ import { BenchClient } from './lib/http-client.ts'
 import { startLoadProcess, type LoadProcess } from './lib/load-process.ts'
 import { stealMeter } from './lib/machine.ts'
 import { figure, writeReport } from './lib/report.ts'
+import { percentile } from './lib/timing.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
 const photoPath = (n: number) => path.join(root, 'node_modules/@vladmandic/face-api/demo', `sample${n}.jpg`)
@@ -55,10 +56,6 @@ type Run = (photo: (typeof photos)[number]) => Promise<unknown>
 
 const loadAverageAtStart = os.loadavg().map((v) => +v.toFixed(2))
 const steal = stealMeter()
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
-}
 const round1 = (v: number) => +v.toFixed(1)
 
 /** `total` runs of sample1 from CLIENTS concurrent callers in this process; runs per second. */

@@ -18,7 +18,7 @@ const LABEL_BACKGROUND: Colour = [0, 0, 0]
  * 166 KB; 4:4:4 chroma 10 ms / 208 KB; quality 75 7 ms / 152 KB; mozjpeg ~430 ms / 139 KB.
  * The quality stays at 80; the optimisation is not worth 14 ms for 16 % of the size.
  */
-export const OVERLAY_JPEG = { quality: 80, optimiseCoding: false, chromaSubsampling: '4:2:0', mozjpeg: false } as const
+const OVERLAY_JPEG = { quality: 80, optimiseCoding: false, chromaSubsampling: '4:2:0', mozjpeg: false } as const
 
 /** Sizes the overlay is drawn at, from the picture's longer side (as the SVG overlay had them). */
 export function overlayScale(width: number, height: number) {
