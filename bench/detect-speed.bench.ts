@@ -85,14 +85,23 @@ async function createFloor(threads: number): Promise<Run> {
 
 // ── (d) the peer ────────────────────────────────────────────────────────────────────────
 async function createPeer(): Promise<{ run: Run | null; note: string }> {
+  // Human's Node build for tfjs-wasm (its package's `dist/human.node-wasm` export).
   const name = '@vladmandic/human'
   let Human: any
   try {
-    Human = (await import(name)).default
+    const mod = await import(`${name}/dist/human.node-wasm.js`)
+    Human = mod.Human ?? mod.default?.Human ?? mod.default
   } catch {
-    return { run: null, note: `${name} is not installed (with @tensorflow/tfjs-backend-wasm it would be a dev dependency): not measured` }
+    return { run: null, note: `${name} (and @tensorflow/tfjs-backend-wasm) not installed: not measured` }
   }
-  const human = new Human({ backend: 'wasm', modelBasePath: `file://${path.join(root, 'node_modules/@vladmandic/human/models/')}`, face: { enabled: true, mesh: { enabled: false }, iris: { enabled: false }, description: { enabled: false }, emotion: { enabled: false } }, body: { enabled: false }, hand: { enabled: false }, object: { enabled: false }, gesture: { enabled: false } })
+  const human = new Human({
+    backend: 'wasm',
+    wasmPath: `file://${path.join(root, 'node_modules/@tensorflow/tfjs-backend-wasm/dist/')}`,
+    modelBasePath: `file://${path.join(root, 'node_modules/@vladmandic/human/models/')}`,
+    // The face detector only: no mesh, iris, description or emotion; no other detector.
+    face: { enabled: true, mesh: { enabled: false }, iris: { enabled: false }, description: { enabled: false }, emotion: { enabled: false } },
+    body: { enabled: false }, hand: { enabled: false }, object: { enabled: false }, gesture: { enabled: false },
+  })
   await human.load()
   return {
     note: `${name} ${human.version}, tfjs ${human.tf.version_core} on ${human.tf.getBackend()}`,
