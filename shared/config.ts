@@ -21,10 +21,11 @@ interface Setting<K extends Kind = Kind> {
 const MB = 1024 * 1024
 /**
  * Threads one detection's image work (libvips) and inference (onnxruntime intra-op) may use,
- * by machine size. Measured on 2 cores (bench/detect-speed.bench.ts, details.threadSettings,
- * in-process, interleaved): 2 and 2 beat 1 and 1 by ~0.8× one-client p50 and ~1.1× four-client
- * throughput. Above 4 the BlazeFace-sized work of one request gains little (not measured here),
- * and concurrent requests use the other cores.
+ * by machine size: the cores, at most 4. On 2 cores (bench/detect-speed.bench.ts,
+ * details.threadSettings; README "Threads per detection") 2 and 2 was within the noise of a
+ * loaded machine of the other settings under four clients and lets a lone request use both
+ * cores. Above 4 a BlazeFace-sized request gains little (not measured) and concurrent
+ * requests use the other cores.
  */
 export const threadsForMachine = () => Math.max(1, Math.min(4, os.availableParallelism()))
 
