@@ -16,7 +16,7 @@ const FONT = 'DejaVu Sans Mono, monospace'
 const ADVANCE_EM = 0.602
 const ASCENT_EM = 0.93
 const HEIGHT_EM = 1.17
-/** Glyphs kept across overlays; past it the atlas starts again (labels use few characters). */
+/** Glyphs kept across overlays; once past it the atlas starts again (labels use few characters). */
 const MAX_GLYPHS = 4096
 
 const atlas = new Map<number, Map<string, Glyph>>()
@@ -33,24 +33,21 @@ export const glyphCellWidth = (set: GlyphSet, char: string) => (isWide(char) ? 2
  * masks: a label costs a few small copies instead of rasterising text over the picture.
  */
 export async function glyphsFor(size: number, text: string): Promise<GlyphSet> {
-  let glyphs = atlas.get(size) ?? new Map<string, Glyph>()
-  atlas.set(size, glyphs)
   const cellWidth = Math.ceil(size * ADVANCE_EM)
   const height = Math.ceil(size * HEIGHT_EM)
-  const known = glyphs
-  const missing = [...new Set(text)].filter((c) => !known.has(c))
+  if (glyphCount > MAX_GLYPHS) {
+    atlas.clear()
+    glyphCount = 0
+  }
+  const glyphs = atlas.get(size) ?? new Map<string, Glyph>()
+  atlas.set(size, glyphs)
+  const missing = [...new Set(text)].filter((c) => !glyphs.has(c))
   if (missing.length > 0) {
-    if (glyphCount + missing.length > MAX_GLYPHS) {
-      atlas.clear()
-      glyphCount = 0
-      atlas.set(size, glyphs = new Map())
-    }
     const rendered = await renderGlyphs(missing, size, cellWidth, height)
     for (const [char, glyph] of rendered) glyphs.set(char, glyph)
     glyphCount += rendered.size
   }
-  const set = glyphs
-  return { height, cellWidth, get: (char) => set.get(char) }
+  return { height, cellWidth, get: (char) => glyphs.get(char) }
 }
 
 async function renderGlyphs(chars: string[], size: number, cellWidth: number, height: number): Promise<Map<string, Glyph>> {
