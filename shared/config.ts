@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
+import os from 'node:os'
 
 /**
  * One typed configuration for the whole device. Every setting is a row of `settings`:
@@ -18,6 +19,16 @@ interface Setting<K extends Kind = Kind> {
 }
 
 const MB = 1024 * 1024
+/**
+ * Threads one detection's image work (libvips) and inference (onnxruntime intra-op) may use,
+ * by machine size: the cores, at most 4. On 2 cores (bench/detect-speed.bench.ts,
+ * details.threadSettings; README "Threads per detection") 2 and 2 was within the noise of a
+ * loaded machine of the other settings under four clients and lets a lone request use both
+ * cores. Above 4 a BlazeFace-sized request gains little (not measured) and concurrent
+ * requests use the other cores.
+ */
+export const threadsForMachine = () => Math.max(1, Math.min(4, os.availableParallelism()))
+
 const s = <K extends Kind>(env: string, kind: K, def: Setting<K>['default'], doc: string): Setting<K> =>
   ({ env, kind, default: def, doc })
 
@@ -68,7 +79,7 @@ export const settings = {
   decodeMemoryBudgetBytes: s('DECODE_MEMORY_BUDGET_BYTES', 'int', 0, 'Memory that detections may hold for their images at once (decoded pixels and overlay, 9 bytes a pixel); 0 = automatic: half of the machine memory (or cgroup limit), at most what is available when the sidecar starts.'),
   decodeQueueMax: s('DECODE_QUEUE_MAX', 'int', 16, 'Most detections waiting for decode memory; one more is refused at once with the retryable ImageMemoryBusy.'),
   decodeQueueWaitMs: s('DECODE_QUEUE_WAIT_MS', 'int', 20_000, 'Longest wait of a detection for decode memory (its deadline may end it sooner); then ImageMemoryBusy with retryAfterSeconds.'),
-  inferenceThreads: s('INFERENCE_THREADS', 'int', 2, 'onnxruntime intra-op threads per session (the device has 2 cores).'),
+  inferenceThreads: s('INFERENCE_THREADS', 'int', threadsForMachine(), 'onnxruntime intra-op threads per session; default by machine size: the cores, at most 4 (2 on the 2-core device). The sidecar gives libvips as many.'),
   fileServiceBaseUrl: s('FILE_SERVICE_BASE_URL', 'string', '', 'When set, fullPicture is a URL under this base instead of a data: URI (spec 2.6).'),
 
   // ── AI host, device status, models, upgrade (spec 4.9, 4.11) ─────────────────────────────────
@@ -87,7 +98,7 @@ export const settings = {
   // ── algorithm management (spec 4.10) ───────────────────────────────────────────────────
   algorithmPackageMaxEntries: s('ALGORITHM_PACKAGE_MAX_ENTRIES', 'int', 256, 'Most entries an uploaded algorithm package (zip or tar.gz) may hold.'),
   algorithmPackageMaxExpandedBytes: s('ALGORITHM_PACKAGE_MAX_EXPANDED_BYTES', 'int', 2048 * MB, 'Largest total size an uploaded algorithm package may expand to.'),
-  fullPictureRetentionMs: s('FULL_PICTURE_RETENTION_MS', 'int', 60 * 60 * 1000, 'In URL mode (FILE_SERVICE_BASE_URL), how long overlay pictures stay downloadable.'),
+  fullPictureRetentionMs: s('FULL_PICTURE_RETENTION_MS', 'int', 60 * 60 * 1000, 'In URL mode (FILE_SERVICE_BASE_URL), how long a fullPicture URL stays valid after its detection, fetched or not (the overlay is rendered on its first fetch).'),
 
   // ── cameras (spec 4.10 Camera) ───────────────────────────────────────────────────────
   ffmpegPath: s('FFMPEG_PATH', 'string', '', 'ffmpeg executable that decodes camera sources; default the one of the npm package @ffmpeg-installer/linux-x64.'),

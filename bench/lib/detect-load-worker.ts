@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs'
 import { detectFlow, type DetectFlowTarget } from './detect-flow.ts'
 import { BenchClient } from './http-client.ts'
 
-interface Init { url: string; mtk: string; imagePath: string; taskId: string; algorithmCode: string }
+interface Init { url: string; mtk: string; imagePath: string; taskId: string; algorithmCode: string; fullPicture?: 'data' | 'url' }
 const init = JSON.parse(process.argv[2]!) as Init
 const client = new BenchClient(init.url, { mtk: init.mtk })
-const target: DetectFlowTarget = { image: readFileSync(init.imagePath), taskId: init.taskId, algorithmCode: init.algorithmCode }
+const target: DetectFlowTarget = { image: readFileSync(init.imagePath), taskId: init.taskId, algorithmCode: init.algorithmCode, ...(init.fullPicture ? { fullPicture: init.fullPicture } : {}) }
 
 process.on('message', async (message: { run: number; clients: number; expectTargets: number }) => {
   try {

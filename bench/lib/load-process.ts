@@ -16,7 +16,7 @@ export interface LoadProcess {
  * collection the clients' ~210 KB answers cause would mark that whole heap, CPU the device would
  * lose to its load generator (~20 % of the clients' CPU, measured with perf).
  */
-export async function startLoadProcess(init: { url: string; mtk: string; imagePath: string; taskId: string; algorithmCode: string }): Promise<LoadProcess> {
+export async function startLoadProcess(init: { url: string; mtk: string; imagePath: string; taskId: string; algorithmCode: string; fullPicture?: 'data' | 'url' }): Promise<LoadProcess> {
   const outfile = path.join(path.dirname(BENCH_DIR), 'dist', 'bench', 'detect-load-worker.mjs')
   await build({
     entryPoints: [path.join(BENCH_DIR, 'lib', 'detect-load-worker.ts')],

@@ -18,7 +18,7 @@ export default defineHandler({
       createdBy: task.createdBy,
       // Per-stage durations (ms) of the last detection, measured in the sidecar.
       lastTimings: activity?.lastTimings ?? null,
-      overviewAvailable: Boolean(activity?.overviewFile),
+      overviewAvailable: Boolean(activity?.overviewFile ?? activity?.overviewPicture),
       overviewAt: activity?.overviewAt == null ? null : String(activity.overviewAt),
     }
   },

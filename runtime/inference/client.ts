@@ -2,7 +2,7 @@ import net from 'node:net'
 import { ApiError } from '../../shared/errors/index.ts'
 import { catalogue, type ErrorId } from '../../shared/errors/catalogue.ts'
 import type {
-  DetectOutcome, DetectRequest, DetectionResultCore, InferenceService, SidecarStats,
+  DetectOutcome, DetectRequest, DetectionResultCore, ImageSource, InferenceService, SidecarStats,
 } from '../../shared/inference/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
 import { encodeFrame, FrameDecoder, type SidecarOp, type WireError } from '../sidecar/protocol.ts'
@@ -231,16 +231,14 @@ export class SidecarClient implements InferenceService {
   }
 
   async detect(request: DetectRequest): Promise<DetectOutcome> {
-    const { image } = request
+    const { image, body } = wireImage(request.image)
     const header: Record<string, unknown> = {
       handle: request.handle,
       purpose: request.purpose ?? 'image',
       overlay: request.overlay !== false,
       ...(request.deadline !== undefined ? { deadline: request.deadline } : {}),
-      image: image.kind === 'path' ? { kind: 'path', path: image.path }
-        : image.kind === 'rgb' ? { kind: 'rgb', width: image.width, height: image.height } : { kind: 'bytes' },
+      image,
     }
-    const body = image.kind === 'bytes' ? image.bytes : image.kind === 'rgb' ? image.data : undefined
     const timeoutAt = request.deadline !== undefined ? request.deadline + this.#options.deadlineGraceMs : undefined
     // The label is the loaded algorithm's id (a bounded set), read before the request can change it.
     const algorithm = this.#handles.get(request.handle)?.algorithmId ?? 'unloaded'
@@ -258,6 +256,11 @@ export class SidecarClient implements InferenceService {
       if (left > 0) this.#inflight.set(request.handle, left)
       else this.#inflight.delete(request.handle)
     }
+  }
+
+  async renderOverlay(source: ImageSource, result: DetectionResultCore, signal?: AbortSignal): Promise<Buffer> {
+    const { image, body } = wireImage(source)
+    return (await this.#request('overlay', { image, result }, body, undefined, signal)).body
   }
 
   async inspectModel(file: string): Promise<ModelSignature> {
@@ -280,6 +283,15 @@ export class SidecarClient implements InferenceService {
     this.#closed = true
     this.#disconnected('inference client closed')
     for (const wake of this.#waiters.splice(0)) wake()
+  }
+}
+
+/** An image as the sidecar's frames carry it: described in the header, its bytes in the body. */
+function wireImage(image: ImageSource): { image: Record<string, unknown>; body?: Uint8Array } {
+  switch (image.kind) {
+    case 'path': return { image: { kind: 'path', path: image.path } }
+    case 'rgb': return { image: { kind: 'rgb', width: image.width, height: image.height }, body: image.data }
+    default: return { image: { kind: 'bytes' }, body: image.bytes }
   }
 }
 

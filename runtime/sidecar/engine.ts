@@ -1,6 +1,6 @@
 import { defaultManifestDir, loadManifests, type LoadedManifest } from '../../models/load-manifests.ts'
 import { settings } from '../../shared/config.ts'
-import type { DetectOutcome, SidecarStats } from '../../shared/inference/types.ts'
+import type { DetectionResultCore, DetectOutcome, SidecarStats } from '../../shared/inference/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
 import { EngineError } from './engine-error.ts'
 import { checkPixels, decodePixels, readCheckedImage, type EncodedSource, type ImageLimits } from './image/decode.ts'
@@ -35,6 +35,7 @@ export interface EngineDetectRequest {
   image: EngineImage
   purpose?: string
   deadline?: number
+  /** Default true. The overlay is drawn into the decoded pixels: a raw frame's own (`kind: 'rgb'`) included. */
   overlay?: boolean
   /** Aborted when the runtime gives up on the request: it then stops waiting for memory. */
   signal?: AbortSignal
@@ -158,6 +159,26 @@ export class InferenceEngine {
     }
   }
 
+  /**
+   * Draws a detection's result over its image and encodes the JPEG: spec 2.6 `fullPicture` in
+   * URL mode, rendered when the URL is first fetched instead of inside the detection. Admitted
+   * as a detection with an overlay (spec 4.11).
+   */
+  async renderOverlay(request: { image: EngineImage; result: DetectionResultCore; purpose?: string; signal?: AbortSignal }): Promise<Buffer> {
+    try {
+      const opened = await this.#open(request.image, request.purpose ?? 'image')
+      const reservation = await this.#admit(opened.width, opened.height, true, request)
+      try {
+        return await renderOverlay(await opened.decode(), request.result)
+      } finally {
+        reservation.release()
+      }
+    } catch (error) {
+      if (error instanceof ImageError) throw new EngineError(error.errorId, error.message, error.details)
+      throw error
+    }
+  }
+
   /** Header checks only (spec 7.1); `decode` then allocates the pixels. */
   async #open(image: EngineImage, purpose: string): Promise<{ width: number; height: number; decode(): Promise<RgbImage> }> {
     const { limits } = this.#options
@@ -176,7 +197,7 @@ export class InferenceEngine {
     return (await this.#open(image, purpose)).decode()
   }
 
-  async #admit(width: number, height: number, overlay: boolean, request: EngineDetectRequest) {
+  async #admit(width: number, height: number, overlay: boolean, request: { deadline?: number; signal?: AbortSignal }) {
     const bytes = detectionBytes(width, height, overlay)
     try {
       return await this.#memory.acquire(bytes, {

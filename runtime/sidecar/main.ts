@@ -28,6 +28,9 @@ async function main() {
   const options = JSON.parse(process.argv[2] ?? '{}') as SidecarLaunchOptions
   // libvips' operation cache would keep the last images' pixels after their requests.
   sharp.cache(false)
+  // As many libvips threads per image as onnxruntime has per inference (INFERENCE_THREADS,
+  // shared/config.ts threadsForMachine: measured best on 2 cores; sharp's own default on glibc is 1).
+  sharp.concurrency(Math.max(1, options.intraOpThreads))
   // A decoded image is a Buffer freed only when V8 collects it, and V8 does not hurry for
   // memory outside its heap: collected here once released images add up, so that the RSS
   // follows the budget and comes back down after a burst (the supervisor passes --expose-gc).

@@ -14,8 +14,11 @@ export const MAX_BODY_BYTES = 512 * 1024 * 1024
 
 export interface Frame { header: Record<string, unknown>; body: Buffer }
 
-/** `cancel` ({ target: id }) tells a `detect` in flight that its caller went away. */
-export type SidecarOp = 'ping' | 'load' | 'release' | 'detect' | 'cancel' | 'stats' | 'define' | 'forget' | 'inspectModel'
+/**
+ * `cancel` ({ target: id }) tells a `detect` in flight that its caller went away; `overlay`
+ * draws a given result over an image and answers the JPEG.
+ */
+export type SidecarOp = 'ping' | 'load' | 'release' | 'detect' | 'overlay' | 'cancel' | 'stats' | 'define' | 'forget' | 'inspectModel'
 
 export interface WireError { errorId: string; message: string; details: Record<string, unknown>; retryAfterSeconds?: number }
 

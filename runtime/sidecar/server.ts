@@ -4,6 +4,7 @@ import path from 'node:path'
 import { EngineError } from './engine-error.ts'
 import type { EngineImage, InferenceEngine } from './engine.ts'
 import type { LoadedManifest } from '../../models/load-manifests.ts'
+import type { DetectionResultCore } from '../../shared/inference/types.ts'
 import { encodeFrame, FrameDecoder, type Frame, type WireError } from './protocol.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import { inspectOnnx } from '../../shared/models/onnx.ts'
@@ -35,7 +36,7 @@ export function serveEngine(engine: InferenceEngine, socketPath: string, install
       }
       for (const frame of frames) {
         const id = frame.header.id as number
-        const controller = frame.header.op === 'detect' ? new AbortController() : null
+        const controller = frame.header.op === 'detect' || frame.header.op === 'overlay' ? new AbortController() : null
         if (controller) running.set(id, controller)
         if (frame.header.op === 'cancel') running.get(frame.header.target as number)?.abort()
         handle(engine, frame, controller?.signal).then(
@@ -119,6 +120,15 @@ async function handle(engine: InferenceEngine, frame: Frame, signal?: AbortSigna
         ...(signal ? { signal } : {}),
       })
       return { result: { result: outcome.result, timings: outcome.timings }, ...(outcome.overlayJpeg ? { body: outcome.overlayJpeg } : {}) }
+    }
+    case 'overlay': {
+      const jpeg = await engine.renderOverlay({
+        image: imageOf(frame),
+        result: h.result as DetectionResultCore,
+        purpose: typeof h.purpose === 'string' ? h.purpose : 'image',
+        ...(signal ? { signal } : {}),
+      })
+      return { result: null, body: jpeg }
     }
     default: throw new EngineError('InvalidParam', `unknown op ${String(h.op)}`, { field: 'op' })
   }

@@ -1,6 +1,3 @@
-import { randomUUID } from 'node:crypto'
-import { mkdir, writeFile } from 'node:fs/promises'
-import path from 'node:path'
 import sharp from 'sharp'
 import type { Config } from '../../shared/config.ts'
 import { isApiError } from '../../shared/errors/index.ts'
@@ -8,7 +5,7 @@ import type { EventsService } from '../../shared/events/types.ts'
 import type { Logger } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
 import type { StreamTaskState, StreamTaskStatus } from '../../shared/streams/types.ts'
-import { FULL_PICTURE_ROUTE, picturesDir } from '../../shared/tasks/full-picture.ts'
+import { keepRenderedPicture } from '../tasks/full-picture.ts'
 import type { streamTasks } from '../../shared/db/schema/index.ts'
 import type { CameraService, CameraStream } from '../cameras/service.ts'
 import type { Frame } from '../cameras/reader.ts'
@@ -167,13 +164,10 @@ export class StreamTask {
     const svg = `<svg width="${frame.width}" height="${frame.height}"><rect x="${x}" y="${y}" width="${width}" height="${height}" fill="none" stroke="#00ff00" stroke-width="3"/></svg>`
     const jpeg = await sharp(frame.rgb, { raw: { width: frame.width, height: frame.height, channels: 3 } })
       .composite([{ input: Buffer.from(svg) }]).jpeg({ quality: 80 }).toBuffer()
-    const dir = picturesDir(this.deps.config)
-    await mkdir(dir, { recursive: true })
-    const id = randomUUID()
-    await writeFile(path.join(dir, `${id}.jpg`), jpeg)
+    const { url: snapshotUrl } = await keepRenderedPicture(jpeg, this.deps.config)
     await this.deps.events.emit('object.entered', {
       taskId: this.row.taskId, cameraId: this.row.cameraId, objectId: track.id, label: track.label, confidence: track.confidence, box: track.box,
-      snapshotUrl: `${this.deps.config.fileServiceBaseUrl.replace(/\/+$/, '')}${FULL_PICTURE_ROUTE}?id=${id}`,
+      snapshotUrl,
     })
   }
 

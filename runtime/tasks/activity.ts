@@ -28,14 +28,23 @@ export class TaskActivityLog {
     return this.#byTask.get(taskId) ?? null
   }
 
-  async succeeded(taskId: string, outcome: DetectOutcome): Promise<void> {
+  /** `picture`: the fullPicture URL's id when the overlay is rendered on its first fetch. */
+  async succeeded(taskId: string, outcome: DetectOutcome, picture?: string): Promise<void> {
     const entry = this.#entry(taskId)
     entry.detections += 1
     entry.lastDetectionAt = this.clock.now()
     entry.lastTimings = outcome.timings
+    if (picture) {
+      entry.overviewPicture = picture
+      entry.overviewFile = null
+      entry.overviewAt = entry.lastDetectionAt
+      await rm(this.#overviewFileOf(taskId), { force: true }).catch((error) => this.log.warn({ err: error }, 'could not remove the overview picture'))
+      return
+    }
     if (!outcome.overlayJpeg) return
     try {
       entry.overviewFile = await this.#saveOverview(taskId, outcome.overlayJpeg)
+      entry.overviewPicture = null
       entry.overviewAt = entry.lastDetectionAt
     } catch (error) {
       this.log.warn({ err: error }, 'could not keep the overview picture')
@@ -62,7 +71,7 @@ export class TaskActivityLog {
   #entry(taskId: string): TaskActivity {
     let entry = this.#byTask.get(taskId)
     if (!entry) {
-      entry = { detections: 0, failures: 0, lastDetectionAt: null, lastError: null, lastTimings: null, overviewFile: null, overviewAt: null }
+      entry = { detections: 0, failures: 0, lastDetectionAt: null, lastError: null, lastTimings: null, overviewFile: null, overviewPicture: null, overviewAt: null }
       this.#byTask.set(taskId, entry)
     }
     return entry

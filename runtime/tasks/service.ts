@@ -10,7 +10,8 @@ import type {
   CreateTaskRequest, DetectTaskRequest, TaskActivity, TaskConfig, TaskRow, TaskStatus, TasksService,
 } from '../../shared/tasks/types.ts'
 import { TaskActivityLog } from './activity.ts'
-import { toFullPicture } from './full-picture.ts'
+import { DataUrl } from '../../shared/http/json-bytes.ts'
+import { FullPictures } from './full-picture.ts'
 import { decodeBase64Image, downloadImage, pickImageSource } from './image-source.ts'
 import { findTask, listTasks, markCancelled, saveCreatedTask } from './store.ts'
 
@@ -34,9 +35,11 @@ export interface TaskServiceOptions {
 export class TaskService implements TasksService {
   readonly #locks = new KeyedMutex()
   readonly #activity: TaskActivityLog
+  readonly #pictures: FullPictures
 
   constructor(private readonly options: TaskServiceOptions) {
     this.#activity = new TaskActivityLog(options.config.dataPath, options.clock, options.log)
+    this.#pictures = new FullPictures(options.config, options.inference)
   }
 
   async create(request: CreateTaskRequest) {
@@ -69,6 +72,7 @@ export class TaskService implements TasksService {
     const { inference, config, clock } = this.options
     const { taskId, algorithmCode } = request
     const source = pickImageSource(request.image)
+    const urlMode = Boolean(config.fileServiceBaseUrl)
     // Checked before the image is fetched, so a NotCreated costs no download or upload lease.
     await this.#created(taskId, algorithmCode)
     let image: ImageSource
@@ -89,7 +93,8 @@ export class TaskService implements TasksService {
         const task = await this.#created(taskId, algorithmCode)
         // A created task the sidecar does not hold (its restore failed): load it again.
         if (!inference.has(taskId)) await inference.load(taskId, task.algorithmCode, task.taskConfig as TaskConfig)
-        const started = inference.detect({ handle: taskId, image, purpose: 'image', deadline: clock.now() + config.detectTimeoutMs, signal: request.signal })
+        // spec 2.6: in URL mode the overlay is rendered when the URL is first fetched, not here.
+        const started = inference.detect({ handle: taskId, image, purpose: 'image', deadline: clock.now() + config.detectTimeoutMs, signal: request.signal, overlay: !urlMode })
         started.catch(() => {}) // awaited below
         return { started }
       })
@@ -97,11 +102,12 @@ export class TaskService implements TasksService {
         this.#activity.failed(taskId, error)
         throw error
       })
-      await this.#activity.succeeded(taskId, outcome)
+      const picture = urlMode ? await this.#pictures.defer(image, outcome.result, clock.now()) : null
+      await this.#activity.succeeded(taskId, outcome, picture?.id)
       const result: DetectionResult = {
         algorithmCode: outcome.result.algorithmCode,
         timestamp: outcome.result.timestamp,
-        fullPicture: await toFullPicture(outcome.overlayJpeg!, config, clock.now()),
+        fullPicture: picture ? picture.url : new DataUrl('image/jpeg', outcome.overlayJpeg!),
         areaList: outcome.result.areaList,
       }
       await lease?.commit()
@@ -110,6 +116,10 @@ export class TaskService implements TasksService {
       await lease?.abandon()
       throw error
     }
+  }
+
+  fullPicture(id: string): Promise<string> {
+    return this.#pictures.file(id, this.options.clock.now())
   }
 
   async cancel(request: { taskId: string; algorithmCode?: string }): Promise<void> {

@@ -103,6 +103,11 @@ export interface InferenceService {
    * after that call is refused with TaskBusy.
    */
   detect(request: DetectRequest): Promise<DetectOutcome>
+  /**
+   * The overlay JPEG of a detection's `result` drawn over its image (spec 2.6 `fullPicture` in
+   * URL mode, rendered when first fetched). Image errors and ImageMemoryBusy as for `detect`.
+   */
+  renderOverlay(image: ImageSource, result: DetectionResultCore, signal?: AbortSignal): Promise<Buffer>
   stats(): Promise<SidecarStats>
   /**
    * Opens a model file as a session in the sidecar, reads its inputs and outputs, closes it

@@ -52,6 +52,11 @@ export interface TaskActivity {
   lastTimings: Record<string, number> | null
   /** The latest annotated picture on disk (QueryTaskOverviewFile). */
   overviewFile: string | null
+  /**
+   * In fullPicture URL mode the latest picture is that URL's (`fullPicture(id)`, rendered on
+   * its first fetch, kept for FULL_PICTURE_RETENTION_MS) instead of a file of its own.
+   */
+  overviewPicture: string | null
   overviewAt: number | null
 }
 
@@ -104,6 +109,11 @@ export interface TasksService {
   create(request: CreateTaskRequest): Promise<{ reused: boolean; previousAlgorithmCode: string | null }>
   /** spec 4.7, 2.6: one synchronous detection on a created task; NotCreated otherwise. */
   detect(request: DetectTaskRequest): Promise<DetectionResult>
+  /**
+   * spec 2.6 `fullPicture` in URL mode: the overlay JPEG file of picture `id`, rendered on its
+   * first fetch. PictureNotFound when unknown or past FULL_PICTURE_RETENTION_MS.
+   */
+  fullPicture(id: string): Promise<string>
   /** spec 4.8, 3.2: cancels a created task; TaskBusy (retryable) while a detection runs on it. */
   cancel(request: { taskId: string; algorithmCode?: string }): Promise<void>
   /** The task by id, in any state; NotCreated when unknown (spec 7.1). */

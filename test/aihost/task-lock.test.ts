@@ -39,6 +39,7 @@ function scriptedInference() {
         inflight.set(request.handle, inflight.get(request.handle)! - 1)
       }
     },
+    renderOverlay: async () => { throw new Error('not used') },
     stats: async () => { throw new Error('not used') },
     inspectModel: async () => { throw new Error('not used') },
   }

@@ -10,12 +10,11 @@ const MiB = 1024 * 1024
 // A legal 62-megapixel PNG (under MAX_IMAGE_PIXELS 64 M) of one colour: ~190 KB encoded, 178 MiB decoded.
 const WIDTH = 9000
 const HEIGHT = 6900
-/** Room for two such detections at once (9 bytes a pixel with the overlay: 1066 MiB). */
+/** Room for two such detections at once (4 bytes a pixel with the overlay: 474 MiB). */
 const BUDGET = 2 * detectionBytes(WIDTH, HEIGHT, true)
 /**
  * What the sidecar may hold above its idle RSS besides the budget: encoded images, socket
- * frames, tensors, libvips and V8 bookkeeping. Measured: the peak stays ~1030 MiB above idle
- * with this budget (it was 3.5 GiB without admission).
+ * frames, tensors, libvips and V8 bookkeeping (it was 3.5 GiB above idle without admission).
  */
 const OVERHEAD = 128 * MiB
 /** After the burst the sidecar gives memory back: measured ~120 MiB, at or below idle (it was 2.8 GiB). */

@@ -8,14 +8,16 @@ import os from 'node:os'
  */
 
 /**
- * Bytes one detection holds at its peak per image pixel, measured with sharp 0.35 on a
- * 62-megapixel PNG (about 560 MB RSS above an idle sidecar): the decoded RGB image (3; the
- * same for grey, RGB and RGBA input, libvips decodes line by line) and, while the overlay is
- * JPEG-encoded, two more image-sized copies inside libvips (6). Pipeline inputs and crops
- * are small beside them.
+ * Bytes one detection holds at its peak per image pixel: the decoded RGB image (3; the same
+ * for grey, RGB and RGBA input, libvips decodes line by line; measured with sharp 0.35 on a
+ * 62-megapixel PNG) and, with the overlay, the JPEG being encoded (1): the overlay is drawn
+ * into the decoded pixels (pipeline/overlay.ts) and libvips encodes them where they are, so
+ * only the encoded output grows (measured: 0.5 byte a pixel above the decoded image for a
+ * 62-megapixel picture, 0.67 for noise, the worst case of quality 80). Pipeline inputs and
+ * crops are small beside them.
  */
 const DECODED_BYTES_PER_PIXEL = 3
-const OVERLAY_BYTES_PER_PIXEL = 6
+const OVERLAY_BYTES_PER_PIXEL = 1
 
 export const detectionBytes = (width: number, height: number, overlay: boolean) =>
   width * height * (DECODED_BYTES_PER_PIXEL + (overlay ? OVERLAY_BYTES_PER_PIXEL : 0))

