@@ -120,7 +120,7 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
     expect(firstError((await aihost('TaskCancle', { taskId: 'visits' })).body).messageKey).toBe('api.error.NotCreated')
   })
 
-  it('a task on an RTSP camera waits while the source is down and resumes when it is back', async () => {
+  it('a task on an RTSP camera waits while the source is down and resumes when it is back', { timeout: 240_000 }, async () => {
     const port = await freePort()
     let rtsp = await startRtspServer(VIDEO, port)
     try {
@@ -134,7 +134,7 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
       expect(waiting.stateReason).toMatch(/^camera offline: api\.error\.Camera/)
       const framesBefore = (await status()).framesIn
       rtsp = await startRtspServer(VIDEO, port)
-      await until(async () => { const s = await status(); return s.state === 'running' && s.framesIn > framesBefore }, 'the task to resume')
+      await until(async () => { const s = await status(); return s.state === 'running' && s.framesIn > framesBefore }, 'the task to resume', 60_000)
         .catch(async (error: Error) => { throw new Error(`${error.message}: ${JSON.stringify(await status())}`) })
 
       // The camera moves to another server: the task follows it.
@@ -144,7 +144,7 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
         expect((await device.post('/gtw/cwai/Camera/update', { cameraId: rtspCamera, url: other.url, verify: false }, mtk)).body.resMsg).toEqual([])
         await rtsp.stop()
         const framesMoved = (await status()).framesIn
-        await until(async () => { const s = await status(); return s.state === 'running' && s.framesIn > framesMoved + 4 && s }, 'the task to read the new server')
+        await until(async () => { const s = await status(); return s.state === 'running' && s.framesIn > framesMoved + 4 && s }, 'the task to read the new server', 60_000)
           .catch(async (error: Error) => { throw new Error(`${error.message}: ${JSON.stringify(await status())}`) })
       } finally {
         await other.stop()
