@@ -27,8 +27,8 @@ const PLATFORM = 'linux-x64'
 const DIST_PARTS = ['runtime', 'functions', 'console', 'staticfile', 'models', 'build-info.json']
 /** Native add-ons ship only their linux-x64 binaries. */
 const FOREIGN_BINARIES = /(^|\/)(darwin|win32|linux\/(arm64|arm|ia32|ppc64|s390x))(\/|$)|-(darwin|win32|musl|arm64|arm|ia32)(-|$)/
-/** Packages shipped though no bundle imports them by name. Hook for the camera work's ffmpeg: add '@ffmpeg-installer/linux-x64'. */
-const EXTRA_PACKAGES = []
+/** Packages shipped though no bundle imports them by name: the ffmpeg binary the cameras decode with. */
+const EXTRA_PACKAGES = ['@ffmpeg-installer/linux-x64']
 
 const sha = (algorithm, bytes) => createHash(algorithm).update(bytes).digest('hex')
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'))

@@ -11,7 +11,13 @@ import { projectRoot } from '../paths.ts'
 export function ffmpegBinary(configured: string): string {
   if (configured) return configured
   const require = createRequire(path.join(projectRoot, 'package.json'))
-  return path.join(path.dirname(require.resolve('@ffmpeg-installer/linux-x64/package.json')), 'ffmpeg')
+  try {
+    return path.join(path.dirname(require.resolve('@ffmpeg-installer/linux-x64/package.json')), 'ffmpeg')
+  } catch {
+    // Without the package (another platform, a trimmed install) the device still starts: a
+    // system ffmpeg on PATH is tried, and a camera without one fails with its own error.
+    return 'ffmpeg'
+  }
 }
 
 /**

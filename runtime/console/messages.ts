@@ -61,6 +61,10 @@ export const ACTION_TEXT: Record<string, string> = {
   RE_ENCODE_IMAGE: 'Re-encode the image as JPEG, PNG or BMP.',
   CHECK_IMAGE_URL: 'Check the network, or upload the image instead.',
   START_NEW_UPLOAD: 'Start a new upload.',
+  CHECK_CAMERA_SOURCE: 'Check the camera\'s address, stream path and source type.',
+  CHECK_CAMERA_NETWORK: 'Check that the camera is switched on and reachable from the device.',
+  CHECK_CAMERA_CREDENTIALS: 'Check the camera\'s user name and password.',
+  CHANGE_CAMERA_ENCODING: 'Set the camera to a codec the device decodes, such as H.264.',
   NONE: '',
 }
 

@@ -125,6 +125,7 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
     let rtsp = await startRtspServer(VIDEO, port)
     try {
       const added = await device.post('/gtw/cwai/Camera/add', { cameraName: 'rtsp', sourceType: 'rtsp', url: rtsp.url }, mtk)
+      expect(added.body.resMsg).toEqual([])
       const rtspCamera = added.body.resData.cameraId
       expect((await aihost('TaskCreate', { taskId: 'flaps', algorithmCode: 'person-detector', cameraId: rtspCamera, targetFps: 2 })).body.resCode).toBe(1)
       const status = async () => (await aihost('QueryTaskStatus', { taskId: 'flaps' })).body.resData
