@@ -1,0 +1,129 @@
+/**
+ * Every screen of the console, checked by axe-core in real Chromium against the real device:
+ * no violation of impact serious or critical, on a desktop and on a phone (375 px).
+ */
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, Page } from 'playwright-core'
+import { launchBrowser, openConsole } from '../helpers/browser.ts'
+import { CHANGED_PASSWORD, INITIAL_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+const SAMPLE = path.resolve('node_modules/@vladmandic/face-api/demo/sample1.jpg')
+/** The console's pages (runtime/console/app.ts PAGES): hash → main heading. */
+const PAGES = { detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API' }
+/** Pages whose table must be shown when checked (the narrow layout turns tables into cards). */
+const TABLES: Partial<Record<keyof typeof PAGES, string>> = { tasks: 'tasks', algorithms: 'algorithms', models: 'models' }
+
+let device: DeviceProcess
+let browser: Browser
+
+beforeAll(async () => {
+  ;[device, browser] = await Promise.all([startDevice(), launchBrowser()])
+})
+afterAll(async () => {
+  await browser?.close()
+  await device?.stop()
+  device?.cleanup()
+})
+
+/** A task made outside the console, so the Tasks page has a table to check (after the password change, spec 5.7). */
+async function ensureTask() {
+  const mtk = await device.adminToken()
+  const tasks = await device.post('/v1/cwai/aihost/QueryTaskList', {}, mtk)
+  if ((tasks.body.resData.rows as { taskId: string }[]).some((t) => t.taskId === 'axe-task')) return
+  const created = await device.post('/v1/cwai/aihost/PTaskCreate', { taskId: 'axe-task', algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) }, mtk)
+  expect(created.body.resCode).toBe(1)
+}
+
+/** The screen's heading is shown and nothing in it is still loading. */
+async function ready(page: Page, heading: string) {
+  await page.getByRole('heading', { name: heading, level: 1 }).waitFor()
+  await page.waitForFunction(() => !document.querySelector('main')?.textContent?.includes('Loading…'))
+}
+
+/** axe-core's serious and critical violations on the page as it is now, one line per violation. */
+async function serious(page: Page, where: string): Promise<string[]> {
+  // Evaluated over the DevTools protocol: the console's CSP (script-src 'self') refuses a script tag, and stays on.
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE)
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[] }> } }).axe
+    const result = await axe.run(document, { resultTypes: ['violations'] })
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }))
+  })
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${where}: ${v.id} (${v.impact}) ${v.help} — ${v.targets.join(', ')}`)
+}
+
+/** Visits every page by its nav link and checks it. */
+async function everyPage(page: Page, width: number): Promise<string[]> {
+  const found: string[] = []
+  for (const [key, heading] of Object.entries(PAGES)) {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: heading, exact: true }).click()
+    await ready(page, heading)
+    expect(page.url()).toContain(`#/${key}`)
+    const table = TABLES[key as keyof typeof PAGES]
+    if (table) await page.getByTestId(table).waitFor()
+    found.push(...await serious(page, `${heading} (${width} px)`))
+  }
+  return found
+}
+
+/** A detection result: the picture, the targets table and the raw JSON. */
+async function detectionResult(page: Page, width: number): Promise<string[]> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Detection', exact: true }).click()
+  await ready(page, 'Detection')
+  await page.getByTestId('algorithm').selectOption('face-detection')
+  await page.getByTestId('file').setInputFiles(SAMPLE)
+  await page.getByTestId('detect').click()
+  await page.getByTestId('targets').waitFor({ timeout: 120_000 })
+  return serious(page, `Detection result (${width} px)`)
+}
+
+describe('console: accessibility (axe-core)', () => {
+  it('has no serious violation on the sign-in and password screens, on any page, or on a detection result (1440 px)', { timeout: 300_000 }, async () => {
+    const { page, pageErrors, context } = await openConsole(browser, device.url, 1440)
+    const found: string[] = []
+    await page.goto(device.url + '/console/')
+    await ready(page, 'Sign in')
+    found.push(...await serious(page, 'Sign in'))
+    // A shown error is part of the screen too.
+    await page.getByLabel('Password').fill('wrong-password')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByTestId('error').waitFor()
+    found.push(...await serious(page, 'Sign in, error'))
+
+    // The forced password change (spec 5.7), checked before it is done.
+    await page.getByLabel('Password').fill(INITIAL_PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await ready(page, 'Change password')
+    found.push(...await serious(page, 'Change password'))
+    await page.getByLabel('New password', { exact: true }).fill(CHANGED_PASSWORD)
+    await page.getByLabel('Repeat new password').fill(CHANGED_PASSWORD)
+    await page.getByRole('button', { name: 'Change password' }).click()
+    await ready(page, 'Detection')
+
+    await ensureTask()
+    found.push(...await everyPage(page, 1440))
+    found.push(...await detectionResult(page, 1440))
+
+    expect(found, found.join('\n')).toEqual([])
+    expect(pageErrors.filter((e) => !/status of 40[134]/.test(e))).toEqual([])
+    await context.close()
+  })
+
+  it('has no serious violation on any page or on a detection result at 375 px', { timeout: 300_000 }, async () => {
+    await ensureTask()
+    const { page, context } = await openConsole(browser, device.url, 375)
+    await page.goto(device.url + '/console/')
+    await page.getByLabel('Password').fill(CHANGED_PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await ready(page, 'Detection')
+    const found = [...await everyPage(page, 375), ...await detectionResult(page, 375)]
+    expect(found, found.join('\n')).toEqual([])
+    await context.close()
+  })
+})
