@@ -1,5 +1,6 @@
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
+import v8 from 'node:v8'
 import vm from 'node:vm'
 import { loadConfig, settings } from '../../shared/config.ts'
 
@@ -18,7 +19,20 @@ declare const RELEASE_VERSION: string
 declare const RELEASE_PRODUCT: string
 
 const home = path.dirname(process.execPath)
-const [first, ...rest] = process.argv.slice(2)
+/**
+ * Node options the device starts its own processes with (the sidecar is forked with
+ * `--expose-gc`). A single-executable application does not parse Node's options, so the
+ * launcher applies them itself before the script.
+ */
+const NODE_OPTIONS: Record<string, () => void> = {
+  '--expose-gc': () => {
+    v8.setFlagsFromString('--expose-gc')
+    globalThis.gc = vm.runInNewContext('gc') as typeof globalThis.gc
+  },
+}
+const argv = process.argv.slice(2)
+while (argv[0] !== undefined && Object.hasOwn(NODE_OPTIONS, argv[0])) NODE_OPTIONS[argv.shift()!]!()
+const [first, ...rest] = argv
 
 function help(): string {
   const rows = Object.values(settings).map((s) => `  ${s.env.padEnd(34)} ${s.kind.padEnd(8)} default ${JSON.stringify(s.default)}\n      ${s.doc}`)
