@@ -37,6 +37,8 @@ interface Ledger {
   uploads: Map<string, string | null>
   tasks: Set<string>
   algorithms: Set<string>
+  /** algorithmId → its package (the same bytes when the upload is sent again). */
+  packages: Map<string, Buffer>
   /** Webhook timeoutMs values acknowledged, and those in flight when a fault hit (either may stick). */
   settings: { acknowledged: number | null; inFlight: Set<number> }
   /** Accounts whose failed sign-in (a `login.locked` event, LOGIN_MAX_FAILURES=1) was answered. */
@@ -83,6 +85,7 @@ class Rig {
 
   async start(): Promise<void> {
     this.device = await startDevice({ entry: 'supervisor', dataDir: this.dataDir, env: this.env })
+    this.logs.push(this.device.logs)
     // Sessions live in the database: the mtk outlives restarts. (adminToken tries the initial
     // password first, which with LOGIN_MAX_FAILURES=1 would block this address.)
     if (!this.mtk) this.mtk = await this.device.adminToken()
@@ -99,16 +102,30 @@ class Rig {
   }
 
   target() {
-    return { url: this.device.url, mtk: this.mtk }
+    return { url: this.device.url, mtk: this.mtk, check: this.check.bind(this) }
   }
 
   /** Every answer, also those cut short by a fault, keeps the envelope and no 5xx beyond the transient ones. */
   readonly violations: string[] = []
+  /** The log lines of every device process this rig started (a restart makes a new list). */
+  private readonly logs: Record<string, unknown>[][] = []
   async post(route: string, body: unknown) {
     const answer = await this.device.post(route, body, this.mtk)
-    const problem = envelopeViolation({ ...answer, contentType: '' })
-    if (problem) this.violations.push(`${route}: ${problem}`)
+    this.check(route, answer)
     return answer
+  }
+
+  check(route: string, answer: { status: number; body: any }): void {
+    const problem = envelopeViolation({ ...answer, contentType: '' })
+    if (problem) this.violations.push(`${route}: ${problem} (cause logged: ${this.causeOf(answer.body?.resMsg?.[0]?.details?.requestId)})`)
+  }
+
+  /** What the device logged for the request: its error's code and message. */
+  private causeOf(requestId: unknown): string {
+    if (typeof requestId !== 'string') return 'no request id'
+    const line = this.logs.flat().find((l) => l.requestId === requestId && Number(l.level) >= 50)
+    const err = line?.err as { code?: string; message?: string } | undefined
+    return err ? `${err.code ?? ''} ${String(err.message).slice(0, 160)}`.trim() : 'not found'
   }
 
   /** Answers again (Probe), a sidecar other than `killed` runs, and the session still works. */
@@ -128,7 +145,7 @@ class Rig {
 }
 
 /** Uploads the sample image in 4 chunks; resumes the session of `clientRequestId` when it exists. */
-async function uploadChunks(device: { url: string; mtk: string }, clientRequestId: string): Promise<string> {
+async function uploadChunks(device: { url: string; mtk: string; check?: Rig['check'] }, clientRequestId: string): Promise<string> {
   const chunkSize = Math.ceil(IMAGE.length / UPLOAD_CHUNKS)
   const sha256 = createHash('sha256').update(IMAGE).digest('hex')
   let uploadId: string | undefined
@@ -140,6 +157,7 @@ async function uploadChunks(device: { url: string; mtk: string }, clientRequestI
     for (const [name, value] of Object.entries(fields)) if (value !== undefined) form.append(name, String(value))
     form.append('file', new Blob([new Uint8Array(chunk)]), 'sample.jpg')
     const answer = await send(`${device.url}/gtw/cwai/atomic/model/uploadTemp`, { headers: { mtk: device.mtk }, body: form }, 30_000)
+    device.check?.('uploadTemp', answer)
     if (answer.body?.resCode !== 1) throw new Error(`uploadTemp chunk ${index}: ${JSON.stringify(answer.body).slice(0, 300)}`)
     uploadId = answer.body.resData.uploadId
     if (answer.body.resData.complete) return uploadId!
@@ -147,6 +165,25 @@ async function uploadChunks(device: { url: string; mtk: string }, clientRequestI
     await sleep(50)
   }
   throw new Error('upload not complete after its last chunk')
+}
+
+/**
+ * Uploads the package of `algorithmId` (one chunk; sent again, the same bytes resume or
+ * complete its session, spec 3.1) and installs it. Its id is unique to the round, so
+ * AlgorithmExists on a second attempt means the first one went through.
+ */
+async function install(rig: Rig, ledger: Ledger, algorithmId: string): Promise<void> {
+  const zip = ledger.packages.get(algorithmId)!
+  const form = new FormData()
+  const fields = { purpose: 'algorithm', chunkIndex: 0, totalChunks: 1, totalSize: zip.length, chunkSize: zip.length, clientRequestId: `pkg-${algorithmId}` }
+  for (const [name, value] of Object.entries(fields)) form.append(name, String(value))
+  form.append('file', new Blob([new Uint8Array(zip)]), `${algorithmId}.zip`)
+  const uploaded = await send(`${rig.device.url}/gtw/cwai/atomic/model/uploadTemp`, { headers: { mtk: rig.mtk }, body: form }, 30_000)
+  rig.check('uploadTemp', uploaded)
+  if (uploaded.body?.resCode !== 1) throw new Error(`package upload: ${JSON.stringify(uploaded.body).slice(0, 200)}`)
+  const installed = await rig.post('/gtw/cwai/Algorithm/upload', { uploadId: uploaded.body.resData.uploadId })
+  if (installed.body.resCode === 1 || installed.body.resMsg?.[0]?.messageKey === 'api.error.AlgorithmExists') ledger.algorithms.add(algorithmId)
+  else throw new Error(`install: ${JSON.stringify(installed.body.resMsg).slice(0, 400)}`)
 }
 
 /** Every kind of work at once, each recording in the ledger only what the device acknowledged. */
@@ -165,15 +202,8 @@ function workloads(rig: Rig, ledger: Ledger, round: string): Record<string, Prom
       .then((a) => { if (a.body.resCode === 1) ledger.tasks.add(taskId) }),
     install: (async () => {
       const zip = await zipOf({ 'manifest.json': JSON.stringify({ ...manifest, algorithmId, algorithmName: `Reliability ${round}` }) })
-      const form = new FormData()
-      const fields = { purpose: 'algorithm', chunkIndex: 0, totalChunks: 1, totalSize: zip.length, chunkSize: zip.length, clientRequestId: `alg-${round}` }
-      for (const [name, value] of Object.entries(fields)) form.append(name, String(value))
-      form.append('file', new Blob([new Uint8Array(zip)]), `${algorithmId}.zip`)
-      const uploaded = await send(`${rig.device.url}/gtw/cwai/atomic/model/uploadTemp`, { headers: { mtk: rig.mtk }, body: form }, 30_000)
-      if (uploaded.body?.resCode !== 1) throw new Error(`package upload: ${JSON.stringify(uploaded.body).slice(0, 200)}`)
-      const installed = await rig.post('/gtw/cwai/Algorithm/upload', { uploadId: uploaded.body.resData.uploadId })
-      if (installed.body.resCode === 1) ledger.algorithms.add(algorithmId)
-      else throw new Error(`install: ${JSON.stringify(installed.body.resMsg).slice(0, 400)}`)
+      ledger.packages.set(algorithmId, zip)
+      await install(rig, ledger, algorithmId)
     })(),
     settings: rig.post('/gtw/cwai/System/SetHttpParam', { timeoutMs }).then((a) => {
       if (a.body.resCode === 1) {
@@ -220,7 +250,7 @@ export async function runFaults(options: { rounds: number; seed: number; log: (l
     skipped: ['wall-clock steps: the device has no clock-offset setting and the suite never changes the host clock'],
     durationMs: 0,
   }
-  const ledger: Ledger = { uploads: new Map(), tasks: new Set(), algorithms: new Set(), settings: { acknowledged: null, inFlight: new Set() }, eventAccounts: new Set() }
+  const ledger: Ledger = { uploads: new Map(), tasks: new Set(), algorithms: new Set(), packages: new Map(), settings: { acknowledged: null, inFlight: new Set() }, eventAccounts: new Set() }
   const receiver = await startReceiver()
   const broker = await startBroker()
   const recorder = await recordTopics(broker.url, 'cwai/+/event/#', { clientId: `rec-${randomUUID().slice(0, 8)}`, clean: false })
@@ -282,7 +312,7 @@ export async function runFaults(options: { rounds: number; seed: number; log: (l
           figures.faults.push({ target, signal, afterMs, recoveredMs, workloads: outcomes })
           options.log(`fault ${name} at ${afterMs} ms: ${recovered ? `recovered in ${recoveredMs} ms` : 'NOT recovered'}; ${Object.entries(outcomes).map(([k, v]) => `${k} ${v.split(':')[0]}`).join(', ')}`)
           if (!recovered) throw new Error(`device did not recover from ${name}`)
-          await finishUploads(rig, ledger, name, figures)
+          await finishWork(rig, ledger, name, figures)
           await checkQuiescent(rig, name, figures)
         }
       }
@@ -309,8 +339,15 @@ export async function runFaults(options: { rounds: number; seed: number; log: (l
   return figures
 }
 
-/** Interrupted uploads resume (chunk 0 again, same clientRequestId and sha256, spec 3.1) and complete. */
-async function finishUploads(rig: Rig, ledger: Ledger, name: string, figures: FaultFigures): Promise<void> {
+/**
+ * Interrupted uploads resume (chunk 0 again, same clientRequestId and sha256, spec 3.1) and
+ * complete; interrupted installs run again.
+ */
+async function finishWork(rig: Rig, ledger: Ledger, name: string, figures: FaultFigures): Promise<void> {
+  for (const algorithmId of ledger.packages.keys()) {
+    if (ledger.algorithms.has(algorithmId)) continue
+    await install(rig, ledger, algorithmId).catch((error: Error) => figures.lost.push(`${name}: install of ${algorithmId} failed when run again: ${error.message.slice(0, 300)}`))
+  }
   for (const [clientRequestId, uploadId] of ledger.uploads) {
     if (uploadId !== null) continue
     try {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { catalogue } from '../../shared/errors/catalogue.ts'
 
@@ -81,15 +81,6 @@ export function processesMentioning(needle: string): number[] {
     } catch { /* gone or not ours */ }
   }
   return found
-}
-
-/** Processes whose working folder or open files are under `dir`. */
-export function holdsFilesUnder(pid: number, dir: string): boolean {
-  try {
-    return readdirSync(`/proc/${pid}/fd`).some((fd) => { try { return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith(dir) } catch { return false } })
-  } catch {
-    return false
-  }
 }
 
 export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, stepMs = 100): Promise<boolean> {

@@ -6,7 +6,7 @@ import { helmetClassifier } from '../../test/helpers/tiny-models.ts'
 import { uploadFile } from '../../test/helpers/upload-file.ts'
 import { connectEvents } from '../../test/helpers/ws-client.ts'
 import { samplePath } from '../../test/inference/helpers.ts'
-import { ROOT, envelopeViolation, sampleProcess, sleep } from './lib.ts'
+import { ROOT, envelopeViolation, sampleProcess, sleep, waitUntil } from './lib.ts'
 
 const MB = 2 ** 20
 /**
@@ -23,6 +23,7 @@ export interface SoakFigures {
   byKind: Record<string, number>
   algorithms: Record<string, number>
   unavailableAlgorithms: Record<string, string>
+  eventsEmitted: number
   eventsReceivedOverWebSocket: number
   subscribers: number
   samples: number
@@ -46,7 +47,7 @@ function growth(points: { t: number; v: number }[]): number {
 
 export async function runSoak(options: { durationMs: number; log: (line: string) => void }): Promise<SoakFigures> {
   const figures: SoakFigures = {
-    durationMs: options.durationMs, requests: 0, byKind: {}, algorithms: {}, unavailableAlgorithms: {}, eventsReceivedOverWebSocket: 0, subscribers: 0,
+    durationMs: options.durationMs, requests: 0, byKind: {}, algorithms: {}, unavailableAlgorithms: {}, eventsEmitted: 0, eventsReceivedOverWebSocket: 0, subscribers: 0,
     samples: 0, first: null, last: null, growth: {}, bounds: BOUNDS, overBound: [], errors: [],
   }
   const device = await startDevice({ env: { LOGIN_MAX_FAILURES: '1', EVENT_POLL_MS: '200' } })
@@ -66,6 +67,8 @@ export async function runSoak(options: { durationMs: number; log: (line: string)
     for (let i = 0; i < 3; i++) subscribers.push(connectEvents(device.wsPort, { mtk }))
     figures.subscribers = subscribers.length
 
+    // Accounts whose failed sign-in was answered: each made a login.locked event (LOGIN_MAX_FAILURES=1).
+    const eventAccounts = new Set<string>()
     const images = [1, 2, 3, 4].map((n) => readFileSync(samplePath(n)))
     const deadline = Date.now() + options.durationMs
     const count = (kind: string, answer: { status: number; body: any }) => {
@@ -91,7 +94,9 @@ export async function runSoak(options: { durationMs: number; log: (line: string)
     })()
     const chatter = (async () => {
       for (let i = 0; Date.now() < deadline; i++) {
-        count('event', await device.post('/gtw/cwai/login/DoLogin', { account: `soak-${i}`, pwd: md5Hex('wrong') }))
+        const signIn = await device.post('/gtw/cwai/login/DoLogin', { account: `soak-${i}`, pwd: md5Hex('wrong') })
+        count('event', signIn)
+        if (signIn.body?.resMsg?.[0]?.messageKey === 'api.error.LoginFailed') eventAccounts.add(`soak-${i}`)
         count('read', await device.post('/gtw/cwai/algorithm/page', { pageSize: 100 }, mtk))
         count('read', await device.post('/gtw/cwai/System/QueryDeviceStatus', {}, mtk))
         await sleep(200)
@@ -127,6 +132,14 @@ export async function runSoak(options: { durationMs: number; log: (line: string)
       const value = figures.growth[key]!
       if (value > bound) figures.overBound.push(`${key} grew by ${value} over the last two thirds (bound ${bound})`)
     }
+    // Every subscriber gets every event at least once (spec 6).
+    const accountsSeen = (r: (typeof subscribers)[number]) => new Set(r.events().filter((e) => e.kind === 'login.locked').map((e) => e.payload?.accountName))
+    await waitUntil(() => subscribers.every((r) => [...eventAccounts].every((a) => accountsSeen(r).has(a))), 15_000, 250)
+    subscribers.forEach((r, i) => {
+      const missing = [...eventAccounts].filter((a) => !accountsSeen(r).has(a))
+      if (missing.length) figures.errors.push(`WebSocket subscriber ${i} missed ${missing.length} of ${eventAccounts.size} events (${missing.slice(0, 5).join(', ')})`)
+    })
+    figures.eventsEmitted = eventAccounts.size
     figures.eventsReceivedOverWebSocket = subscribers.reduce((s, r) => s + r.events().length, 0)
     if (algorithms.some((a) => !figures.algorithms[a])) figures.errors.push(`no successful detection of ${algorithms.filter((a) => !figures.algorithms[a]).join(', ')}`)
     for (const [id, key] of Object.entries(figures.unavailableAlgorithms)) figures.errors.push(`shipped algorithm ${id} could not be loaded: ${key}`)
