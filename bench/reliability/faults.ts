@@ -56,6 +56,8 @@ export interface FaultRecord {
 export interface FaultFigures {
   injected: number
   recoveries: number
+  /** Duration of the work without a fault (the range of the fault points). */
+  workSpanMs: number
   faults: FaultRecord[]
   lost: string[]
   leaks: string[]
@@ -107,6 +109,8 @@ class Rig {
 
   /** Every answer, also those cut short by a fault, keeps the envelope and no 5xx beyond the transient ones. */
   readonly violations: string[] = []
+  /** The fault under way (names where a violation happened). */
+  phase = 'setup'
   /** The log lines of every device process this rig started (a restart makes a new list). */
   private readonly logs: Record<string, unknown>[][] = []
   async post(route: string, body: unknown) {
@@ -117,7 +121,7 @@ class Rig {
 
   check(route: string, answer: { status: number; body: any }): void {
     const problem = envelopeViolation({ ...answer, contentType: '' })
-    if (problem) this.violations.push(`${route}: ${problem} (cause logged: ${this.causeOf(answer.body?.resMsg?.[0]?.details?.requestId)})`)
+    if (problem) this.violations.push(`${this.phase}: ${route}: ${problem} (cause logged: ${this.causeOf(answer.body?.resMsg?.[0]?.details?.requestId)})`)
   }
 
   /** What the device logged for the request: its error's code and message. */
@@ -244,7 +248,7 @@ export async function runFaults(options: { rounds: number; seed: number; log: (l
   const started = Date.now()
   const rand = random(options.seed)
   const figures: FaultFigures = {
-    injected: 0, recoveries: 0, faults: [], lost: [], leaks: [], violations: [], ledger: { uploads: 0, tasks: 0, algorithms: 0, events: 0 },
+    injected: 0, recoveries: 0, workSpanMs: 0, faults: [], lost: [], leaks: [], violations: [], ledger: { uploads: 0, tasks: 0, algorithms: 0, events: 0 },
     eventDeliveries: { webhook: { events: 0, deliveries: 0, duplicated: 0 }, mqtt: { events: 0, messages: 0, duplicated: 0 } },
     fullDisk: null,
     skipped: ['wall-clock steps: the device has no clock-offset setting and the suite never changes the host clock'],
@@ -263,6 +267,11 @@ export async function runFaults(options: { rounds: number; seed: number; log: (l
     if ((await rig.post('/gtw/cwai/aihost/PTaskCreate', { taskId: DETECT_TASK, algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) })).body.resCode !== 1) throw new Error('detect task not created')
     ledger.tasks.add(DETECT_TASK)
 
+    // How long the work takes here without a fault: fault points are drawn within it.
+    const warmUpStarted = Date.now()
+    await watch(workloads(rig, ledger, 'warm-up'))(120_000)
+    figures.workSpanMs = Date.now() - warmUpStarted
+
     const targets = ['server', 'supervisor', 'sidecar', 'broker'] as const
     const signals = ['SIGKILL', 'SIGTERM'] as const
     let round = 0
@@ -274,8 +283,8 @@ export async function runFaults(options: { rounds: number; seed: number; log: (l
           const pids = { supervisor: rig.device.process.pid!, server: rig.serverPid(), sidecar: await rig.sidecarPid() }
           for (const pid of [pids.server, pids.sidecar]) devicePids.add(pid)
           const settle = watch(workloads(rig, ledger, name))
-          // A random point of the work: uploads take ~1 s, detections a few seconds on this machine.
-          const afterMs = Math.floor(rand() * 2500)
+          rig.phase = name
+          const afterMs = Math.floor(rand() * figures.workSpanMs)
           await sleep(afterMs)
           const faultAt = Date.now()
           if (target === 'broker') {

@@ -20,7 +20,7 @@ import { runSoak } from './soak.ts'
 const { values } = parseArgs({
   options: {
     parts: { type: 'string', default: 'fuzz,faults,soak' },
-    runs: { type: 'string', default: '40' },
+    runs: { type: 'string', default: '100' },
     seed: { type: 'string' },
     soak: { type: 'string', default: '5m' },
     'fault-rounds': { type: 'string', default: '2' },
