@@ -469,7 +469,7 @@ async function fullDisk(log: (line: string) => void, figures: FaultFigures): Pro
       const problem = envelopeViolation({ ...answer, contentType: '' })
       if (problem && !figures.violations.some((v) => v.startsWith(`full disk: ${route}`))) figures.violations.push(`full disk: ${route} answered ${problem}`)
     }
-    const target = { url: device.url, mtk }
+    const target = { url: device.url, mtk, check: checkAnswer }
     for (let i = 0; i < 10; i++) {
       const detected = await device.post('/gtw/cwai/aihost/PTaskDetectPic', { taskId, algorithmCode: 'face-detection', imageBase64: IMAGE_BASE64 }, mtk)
       note(`detect ${detected.body.resCode === 1 ? 'ok' : detected.body.resMsg?.[0]?.messageKey}`)
