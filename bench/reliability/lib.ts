@@ -29,7 +29,7 @@ export async function send(url: string, init: { method?: string; headers?: Recor
 /**
  * What is wrong with an answer, or null: spec 2.1's envelope (resCode 0|1, resMsg items with
  * messageKey and recommendedAction), and no 5xx beyond the catalogue's transient ones.
- * `plain` routes (Metrics, FullPicture, Probe's GET) may answer a success outside the envelope.
+ * A `plain` answer (a file: export, picture, metrics) may succeed outside the envelope.
  */
 export function envelopeViolation(answer: Answer, plain = false): string | null {
   const { status, body } = answer
@@ -69,7 +69,7 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** Live processes whose command line mentions `needle` (the suite's own data folders are unique). */
+/** Live processes whose command line or environment mentions `needle` (the suite's data folders are unique). */
 export function processesMentioning(needle: string): number[] {
   const found: number[] = []
   for (const entry of readdirSync('/proc')) {
