@@ -238,6 +238,10 @@ export const catalogue = {
     'This operation is not supported on this device.', A.NONE),
   ServiceUnavailable: entry('503', 'api.error.ServiceUnavailable',
     'The device is starting or shutting down.', A.RETRY_LATER, { httpStatus: 503, retryable: true, retryAfterSeconds: 2 }),
+  // A write failed because the device's storage is full (SQLite's SQLITE_FULL, ENOSPC): not a
+  // fault of the request, and it succeeds once space is freed (errors/internal.ts maps it).
+  StorageFull: entry('507', 'api.error.StorageFull',
+    'The device\'s storage is full: the request could not be saved. Free disk space (old uploads, exports, logs), then try again.', A.FREE_DISK_SPACE, { httpStatus: 507, retryable: true, retryAfterSeconds: 30 }),
   // Not retryable: an unexpected failure is presumed deterministic; the runtime marks it
   // retryable (RETRY_LATER) only when its cause is known to be transient (errors/internal.ts).
   Internal: entry('500', 'api.error.Internal',

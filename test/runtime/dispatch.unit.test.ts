@@ -54,6 +54,19 @@ describe('dispatcher: envelope and error mapping', () => {
     expect((await response.json()).resMsg[0]).toMatchObject({ messageKey: 'api.error.Internal', details: { requestId: 'req-43' }, retryable: true, recommendedAction: 'RETRY_LATER' })
   })
 
+  it('answers StorageFull (507, FREE_DISK_SPACE) when a write found the disk full (SQLITE_FULL, ENOSPC; also wrapped)', async () => {
+    for (const code of ['SQLITE_FULL', 'ENOSPC']) {
+      const full = defineHandler({ routes: ['/t/full'], auth: 'anonymous', body: 'json', summary: '', input: Type.Object({}), handle() {
+        throw new Error('insert failed', { cause: Object.assign(new Error('database or disk is full'), { code }) })
+      } })
+      const response = await appWith(full).request('/t/full', { method: 'POST', body: '{}', headers: { 'x-request-id': 'req-44' } })
+      expect(response.status).toBe(507)
+      expect((await response.json()).resMsg[0]).toMatchObject({
+        messageKey: 'api.error.StorageFull', details: { requestId: 'req-44' }, retryable: true, recommendedAction: 'FREE_DISK_SPACE', retryAfterSeconds: 30,
+      })
+    }
+  })
+
   it('passes a catalogue error through with its status and details', async () => {
     const failing = defineHandler({ routes: ['/t/fail'], auth: 'anonymous', body: 'json', summary: '', input: Type.Object({}), handle() { throw new ApiError('NotCreated', { details: { taskId: 't1' } }) } })
     const response = await appWith(failing).request('/t/fail', { method: 'POST', body: '{}' })
