@@ -6,6 +6,7 @@ import { RESTART_EXIT_CODE } from '../../shared/aihost/types.ts'
 import { installPending, rollBack } from '../../shared/upgrade/install.ts'
 import { readUpgradeState } from '../../shared/upgrade/state.ts'
 import { projectRoot } from '../paths.ts'
+import { restartDelay } from './backoff.ts'
 import { runChild } from './run-child.ts'
 
 /**
@@ -46,7 +47,7 @@ const parentAtStart = process.ppid
 setInterval(() => { if (!stopping && process.ppid !== parentAtStart) forward('SIGTERM') }, 500).unref()
 
 async function main() {
-  let backoffMs = 1000
+  let backoffMs: number | null = null
   for (;;) {
     const installed = await installPending(config.dataPath, projectRoot, limits, Date.now())
     if (installed.kind === 'installed') say(30, 'upgrade installed', { version: installed.release.version })
@@ -55,6 +56,7 @@ async function main() {
     const entry = current?.dir && current.entryPoint ? path.join(current.dir, current.entryPoint) : baseEntry
     const probation = installed.kind === 'installed' ? config.upgradeProbationMs : null
     say(30, 'starting device', { version: current?.version ?? baseVersion(), entry })
+    const startedAt = Date.now()
     const result = await runChild({
       entry, probationMs: probation, env: { ...process.env, DEVICE_SUPERVISED: '1' },
       onSpawn: (spawned) => { child = spawned },
@@ -69,12 +71,12 @@ async function main() {
     }
     if (result.code === RESTART_EXIT_CODE) {
       say(30, 'restart requested by the device')
-      backoffMs = 1000
+      backoffMs = null
       continue
     }
+    backoffMs = restartDelay(backoffMs, Date.now() - startedAt)
     say(50, 'device exited unexpectedly; restarting', { code: result.code, backoffMs })
-    await new Promise((resolve) => setTimeout(resolve, backoffMs))
-    backoffMs = Math.min(backoffMs * 2, 30_000)
+    await new Promise((resolve) => setTimeout(resolve, backoffMs!))
   }
 }
 
