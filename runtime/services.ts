@@ -18,6 +18,7 @@ import { emitSidecarRestarts } from './events/producers.ts'
 import { createInference } from './inference/start.ts'
 import { restoreTasks } from './tasks/restore.ts'
 import { TaskService } from './tasks/service.ts'
+import { GalleryService } from './galleries/service.ts'
 import { UploadManager } from './uploads/service.ts'
 import { removeOrphanSpoolFiles, spoolDirOf } from '../shared/uploads/spool.ts'
 import { SessionCache } from './auth/session-cache.ts'
@@ -128,6 +129,9 @@ export async function createServices(config: Config, log: Logger, options: Servi
   })
   // Image-analysis tasks (spec 3.2): their lifecycle, locks and activity.
   const tasks = new TaskService({ db: database.db, config, clock, log: log.child({ area: 'tasks' }), inference: inference.inference, uploads, algorithms: algorithmRegistry })
+  // Face galleries (spec 4.10): vectors in libsql; the sidecar's recognizer nodes search them through the client.
+  const galleries = new GalleryService({ db: database.db, clock, log: log.child({ area: 'galleries' }), inference: inference.inference, uploads, algorithmId: config.galleryFaceAlgorithm })
+  inference.inference.setRecognizer(galleries.recognize)
   const services: Services = {
     db: database.db,
     config,
@@ -144,6 +148,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     algorithms: algorithmRegistry,
     inference: inference.inference,
     tasks,
+    galleries,
     uploads,
     sessions,
     metrics,

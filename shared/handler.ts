@@ -8,6 +8,7 @@ import type { InferenceService } from './inference/types.ts'
 import type { UploadService } from './uploads/index.ts'
 import type { SessionService } from './auth/session-service.ts'
 import type { TasksService } from './tasks/types.ts'
+import type { GalleriesService } from './galleries/types.ts'
 import type { MetricsService } from './metrics/types.ts'
 
 /**
@@ -88,6 +89,8 @@ export interface Services {
   inference: InferenceService
   /** Image-analysis tasks of spec 3.2: create, detect, cancel, status (shared/tasks/types.ts). */
   tasks: TasksService
+  /** Face galleries, persons, search by image, recognition (spec 4.10; shared/galleries/types.ts). */
+  galleries: GalleriesService
   /** Sign-in sessions: issue, resolve (cached), revoke (spec 5.2-5.5; shared/auth/session-service.ts). */
   sessions: SessionService
   /** Chunked uploads and upload sessions (spec 2.5, 3.1, 4.4-4.6, 4.12); `claim` hands a complete upload to a consumer. */

@@ -1,0 +1,28 @@
+CREATE TABLE `face_galleries` (
+	`gallery_id` text PRIMARY KEY NOT NULL,
+	`name` text NOT NULL,
+	`description` text DEFAULT '' NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `gallery_faces` (
+	`face_id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`gallery_id` text NOT NULL,
+	`person_id` text NOT NULL,
+	`descriptor` F32_BLOB(1024) NOT NULL,
+	`picture` blob NOT NULL,
+	`created_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `gallery_faces_person_idx` ON `gallery_faces` (`gallery_id`,`person_id`);--> statement-breakpoint
+CREATE INDEX `gallery_faces_descriptor_idx` ON `gallery_faces` (libsql_vector_idx(`descriptor`, 'metric=cosine'));--> statement-breakpoint
+CREATE TABLE `gallery_persons` (
+	`gallery_id` text NOT NULL,
+	`person_id` text NOT NULL,
+	`name` text NOT NULL,
+	`attributes` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	PRIMARY KEY(`gallery_id`, `person_id`)
+);

@@ -1,0 +1,48 @@
+import { sql } from 'drizzle-orm'
+import { blob, customType, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+
+/** Length of a face descriptor (FaceRes, models/README.md). */
+export const FACE_DESCRIPTOR_DIMS = 1024
+
+/**
+ * libsql's vector column (`F32_BLOB(n)`): float32 values, searched through a
+ * `libsql_vector_idx` index with `vector_top_k` (drizzle has no vector type of its own).
+ */
+const f32Blob = (dims: number) => customType<{ data: Float32Array; driverData: Uint8Array }>({
+  dataType: () => `F32_BLOB(${dims})`,
+  toDriver: (v) => new Uint8Array(v.buffer, v.byteOffset, v.byteLength),
+  fromDriver: (b) => new Float32Array(Uint8Array.from(b).buffer),
+})
+
+/** Face galleries (spec 4.10 "Face gallery"). */
+export const faceGalleries = sqliteTable('face_galleries', {
+  galleryId: text('gallery_id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+})
+
+/** Persons of a gallery, under a client-chosen id. */
+export const galleryPersons = sqliteTable('gallery_persons', {
+  galleryId: text('gallery_id').notNull(),
+  personId: text('person_id').notNull(),
+  name: text('name').notNull(),
+  attributes: text('attributes', { mode: 'json' }).notNull().$type<Record<string, unknown>>(),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.galleryId, t.personId] })])
+
+/** One registered face image: its descriptor (vector-indexed, cosine) and its aligned picture. */
+export const galleryFaces = sqliteTable('gallery_faces', {
+  faceId: integer('face_id').primaryKey({ autoIncrement: true }),
+  galleryId: text('gallery_id').notNull(),
+  personId: text('person_id').notNull(),
+  descriptor: f32Blob(FACE_DESCRIPTOR_DIMS)('descriptor').notNull(),
+  /** JPEG of the aligned face, for the console. */
+  picture: blob('picture', { mode: 'buffer' }).notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [
+  index('gallery_faces_person_idx').on(t.galleryId, t.personId),
+  index('gallery_faces_descriptor_idx').on(sql`libsql_vector_idx(${t.descriptor}, 'metric=cosine')`),
+])
