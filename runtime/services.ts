@@ -130,8 +130,12 @@ export async function createServices(config: Config, log: Logger, options: Servi
   // Image-analysis tasks (spec 3.2): their lifecycle, locks and activity.
   const tasks = new TaskService({ db: database.db, config, clock, log: log.child({ area: 'tasks' }), inference: inference.inference, uploads, algorithms: algorithmRegistry })
   // Face galleries (spec 4.10): vectors in libsql; the sidecar's recognizer nodes search them through the client.
-  const galleries = new GalleryService({ db: database.db, clock, log: log.child({ area: 'galleries' }), inference: inference.inference, uploads, algorithmId: config.galleryFaceAlgorithm })
+  const galleries = new GalleryService({
+    db: database.db, clock, log: log.child({ area: 'galleries' }), inference: inference.inference, uploads, algorithmId: config.galleryFaceAlgorithm,
+    dataPath: config.dataPath, importLimits: { maxEntries: config.faceImportMaxEntries, maxExpandedBytes: config.faceImportMaxExpandedBytes },
+  })
   inference.inference.setRecognizer(galleries.recognize)
+  components.push({ name: 'gallery-imports', start: () => galleries.imports.recover() })
   const services: Services = {
     db: database.db,
     config,

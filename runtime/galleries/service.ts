@@ -12,15 +12,21 @@ import type { ImageSource } from '../../shared/inference/types.ts'
 import type { UploadLease, UploadService } from '../../shared/uploads/index.ts'
 import type { SidecarClient } from '../inference/client.ts'
 import { decodeBase64Image } from '../tasks/image-source.ts'
+import type { ArchiveLimits } from '../../shared/archive/safe-unpack.ts'
+import type { ImportRow } from './import-manifest.ts'
+import { ImportJobs } from './import.ts'
 
 export interface GalleryServiceOptions {
   db: Db
   clock: Clock
   log: Logger
   inference: Pick<SidecarClient, 'describeFaces'>
-  uploads: Pick<UploadService, 'lease'>
+  uploads: Pick<UploadService, 'lease' | 'claim'>
   /** The algorithm whose `recognizer` describes gallery faces (the shipped `face-recognition`). */
   algorithmId: string
+  dataPath: string
+  /** Bounds of a face-import archive. */
+  importLimits: ArchiveLimits
 }
 
 /**
@@ -51,7 +57,11 @@ const IMAGE_PURPOSES = ['image', 'face-import'] as const
  * sidecar client (runtime/sidecar/protocol.ts RECOGNIZE_CALL).
  */
 export class GalleryService implements GalleriesService {
-  constructor(private readonly options: GalleryServiceOptions) {}
+  readonly imports: ImportJobs
+
+  constructor(private readonly options: GalleryServiceOptions) {
+    this.imports = new ImportJobs({ ...options, limits: options.importLimits, importRow: (galleryId, row, image) => this.#importRow(galleryId, row, image) })
+  }
 
   // ── galleries ──────────────────────────────────────────────────────────────────────
   async createGallery(input: { galleryId?: string; name: string; description?: string }): Promise<Gallery> {
@@ -165,16 +175,48 @@ export class GalleryService implements GalleriesService {
   async addFace(input: { galleryId: string; personId: string; image: GalleryImage; identity: Identity }) {
     await this.getPerson(input.galleryId, input.personId)
     return this.#withImage(input.image, input.identity, async (image) => {
-      const faces = await this.options.inference.describeFaces(this.options.algorithmId, image, { pictures: true })
-      // Exactly one face, or nothing is stored: with several, which one is the person is a guess.
-      if (faces.length !== 1)
-        throw new ApiError('GalleryFaceCount', { details: { faces: faces.length, boxes: faces.map((f) => f.box) }, msgText: `A person image must show exactly one face; ${faces.length} found.` })
-      const face = faces[0]!
+      const face = await this.#oneFace(image)
       const [row] = await this.options.db.insert(galleryFaces).values({
         galleryId: input.galleryId, personId: input.personId, descriptor: face.descriptor, picture: face.picture!, createdAt: this.options.clock.now(),
       }).returning({ faceId: galleryFaces.faceId })
       return { faceId: row!.faceId, box: face.box }
     })
+  }
+
+  async startImport(input: { galleryId: string; uploadId: string; identity: Identity }) {
+    await this.#gallery(input.galleryId)
+    return this.imports.start(input.galleryId, input.uploadId, input.identity)
+  }
+
+  importStatus(jobId: string) {
+    return this.imports.status(jobId)
+  }
+
+  /**
+   * One import row: the person is created or renamed, and the face added unless that person
+   * already has a face from the same image (so importing an archive again changes nothing).
+   */
+  async #importRow(galleryId: string, row: ImportRow, image: { path: string; sha256: string }): Promise<'imported' | 'skipped'> {
+    const { db, clock } = this.options
+    const known = await db.select({ faceId: galleryFaces.faceId }).from(galleryFaces)
+      .where(and(eq(galleryFaces.galleryId, galleryId), eq(galleryFaces.personId, row.personId), eq(galleryFaces.sourceSha256, image.sha256))).limit(1)
+    if (known.length > 0) return 'skipped'
+    const face = await this.#oneFace({ kind: 'path', path: image.path })
+    const now = clock.now()
+    await db.transaction(async (tx) => {
+      await tx.insert(galleryPersons).values({ galleryId, personId: row.personId, name: row.name, attributes: row.attributes, createdAt: now, updatedAt: now })
+        .onConflictDoUpdate({ target: [galleryPersons.galleryId, galleryPersons.personId], set: { name: row.name, attributes: row.attributes, updatedAt: now } })
+      await tx.insert(galleryFaces).values({ galleryId, personId: row.personId, descriptor: face.descriptor, picture: face.picture!, sourceSha256: image.sha256, createdAt: now })
+    })
+    return 'imported'
+  }
+
+  /** Exactly one face, or nothing is stored: with several, which one is the person is a guess. */
+  async #oneFace(image: ImageSource): Promise<DescribedFace> {
+    const faces = await this.options.inference.describeFaces(this.options.algorithmId, image, { pictures: true })
+    if (faces.length !== 1)
+      throw new ApiError('GalleryFaceCount', { details: { faces: faces.length, boxes: faces.map((f) => f.box) }, msgText: `A person image must show exactly one face; ${faces.length} found.` })
+    return faces[0]!
   }
 
   async deleteFace(galleryId: string, personId: string, faceId: number): Promise<void> {

@@ -80,6 +80,36 @@ export interface SearchFace {
   matches: SearchHit[]
 }
 
+/** One failed row of a face import. */
+export interface ImportRowError {
+  /** 1-based manifest row. */
+  row: number
+  personId: string
+  file: string
+  reason: 'missing-file' | 'no-face' | 'several-faces' | 'duplicate-id' | 'invalid-row' | 'bad-image'
+  /** Faces found, for no-face / several-faces. */
+  faces?: number
+  detail?: string
+}
+
+/** A face import job (spec 4.10 "File import": import status). */
+export interface ImportJob {
+  jobId: string
+  galleryId: string
+  state: 'running' | 'done' | 'failed'
+  total: number
+  processed: number
+  imported: number
+  /** Rows whose person already had this very image (a re-run of the same archive). */
+  skipped: number
+  failed: number
+  errors: ImportRowError[]
+  /** Why the whole job failed (the archive or its manifest), as a message item (spec 2.7). */
+  error: Record<string, unknown> | null
+  createdAt: string
+  updatedAt: string
+}
+
 export interface GalleriesService {
   createGallery(input: { galleryId?: string; name: string; description?: string }): Promise<Gallery>
   updateGallery(input: { galleryId: string; name?: string; description?: string }): Promise<Gallery>
@@ -102,6 +132,12 @@ export interface GalleriesService {
   facePicture(faceId: number): Promise<Buffer>
   /** Closest persons per face of the image, best first, at or above `threshold` when given. */
   search(input: { galleryId?: string; image: GalleryImage; topK: number; threshold?: number; identity: Identity }): Promise<SearchFace[]>
+  /**
+   * Starts importing persons from an archive upload (purpose `face-import`) into a gallery;
+   * the job runs in the background (`importStatus`).
+   */
+  startImport(input: { galleryId: string; uploadId: string; identity: Identity }): Promise<{ jobId: string }>
+  importStatus(jobId: string): Promise<ImportJob>
   /** The gallery search of the `recognizer` node (runtime ↔ sidecar, see README "Galleries"). */
   recognize: Recognize
 }

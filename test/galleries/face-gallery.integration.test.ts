@@ -5,7 +5,6 @@
  * deleted; images without exactly one face are refused with the count.
  */
 import { randomUUID } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import sharp from 'sharp'
 import { sql } from 'drizzle-orm'
@@ -14,10 +13,9 @@ import { openDb } from '../../shared/db/client.ts'
 import type { Target } from '../../shared/inference/types.ts'
 import { nearestFacesQuery } from '../../runtime/galleries/service.ts'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
-import { samplePath } from '../inference/helpers.ts'
+import { uploadFile } from '../helpers/upload-file.ts'
+import { cropFace, samplePhoto, targetsOf, type Box, type SamplePhoto } from './faces.ts'
 
-type Box = Target['box']
-const targetsOf = (body: any): Target[] => body.resData.areaList.flatMap((a: { targetList: Target[] }) => a.targetList)
 const centreOf = (b: Box) => ({ x: b.x + b.width / 2, y: b.y + b.height / 2 })
 const near = (a: Box, b: Box) => Math.hypot(centreOf(a).x - centreOf(b).x, centreOf(a).y - centreOf(b).y) < a.width / 2
 
@@ -30,45 +28,23 @@ describe('face gallery over HTTP', () => {
     expect(answer.resCode, `${route}: ${JSON.stringify(answer.resMsg)}`).toBe(1)
     return answer.resData
   }
-  /** spec 4.5: one single-chunk uploadTemp; returns the uploadId. */
-  const upload = async (data: Buffer, purpose = 'image') => {
-    const form = new FormData()
-    const fields = { purpose, chunkIndex: 0, totalChunks: 1, totalSize: data.length, chunkSize: data.length, clientRequestId: randomUUID() }
-    for (const [name, value] of Object.entries(fields)) form.append(name, String(value))
-    form.append('file', new Blob([new Uint8Array(data)]), 'face.jpg')
-    const body = await (await fetch(`${device.url}/gtw/cwai/atomic/model/uploadTemp`, { method: 'POST', headers: { mtk }, body: form })).json() as any
-    expect(body.resCode, JSON.stringify(body.resMsg)).toBe(1)
-    return body.resData.uploadId as string
-  }
+  const upload = (data: Buffer, purpose = 'image') => uploadFile(device, mtk, data, 'face.jpg', purpose)
   const detect = async (taskId: string, algorithmCode: string, image: Buffer) =>
-    targetsOf({ resData: await ok('/gtw/cwai/aihost/PTaskDetectPic', { taskId, algorithmCode, imageBase64: image.toString('base64') }) })
+    targetsOf(await ok('/gtw/cwai/aihost/PTaskDetectPic', { taskId, algorithmCode, imageBase64: image.toString('base64') }))
   const createTask = async (algorithmCode: string, taskConfig?: unknown) => {
     const taskId = randomUUID()
     await ok('/gtw/cwai/aihost/PTaskCreate', { taskId, algorithmCode, algorithmUpdateTime: String(Date.now()), ...(taskConfig ? { taskConfig } : {}) })
     return taskId
   }
-  /** The face in `box` of the photo with a margin of half the box each side (the detector needs some context). */
-  const cropFace = (photo: Buffer, box: Box, size: { width: number; height: number }) => {
-    const left = Math.max(0, Math.round(box.x - box.width / 2)), top = Math.max(0, Math.round(box.y - box.height / 2))
-    const width = Math.min(size.width - left, box.width * 2), height = Math.min(size.height - top, box.height * 2)
-    return sharp(photo).extract({ left, top, width: Math.round(width), height: Math.round(height) }).jpeg({ quality: 92 }).toBuffer()
-  }
-
   // sample1.jpg (3 people) and sample6.jpg (4 people): the faces the face detector finds.
-  const photos: Record<string, { bytes: Buffer; size: { width: number; height: number }; faces: Box[] }> = {}
+  const photos: Record<number, SamplePhoto> = {}
   const galleryA = `a-${randomUUID().slice(0, 8)}`
   const galleryB = `b-${randomUUID().slice(0, 8)}`
 
   beforeAll(async () => {
     device = await startDevice()
     mtk = await device.adminToken()
-    const detector = await createTask('face-detection')
-    for (const n of [1, 6]) {
-      const bytes = readFileSync(samplePath(n))
-      const meta = await sharp(bytes).metadata()
-      const faces = (await detect(detector, 'face-detection', bytes)).map((t) => t.box).sort((a, b) => a.x - b.x)
-      photos[n] = { bytes, size: { width: meta.width!, height: meta.height! }, faces }
-    }
+    for (const n of [1, 6]) photos[n] = await samplePhoto(device, mtk, n)
     expect(photos[1]!.faces).toHaveLength(3)
     expect(photos[6]!.faces).toHaveLength(4)
     await ok('/gtw/cwai/Library/AddLibrary', { galleryId: galleryA, name: 'Staff' })
@@ -77,7 +53,7 @@ describe('face gallery over HTTP', () => {
     // the two leftmost of sample6 (an upload with purpose face-import). Gallery B: the third of sample6.
     const register = async (galleryId: string, personId: string, n: number, i: number, via: 'upload' | 'import' | 'base64') => {
       await ok('/gtw/cwai/Library/AddPerson', { galleryId, personId, name: `Person ${personId}`, attributes: { photo: n, index: i } })
-      const face = await cropFace(photos[n]!.bytes, photos[n]!.faces[i]!, photos[n]!.size)
+      const face = await cropFace(photos[n]!, i)
       const image = via === 'base64' ? { imageBase64: face.toString('base64') } : { uploadId: await upload(face, via === 'import' ? 'face-import' : 'image') }
       const added = await ok('/gtw/cwai/Library/AddPersonImage', { galleryId, personId, ...image })
       expect(added.faceId).toBeGreaterThan(0)

@@ -41,8 +41,32 @@ export const galleryFaces = sqliteTable('gallery_faces', {
   descriptor: f32Blob(FACE_DESCRIPTOR_DIMS)('descriptor').notNull(),
   /** JPEG of the aligned face, for the console. */
   picture: blob('picture', { mode: 'buffer' }).notNull(),
+  /** SHA-256 of the image it came from: an import run again skips what it already added. */
+  sourceSha256: text('source_sha256'),
   createdAt: integer('created_at').notNull(),
 }, (t) => [
   index('gallery_faces_person_idx').on(t.galleryId, t.personId),
   index('gallery_faces_descriptor_idx').on(sql`libsql_vector_idx(${t.descriptor}, 'metric=cosine')`),
 ])
+
+/**
+ * Bulk imports of persons into a face gallery from one archive (spec 4.10 "File import"):
+ * an asynchronous job with its progress, counts and per-row errors.
+ */
+export const galleryImportJobs = sqliteTable('gallery_import_jobs', {
+  jobId: text('job_id').primaryKey(),
+  galleryId: text('gallery_id').notNull(),
+  state: text('state', { enum: ['running', 'done', 'failed'] }).notNull(),
+  /** Rows of the manifest (0 until it has been read). */
+  total: integer('total').notNull(),
+  processed: integer('processed').notNull(),
+  imported: integer('imported').notNull(),
+  skipped: integer('skipped').notNull(),
+  failed: integer('failed').notNull(),
+  /** Per-row errors: `[{row, personId, file, reason, faces?}]`. */
+  errors: text('errors', { mode: 'json' }).notNull().$type<unknown[]>(),
+  /** Why the whole job failed (a catalogue message item), when it did. */
+  error: text('error', { mode: 'json' }).$type<Record<string, unknown>>(),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+})
