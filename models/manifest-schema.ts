@@ -313,7 +313,6 @@ export type CropNode = Static<typeof CropNode>
 export type ClassifierNode = Static<typeof ClassifierNode>
 export type LogicNode = Static<typeof LogicNode>
 export type RecognizerNode = Static<typeof RecognizerNode>
-export type EyeAlignment = Static<typeof EyeAlignment>
 export type PipelineNode = Static<typeof PipelineNode>
 export type PipelineManifest = Static<typeof PipelineManifest>
 

@@ -69,7 +69,9 @@ export class ImportJobs {
     await this.options.db.insert(galleryImportJobs).values({
       jobId, galleryId, state: 'running', total: 0, processed: 0, imported: 0, skipped: 0, failed: 0, errors: [], createdAt: now, updatedAt: now,
     })
+    // One job after another; a job that could not even record its failure does not stop the next.
     this.#queue = this.#queue.then(() => this.#run(jobId, galleryId, upload.path)).finally(() => upload.release())
+      .catch((error: Error) => this.options.log.error({ jobId, err: error.message }, 'face import job failed'))
     return { jobId }
   }
 

@@ -141,8 +141,8 @@ export class InferenceEngine {
 
   /**
    * The faces of an image with their descriptors (gallery registration and search): the
-   * algorithm's pipeline runs without a gallery search, under an internal handle kept loaded.
-   * Returns the result detector's targets that a recognizer described.
+   * algorithm's pipeline runs without a gallery search; the first call loads it, and it stays
+   * loaded until the algorithm is forgotten. Returns the result targets a recognizer described.
    */
   async describeFaces(request: { algorithmId: string; image: EngineImage; purpose?: string; pictures?: boolean }): Promise<DescribedFace[]> {
     let describing = this.#describing.get(request.algorithmId)

@@ -48,8 +48,9 @@ export function serveEngine(engine: InferenceEngine, socketPath: string): Promis
         if (frame.header.reply === true) {
           const call = calls.get(id as number)
           calls.delete(id as number)
+          const error = frame.header.error as WireError | undefined
           if (frame.header.ok) call?.resolve(frame.header.result)
-          else call?.reject(new EngineError((frame.header.error as WireError).errorId, (frame.header.error as WireError).message, (frame.header.error as WireError).details))
+          else call?.reject(new EngineError(error!.errorId, error!.message, error!.details))
           continue
         }
         handle(engine, frame, recognize).then(

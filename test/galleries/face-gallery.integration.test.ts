@@ -98,6 +98,8 @@ describe('face gallery over HTTP', () => {
     expect(several.resMsg[0].messageKey).toBe('api.error.GalleryFaceCount')
     expect(several.resMsg[0].details.faces).toBe(3)
     expect(several.resMsg[0].msgText).toContain('3 found')
+    const again = await post('/gtw/cwai/Library/AddPersonImage', { galleryId: galleryA, personId: 'nobody', uploadId })
+    expect([again.resMsg[0].messageKey, again.resMsg[0].details.faces]).toEqual(['api.error.GalleryFaceCount', 3])
     expect((await ok('/gtw/cwai/Library/PersonDetail', { galleryId: galleryA, personId: 'nobody' })).faceIds).toEqual([])
     await ok('/gtw/cwai/Library/DeletePerson', { galleryId: galleryA, personId: 'nobody' })
   })

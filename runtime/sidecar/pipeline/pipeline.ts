@@ -132,7 +132,7 @@ export class Pipeline {
     return { targets: state.targets.get(this.manifest.result.targets) ?? [], logic, timings: state.timings }
   }
 
-  #threshold(node: DetectorNode | ClassifierNode | RecognizerNode, config: TaskConfig): number {
+  #threshold(node: DetectorNode | ClassifierNode, config: TaskConfig): number {
     const own = config.thresholds?.[node.id]
     if (own !== undefined) return own
     if (node.id === this.manifest.result.targets && config.scoreThreshold !== undefined) return config.scoreThreshold

@@ -17,7 +17,7 @@ CREATE TABLE `gallery_faces` (
 );
 --> statement-breakpoint
 CREATE INDEX `gallery_faces_person_idx` ON `gallery_faces` (`gallery_id`,`person_id`);--> statement-breakpoint
-CREATE INDEX `gallery_faces_descriptor_idx` ON `gallery_faces` (libsql_vector_idx(`descriptor`, 'metric=cosine'));--> statement-breakpoint
+CREATE INDEX `gallery_faces_descriptor_idx` ON `gallery_faces` (libsql_vector_idx(`descriptor`, 'metric=cosine', 'compress_neighbors=float1bit', 'max_neighbors=32'));--> statement-breakpoint
 CREATE TABLE `gallery_import_jobs` (
 	`job_id` text PRIMARY KEY NOT NULL,
 	`gallery_id` text NOT NULL,
