@@ -22,6 +22,7 @@ import { migrationsDir } from '../runtime/paths.ts'
 const QUERIES = 200
 const K = 10
 const FACES_PER_PERSON = 10
+const CANDIDATES = 4 * K
 
 function gaussian(): number {
   return Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random())
@@ -58,21 +59,27 @@ async function run(n: number) {
       })
     }
     const insertSeconds = (performance.now() - started) / 1000
-    const index: number[] = [], scan: number[] = []
-    let hits = 0
+    const index: number[] = [], indexWide: number[] = [], scan: number[] = []
+    let hits = 0, hitsWide = 0
     for (let q = 0; q < QUERIES; q++) {
       const query = near(persons[Math.floor(Math.random() * persons.length)]!)
       let t = performance.now()
       const found = await db.all<{ personId: string }>(nearestFacesQuery(query, K, []))
       index.push(performance.now() - t)
+      // As the device asks (runtime/galleries/service.ts): 4 × k candidates, the best k kept.
+      t = performance.now()
+      const wide = (await db.all<{ personId: string }>(nearestFacesQuery(query, CANDIDATES, []))).slice(0, K)
+      indexWide.push(performance.now() - t)
       const bytes = new Uint8Array(query.buffer)
       t = performance.now()
       const exact = await db.all<{ personId: string }>(sql`SELECT person_id AS personId FROM gallery_faces ORDER BY vector_distance_cos(descriptor, vector32(${bytes})) LIMIT ${K}`)
       scan.push(performance.now() - t)
       const truth = new Set(exact.map((r) => r.personId))
       hits += found.filter((r) => truth.has(r.personId)).length
+      hitsWide += wide.filter((r) => truth.has(r.personId)).length
     }
     index.sort((a, b) => a - b)
+    indexWide.sort((a, b) => a - b)
     scan.sort((a, b) => a - b)
     return {
       stored: n, queries: QUERIES, k: K, insertSeconds: Math.round(insertSeconds * 10) / 10,
@@ -80,6 +87,7 @@ async function run(n: number) {
       scanMs: { p50: percentile(scan, 0.5), p99: percentile(scan, 0.99) },
       speedupP50: percentile(scan, 0.5) / percentile(index, 0.5),
       recallAt10: hits / (QUERIES * K),
+      [`candidates${CANDIDATES}`]: { p50: percentile(indexWide, 0.5), p99: percentile(indexWide, 0.99), recallAt10: hitsWide / (QUERIES * K) },
     }
   } finally {
     close()
