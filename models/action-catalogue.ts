@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox'
-import { ClassifierNode, CropNode, DetectorNode, LogicNode } from './manifest-schema.ts'
+import { ClassifierNode, CropNode, DetectorNode, LogicNode, RecognizerNode } from './manifest-schema.ts'
 
 /**
  * The atomic-action catalogue (spec 4.10 "Atomic action", `/gtw/cwai/atomic/action/list`):
@@ -76,6 +76,21 @@ const actions: { action: string; schema: TSchema; description: string; parameter
       action: 'Always "logic".',
       condition: 'A target meets the condition when confidence[] holds label with at least minConfidence.',
       minTargets: 'An area is bDetected when at least this many of its targets meet the condition.',
+    },
+  },
+  {
+    action: 'recognizer',
+    schema: RecognizerNode,
+    description: 'Aligns every face of a detector by its eyes, describes it, and names it from the face galleries of the task (taskConfig.recognition): the person\'s name with the similarity, or "unknown", joins confidence[].',
+    parameters: {
+      id: 'Node id, unique in the pipeline.',
+      action: 'Always "recognizer".',
+      from: 'The detector whose faces are recognized (it must give eye keypoints).',
+      model: 'Key of the descriptor model in the manifest\'s models.',
+      input: 'Input tensor of the aligned face (as for the detector).',
+      align: 'Eye keypoint indices, square side as a multiple of the eye distance, eye line height in the square.',
+      descriptorOutput: 'The model output holding the descriptor.',
+      scoreThreshold: 'Minimum cosine similarity of a match; taskConfig.recognition.threshold overrides it.',
     },
   },
 ]

@@ -100,6 +100,11 @@ function checkGraph(m: PipelineManifest, file: string): void {
     if ('model' in node && !(node.model in m.models)) fail(`node ${node.id} names unknown model ${node.model}`)
     if (node.action === 'crop' && seen.get(node.from) !== 'detector') fail(`crop ${node.id} must come after detector ${node.from}`)
     if (node.action === 'classifier' && seen.get(node.from) !== 'crop') fail(`classifier ${node.id} must come after crop ${node.from}`)
+    if (node.action === 'recognizer') {
+      const detector = m.nodes.find((n) => n.id === node.from)
+      if (seen.get(node.from) !== 'detector' || detector?.action !== 'detector') fail(`recognizer ${node.id} must come after detector ${node.from}`)
+      else if (node.align.eyes.some((k) => !('numKeypoints' in detector.decoder) || k >= detector.decoder.numKeypoints)) fail(`recognizer ${node.id}: detector ${node.from} has no keypoints ${node.align.eyes.join(', ')}`)
+    }
     // `labels` maps class index → label, so a kept class needs its own entry (else the label would read "2").
     if (node.action === 'detector' && 'classes' in node.decoder) {
       const unnamed = (node.decoder.classes ?? []).filter((index) => index >= node.labels.length)

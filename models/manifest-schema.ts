@@ -231,7 +231,38 @@ export const LogicNode = Type.Object({
   minTargets: Count(1),
 }, strict)
 
-export const PipelineNode = Type.Union([DetectorNode, CropNode, ClassifierNode, LogicNode])
+/**
+ * Face alignment by the detector's eye keypoints: a square turned so the eyes lie level,
+ * `scale` × the eye distance wide, with the eye line `eyeLine` × its side from the top.
+ */
+export const EyeAlignment = Type.Object({
+  /** Indices of the two eye keypoints in the detector's keypoints (either order). */
+  eyes: Type.Array(Type.Integer({ minimum: 0 }), { minItems: 2, maxItems: 2 }),
+  scale: Type.Number({ exclusiveMinimum: 0, maximum: 10 }),
+  eyeLine: Type.Number({ minimum: 0, maximum: 1 }),
+}, strict)
+
+/**
+ * Describes each face of a detector (aligned by its eyes) with a descriptor model and
+ * matches the descriptor against the galleries the task names (`taskConfig.recognition`,
+ * spec 2.4). The sidecar computes descriptors; the runtime searches the galleries (they live
+ * in its database) and the best match's name, or `unknown`, joins `confidence[]` (spec 2.6).
+ */
+export const RecognizerNode = Type.Object({
+  ...NodeBase,
+  action: Type.Literal('recognizer'),
+  /** A detector with eye keypoints. */
+  from: Id,
+  model: Id,
+  input: InputSpec,
+  align: EyeAlignment,
+  /** The model output holding the descriptor (L2-normalized before use). */
+  descriptorOutput: Type.String({ minLength: 1 }),
+  /** Minimum cosine similarity of a match; `taskConfig.recognition.threshold` overrides it. */
+  scoreThreshold: Type.Number({ minimum: 0, maximum: 1 }),
+}, strict)
+
+export const PipelineNode = Type.Union([DetectorNode, CropNode, ClassifierNode, LogicNode, RecognizerNode])
 
 /** A model the build converts (models/convert): `<projectRoot>/dist/models/<build>.onnx`. */
 export const BuildOutput = Type.Object({ build: Id }, strict)
@@ -288,8 +319,9 @@ export type DetectorNode = Static<typeof DetectorNode>
 export type CropNode = Static<typeof CropNode>
 export type ClassifierNode = Static<typeof ClassifierNode>
 export type LogicNode = Static<typeof LogicNode>
+export type RecognizerNode = Static<typeof RecognizerNode>
 export type PipelineNode = Static<typeof PipelineNode>
 export type PipelineManifest = Static<typeof PipelineManifest>
 
 /** The atomic-action catalogue: the node kinds a manifest may use. */
-export const atomicActions = ['detector', 'crop', 'classifier', 'logic'] as const
+export const atomicActions = ['detector', 'crop', 'classifier', 'logic', 'recognizer'] as const

@@ -20,6 +20,7 @@ import { restoreTasks } from './tasks/restore.ts'
 import { TaskService } from './tasks/service.ts'
 import { CameraService } from './cameras/service.ts'
 import { StreamTaskService } from './streams/service.ts'
+import { GalleryService } from './galleries/service.ts'
 import { UploadManager } from './uploads/service.ts'
 import { removeOrphanSpoolFiles, spoolDirOf } from '../shared/uploads/spool.ts'
 import { SessionCache } from './auth/session-cache.ts'
@@ -154,6 +155,13 @@ export async function createServices(config: Config, log: Logger, options: Servi
     start: () => { streams.start().catch((error: Error) => log.error({ err: error.message }, 'stream tasks failed to resume')) },
     stop: () => streams.stop(),
   })
+  // Face galleries (spec 4.10): vectors in libsql; the sidecar's recognizer nodes search them through the client.
+  const galleries = new GalleryService({
+    db: database.db, clock, log: log.child({ area: 'galleries' }), inference: inference.inference, uploads, algorithmId: config.galleryFaceAlgorithm,
+    dataPath: config.dataPath, importLimits: { maxEntries: config.faceImportMaxEntries, maxExpandedBytes: config.faceImportMaxExpandedBytes },
+  })
+  inference.inference.setRecognizer(galleries.recognize)
+  components.push({ name: 'gallery-imports', start: () => galleries.imports.recover() })
   const services: Services = {
     db: database.db,
     config,
@@ -170,6 +178,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     algorithms: algorithmRegistry,
     inference: inference.inference,
     tasks,
+    galleries,
     uploads,
     sessions,
     loginThrottle,

@@ -95,6 +95,9 @@ export const settings = {
   detectTimeoutMs: s('DETECT_TIMEOUT_MS', 'int', 55_000, 'Deadline of one PTaskDetectPic inference; past it the request fails retryably (clients wait at least 60 s, spec 8).'),
   imageDownloadTimeoutMs: s('IMAGE_DOWNLOAD_TIMEOUT_MS', 'int', 15_000, 'Timeout of an imageUrl download (spec 4.7, 4.11).'),
   imageDownloadMemoryShare: s('IMAGE_DOWNLOAD_MEMORY_SHARE', 'number', 0.1, 'An imageUrl download may use at most this share of the free memory (and never more than maxEncodedImageBytes) (spec 4.11).'),
+  faceImportMaxEntries: s('FACE_IMPORT_MAX_ENTRIES', 'int', 20_000, 'Most entries a face-import archive may hold (spec 4.10 File import).'),
+  faceImportMaxExpandedBytes: s('FACE_IMPORT_MAX_EXPANDED_BYTES', 'int', 2048 * MB, 'Largest total size a face-import archive may expand to.'),
+  galleryFaceAlgorithm: s('GALLERY_FACE_ALGORITHM', 'string', 'face-recognition', 'Algorithm whose recognizer node describes face-gallery images and search images (spec 4.10 Face gallery).'),
   // ── algorithm management (spec 4.10) ───────────────────────────────────────────────────
   algorithmPackageMaxEntries: s('ALGORITHM_PACKAGE_MAX_ENTRIES', 'int', 256, 'Most entries an uploaded algorithm package (zip or tar.gz) may hold.'),
   algorithmPackageMaxExpandedBytes: s('ALGORITHM_PACKAGE_MAX_EXPANDED_BYTES', 'int', 2048 * MB, 'Largest total size an uploaded algorithm package may expand to.'),

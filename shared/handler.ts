@@ -9,6 +9,7 @@ import type { UploadService } from './uploads/index.ts'
 import type { SessionService } from './auth/session-service.ts'
 import type { LoginThrottle } from './auth/login-throttle.ts'
 import type { TasksService } from './tasks/types.ts'
+import type { GalleriesService } from './galleries/types.ts'
 import type { MetricsService } from './metrics/types.ts'
 import type { NetworkService } from './network/types.ts'
 import type { CamerasService } from './cameras/types.ts'
@@ -98,6 +99,8 @@ export interface Services {
   inference: InferenceService
   /** Image-analysis tasks of spec 3.2: create, detect, cancel, status (shared/tasks/types.ts). */
   tasks: TasksService
+  /** Face galleries, persons, search by image, recognition (spec 4.10; shared/galleries/types.ts). */
+  galleries: GalleriesService
   /** Sign-in sessions: issue, resolve (cached), revoke (spec 5.2-5.5; shared/auth/session-service.ts). */
   sessions: SessionService
   /** The sign-in throttle every password check goes through (shared/auth/login-throttle.ts). */

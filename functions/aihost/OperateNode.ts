@@ -10,6 +10,7 @@ const CONFIGURABLE: Record<string, readonly string[]> = {
   classifier: ['scoreThreshold'],
   crop: [],
   logic: [],
+  recognizer: ['scoreThreshold'],
 }
 
 export default defineHandler({

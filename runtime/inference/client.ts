@@ -5,7 +5,8 @@ import type {
   DetectOutcome, DetectRequest, DetectionResultCore, ImageSource, InferenceService, SidecarStats,
 } from '../../shared/inference/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
-import { encodeFrame, FrameDecoder, type SidecarOp, type WireError } from '../sidecar/protocol.ts'
+import { encodeFrame, FrameDecoder, RECOGNIZE_CALL, unpackVectors, type SidecarOp, type WireError } from '../sidecar/protocol.ts'
+import type { DescribedFace, Recognize } from '../../shared/galleries/types.ts'
 import type { SidecarSupervisor, SupervisorLog } from './supervisor.ts'
 import type { LoadedManifest } from '../../models/load-manifests.ts'
 import type { ModelSignature } from '../../shared/models/onnx.ts'
@@ -53,6 +54,7 @@ export class SidecarClient implements InferenceService {
   #waiters: (() => void)[] = []
   #nextId = 1
   #closed = false
+  #recognize: Recognize | null = null
 
   constructor(supervisor: SidecarSupervisor, options: ClientOptions = {}) {
     this.#supervisor = supervisor
@@ -74,6 +76,7 @@ export class SidecarClient implements InferenceService {
     socket.on('data', (chunk) => {
       try {
         for (const frame of decoder.push(chunk)) {
+          if (frame.header.call === RECOGNIZE_CALL) { this.#answerRecognize(socket, frame.header, frame.body); continue }
           const h = frame.header as { id: number; ok: boolean; result?: unknown; error?: WireError }
           const pending = this.#pending.get(h.id)
           if (!pending) continue
@@ -163,6 +166,53 @@ export class SidecarClient implements InferenceService {
   async #request(op: SidecarOp, header: Record<string, unknown> = {}, body?: Uint8Array, timeoutAt?: number, signal?: AbortSignal) {
     await this.#whenReady()
     return this.#send(op, header, body, timeoutAt, signal)
+  }
+
+  // ── face recognition (protocol.ts RECOGNIZE_CALL) ───────────────────────────────────
+  /** The gallery search a `recognizer` node asks for during a detection (runtime/galleries). */
+  setRecognizer(recognize: Recognize): void {
+    this.#recognize = recognize
+  }
+
+  #answerRecognize(socket: net.Socket, header: Record<string, unknown>, body: Buffer): void {
+    const answer = (reply: object) => {
+      if (socket.destroyed) return
+      socket.cork()
+      for (const part of encodeFrame({ reply: true, id: header.id, ...reply })) socket.write(part)
+      socket.uncork()
+    }
+    const fail = (error: unknown) => {
+      this.#log?.error({ err: (error as Error).message }, 'gallery search for the sidecar failed')
+      const wire = error instanceof ApiError ? { errorId: error.id, message: error.message, details: error.item.details } : { errorId: 'Internal', message: 'gallery search failed', details: {} }
+      answer({ ok: false, error: wire })
+    }
+    try {
+      if (!this.#recognize) throw new Error('no gallery search is set')
+      const descriptors = unpackVectors(body, Number(header.count), Number(header.dims))
+      this.#recognize({ descriptors, galleryIds: (header.galleryIds ?? []) as string[] }).then((result) => answer({ ok: true, result }), fail)
+    } catch (error) {
+      fail(error)
+    }
+  }
+
+  /**
+   * The faces of an image with their descriptors (and aligned pictures when asked), from the
+   * algorithm's `recognizer` node; the engine's decode path and limits apply.
+   */
+  async describeFaces(algorithmId: string, image: ImageSource, options: { purpose?: string; pictures?: boolean } = {}): Promise<DescribedFace[]> {
+    const header: Record<string, unknown> = {
+      algorithmId, purpose: options.purpose ?? 'image', pictures: options.pictures === true,
+      image: image.kind === 'path' ? { kind: 'path', path: image.path } : image.kind === 'rgb' ? { kind: 'rgb', width: image.width, height: image.height } : { kind: 'bytes' },
+    }
+    const { result, body } = await this.#request('describeFaces', header, image.kind === 'bytes' ? image.bytes : image.kind === 'rgb' ? image.data : undefined)
+    const r = result as { dims: number; faces: { box: DescribedFace['box']; score: number; landmark: DescribedFace['landmark']; pictureBytes: number }[] }
+    const descriptors = unpackVectors(body, r.faces.length, r.dims)
+    let at = r.faces.length * r.dims * 4
+    return r.faces.map((f, i) => {
+      const picture = f.pictureBytes > 0 ? Buffer.from(body.subarray(at, at + f.pictureBytes)) : null
+      at += f.pictureBytes
+      return { box: f.box, score: f.score, landmark: f.landmark, descriptor: descriptors[i]!, picture }
+    })
   }
 
   // ── algorithm definitions (runtime/algorithms/registry.ts) ─────────────────────────

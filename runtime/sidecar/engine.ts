@@ -2,6 +2,8 @@ import { defaultManifestDir, loadManifests, type LoadedManifest } from '../../mo
 import { settings } from '../../shared/config.ts'
 import type { DetectionResultCore, DetectOutcome, SidecarStats } from '../../shared/inference/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
+import type { DescribedFace, Recognize } from '../../shared/galleries/types.ts'
+import sharp from 'sharp'
 import { EngineError } from './engine-error.ts'
 import { checkPixels, decodePixels, readCheckedImage, type EncodedSource, type ImageLimits } from './image/decode.ts'
 import { ImageError } from './image/image-error.ts'
@@ -55,6 +57,8 @@ export class InferenceEngine {
   readonly #pool: SessionPool
   readonly #pipelines = new Map<string, LoadedPipeline>()
   readonly #handles = new Map<string, Handle>()
+  /** Pipelines describeFaces holds (one reference each, kept until the algorithm is forgotten or the engine closes). */
+  readonly #describing = new Map<string, Promise<void>>()
   readonly #options: EngineOptions
   readonly #memory: MemoryBudget
 
@@ -82,6 +86,10 @@ export class InferenceEngine {
     const inUse = [...this.#handles].filter(([, h]) => h.algorithmId === algorithmId).map(([handle]) => handle)
     if (inUse.length > 0) throw new EngineError('AlgorithmInUse', `algorithm ${algorithmId} is loaded by ${inUse.length} task(s)`, { algorithmId, tasks: inUse })
     this.#manifests.delete(algorithmId)
+    // describeFaces' hold on the pipeline is no task's: it goes with the algorithm.
+    const describing = this.#describing.get(algorithmId)
+    this.#describing.delete(algorithmId)
+    describing?.then(() => this.#unref(algorithmId), () => {})
   }
 
   /** spec 3.2: loading an existing handle reuses it (the config is replaced). */
@@ -93,6 +101,12 @@ export class InferenceEngine {
       if (existing.algorithmId === algorithmId) { existing.config = config; return }
       await this.release(handle)
     }
+    await this.#acquire(algorithmId)
+    this.#handles.set(handle, { algorithmId, config })
+  }
+
+  /** A reference on the algorithm's pipeline, created (sessions loaded, warmed) by the first. */
+  async #acquire(algorithmId: string): Promise<void> {
     const loaded = this.#manifests.get(algorithmId)
     if (!loaded) throw new EngineError('ActionAlgLoadFailed', `unknown algorithm ${algorithmId}`, { algorithmCode: algorithmId })
     let entry = this.#pipelines.get(algorithmId)
@@ -109,19 +123,65 @@ export class InferenceEngine {
       const missing = error instanceof MissingModelError ? { missingModel: error.modelId } : {}
       throw new EngineError('TaskCreateFailed', `pipeline ${algorithmId} failed to initialize: ${(error as Error).message}`, { algorithmCode: algorithmId, ...missing })
     }
-    this.#handles.set(handle, { algorithmId, config })
+  }
+
+  async #unref(algorithmId: string): Promise<void> {
+    const entry = this.#pipelines.get(algorithmId)
+    if (!entry) return
+    entry.refs--
+    if (entry.refs === 0) {
+      this.#pipelines.delete(algorithmId)
+      await (await entry.pipeline).close()
+    }
   }
 
   async release(handle: string): Promise<void> {
     const h = this.#handles.get(handle)
     if (!h) return
     this.#handles.delete(handle)
-    const entry = this.#pipelines.get(h.algorithmId)
-    if (!entry) return
-    entry.refs--
-    if (entry.refs === 0) {
-      this.#pipelines.delete(h.algorithmId)
-      await (await entry.pipeline).close()
+    await this.#unref(h.algorithmId)
+  }
+
+  /**
+   * The faces of an image with their descriptors (gallery registration and search): the
+   * algorithm's pipeline runs without a gallery search; the first call loads it, and it stays
+   * loaded until the algorithm is forgotten. Returns the result targets a recognizer described.
+   */
+  async describeFaces(request: { algorithmId: string; image: EngineImage; purpose?: string; pictures?: boolean }): Promise<DescribedFace[]> {
+    let describing = this.#describing.get(request.algorithmId)
+    if (!describing) {
+      describing = this.#acquire(request.algorithmId)
+      this.#describing.set(request.algorithmId, describing)
+      describing.catch(() => { if (this.#describing.get(request.algorithmId) === describing) this.#describing.delete(request.algorithmId) })
+    }
+    await describing
+    const pipeline = await this.#pipelines.get(request.algorithmId)!.pipeline
+    if (!pipeline.manifest.nodes.some((n) => n.action === 'recognizer'))
+      throw new EngineError('InvalidParam', `algorithm ${request.algorithmId} has no recognizer node`, { algorithmCode: request.algorithmId })
+    try {
+      // Registration and search images pass the same header checks and memory admission as a detection.
+      const opened = await this.#open(request.image, request.purpose ?? 'image')
+      const reservation = await this.#admit(opened.width, opened.height, false, {})
+      try {
+        const image = await opened.decode()
+        const output = await pipeline.run(image, {}, undefined)
+        // The default area holds every target, in the pipeline's order.
+        const targets = buildResult(pipeline.manifest, output, image, {}, Date.now()).areaList[0]!.targetList
+        const faces: DescribedFace[] = []
+        for (const [i, work] of output.targets.entries()) {
+          if (!work.descriptor) continue
+          const picture = request.pictures && work.aligned
+            ? await sharp(work.aligned.data, { raw: { width: work.aligned.width, height: work.aligned.height, channels: 3 } }).resize(160, 160).jpeg({ quality: 85 }).toBuffer()
+            : null
+          faces.push({ box: targets[i]!.box, score: work.detection.score, landmark: targets[i]!.landmark, descriptor: work.descriptor, picture })
+        }
+        return faces
+      } finally {
+        reservation.release()
+      }
+    } catch (error) {
+      if (error instanceof ImageError) throw new EngineError(error.errorId, error.message, error.details)
+      throw error
     }
   }
 
@@ -130,7 +190,7 @@ export class InferenceEngine {
    * The image's memory is reserved from its header before any pixel is decoded and released
    * when the detection ends, whatever its outcome (spec 4.11).
    */
-  async detect(request: EngineDetectRequest): Promise<DetectOutcome> {
+  async detect(request: EngineDetectRequest, recognize?: Recognize): Promise<DetectOutcome> {
     const h = this.#handles.get(request.handle)
     if (!h) throw new EngineError('NotCreated', `no pipeline is loaded under ${request.handle}`)
     const pipeline = await this.#pipelines.get(h.algorithmId)!.pipeline
@@ -145,7 +205,7 @@ export class InferenceEngine {
       const reservation = await time('admission', () => this.#admit(opened.width, opened.height, overlay, request))
       try {
         const image = await time('decode', () => opened.decode())
-        const output = await time('pipeline', () => pipeline.run(image, h.config, request.deadline))
+        const output = await time('pipeline', () => pipeline.run(image, h.config, request.deadline, recognize))
         const result = buildResult(pipeline.manifest, output, image, h.config, Date.now())
         const overlayJpeg = overlay ? await time('overlay', () => renderOverlay(image, result)) : null
         return { result, overlayJpeg, timings: { ...timings, ...Object.fromEntries(Object.entries(output.timings).map(([k, v]) => [`node.${k}`, v])) } }
@@ -229,6 +289,10 @@ export class InferenceEngine {
 
   async close(): Promise<void> {
     for (const handle of [...this.#handles.keys()]) await this.release(handle)
+    for (const [algorithmId, describing] of [...this.#describing]) {
+      this.#describing.delete(algorithmId)
+      await describing.then(() => this.#unref(algorithmId), () => {})
+    }
   }
 }
 

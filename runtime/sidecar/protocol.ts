@@ -18,7 +18,31 @@ export interface Frame { header: Record<string, unknown>; body: Buffer }
  * `cancel` ({ target: id }) tells a `detect` in flight that its caller went away; `overlay`
  * draws a given result over an image and answers the JPEG.
  */
-export type SidecarOp = 'ping' | 'load' | 'release' | 'detect' | 'overlay' | 'cancel' | 'stats' | 'define' | 'forget' | 'inspectModel'
+export type SidecarOp = 'ping' | 'load' | 'release' | 'detect' | 'overlay' | 'cancel' | 'stats' | 'define' | 'forget' | 'inspectModel' | 'describeFaces'
+
+/**
+ * The one call the sidecar makes to the runtime, while a `detect` with a `recognizer` node runs:
+ * `{ call: 'recognize', id, count, dims, galleryIds }` with the descriptors as float32 in the
+ * body; the runtime searches its galleries and answers `{ reply: true, id, ok, result }`
+ * (result: the best FaceMatch or null per descriptor). Calls have their own id sequence.
+ */
+export const RECOGNIZE_CALL = 'recognize'
+
+/** Float32 vectors of one length, back to back (descriptors travel in frame bodies, not JSON). */
+export function packVectors(vectors: Float32Array[]): Buffer {
+  const out = Buffer.allocUnsafe(vectors.reduce((n, v) => n + v.byteLength, 0))
+  let at = 0
+  for (const v of vectors) { Buffer.from(v.buffer, v.byteOffset, v.byteLength).copy(out, at); at += v.byteLength }
+  return out
+}
+
+export function unpackVectors(body: Buffer, count: number, dims: number): Float32Array[] {
+  if (body.length < count * dims * 4) throw new Error(`frame body holds ${body.length} bytes, expected ${count}×${dims} float32`)
+  return Array.from({ length: count }, (_, i) => {
+    const bytes = body.subarray(i * dims * 4, (i + 1) * dims * 4)
+    return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength))
+  })
+}
 
 export interface WireError { errorId: string; message: string; details: Record<string, unknown>; retryAfterSeconds?: number }
 

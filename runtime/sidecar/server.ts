@@ -5,7 +5,8 @@ import { EngineError } from './engine-error.ts'
 import type { EngineImage, InferenceEngine } from './engine.ts'
 import type { LoadedManifest } from '../../models/load-manifests.ts'
 import type { DetectionResultCore } from '../../shared/inference/types.ts'
-import { encodeFrame, FrameDecoder, type Frame, type WireError } from './protocol.ts'
+import { encodeFrame, FrameDecoder, packVectors, RECOGNIZE_CALL, type Frame, type WireError } from './protocol.ts'
+import type { FaceMatch, Recognize } from '../../shared/galleries/types.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import { inspectOnnx } from '../../shared/models/onnx.ts'
 
@@ -26,6 +27,19 @@ export function serveEngine(engine: InferenceEngine, socketPath: string, install
       for (const part of encodeFrame(header, body)) socket.write(part)
       socket.uncork()
     }
+    // Calls to the runtime (gallery search, protocol.ts RECOGNIZE_CALL) awaiting its reply.
+    const calls = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>()
+    let nextCall = 1
+    const recognize: Recognize = ({ descriptors, galleryIds }) => new Promise((resolve, reject) => {
+      if (socket.destroyed) { reject(new Error('runtime connection closed')); return }
+      const id = nextCall++
+      calls.set(id, { resolve: resolve as (v: unknown) => void, reject })
+      reply({ call: RECOGNIZE_CALL, id, count: descriptors.length, dims: descriptors[0]?.length ?? 0, galleryIds }, packVectors(descriptors))
+    }) as Promise<(FaceMatch | null)[]>
+    socket.on('close', () => {
+      for (const call of calls.values()) call.reject(new Error('runtime connection closed'))
+      calls.clear()
+    })
     socket.on('data', (chunk) => {
       let frames: Frame[]
       try {
@@ -36,10 +50,18 @@ export function serveEngine(engine: InferenceEngine, socketPath: string, install
       }
       for (const frame of frames) {
         const id = frame.header.id as number
+        if (frame.header.reply === true) {
+          const call = calls.get(id)
+          calls.delete(id)
+          const error = frame.header.error as WireError | undefined
+          if (frame.header.ok) call?.resolve(frame.header.result)
+          else call?.reject(new EngineError(error!.errorId, error!.message, error!.details))
+          continue
+        }
         const controller = frame.header.op === 'detect' || frame.header.op === 'overlay' ? new AbortController() : null
         if (controller) running.set(id, controller)
         if (frame.header.op === 'cancel') running.get(frame.header.target as number)?.abort()
-        handle(engine, frame, controller?.signal).then(
+        handle(engine, frame, recognize, controller?.signal).then(
           ({ result, body }) => reply({ id, ok: true, result }, body),
           (error: unknown) => reply({ id, ok: false, error: toWireError(error) }),
         ).finally(() => { if (controller) running.delete(id) })
@@ -89,7 +111,7 @@ function imageOf(frame: Frame): EngineImage {
   }
 }
 
-async function handle(engine: InferenceEngine, frame: Frame, signal?: AbortSignal): Promise<{ result: unknown; body?: Uint8Array }> {
+async function handle(engine: InferenceEngine, frame: Frame, recognize: Recognize, signal?: AbortSignal): Promise<{ result: unknown; body?: Uint8Array }> {
   const h = frame.header
   switch (h.op) {
     case 'ping': return { result: { pid: process.pid } }
@@ -118,7 +140,7 @@ async function handle(engine: InferenceEngine, frame: Frame, signal?: AbortSigna
         ...(typeof h.deadline === 'number' ? { deadline: h.deadline } : {}),
         overlay: h.overlay !== false,
         ...(signal ? { signal } : {}),
-      })
+      }, recognize)
       return { result: { result: outcome.result, timings: outcome.timings }, ...(outcome.overlayJpeg ? { body: outcome.overlayJpeg } : {}) }
     }
     case 'overlay': {
@@ -129,6 +151,15 @@ async function handle(engine: InferenceEngine, frame: Frame, signal?: AbortSigna
         ...(signal ? { signal } : {}),
       })
       return { result: null, body: jpeg }
+    }
+    case 'describeFaces': {
+      const faces = await engine.describeFaces({ algorithmId: str(h.algorithmId, 'algorithmId'), image: imageOf(frame), purpose: typeof h.purpose === 'string' ? h.purpose : 'image', pictures: h.pictures === true })
+      // Body: the descriptors back to back, then each face's picture.
+      const pictures = faces.map((f) => f.picture ?? Buffer.alloc(0))
+      return {
+        result: { dims: faces[0]?.descriptor.length ?? 0, faces: faces.map((f, i) => ({ box: f.box, score: f.score, landmark: f.landmark, pictureBytes: pictures[i]!.length })) },
+        body: Buffer.concat([packVectors(faces.map((f) => f.descriptor)), ...pictures]),
+      }
     }
     default: throw new EngineError('InvalidParam', `unknown op ${String(h.op)}`, { field: 'op' })
   }

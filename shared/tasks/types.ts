@@ -33,6 +33,15 @@ export const TaskConfigSchema = Type.Object({
    * Nodes skipped for this task (OperateNode `disable`): a crop or classifier adds nothing, a
    * logic node decides nothing (no `bLogicResult`). The result detector cannot be disabled.
    */
+  /**
+   * Face recognition (spec 2.4 face gallery): the galleries a `recognizer` node searches (all
+   * face galleries when absent or empty) and the minimum similarity of a match (the node's
+   * `scoreThreshold` when absent).
+   */
+  recognition: Type.Optional(Type.Object({
+    galleryIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 32, uniqueItems: true })),
+    threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  }, { additionalProperties: false })),
   disabledNodes: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 64 }), { maxItems: 64, uniqueItems: true })),
 })
 export type TaskConfig = Static<typeof TaskConfigSchema>

@@ -74,7 +74,7 @@ describe('algorithm and layout management (spec 4.10)', () => {
 
   it('lists every shipped layout and details one as its manifest', async () => {
     const list = (await post('/gtw/cwai/algorithm/layout/list', { pageNum: 1, pageSize: 100 })).body.resData
-    expect(list.total).toBe(9)
+    expect(list.total).toBe(10)
     expect(list.rows.every((r: any) => r.origin === 'preset')).toBe(true)
     const faces = list.rows.find((r: any) => r.algorithmId === 'face-detection')
     expect(faces.nodes).toEqual(shipped('face-detection').nodes.map((n: any) => ({ id: n.id, action: n.action })))

@@ -105,8 +105,8 @@ describe('converted-model pipelines over HTTP (spec 2.6)', () => {
   it('atomic/action/list: the node catalogue with each node\'s parameters from the manifest schema (spec 4.10)', async () => {
     const all = await device.post('/gtw/cwai/atomic/action/list', {}, mtk)
     expect(all.body.resCode).toBe(1)
-    expect(all.body.resData.total).toBe(4)
-    expect(all.body.resData.rows.map((r: any) => r.action)).toEqual(['detector', 'crop', 'classifier', 'logic'])
+    expect(all.body.resData.total).toBe(5)
+    expect(all.body.resData.rows.map((r: any) => r.action)).toEqual(['detector', 'crop', 'classifier', 'logic', 'recognizer'])
     const detector = all.body.resData.rows[0]
     const decoder = detector.parameters.find((p: any) => p.name === 'decoder')
     expect(decoder).toMatchObject({ type: 'oneOf', required: true, values: ['ssd-anchors', 'db-text', 'centernet', 'mask-contours'] })
@@ -115,6 +115,10 @@ describe('converted-model pipelines over HTTP (spec 2.6)', () => {
     expect(one.body.resData.total).toBe(1)
     expect(one.body.resData.rows[0].parameters.find((p: any) => p.name === 'head').values).toEqual(['softmax', 'ctc', 'faceres'])
     for (const row of all.body.resData.rows) for (const p of row.parameters) expect(p.description.length).toBeGreaterThan(0)
+    const recognizer = (await device.post('/gtw/cwai/atomic/action/list', { action: 'recognizer' }, mtk)).body.resData.rows[0]
+    expect(recognizer.parameters.map((p: any) => [p.name, p.required])).toEqual([
+      ['id', true], ['action', true], ['from', true], ['model', true], ['input', true], ['align', true], ['descriptorOutput', true], ['scoreThreshold', true],
+    ])
     const none = await device.post('/gtw/cwai/atomic/action/list', { action: 'teleport' }, mtk)
     expect(none.body.resData).toEqual({ total: 0, rows: [] })
     const bad = await device.post('/gtw/cwai/atomic/action/list', { action: 7 }, mtk)

@@ -21,7 +21,7 @@ describe('pipeline manifests', () => {
   it('the shipped manifests validate and resolve their models: package files, build outputs, operator uploads', () => {
     const all = loadManifests(defaultManifestDir(projectRoot), projectRoot, '/data-dir')
     expect([...all.keys()].sort()).toEqual([
-      'face-analysis', 'face-detection', 'face-detection-near', 'face-presence', 'no-safety-helmet-analysis',
+      'face-analysis', 'face-detection', 'face-detection-near', 'face-presence', 'face-recognition', 'no-safety-helmet-analysis',
       'object-detection', 'person-detector', 'person-segmentation', 'text-ocr',
     ])
     for (const { manifest, modelPaths } of all.values())
@@ -56,6 +56,14 @@ describe('pipeline manifests', () => {
       m.nodes[0].decoder.classes = [2]
       m.nodes[0].labels = ['car']
     }, personFile), projectRoot)).toThrow(/keeps classes 2 that labels \(1 entries, by class index\) does not name/)
+  })
+
+  it('a recognizer must follow a detector that gives the eye keypoints it names', () => {
+    const file = path.join(defaultManifestDir(projectRoot), 'face-recognition.json')
+    expect(() => loadManifest(variant(() => undefined, file), projectRoot)).not.toThrow()
+    expect(() => loadManifest(variant((m) => { m.nodes[1].align.eyes = [0, 6] }, file), projectRoot)).toThrow(/detector face has no keypoints 0, 6/)
+    expect(() => loadManifest(variant((m) => { m.nodes.reverse() }, file), projectRoot)).toThrow(/recognizer recognizer must come after detector face/)
+    expect(() => loadManifest(variant((m) => { m.nodes[1].align.scale = 0 }, file), projectRoot)).toThrow(/invalid pipeline manifest/)
   })
 
   it('generates MediaPipe SSD anchors: 896 for both BlazeFace models, cell centres on the feature maps', () => {

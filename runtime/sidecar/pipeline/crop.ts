@@ -38,6 +38,22 @@ export function cropBox(image: RgbImage, box: Box, padding = 0): RgbImage {
   return { data: out, width, height }
 }
 
+/**
+ * A face square turned so that the eyes lie level (either eye first): `scale` × the eye
+ * distance wide, the eye line `eyeLine` × the side from its top, centred between the eyes.
+ */
+export function alignByEyes(image: RgbImage, a: Point, b: Point, scale: number, eyeLine: number): RgbImage {
+  const [left, right] = a.x <= b.x ? [a, b] : [b, a]
+  const d = Math.max(1, dist(left, right))
+  const ux = (right.x - left.x) / d, uy = (right.y - left.y) / d
+  // Down the face: u turned a quarter clockwise (image y grows downwards).
+  const vx = -uy, vy = ux
+  const side = scale * d
+  const tl = { x: (left.x + right.x) / 2 - (ux * side) / 2 - vx * eyeLine * side, y: (left.y + right.y) / 2 - (uy * side) / 2 - vy * eyeLine * side }
+  const tr = { x: tl.x + ux * side, y: tl.y + uy * side }
+  return cropQuad(image, [tl, tr, { x: tr.x + vx * side, y: tr.y + vy * side }, { x: tl.x + vx * side, y: tl.y + vy * side }])
+}
+
 const dist = (a: Point, b: Point) => Math.hypot(a.x - b.x, a.y - b.y)
 
 function sample(image: RgbImage, x: number, y: number, out: Buffer, at: number) {

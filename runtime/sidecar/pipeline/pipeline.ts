@@ -2,11 +2,12 @@ import { existsSync } from 'node:fs'
 import * as ort from 'onnxruntime-node'
 import type { LoadedManifest } from '../../../models/load-manifests.ts'
 import { describeModelSource } from '../../../models/load-manifests.ts'
-import type { ClassifierNode, CropNode, DetectorNode, LogicNode, PipelineManifest } from '../../../models/manifest-schema.ts'
+import type { ClassifierNode, CropNode, DetectorNode, LogicNode, PipelineManifest, RecognizerNode } from '../../../models/manifest-schema.ts'
+import { UNKNOWN_FACE, type Recognize } from '../../../shared/galleries/types.ts'
 import type { ConfidenceItem } from '../../../shared/inference/types.ts'
 import type { TaskConfig } from '../../../shared/tasks/types.ts'
 import type { SessionLease, SessionPool } from '../session-pool.ts'
-import { cropBox, cropQuad } from './crop.ts'
+import { alignByEyes, cropBox, cropQuad } from './crop.ts'
 import { checkDeadline } from './deadline.ts'
 import { createDecoder, type DetectorDecoder } from './decoders/index.ts'
 import type { Detection } from './detection.ts'
@@ -32,6 +33,9 @@ export interface WorkTarget {
   logic?: boolean
   /** spec 2.6: first values of a feature vector (debug preview). */
   featurePreview?: number[]
+  /** A recognizer's L2-normalized descriptor and the aligned face it describes. */
+  descriptor?: Float32Array
+  aligned?: RgbImage
 }
 
 export interface PipelineOutput {
@@ -44,6 +48,7 @@ interface RunState {
   image: RgbImage
   config: TaskConfig
   deadline: number | undefined
+  recognize: Recognize | undefined
   targets: Map<string, WorkTarget[]>
   timings: Record<string, number>
 }
@@ -100,11 +105,15 @@ export class Pipeline {
   async #warmUp(): Promise<void> {
     const blank: RgbImage = { data: Buffer.alloc(64 * 48 * 3, 128), width: 64, height: 48 }
     for (const node of this.manifest.nodes)
-      if (node.action === 'detector' || node.action === 'classifier') await this.#infer(node, await prepareInput(blank, node.input))
+      if (node.action === 'detector' || node.action === 'classifier' || node.action === 'recognizer') await this.#infer(node, await prepareInput(blank, node.input))
   }
 
-  async run(image: RgbImage, config: TaskConfig, deadline?: number): Promise<PipelineOutput> {
-    const state: RunState = { image, config, deadline, targets: new Map(), timings: {} }
+  /**
+   * `recognize` searches the galleries for a recognizer's descriptors (the runtime's, over the
+   * socket); without it a recognizer only describes the faces (gallery registration, search).
+   */
+  async run(image: RgbImage, config: TaskConfig, deadline?: number, recognize?: Recognize): Promise<PipelineOutput> {
+    const state: RunState = { image, config, deadline, recognize, targets: new Map(), timings: {} }
     let logic: LogicNode | null = null
     const disabled = new Set(config.disabledNodes ?? [])
     for (const node of this.manifest.nodes) {
@@ -116,6 +125,7 @@ export class Pipeline {
         case 'crop': this.#crop(node, state); break
         case 'classifier': await this.#classify(node, state); break
         case 'logic': this.#logic(node, state); logic = node; break
+        case 'recognizer': await this.#recognize(node, state); break
       }
       state.timings[node.id] = performance.now() - started
     }
@@ -129,7 +139,7 @@ export class Pipeline {
     return node.scoreThreshold
   }
 
-  async #infer(node: DetectorNode | ClassifierNode, input: { data: Float32Array; dims: number[] }) {
+  async #infer(node: DetectorNode | ClassifierNode | RecognizerNode, input: { data: Float32Array; dims: number[] }) {
     const { session } = this.#sessions.get(node.model)!
     const name = node.input.name ?? session.inputNames[0]!
     return session.run({ [name]: new ort.Tensor('float32', input.data, input.dims) })
@@ -191,8 +201,47 @@ export class Pipeline {
     }
   }
 
+  /**
+   * Each face of `from` is aligned by its eyes and described; with a `recognize` callback the
+   * best gallery match at or above the threshold adds `{label: <name>, confidence:
+   * <similarity>}`, anything else `{label: "unknown", confidence: 1 − best similarity}`.
+   */
+  async #recognize(node: RecognizerNode, state: RunState) {
+    const targets = state.targets.get(node.from) ?? []
+    const [a, b] = node.align.eyes as [number, number]
+    for (const target of targets) {
+      checkDeadline(state.deadline, node.id)
+      const eyes = target.detection.keypoints
+      if (!eyes?.[a] || !eyes[b]) continue
+      target.aligned = alignByEyes(state.image, eyes[a], eyes[b], node.align.scale, node.align.eyeLine)
+      const outputs = await this.#infer(node, await prepareInput(target.aligned, node.input))
+      const tensor = outputs[node.descriptorOutput] as ort.Tensor | undefined
+      if (!tensor) throw new Error(`recognizer ${node.id}: output ${node.descriptorOutput} missing`)
+      target.descriptor = l2normalize(tensor.data as Float32Array)
+    }
+    state.targets.set(node.id, targets)
+    const described = targets.filter((t) => t.descriptor !== undefined)
+    if (!state.recognize || described.length === 0) return
+    const { recognition } = state.config
+    const threshold = state.config.thresholds?.[node.id] ?? recognition?.threshold ?? node.scoreThreshold
+    const best = await state.recognize({ descriptors: described.map((t) => t.descriptor!), galleryIds: recognition?.galleryIds ?? [] })
+    described.forEach((target, i) => {
+      const match = best[i]
+      target.confidence.push(match && match.similarity >= threshold
+        ? { label: match.name, confidence: match.similarity }
+        : { label: UNKNOWN_FACE, confidence: Math.min(1, Math.max(0, 1 - (match?.similarity ?? 0))) })
+    })
+  }
+
   #logic(node: LogicNode, state: RunState) {
     for (const target of state.targets.get(this.manifest.result.targets) ?? [])
       target.logic = target.confidence.some((c) => c.label === node.condition.label && c.confidence >= node.condition.minConfidence)
   }
+}
+
+function l2normalize(values: Float32Array): Float32Array {
+  let sum = 0
+  for (const v of values) sum += v * v
+  const norm = Math.sqrt(sum) || 1
+  return Float32Array.from(values, (v) => v / norm)
 }

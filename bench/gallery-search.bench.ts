@@ -1,0 +1,107 @@
+/**
+ * Face-gallery search speed (README "Face galleries"): N unit vectors (1024 values) stored as
+ * the device stores faces (`gallery_faces`, F32_BLOB with its cosine libsql_vector_idx
+ * index): N/10 random persons with 10 faces each (the person's vector plus noise, cosine ≈ 0.8
+ * to it, as several photos of one person), then queries near a person (a new photo) answered
+ * by the device's query (vector_top_k) and by an exact scan of the same table in the same
+ * run: latency p50/p99 and recall@10 of the index against the scan (the exact 10 nearest are
+ * that person's 10 faces; with plain random vectors the 10 nearest are ties of noise that no
+ * index can rank). Figures in bench/out/gallery-search.json.
+ *
+ *   npx tsx bench/gallery-search.bench.ts [N ...]   (default 10000 100000)
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { sql } from 'drizzle-orm'
+import { embeddedTuning, migrateDb, openDb } from '../shared/db/client.ts'
+import { FACE_DESCRIPTOR_DIMS, galleryFaces, galleryPersons } from '../shared/db/schema/index.ts'
+import { nearestFacesQuery } from '../runtime/galleries/service.ts'
+import { migrationsDir } from '../runtime/paths.ts'
+
+const QUERIES = 200
+const K = 10
+const FACES_PER_PERSON = 10
+const CANDIDATES = 4 * K
+
+function gaussian(): number {
+  return Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random())
+}
+function unit(values: Float32Array): Float32Array {
+  let s = 0
+  for (const v of values) s += v * v
+  const n = Math.sqrt(s)
+  return values.map((v) => v / n)
+}
+const randomUnit = () => unit(Float32Array.from({ length: FACE_DESCRIPTOR_DIMS }, gaussian))
+/** A vector moved by noise to a cosine similarity of about 0.8 to it. */
+const near = (v: Float32Array) => unit(v.map((x) => x + gaussian() * 0.75 / Math.sqrt(FACE_DESCRIPTOR_DIMS)))
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!
+
+async function run(n: number) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'gallery-bench-'))
+  const { db, close } = openDb(`file:${path.join(dir, 'bench.db')}`)
+  try {
+    await migrateDb(db, migrationsDir)
+    const stored: Float32Array[] = []
+    const picture = Buffer.alloc(0)
+    const started = performance.now()
+    const persons: Float32Array[] = []
+    for (let i = 0; i < n; i += 500) {
+      const batch = Array.from({ length: Math.min(500, n - i) }, (_, j) => {
+        if ((i + j) % FACES_PER_PERSON === 0) persons.push(randomUnit())
+        return near(persons.at(-1)!)
+      })
+      stored.push(...batch)
+      await db.transaction(async (tx) => {
+        await tx.insert(galleryPersons).values(batch.map((_, j) => ({ galleryId: 'g', personId: `p${i + j}`, name: `p${i + j}`, attributes: {}, createdAt: 0, updatedAt: 0 })))
+        await tx.insert(galleryFaces).values(batch.map((descriptor, j) => ({ galleryId: 'g', personId: `p${i + j}`, descriptor, picture, createdAt: 0 })))
+      })
+    }
+    const insertSeconds = (performance.now() - started) / 1000
+    const index: number[] = [], indexWide: number[] = [], scan: number[] = []
+    let hits = 0, hitsWide = 0
+    for (let q = 0; q < QUERIES; q++) {
+      const query = near(persons[Math.floor(Math.random() * persons.length)]!)
+      let t = performance.now()
+      const found = await db.all<{ personId: string }>(nearestFacesQuery(query, K, []))
+      index.push(performance.now() - t)
+      // As the device asks (runtime/galleries/service.ts): 4 × k candidates, the best k kept.
+      t = performance.now()
+      const wide = (await db.all<{ personId: string }>(nearestFacesQuery(query, CANDIDATES, []))).slice(0, K)
+      indexWide.push(performance.now() - t)
+      const bytes = new Uint8Array(query.buffer)
+      t = performance.now()
+      const exact = await db.all<{ personId: string }>(sql`SELECT person_id AS personId FROM gallery_faces ORDER BY vector_distance_cos(descriptor, vector32(${bytes})) LIMIT ${K}`)
+      scan.push(performance.now() - t)
+      const truth = new Set(exact.map((r) => r.personId))
+      hits += found.filter((r) => truth.has(r.personId)).length
+      hitsWide += wide.filter((r) => truth.has(r.personId)).length
+    }
+    index.sort((a, b) => a - b)
+    indexWide.sort((a, b) => a - b)
+    scan.sort((a, b) => a - b)
+    return {
+      stored: n, queries: QUERIES, k: K, insertSeconds: Math.round(insertSeconds * 10) / 10,
+      indexMs: { p50: percentile(index, 0.5), p99: percentile(index, 0.99) },
+      scanMs: { p50: percentile(scan, 0.5), p99: percentile(scan, 0.99) },
+      speedupP50: percentile(scan, 0.5) / percentile(index, 0.5),
+      recallAt10: hits / (QUERIES * K),
+      [`candidates${CANDIDATES}`]: { p50: percentile(indexWide, 0.5), p99: percentile(indexWide, 0.99), recallAt10: hitsWide / (QUERIES * K) },
+    }
+  } finally {
+    close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0)
+const results = []
+for (const n of sizes.length > 0 ? sizes : [10_000, 100_000]) {
+  const r = await run(n)
+  console.log(JSON.stringify(r))
+  results.push(r)
+}
+const out = path.join(import.meta.dirname, 'out')
+mkdirSync(out, { recursive: true })
+writeFileSync(path.join(out, 'gallery-search.json'), JSON.stringify({ machine: { cpus: os.cpus().length }, results }, null, 1) + '\n')

@@ -1,0 +1,15 @@
+import { Type } from '@sinclair/typebox'
+
+/** Request fields shared by the face-gallery endpoints (functions/library, spec 4.10). */
+export const GalleryId = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' })
+export const PersonId = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' })
+export const Attributes = Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 64 })
+export const Page = {
+  pageNum: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 20 })),
+}
+/** spec 4.7 image sources a gallery accepts: a completed upload (purpose `image` or `face-import`) or raw Base64 under the JSON limit. */
+export const ImageFields = {
+  uploadId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  imageBase64: Type.Optional(Type.String()),
+}
