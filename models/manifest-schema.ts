@@ -237,7 +237,7 @@ export const LogicNode = Type.Object({
  */
 export const EyeAlignment = Type.Object({
   /** Indices of the two eye keypoints in the detector's keypoints (either order). */
-  eyes: Type.Array(Type.Integer({ minimum: 0 }), { minItems: 2, maxItems: 2 }),
+  eyes: Type.Array(Type.Integer({ minimum: 0, maximum: 1000 }), { minItems: 2, maxItems: 2 }),
   scale: Type.Number({ exclusiveMinimum: 0, maximum: 10 }),
   eyeLine: Type.Number({ minimum: 0, maximum: 1 }),
 }, strict)

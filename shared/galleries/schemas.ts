@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox'
+import { PageNumber, PageSize } from '../http/paging.ts'
 
 /** Request fields shared by the face-gallery endpoints (functions/library, spec 4.10). */
 export const GalleryId = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' })
 export const PersonId = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' })
 export const Attributes = Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 64 })
 export const Page = {
-  pageNum: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 20 })),
+  pageNum: Type.Optional(PageNumber()),
+  pageSize: Type.Optional(PageSize(20, 500)),
 }
 /** spec 4.7 image sources a gallery accepts: a completed upload (purpose `image` or `face-import`) or raw Base64 under the JSON limit. */
 export const ImageFields = {

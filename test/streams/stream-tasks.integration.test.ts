@@ -124,7 +124,13 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
     const port = await freePort()
     let rtsp = await startRtspServer(VIDEO, port)
     try {
-      const added = await device.post('/gtw/cwai/Camera/add', { cameraName: 'rtsp', sourceType: 'rtsp', url: rtsp.url }, mtk)
+      // A just-started RTSP server can answer the first session with an error while it prepares
+      // the media under load: the device answers retryable, and a client retries as told.
+      let added = await device.post('/gtw/cwai/Camera/add', { cameraName: 'rtsp', sourceType: 'rtsp', url: rtsp.url }, mtk)
+      for (let retry = 0; retry < 3 && added.body.resMsg[0]?.retryable; retry++) {
+        await new Promise((resolve) => setTimeout(resolve, 1000 * (added.body.resMsg[0].retryAfterSeconds ?? 1)))
+        added = await device.post('/gtw/cwai/Camera/add', { cameraName: 'rtsp', sourceType: 'rtsp', url: rtsp.url }, mtk)
+      }
       expect(added.body.resMsg).toEqual([])
       const rtspCamera = added.body.resData.cameraId
       expect((await aihost('TaskCreate', { taskId: 'flaps', algorithmCode: 'person-detector', cameraId: rtspCamera, targetFps: 2 })).body.resCode).toBe(1)
