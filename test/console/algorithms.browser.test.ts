@@ -77,7 +77,8 @@ describe('console: algorithms', () => {
     await page.keyboard.press('Escape')
     await dialog.waitFor({ state: 'detached' })
     expect(await row.count()).toBe(1)
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Delete ${ID}`)
+    // Focus goes back to the button that opened the dialog (restored once the dialog has gone).
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Delete ${ID}`)
     await page.getByRole('button', { name: `Delete ${ID}` }).click()
     await dialog.getByRole('button', { name: 'Delete' }).click()
     await row.waitFor({ state: 'detached' })
