@@ -6,9 +6,11 @@ export default defineConfig({
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // Integration tests start real runtimes, sidecars and brokers; the machine has 2 cores.
-    fileParallelism: true,
-    maxWorkers: 2,
+    // One file at a time: integration tests start real runtimes, sidecars, brokers, ffmpeg and
+    // an RTSP server, which on a 2-core machine already use both cores; two files at once made
+    // camera sessions time out and let one file take a port another had just found free.
+    fileParallelism: false,
+    maxWorkers: 1,
     reporters: ['default'],
   },
 })
