@@ -59,7 +59,7 @@ describe('console: operator', () => {
     const { page, pageErrors, foreignRequests, screenshot, context } = await openConsole(browser, device.url, 1440)
     await signIn(page)
     await page.getByRole('heading', { name: 'Detection', level: 1 }).waitFor()
-    expect(await page.title()).toBe('Detection · Edge AI device')
+    await expect.poll(() => page.title()).toBe('Detection · Edge AI device')
 
     // Two detections with face detection: one task, reused (spec 1 step 6).
     for (let i = 0; i < 2; i++) {
@@ -81,7 +81,7 @@ describe('console: operator', () => {
     // named in the error, whose next step opens the Tasks page for that algorithm.
     await page.getByRole('link', { name: 'Algorithms', exact: true }).click()
     await page.getByRole('heading', { name: 'Algorithms', level: 1 }).waitFor()
-    expect(await page.title()).toBe('Algorithms · Edge AI device')
+    await expect.poll(() => page.title()).toBe('Algorithms · Edge AI device')
     await expect.poll(async () => (await createdTasks()).map((t) => t.taskId)).toEqual([external])
     await page.getByRole('button', { name: 'Delete face-detection', exact: true }).click()
     expect(await page.getByTestId('delete-text').textContent()).toContain('afterwards. A shipped algorithm stays deleted across restarts until a package with its id is installed. Export it first')
@@ -92,7 +92,7 @@ describe('console: operator', () => {
     await page.getByTestId('error-next').click()
 
     await page.getByRole('heading', { name: 'Tasks', level: 1 }).waitFor()
-    expect(await page.title()).toBe('Tasks · Edge AI device')
+    await expect.poll(() => page.title()).toBe('Tasks · Edge AI device')
     const row = page.locator(`[data-testid="tasks"] tr[data-task-id="${external}"]`)
     await row.waitFor()
     expect(await row.getByTestId('task-algorithm').textContent()).toBe('face-detection')
@@ -225,7 +225,7 @@ describe('console: operator', () => {
       await page.evaluate((h) => { location.hash = h }, hash)
       await page.getByRole('heading', { name: heading, level: 1 }).waitFor()
       await page.locator(ready).first().waitFor({ state: 'attached' })
-      expect(await page.title()).toBe(`${heading} · Edge AI device`)
+      await expect.poll(() => page.title()).toBe(`${heading} · Edge AI device`)
       expect(await sideways(), `${heading} scrolls sideways`).toBe(0)
       await screenshot(`operator-${heading.toLowerCase()}`)
     }
@@ -257,7 +257,7 @@ describe('console: operator', () => {
     await signIn(page)
     await page.getByRole('button', { name: 'Change password' }).click()
     await page.getByRole('heading', { name: 'Change password', level: 1 }).waitFor()
-    expect(await page.title()).toBe('Change password · Edge AI device')
+    await expect.poll(() => page.title()).toBe('Change password · Edge AI device')
     expect(await page.getByTestId('password-rule').textContent()).toBe('At least 8 characters, different from the current password.')
     const username = page.locator('input[autocomplete="username"]')
     expect(await username.inputValue()).toBe('admin')
