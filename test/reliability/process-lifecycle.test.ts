@@ -133,7 +133,9 @@ describe('stopping and losing the supervisor (spec 4.11 start-up script; README:
     expect(sidecar).toBeGreaterThan(0)
     expect(sidecar).not.toBe(server)
     process.kill(device.child.pid!, 'SIGKILL')
-    expect(await allGone([server, sidecar], 15_000)).toBe(true)
+    // The server stops gracefully (components, then the sidecar): once in a full run that took
+    // over 15 s, so the bound is 30 s; what counts is that both end with no one signalling them.
+    expect(await allGone([server, sidecar], 30_000)).toBe(true)
   }, 120_000)
 
   it('kill -9 of the device ends its sidecar', async () => {
