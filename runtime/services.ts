@@ -20,6 +20,7 @@ import { restoreTasks } from './tasks/restore.ts'
 import { TaskService } from './tasks/service.ts'
 import { CameraService } from './cameras/service.ts'
 import { StreamTaskService } from './streams/service.ts'
+import { streamObservers } from './streams/observers/index.ts'
 import { GalleryService } from './galleries/service.ts'
 import { UploadManager } from './uploads/service.ts'
 import { removeOrphanSpoolFiles, spoolDirOf } from '../shared/uploads/spool.ts'
@@ -149,7 +150,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const cameras = new CameraService({ db: database.db, config, clock, log: log.child({ area: 'cameras' }), events: eventSystem.events, uploads })
   components.push({ name: 'cameras', start: () => cameras.start(), stop: () => cameras.stop() })
   // Stream tasks (spec 4.9 TaskCreate): resumed in the background once cameras and the sidecar run; stopped first.
-  const streams = new StreamTaskService({ db: database.db, config, clock, log: log.child({ area: 'streams' }), events: eventSystem.events, inference: inference.inference, cameras })
+  const streams = new StreamTaskService({ db: database.db, clock, log: log.child({ area: 'streams' }), inference: inference.inference, cameras,
+    observers: streamObservers({ config, events: eventSystem.events }) })
   components.push({
     name: 'streams',
     start: () => { streams.start().catch((error: Error) => log.error({ err: error.message }, 'stream tasks failed to resume')) },

@@ -1,24 +1,23 @@
 import { asc, eq } from 'drizzle-orm'
-import type { Config } from '../../shared/config.ts'
 import type { Db } from '../../shared/db/client.ts'
 import { streamTasks } from '../../shared/db/schema/index.ts'
 import { ApiError, isApiError } from '../../shared/errors/index.ts'
-import type { EventsService } from '../../shared/events/types.ts'
 import type { Clock, Identity, Logger } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
 import type { StreamTasksService, StreamTaskStatus, TaskCreateInput, TaskUpdateInput } from '../../shared/streams/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
 import type { CameraService } from '../cameras/service.ts'
 import { StreamTask, type StreamTaskRow } from './task.ts'
+import type { StreamObserverFactory } from './observers/index.ts'
 
 export interface StreamTaskServiceOptions {
   db: Db
-  config: Config
   clock: Clock
   log: Logger
-  events: EventsService
   inference: InferenceService
   cameras: CameraService
+  /** What reacts to each task's tracked objects, in order (runtime/streams/observers). */
+  observers: StreamObserverFactory[]
 }
 
 /**
@@ -157,7 +156,7 @@ export class StreamTaskService implements StreamTasksService {
   }
 
   private deps() {
-    const { config, log, events, inference, cameras } = this.options
-    return { config, log, events, inference, cameras }
+    const { log, inference, cameras, observers } = this.options
+    return { log, inference, cameras, observers }
   }
 }

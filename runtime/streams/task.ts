@@ -1,26 +1,23 @@
-import sharp from 'sharp'
-import type { Config } from '../../shared/config.ts'
 import { isApiError } from '../../shared/errors/index.ts'
-import type { EventsService } from '../../shared/events/types.ts'
 import type { Logger } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
 import type { StreamTaskState, StreamTaskStatus } from '../../shared/streams/types.ts'
-import { keepRenderedPicture } from '../tasks/full-picture.ts'
 import type { streamTasks } from '../../shared/db/schema/index.ts'
 import type { CameraService, CameraStream } from '../cameras/service.ts'
 import type { Frame } from '../cameras/reader.ts'
 import { MotionDetector } from './motion.ts'
 import { Rate, Samples } from './stats.ts'
-import { IouTracker, type Detection, type Track } from './tracker.ts'
+import { IouTracker, type Detection } from './tracker.ts'
+import type { StreamObserver, StreamObserverFactory } from './observers/index.ts'
 
 export type StreamTaskRow = typeof streamTasks.$inferSelect
 
 export interface StreamTaskDeps {
-  config: Config
   log: Logger
-  events: EventsService
   inference: InferenceService
   cameras: CameraService
+  /** What reacts to the tracked objects (runtime/streams/observers). */
+  observers: StreamObserverFactory[]
 }
 
 /** Frames waiting for the detector; beyond this the oldest is dropped (real time over every frame). */
@@ -56,6 +53,7 @@ export class StreamTask {
   private framesDropped = 0
   private motionSkipped = 0
   private objectsEntered = 0
+  private observers: StreamObserver[] = []
 
   constructor(readonly row: StreamTaskRow, private readonly deps: StreamTaskDeps) {}
 
@@ -70,6 +68,7 @@ export class StreamTask {
 
   async start(): Promise<void> {
     this.setState('waiting', 'connecting to the camera')
+    this.observers = this.deps.observers.map((make) => make(this.row))
     this.running = true
     this.loop = this.run()
     try {
@@ -148,33 +147,15 @@ export class StreamTask {
     const started = Date.now()
     const outcome = await this.deps.inference.detect({ handle: this.handle, image: { kind: 'rgb', width: frame.width, height: frame.height, data: frame.rgb }, overlay: false })
     this.detectorLatency.add(Date.now() - started)
-    const detections: Detection[] = outcome.result.areaList.flatMap((area) => area.targetList).map((target) => ({
-      box: target.box, label: target.confidence[0]?.label ?? 'object', confidence: target.confidence[0]?.confidence ?? 0,
-    }))
+    const detections: Detection[] = outcome.result.areaList.flatMap((area) => area.targetList.map((target) => ({
+      box: target.box, label: target.confidence[0]?.label ?? 'object', confidence: target.confidence[0]?.confidence ?? 0, areaId: area.areaId, target,
+    })))
     const { entered, left } = this.tracker.update(detections, frame.time)
-    for (const track of entered) await this.entered(track, frame)
-    for (const track of left) await this.left(track)
+    this.objectsEntered += entered.length
+    const analysis = { frame, result: outcome.result, tracks: this.tracker.objects, entered, left }
+    for (const observer of this.observers) await observer.onAnalysis?.(analysis)
     this.processedRate.tick(Date.now())
     this.criticalLatency.add(Date.now() - frame.time)
-  }
-
-  private async entered(track: Track, frame: Frame): Promise<void> {
-    this.objectsEntered++
-    const { x, y, width, height } = track.box
-    const svg = `<svg width="${frame.width}" height="${frame.height}"><rect x="${x}" y="${y}" width="${width}" height="${height}" fill="none" stroke="#00ff00" stroke-width="3"/></svg>`
-    const jpeg = await sharp(frame.rgb, { raw: { width: frame.width, height: frame.height, channels: 3 } })
-      .composite([{ input: Buffer.from(svg) }]).jpeg({ quality: 80 }).toBuffer()
-    const { url: snapshotUrl } = await keepRenderedPicture(jpeg, this.deps.config)
-    await this.deps.events.emit('object.entered', {
-      taskId: this.row.taskId, cameraId: this.row.cameraId, objectId: track.id, label: track.label, confidence: track.confidence, box: track.box,
-      snapshotUrl,
-    })
-  }
-
-  private async left(track: Track): Promise<void> {
-    await this.deps.events.emit('object.left', {
-      taskId: this.row.taskId, cameraId: this.row.cameraId, objectId: track.id, label: track.label, dwellMs: track.lastSeen - track.firstSeen,
-    })
   }
 
   /** Stops reading and analysing; resolves when the reader has exited and no detection runs. */
@@ -185,8 +166,8 @@ export class StreamTask {
     this.stream = null
     await this.loop
     this.queue = []
-    // Every object.entered gets its object.left, also when the task stops.
-    for (const track of this.tracker.clear()) await this.left(track)
+    const left = this.tracker.clear()
+    for (const observer of this.observers) await observer.onStop?.(left)
   }
 
   status(): StreamTaskStatus {

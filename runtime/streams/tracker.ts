@@ -1,9 +1,12 @@
-import type { TargetBox } from '../../shared/inference/types.ts'
+import type { Target, TargetBox } from '../../shared/inference/types.ts'
 
 export interface Detection {
   box: TargetBox
   label: string
   confidence: number
+  /** The area (region) the target was found in, and the target as the pipeline gave it (logic result, confidence list). */
+  areaId?: string
+  target?: Target
 }
 
 export interface Track extends Detection {
@@ -53,6 +56,11 @@ export class IouTracker {
     return this.tracks.length
   }
 
+  /** The confirmed objects being tracked. */
+  get objects(): Track[] {
+    return this.tracks.filter((track) => track.confirmed)
+  }
+
   update(detections: Detection[], now: number): { entered: Track[]; left: Track[] } {
     const usedTracks = new Set<Track>()
     const usedDetections = new Set<Detection>()
@@ -71,7 +79,7 @@ export class IouTracker {
         if (usedTracks.has(track) || usedDetections.has(detection)) continue
         usedTracks.add(track)
         usedDetections.add(detection)
-        Object.assign(track, { box: detection.box, confidence: detection.confidence, lastSeen: now, hits: track.hits + 1 })
+        Object.assign(track, { box: detection.box, confidence: detection.confidence, areaId: detection.areaId, target: detection.target, lastSeen: now, hits: track.hits + 1 })
         if (!track.confirmed && track.hits >= this.options.confirmHits) {
           track.confirmed = true
           entered.push(track)

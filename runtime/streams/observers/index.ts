@@ -1,0 +1,14 @@
+import type { Config } from '../../../shared/config.ts'
+import type { EventsService } from '../../../shared/events/types.ts'
+import { objectEvents } from './object-events.ts'
+import type { StreamObserverFactory } from './types.ts'
+
+export type { FrameAnalysis, StreamObserver, StreamObserverFactory } from './types.ts'
+
+/**
+ * The observers every stream task runs, in order. A new reaction to tracked objects (a counter,
+ * a policy, recognition) is one more entry here, in a file of its own.
+ */
+export const streamObservers = (deps: { config: Config; events: EventsService }): StreamObserverFactory[] => [
+  objectEvents(deps),
+]

@@ -1,0 +1,38 @@
+import sharp from 'sharp'
+import type { Config } from '../../../shared/config.ts'
+import type { EventsService } from '../../../shared/events/types.ts'
+import { keepRenderedPicture } from '../../tasks/full-picture.ts'
+import type { Frame } from '../../cameras/reader.ts'
+import type { Track } from '../tracker.ts'
+import type { StreamObserverFactory } from './types.ts'
+
+/** The snapshot of an entering object: the frame with its box drawn, kept and served by URL. */
+async function snapshot(track: Track, frame: Frame, config: Config): Promise<string> {
+  const { x, y, width, height } = track.box
+  const svg = `<svg width="${frame.width}" height="${frame.height}"><rect x="${x}" y="${y}" width="${width}" height="${height}" fill="none" stroke="#00ff00" stroke-width="3"/></svg>`
+  const jpeg = await sharp(frame.rgb, { raw: { width: frame.width, height: frame.height, channels: 3 } })
+    .composite([{ input: Buffer.from(svg) }]).jpeg({ quality: 80 }).toBuffer()
+  return (await keepRenderedPicture(jpeg, config)).url
+}
+
+/** Events per object, not per frame (README "Stream tasks"): `object.entered` with a snapshot, `object.left` with the dwell. */
+export const objectEvents = (deps: { config: Config; events: EventsService }): StreamObserverFactory => (row) => {
+  const left = async (tracks: readonly Track[]) => {
+    for (const track of tracks)
+      await deps.events.emit('object.left', {
+        taskId: row.taskId, cameraId: row.cameraId, objectId: track.id, label: track.label, dwellMs: track.lastSeen - track.firstSeen,
+      })
+  }
+  return {
+    async onAnalysis({ frame, entered, left: gone }) {
+      for (const track of entered)
+        await deps.events.emit('object.entered', {
+          taskId: row.taskId, cameraId: row.cameraId, objectId: track.id, label: track.label, confidence: track.confidence, box: track.box,
+          snapshotUrl: await snapshot(track, frame, deps.config),
+        })
+      await left(gone)
+    },
+    // Every object.entered gets its object.left, also when the task stops.
+    onStop: left,
+  }
+}
