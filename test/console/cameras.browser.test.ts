@@ -113,6 +113,7 @@ describe('console: cameras and stream tasks', () => {
     expect(await image.evaluate((img: HTMLImageElement) => img.naturalHeight)).toBe(facts.height)
     expect(await page.getByTestId('capture-caption').textContent()).toMatch(new RegExp(`^${facts.width} × ${facts.height} · `))
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('preview-heading')
+    await session.screenshot('cameras')
 
     // Edit: the stored password is not shown back; a new name is all that changes.
     await page.getByRole('button', { name: 'Edit door' }).click()
@@ -205,6 +206,7 @@ describe('console: cameras and stream tasks', () => {
     expect(await dialog.getByTestId('error-key').textContent()).toBe('api.error.CameraInUse')
     expect(await dialog.getByTestId('error-text').textContent()).toBe(MESSAGE_TEXT['api.error.CameraInUse'])
     expect(await dialog.locator('[data-fact="Tasks using it"]').textContent()).toBe(TASK)
+    await narrow.screenshot('camera-in-use')
     found.push(...await seriousViolations(page, 'Camera delete refused (375 px)'))
     // Not forced: the camera stays, online, and the task keeps running.
     await dialog.getByRole('button', { name: 'Cancel' }).click()
@@ -221,6 +223,7 @@ describe('console: cameras and stream tasks', () => {
     await page.getByRole('button', { name: `Details of ${TASK}` }).click()
     await page.getByTestId('stream-detail').locator('[data-field="state"]').waitFor()
     expect(await sideways(page)).toBe(0)
+    await narrow.screenshot('stream-task')
     found.push(...await seriousViolations(page, 'Tasks, stream task details (375 px)'))
 
     expect(found, found.join('\n')).toEqual([])
