@@ -15,6 +15,8 @@ import { ApiExplorer } from './views/ApiExplorer.ts'
 import { Metrics } from './views/Metrics.ts'
 import { MetricsHistory } from './metrics-history.ts'
 import { lazy } from './lazy.ts'
+
+// Loaded on first use, from their own chunks (runtime/console/step.mjs).
 const Cameras = lazy(() => import('./views/Cameras.ts').then((m) => m.Cameras), { page: true })
 
 type Screen =

@@ -156,7 +156,7 @@ describe('console: cameras and stream tasks', () => {
     await detail.waitFor()
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('stream-detail-heading')
     const field = (name: string) => detail.locator(`[data-field="${name}"]`).textContent()
-    await expect.poll(() => field('state'), { timeout: 60_000 }).toBe('running')
+    await expect.poll(() => field('state'), { timeout: 60_000 }).toBe('Running')
     await expect.poll(async () => Number(/^([\d.]+) fps/.exec((await field('processedFps')) ?? '')?.[1] ?? 0), { timeout: 60_000 }).toBeGreaterThan(0)
     expect(await field('processedFps')).toMatch(/ of 5\.0 fps wanted$/)
     const row = page.locator(`[data-testid="stream-tasks"] tr[data-task-id="${TASK}"]`)
@@ -253,6 +253,8 @@ describe('console: cameras and stream tasks', () => {
     await dialog.getByRole('button', { name: 'Delete anyway' }).click()
     await dialog.waitFor({ state: 'detached' })
     expect(await page.getByTestId('cameras-notice').textContent()).toBe('Deleted camera front door.')
+    // Its row is gone: the focus goes to the list.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('camera-list-heading')
     await page.getByTestId('no-cameras').waitFor()
     expect(await cameras()).toEqual([])
     expect((await taskStatus(TASK)).resData).toMatchObject({ state: 'waiting', stateReason: 'cameraDeleted' })
@@ -264,6 +266,7 @@ describe('console: cameras and stream tasks', () => {
     await page.getByRole('dialog', { name: `Delete ${TASK}?` }).getByRole('button', { name: 'Delete', exact: true }).click()
     await page.getByTestId('no-stream-tasks').waitFor()
     expect(await page.getByTestId('stream-notice').textContent()).toBe('Deleted 1 of 1 task.')
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('stream-list-heading')
     expect((await taskStatus(TASK)).resMsg[0].messageKey).toBe('api.error.NotCreated')
 
     expect(session.pageErrors).toEqual([])

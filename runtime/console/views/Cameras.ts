@@ -8,6 +8,7 @@ import { ErrorPanel } from '../components/ErrorPanel.ts'
 import { localTime } from '../format.ts'
 import { useLiveEvents } from '../live-events.ts'
 import { usePicture } from '../picture.ts'
+import { useFocusAfter } from '../focus.ts'
 import { CameraForm } from './CameraForm.ts'
 
 /** The list is read again this often, and at once on every camera.online / camera.offline event. */
@@ -34,13 +35,7 @@ export function Cameras({ client, account }: { client: DeviceClient; account: st
   const [deleting, setDeleting] = useState<{ camera: CameraView; inUse: unknown; busy: boolean } | null>(null)
   const [deleteError, setDeleteError] = useState<{ error: unknown; context: string } | null>(null)
   // The deleted camera's row is gone: focus goes to the list once the dialog has closed.
-  const listHeading = useRef<HTMLHeadingElement>(null)
-  const focusList = useRef(false)
-  useEffect(() => {
-    if (deleting || !focusList.current) return
-    focusList.current = false
-    listHeading.current?.focus()
-  }, [deleting])
+  const listFocus = useFocusAfter<HTMLHeadingElement>(!!deleting)
 
   const load = () => client.cameraPage({ pageSize: 500 }).then((page) => { setRows(page.rows); setListError(null) }, setListError)
   useEffect(() => {
@@ -68,7 +63,7 @@ export function Cameras({ client, account }: { client: DeviceClient; account: st
     try {
       // The second confirmation, after the device said tasks use it, forces (README "Cameras").
       await client.cameraDelete(camera.cameraId, !!inUse)
-      focusList.current = true
+      listFocus.later()
       setDeleting(null)
       if (preview?.cameraId === camera.cameraId) setPreview(null)
       if (editing?.cameraId === camera.cameraId) saved(`Deleted camera ${camera.cameraName}.`)
@@ -83,7 +78,7 @@ export function Cameras({ client, account }: { client: DeviceClient; account: st
     <h1 tabindex="-1">Cameras</h1>
     <div class="stack">
       <section class="panel stack" aria-labelledby="camera-list-heading">
-        <h2 id="camera-list-heading" tabindex="-1" ref=${listHeading}>Cameras on the device${rows ? html` <span class="badge" data-testid="camera-count">${rows.length}</span>` : null}</h2>
+        <h2 id="camera-list-heading" tabindex="-1" ref=${listFocus.target}>Cameras on the device${rows ? html` <span class="badge" data-testid="camera-count">${rows.length}</span>` : null}</h2>
         <${ErrorPanel} error=${listError} context="Camera list" />
         ${notice ? html`<p class="notice" role="status" data-testid="cameras-notice">${notice}</p>` : null}
         <${ErrorPanel} error=${deleteError?.error} context=${deleteError?.context} />

@@ -16,6 +16,8 @@ const rate = (v: number) => `${v.toFixed(1)} fps`
 const ms = (v: number | null) => (v === null ? '-' : `${formatCount(Math.round(v))} ms`)
 const percent = (v: number) => `${(v * 100).toFixed(1)} %`
 const seconds = (msValue: unknown) => `${(Number(msValue) / 1000).toFixed(1)} s`
+/** A task's state in words (`disabled`: switched off, README "Stream tasks"). */
+export const stateText = (s: StreamTaskStatus) => (s.state === 'running' ? 'Running' : s.state === 'waiting' ? 'Waiting' : 'Stopped')
 
 /** The run details in words (README "Stream tasks" QueryTaskStatus). */
 const FIGURES: [string, string, (s: StreamTaskStatus) => string][] = [
@@ -65,7 +67,7 @@ export function StreamTaskDetail({ client, taskId, cameraName, onClose }: { clie
     <h2 id="stream-detail-heading" tabindex="-1" ref=${heading}>Task <code class="wrap">${taskId}</code> on ${cameraName}</h2>
     <${ErrorPanel} error=${error} context="Run details" />
     ${status ? html`<dl class="fields" data-testid="stream-figures">
-      <dt>State</dt><dd data-field="state">${status.state}${status.stateReason ? html` <span class="hint">(${status.stateReason})</span>` : null}</dd>
+      <dt>State</dt><dd data-field="state">${stateText(status)}${status.stateReason ? html` <span class="hint">(${status.stateReason})</span>` : null}</dd>
       ${FIGURES.map(([label, key, show]) => html`<dt>${label}</dt><dd data-field=${key}>${show(status)}</dd>`)}
       ${status.lastError ? html`<dt>Last error</dt><dd data-field="lastError">${status.lastError.msgText} <code>${status.lastError.messageKey}</code></dd>` : null}
     </dl>` : html`<p class="hint">Loading…</p>`}

@@ -1,17 +1,17 @@
 import { html } from 'htm/preact'
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import type { CameraView, StreamTaskStatus } from '../../client/types.ts'
 import { ConfirmDialog } from '../components/ConfirmDialog.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { useFocusAfter } from '../focus.ts'
 import { MESSAGE_TEXT } from '../messages.ts'
-import { StreamTaskDetail } from './StreamTaskDetail.ts'
+import { StreamTaskDetail, stateText } from './StreamTaskDetail.ts'
 import { StreamTaskForm } from './StreamTaskForm.ts'
 
 const REFRESH_MS = 3000
 type Batch = 'start' | 'stop' | 'delete'
 const DONE: Record<Batch, string> = { start: 'Started', stop: 'Stopped', delete: 'Deleted' }
-const stateText = (t: StreamTaskStatus) => (t.state === 'running' ? 'Running' : t.state === 'waiting' ? 'Waiting' : 'Stopped')
 
 /**
  * Stream tasks (spec 4.9, 4.10 Task; README "Stream tasks"): the list with state and rates,
@@ -28,6 +28,7 @@ export function StreamTasks({ client, cameraId, algorithm }: { client: DeviceCli
   const [notice, setNotice] = useState<string | null>(null)
   const [error, setError] = useState<{ error: unknown; context: string } | null>(null)
   const [deleting, setDeleting] = useState<string[] | null>(null)
+  const listFocus = useFocusAfter<HTMLHeadingElement>(!!deleting)
 
   const load = () => client.streamTaskPage(cameraId ? { cameraId } : {}).then((page) => { setRows(page.rows); setListError(null) }, setListError)
   useEffect(() => {
@@ -75,21 +76,14 @@ export function StreamTasks({ client, cameraId, algorithm }: { client: DeviceCli
   const confirmDelete = async () => {
     await batch('delete', deleting!)
     // The rows are gone: focus goes to the list once the dialog has closed.
-    focusList.current = true
+    listFocus.later()
     setDeleting(null)
   }
-  const listHeading = useRef<HTMLHeadingElement>(null)
-  const focusList = useRef(false)
-  useEffect(() => {
-    if (deleting || !focusList.current) return
-    focusList.current = false
-    listHeading.current?.focus()
-  }, [deleting])
 
   const allChosen = !!shown?.length && chosen.length === shown.length
   const filter = cameraId ? `the camera ${cameraName(cameraId)}` : algorithm ? html`<code>${algorithm}</code>` : null
   return html`<section class="panel stack" aria-labelledby="stream-list-heading">
-    <h2 id="stream-list-heading" tabindex="-1" ref=${listHeading}>Stream tasks${shown ? html` <span class="badge" data-testid="stream-task-count">${shown.length}</span>` : null}</h2>
+    <h2 id="stream-list-heading" tabindex="-1" ref=${listFocus.target}>Stream tasks${shown ? html` <span class="badge" data-testid="stream-task-count">${shown.length}</span>` : null}</h2>
     <p class="hint">A stream task analyses one camera continuously; its events (an object entered, left) arrive live below when you open its details.</p>
     ${filter ? html`<p data-testid="stream-filter">Showing the stream tasks of ${filter}. <a href="#/tasks">Show all</a></p>` : null}
     <${ErrorPanel} error=${listError} context="Stream task list" />
@@ -128,7 +122,7 @@ export function StreamTasks({ client, cameraId, algorithm }: { client: DeviceCli
       </table></div>` : null}
     ${open && rows?.some((t) => t.taskId === open) ? html`<${StreamTaskDetail} key=${open} client=${client} taskId=${open}
       cameraName=${cameraName(rows.find((t) => t.taskId === open)!.cameraId)} onClose=${() => setOpen(null)} />` : null}
-    <${StreamTaskForm} key=${cameraId ?? ""} client=${client} cameras=${cameras} cameraId=${cameraId} onCreated=${(taskId: string) => { setNotice(`Started task ${taskId}.`); setOpen(taskId); load() }} />
+    <${StreamTaskForm} key=${cameraId ?? ''} client=${client} cameras=${cameras} cameraId=${cameraId} onCreated=${(taskId: string) => { setNotice(`Started task ${taskId}.`); setOpen(taskId); load() }} />
     ${deleting ? html`<${ConfirmDialog} title=${deleting.length === 1 ? `Delete ${deleting[0]}?` : `Delete ${deleting.length} stream tasks?`} confirmLabel="Delete" busy=${busy}
       onConfirm=${confirmDelete} onCancel=${() => setDeleting(null)}>
       <p>The analysis stops and the task${deleting.length === 1 ? ' is' : 's are'} removed; ${deleting.length === 1 ? 'its' : 'their'} stored events stay.</p>

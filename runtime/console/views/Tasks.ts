@@ -57,7 +57,7 @@ export function Tasks({ client, tasks, algorithm, camera }: { client: DeviceClie
     <h1 tabindex="-1">Tasks</h1>
     <div class="stack">
     ${camera ? null : html`<section class="panel stack" aria-labelledby="task-list-heading">
-      <h2 id="task-list-heading">Created tasks${shown ? html` <span class="badge" data-testid="task-count">${shown.length}</span>` : null}</h2>
+      <h2 id="task-list-heading">Image-analysis tasks${shown ? html` <span class="badge" data-testid="task-count">${shown.length}</span>` : null}</h2>
       <p class="hint">A created task keeps its algorithm’s models loaded, and its algorithm cannot be deleted or replaced until it is cancelled.${' '}
         Tasks this browser tab created for the Detection page are cancelled when you leave that page.</p>
       ${algorithm ? html`<p>Showing the tasks of <code>${algorithm}</code>. <a href="#/tasks">Show all</a></p>` : null}
