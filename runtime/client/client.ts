@@ -6,6 +6,7 @@ import type {
   AlgorithmPageQuery, AlgorithmRow, AlgorithmUploadRequest, ChunkFields, DetectPicRequest, DetectionResult, DeviceStatus, DownloadedFile, Envelope,
   LayoutListQuery, LayoutRow, ManagedAlgorithmRow, LogLine, LogQuery, ModelRow, ModelUploadRequest, Page, Session, TaskCancelRequest, TaskCreateRequest, TaskListRow,
   UploadCapabilities, UploadSession,
+  BatchOutcome, CameraAddRequest, CameraCapture, CameraUpdateRequest, CameraView, DeviceEvent, EventPageQuery, StreamTaskCreateRequest, StreamTaskStatus, UsbDevice,
 } from './types.ts'
 
 export interface ClientOptions {
@@ -233,20 +234,29 @@ export class DeviceClient {
 
   /** The Prometheus text exposition (README "Metrics"): a GET, not the envelope, unless refused. */
   async metricsText(options: CallOptions = {}): Promise<string> {
-    const { signal, dispose } = deadline(options.timeoutMs ?? 10_000, options.signal)
-    let response: Response
-    let text: string
+    const { response, body } = await this.get(ROUTES.metrics, { ...options, timeoutMs: options.timeoutMs ?? 10_000 }, (r) => r.text())
+    if (!response.ok) this.judge(ROUTES.metrics, response, body)
+    return body
+  }
+
+  /**
+   * GETs a route or URL and reads the body; no answer → NetworkError. The mtk goes only to the
+   * device's own origin: a URL elsewhere (a file service, spec 2.6) never receives the session.
+   */
+  private async get<B>(url: string, options: CallOptions, read: (response: Response) => Promise<B>): Promise<{ response: Response; body: B }> {
+    const origin = new URL(this.baseUrl || globalThis.location.origin).origin
+    const full = new URL(url.startsWith('/') ? (this.baseUrl || origin) + url : url)
+    const headers: Record<string, string> = this.mtk && full.origin === origin ? { mtk: this.mtk } : {}
+    const { signal, dispose } = deadline(options.timeoutMs, options.signal)
     try {
-      response = await this.fetchImpl(this.baseUrl + ROUTES.metrics, { headers: this.mtk ? { mtk: this.mtk } : {}, signal })
-      text = await response.text()
+      const response = await this.fetchImpl(full.href, { headers, signal })
+      return { response, body: await read(response) }
     } catch (error) {
       if ((error as Error)?.name === 'AbortError' && options.signal?.aborted) throw error
-      throw new NetworkError(ROUTES.metrics, error, this.baseUrl + ROUTES.metrics)
+      throw new NetworkError(url, error, full.href)
     } finally {
       dispose()
     }
-    if (!response.ok) this.judge(ROUTES.metrics, response, text)
-    return text
   }
 
   viewRoutes(): Promise<Page<{ path: string; methods: string[]; authenticated: boolean; summary: string; protocol?: 'tus' }>> {
@@ -256,6 +266,77 @@ export class DeviceClient {
   /** spec 4.11: type 0 → HTTP document, 1 → MQTT document. */
   interfaceDocUrl(type: 0 | 1): Promise<{ type: number; url: string; version: string }> {
     return this.call(ROUTES.interfaceDocUrl, { type })
+  }
+
+  // ── spec 4.10 Camera (README "Cameras") ──────────────────────────────────────────────
+  /** Connects to the source first (unless `verify: false`) and answers its error: CameraUnreachable, CameraAuthFailed, ... */
+  cameraAdd(request: CameraAddRequest, options: CallOptions = {}): Promise<{ cameraId: string }> {
+    return this.call(ROUTES.cameraAdd, request, { timeoutMs: 60_000, ...options })
+  }
+
+  cameraPage(query: { pageNum?: number; pageSize?: number; cameraName?: string } = {}): Promise<Page<CameraView>> {
+    return this.call(ROUTES.cameraPage, { pageNum: 1, pageSize: 100, ...query })
+  }
+
+  /** Only the fields sent change; a changed source is connected first (password `""` removes it). */
+  cameraUpdate(request: CameraUpdateRequest, options: CallOptions = {}): Promise<void> {
+    return this.call(ROUTES.cameraUpdate, request, { timeoutMs: 60_000, ...options })
+  }
+
+  /** CameraInUse (details.taskIds) while stream tasks read it, unless `force`. */
+  cameraDelete(cameraId: string, force = false): Promise<void> {
+    return this.call(ROUTES.cameraDelete, { cameraId, force })
+  }
+
+  cameraCapture(cameraId: string, options: CallOptions = {}): Promise<CameraCapture> {
+    return this.call(ROUTES.cameraCapture, { cameraId }, { timeoutMs: 60_000, ...options })
+  }
+
+  cameraUsbList(): Promise<{ rows: UsbDevice[] }> {
+    return this.call(ROUTES.cameraUsbList, {})
+  }
+
+  // ── spec 4.9 stream tasks, 4.10 Task (README "Stream tasks") ────────────────────────
+  /** spec 8: task creation may take up to 120 s (the pipeline loads). */
+  streamTaskCreate(request: StreamTaskCreateRequest, options: CallOptions = {}): Promise<{ taskId: string; reused: boolean }> {
+    return this.call(ROUTES.streamTaskCreate, request, { timeoutMs: 120_000, ...options })
+  }
+
+  streamTaskCancel(taskId: string): Promise<void> {
+    return this.call(ROUTES.streamTaskCancel, { taskId })
+  }
+
+  streamTaskPage(query: { pageNum?: number; pageSize?: number; cameraId?: string } = {}): Promise<Page<StreamTaskStatus>> {
+    return this.call(ROUTES.streamTaskPage, { pageNum: 1, pageSize: 500, ...query })
+  }
+
+  /** Run details: the live figures, taskConfig, enabled, minDetectIntervalMs. */
+  streamTaskDetail(taskId: string): Promise<StreamTaskStatus> {
+    return this.call(ROUTES.streamTaskDetail, { taskId })
+  }
+
+  streamTaskSwitch(taskId: string, enabled: boolean): Promise<StreamTaskStatus> {
+    return this.call(ROUTES.streamTaskSwitch, { taskId, enabled })
+  }
+
+  streamTaskBatch(action: 'start' | 'stop' | 'delete', taskIds: string[]): Promise<BatchOutcome> {
+    return this.call(ROUTES.streamTaskBatch, { action, taskIds })
+  }
+
+  /** Stored events, newest first (README "Event endpoints"). */
+  eventPage(query: EventPageQuery = {}): Promise<Page<DeviceEvent>> {
+    return this.call(ROUTES.eventPage, { pageNum: 1, pageSize: 50, ...query })
+  }
+
+  /**
+   * A picture the device serves by URL with the mtk (an `object.entered` snapshot, a
+   * `fullPicture` URL, spec 2.6), as a Blob; a refusal throws DeviceError.
+   */
+  async picture(url: string, options: CallOptions = {}): Promise<Blob> {
+    const { response, body } = await this.get(url, options, async (r): Promise<Blob | string> => (r.ok ? r.blob() : r.text()))
+    if (typeof body !== 'string') return body
+    this.judge(url, response, body)
+    throw new DeviceError(url, response.status, [], body)
   }
 }
 

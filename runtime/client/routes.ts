@@ -29,4 +29,18 @@ export const ROUTES = {
   viewRoutes: '/v1/cwai/aihost/ViewRoutes',
   probe: '/v1/cwai/aihost/Probe',
   interfaceDocUrl: '/gtw/cwai/System/QueryInterfaceDocUrl',
+  // spec 4.10 Camera, 4.9 stream tasks, 4.10 Task (README "Cameras", "Stream tasks")
+  cameraAdd: '/gtw/cwai/Camera/add',
+  cameraPage: '/gtw/cwai/Camera/page',
+  cameraUpdate: '/gtw/cwai/Camera/update',
+  cameraDelete: '/gtw/cwai/Camera/delete',
+  cameraCapture: '/gtw/cwai/Camera/capture',
+  cameraUsbList: '/gtw/cwai/Camera/usbList',
+  streamTaskCreate: '/v1/cwai/aihost/TaskCreate',
+  streamTaskCancel: '/v1/cwai/aihost/TaskCancle',
+  streamTaskPage: '/gtw/cwai/Task/page',
+  streamTaskDetail: '/gtw/cwai/Task/detail',
+  streamTaskSwitch: '/gtw/cwai/Task/switch',
+  streamTaskBatch: '/gtw/cwai/Task/batch',
+  eventPage: '/gtw/cwai/Event/EventPage',
 } as const

@@ -200,3 +200,34 @@ export interface LogLine {
   msg?: string
   [field: string]: unknown
 }
+
+// spec 4.10 Camera, 4.9 stream tasks (README "Cameras", "Stream tasks"): the device's own
+// definitions, so the two cannot drift apart.
+export type { CameraView, CameraStatus, SourceType, UsbDevice } from '../../shared/cameras/types.ts'
+export type { AddCameraInput as CameraAddRequest, UpdateCameraInput as CameraUpdateRequest } from '../../shared/cameras/inputs.ts'
+export type { StreamTaskStatus, StreamTaskState, TaskCreateInput as StreamTaskCreateRequest } from '../../shared/streams/types.ts'
+export type { DeviceEvent } from '../../shared/events/types.ts'
+
+/** `Camera/capture`: the current frame; `picture` follows `fullPicture`'s rules (spec 2.6). */
+export interface CameraCapture {
+  picture: string
+  width: number
+  height: number
+  /** ms string (spec 8). */
+  timestamp: string
+}
+
+/** `Task/batch`: one outcome per task. */
+export interface BatchOutcome {
+  rows: { taskId: string; ok: boolean; messageKey: string | null }[]
+}
+
+/** `Event/EventPage` request (README "Event endpoints"). */
+export interface EventPageQuery {
+  pageNum?: number
+  pageSize?: number
+  kinds?: string[]
+  source?: string
+  startTime?: string
+  endTime?: string
+}

@@ -14,13 +14,20 @@ import { Logs } from './views/Logs.ts'
 import { ApiExplorer } from './views/ApiExplorer.ts'
 import { Metrics } from './views/Metrics.ts'
 import { MetricsHistory } from './metrics-history.ts'
+import { lazy } from './lazy.ts'
+
+// Loaded on first use, from their own chunks (runtime/console/step.mjs).
+const Cameras = lazy(() => import('./views/Cameras.ts').then((m) => m.Cameras), { page: true })
 
 type Screen =
   | { name: 'signin'; notice: string | null }
   | { name: 'change'; account: string; password: string | null; forced: boolean }
   | { name: 'app' }
 
-const PAGES = { detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API' } as const
+const PAGES = {
+  detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API',
+  cameras: 'Cameras',
+} as const
 type Page = keyof typeof PAGES
 /** `#/models?upload=helmet-classifier` → the page and its parameters. */
 const route = (): { page: Page; params: URLSearchParams } => {
@@ -122,12 +129,13 @@ export function App() {
       <button type="button" class="secondary" onClick=${signOut} data-testid="sign-out">Sign out</button>
     </div>`}>
     ${page === 'detect' ? html`<${Detect} client=${client} account=${account} memory=${memory.current} tasks=${tasks} />`
-      : page === 'tasks' ? html`<${Tasks} client=${client} tasks=${tasks} algorithm=${params.get('algorithm')} />`
+      : page === 'tasks' ? html`<${Tasks} client=${client} tasks=${tasks} algorithm=${params.get('algorithm')} camera=${params.get('camera')} />`
       : page === 'algorithms' ? html`<${Algorithms} client=${client} account=${account} />`
       : page === 'models' ? html`<${Models} client=${client} account=${account} uploadModelId=${params.get('upload')} />`
       : page === 'logs' ? html`<${Logs} client=${client} />`
       : page === 'api' ? html`<${ApiExplorer} client=${client} />`
       : page === 'metrics' ? html`<${Metrics} history=${metrics} />`
+      : page === 'cameras' ? html`<${Cameras} client=${client} account=${account} />`
       : html`<${Device} client=${client} />`}
   </${Shell}>`
 }

@@ -37,6 +37,16 @@ export const MESSAGE_TEXT: Record<string, string> = {
   'api.error.AlgorithmPackageTooLarge': 'The package has too many entries or expands beyond the device’s size limit.',
   'api.error.DefaultCantBeExport': 'A model of this algorithm cannot be exported (preset, encrypted or device-bound).',
   'api.error.ModelFileMissing': 'A model file of this algorithm is missing on the device.',
+  // spec 4.10 Camera, 4.9 stream tasks
+  'api.error.CameraNotFound': 'No camera with this id exists on the device.',
+  'api.error.CameraUrlInvalid': 'The camera address is not valid for its source type.',
+  'api.error.CameraUnreachable': 'The camera could not be reached, or sent no picture in time.',
+  'api.error.CameraAuthFailed': 'The camera refused the user name or password.',
+  'api.error.CameraStreamNotFound': 'The camera answered, but has no stream at this address.',
+  'api.error.CameraUnsupportedCodec': 'The source has no video the device can decode.',
+  'api.error.CameraSourceFailed': 'The camera source failed while it was read.',
+  'api.error.CameraInUse': 'Stream tasks analyse this camera: stop them first, or delete the camera anyway.',
+  'api.error.SidecarUnavailable': 'The inference engine is restarting; the request did not complete.',
 }
 
 /** spec 7.2 recommended-action codes (and the device's additions), as next steps for a person. */
@@ -115,6 +125,7 @@ const FACT_LABELS: [string, string, (v: unknown) => string][] = [
   // spec 4.10 algorithm management
   ['algorithmId', 'Algorithm', String],
   ['algorithmCode', 'Algorithm', String],
+  ['cameraId', 'Camera', String],
   ['taskIds', 'Tasks using it', list],
   ['modelId', 'Model', String],
   ['missingModel', 'Missing model', String],
@@ -171,12 +182,15 @@ function factsOf(details: Record<string, unknown>): [string, string][] {
 
 /** The console's own next step for an error, where it has one. */
 export type NextStep = { kind: 'upload-model'; modelId: string } | { kind: 'cancel-tasks'; algorithmId: string; taskIds: string[] }
+  | { kind: 'camera-tasks'; cameraId: string; taskIds: string[] }
 
 function nextStepOf(messageKey: string, details: Record<string, unknown>): NextStep | null {
   // README "Models": a pipeline whose operator-supplied model is absent names it in details.missingModel.
   if (typeof details.missingModel === 'string') return { kind: 'upload-model', modelId: details.missingModel }
   if (messageKey === 'api.error.AlgorithmInUse' && Array.isArray(details.taskIds) && typeof details.algorithmId === 'string')
     return { kind: 'cancel-tasks', algorithmId: details.algorithmId, taskIds: details.taskIds.map(String) }
+  if (messageKey === 'api.error.CameraInUse' && Array.isArray(details.taskIds) && typeof details.cameraId === 'string')
+    return { kind: 'camera-tasks', cameraId: details.cameraId, taskIds: details.taskIds.map(String) }
   return null
 }
 

@@ -1,5 +1,5 @@
 import { DeviceClient } from '../client/client.ts'
-import type { ResumeRecord, ResumeStore } from '../client/upload.ts'
+import type { ResumeRecord, ResumeStore, UploadSource } from '../client/upload.ts'
 
 const SESSION_KEY = 'device-console.session'
 const RESUME_PREFIX = 'device-console.upload.'
@@ -85,6 +85,9 @@ export const browserResumeStore: ResumeStore & { drain(): ResumeRecord[] } = {
 
 /** The resume key of a browser file: account, name, size and modification time. */
 export const resumeKeyOf = (account: string, file: File) => `${account}|${file.name}|${file.size}|${file.lastModified}`
+
+/** A browser file as the upload's source. */
+export const fileSource = (file: File): UploadSource => ({ name: file.name, size: file.size, slice: (start, end) => file.slice(start, end) })
 
 /** One client for the console's own origin: the console talks to no host but the device. */
 export function createClient(onUnauthorized: () => void): DeviceClient {

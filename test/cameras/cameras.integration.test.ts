@@ -9,27 +9,12 @@ import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 import { childProcesses, isAlive as alive, until } from '../helpers/processes.ts'
+import { FFMPEG, PERSON_VIDEO, videoFacts } from '../helpers/video.ts'
 
-const root = path.resolve(import.meta.dirname, '../..')
-// CI runs in a fresh clone with the shared folder beside it.
-const VIDEO = path.resolve(root, '../shared/media/one-by-one-person-detection.mp4')
-const FFMPEG = path.join(root, 'node_modules/@ffmpeg-installer/linux-x64/ffmpeg')
+const VIDEO = PERSON_VIDEO
 const PASSWORD = 's3cret-Cam'
 const WRONG_PASSWORD = 'wrong-Cam-pw'
 const CONNECT_TIMEOUT_MS = 6000
-
-/** The video's own size and rate, read from ffmpeg's description of its stream (not from the device). */
-function videoFacts(file: string): { width: number; height: number; fps: number } {
-  let text = ''
-  try {
-    execFileSync(FFMPEG, ['-hide_banner', '-i', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
-  } catch (error) {
-    text = (error as { stderr: string }).stderr // ffmpeg exits 1 without an output file
-  }
-  const line = text.split('\n').find((l) => /Stream #0:\d.*Video:/.test(l))!
-  const [, width, height] = /, (\d+)x(\d+)/.exec(line)!
-  return { width: Number(width), height: Number(height), fps: Number(/, ([\d.]+) fps/.exec(line)![1]) }
-}
 
 const ffmpegChildren = (pid: number) => childProcesses(pid, 'ffmpeg')
 

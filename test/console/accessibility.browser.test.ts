@@ -2,18 +2,19 @@
  * Every screen of the console, checked by axe-core in real Chromium against the real device:
  * no violation of impact serious or critical, on a desktop and on a phone (375 px).
  */
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
+import { seriousViolations as serious } from '../helpers/axe.ts'
 import { launchBrowser, openConsole } from '../helpers/browser.ts'
 import { CHANGED_PASSWORD, INITIAL_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const SAMPLE = path.resolve('node_modules/@vladmandic/face-api/demo/sample1.jpg')
 /** The console's pages (runtime/console/app.ts PAGES): hash → main heading. */
-const PAGES = { detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API' }
+const PAGES = {
+  detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API',
+  cameras: 'Cameras',
+}
 /** Pages whose table must be shown when checked (the narrow layout turns tables into cards). */
 const TABLES: Partial<Record<keyof typeof PAGES, string>> = { tasks: 'tasks', algorithms: 'algorithms', models: 'models' }
 
@@ -42,20 +43,6 @@ async function ensureTask() {
 async function ready(page: Page, heading: string) {
   await page.getByRole('heading', { name: heading, level: 1 }).waitFor()
   await page.waitForFunction(() => !document.querySelector('main')?.textContent?.includes('Loading…'))
-}
-
-/** axe-core's serious and critical violations on the page as it is now, one line per violation. */
-async function serious(page: Page, where: string): Promise<string[]> {
-  // Evaluated over the DevTools protocol: the console's CSP (script-src 'self') refuses a script tag, and stays on.
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE)
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[] }> } }).axe
-    const result = await axe.run(document, { resultTypes: ['violations'] })
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }))
-  })
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${where}: ${v.id} (${v.impact}) ${v.help} — ${v.targets.join(', ')}`)
 }
 
 /** Visits every page by its nav link and checks it. */

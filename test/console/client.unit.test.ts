@@ -78,3 +78,43 @@ describe('device client: algorithm management (spec 4.10)', () => {
     expect(fileNameOf(null)).toBeNull()
   })
 })
+
+describe('device client: cameras, stream tasks and pictures (spec 4.9, 4.10)', () => {
+  it('sends the documented bodies for camera deletion and task batches', async () => {
+    const { client, sent } = scripted(() => envelope({ rows: [{ taskId: 't-1', ok: true, messageKey: null }] }))
+    await client.cameraDelete('cam-1', true)
+    expect(await client.streamTaskBatch('stop', ['t-1'])).toEqual({ rows: [{ taskId: 't-1', ok: true, messageKey: null }] })
+    await client.streamTaskPage({ cameraId: 'cam-1' })
+    expect(sent.map((s) => [s.url, s.body])).toEqual([
+      [`http://device.test${ROUTES.cameraDelete}`, { cameraId: 'cam-1', force: true }],
+      [`http://device.test${ROUTES.streamTaskBatch}`, { action: 'stop', taskIds: ['t-1'] }],
+      [`http://device.test${ROUTES.streamTaskPage}`, { pageNum: 1, pageSize: 500, cameraId: 'cam-1' }],
+    ])
+  })
+
+  it('fetches a picture by URL with the mtk from the device only, never sending the session elsewhere', async () => {
+    const gets: { url: string; headers: Record<string, string> }[] = []
+    const jpeg = new Uint8Array([0xff, 0xd8, 0xff, 0xd9])
+    const client = new DeviceClient({
+      baseUrl: 'http://device.test', mtk: 'token-1',
+      fetch: async (url, init) => {
+        gets.push({ url: String(url), headers: init!.headers as Record<string, string> })
+        return String(url).includes('missing')
+          ? failure(404, 'api.error.PictureNotFound', { id: 'missing' })
+          : new Response(jpeg, { headers: { 'content-type': 'image/jpeg' } })
+      },
+    })
+    const own = await client.picture('/gtw/cwai/File/FullPicture?id=a')
+    expect(new Uint8Array(await own.arrayBuffer())).toEqual(jpeg)
+    await client.picture('http://device.test/gtw/cwai/File/FullPicture?id=b')
+    await client.picture('http://files.example/pictures/c.jpg')
+    expect(gets).toEqual([
+      { url: 'http://device.test/gtw/cwai/File/FullPicture?id=a', headers: { mtk: 'token-1' } },
+      { url: 'http://device.test/gtw/cwai/File/FullPicture?id=b', headers: { mtk: 'token-1' } },
+      { url: 'http://files.example/pictures/c.jpg', headers: {} },
+    ])
+    const refused = await client.picture('/gtw/cwai/File/FullPicture?id=missing').catch((e) => e)
+    expect(refused).toBeInstanceOf(DeviceError)
+    expect(refused.messageKey).toBe('api.error.PictureNotFound')
+  })
+})

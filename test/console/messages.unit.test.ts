@@ -77,6 +77,16 @@ describe('console error display (spec 7.2)', () => {
     expect(inUse.next).toEqual({ kind: 'cancel-tasks', algorithmId: 'face-detection', taskIds: ['t-1'] })
   })
 
+  it('names the tasks that keep a camera from being deleted, and leads to them (spec 4.10 Camera)', () => {
+    const inUse = showError(new DeviceError('/gtw/cwai/Camera/delete', 200, [{
+      msgCode: '7408', messageKey: 'api.error.CameraInUse', msgText: 'device text',
+      details: { cameraId: 'cam-1', taskIds: ['door-people', 'door-cars'] }, retryable: false, recommendedAction: 'NONE',
+    }]))
+    expect(inUse.title).toBe(MESSAGE_TEXT['api.error.CameraInUse'])
+    expect(inUse.facts).toEqual([['Camera', 'cam-1'], ['Tasks using it', 'door-people, door-cars']])
+    expect(inUse.next).toEqual({ kind: 'camera-tasks', cameraId: 'cam-1', taskIds: ['door-people', 'door-cars'] })
+  })
+
   it('falls back to the device text for a key it does not know', () => {
     const shown = showError(new DeviceError('/x', 200, [{ msgCode: '9', messageKey: 'api.error.SomethingNew', msgText: 'Something new happened.', details: {}, retryable: true, recommendedAction: 'RETRY' }]))
     expect(shown.title).toBe('Something new happened.')

@@ -6,6 +6,9 @@ function NextStepLink({ next }: { next: NextStep }) {
   if (next.kind === 'upload-model') {
     return html`<p class="error-next"><a class="button" href=${`#/models?upload=${encodeURIComponent(next.modelId)}`} data-testid="error-next">Upload the model “${next.modelId}”</a></p>`
   }
+  if (next.kind === 'camera-tasks') {
+    return html`<p class="error-next"><a class="button" href=${`#/tasks?camera=${encodeURIComponent(next.cameraId)}`} data-testid="error-next">Open the tasks using this camera</a></p>`
+  }
   return html`<p class="error-next"><a class="button" href=${`#/tasks?algorithm=${encodeURIComponent(next.algorithmId)}`} data-testid="error-next">Open the tasks using ${next.algorithmId}</a></p>`
 }
 

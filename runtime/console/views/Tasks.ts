@@ -7,6 +7,9 @@ import { ErrorPanel } from '../components/ErrorPanel.ts'
 import type { ConsoleTasks } from '../console-tasks.ts'
 import { formatCount } from '../messages.ts'
 import { localTime } from '../format.ts'
+import { lazy } from '../lazy.ts'
+
+const StreamTasks = lazy(() => import('./StreamTasks.ts').then((m) => m.StreamTasks))
 
 const REFRESH_MS = 10_000
 
@@ -14,11 +17,11 @@ const REFRESH_MS = 10_000
 const lastActivity = (t: TaskListRow) => localTime(t.lastDetectionAt ?? t.updatedAt)
 
 /**
- * Every created task on the device (spec 3.2: image tasks; stream tasks come with cameras), with
- * its algorithm, state and last activity, and a cancel button: a created task holds its model
- * and keeps its algorithm from being deleted or replaced.
+ * Every created task on the device (spec 3.2: image tasks), with its algorithm, state and last
+ * activity, and a cancel button: a created task holds its model and keeps its algorithm from
+ * being deleted or replaced. Then the stream tasks (spec 4.9), alone when a camera is chosen.
  */
-export function Tasks({ client, tasks, algorithm }: { client: DeviceClient; tasks: ConsoleTasks; algorithm: string | null }) {
+export function Tasks({ client, tasks, algorithm, camera }: { client: DeviceClient; tasks: ConsoleTasks; algorithm: string | null; camera: string | null }) {
   const [rows, setRows] = useState<TaskListRow[] | null>(null)
   const [listError, setListError] = useState<unknown>(null)
   const [busy, setBusy] = useState<string | null>(null)
@@ -52,8 +55,9 @@ export function Tasks({ client, tasks, algorithm }: { client: DeviceClient; task
   const shown = rows && algorithm ? rows.filter((r) => r.algorithmCode === algorithm) : rows
   return html`<main class="tasks" id="main">
     <h1 tabindex="-1">Tasks</h1>
-    <section class="panel stack" aria-labelledby="task-list-heading">
-      <h2 id="task-list-heading">Created tasks${shown ? html` <span class="badge" data-testid="task-count">${shown.length}</span>` : null}</h2>
+    <div class="stack">
+    ${camera ? null : html`<section class="panel stack" aria-labelledby="task-list-heading">
+      <h2 id="task-list-heading">Image-analysis tasks${shown ? html` <span class="badge" data-testid="task-count">${shown.length}</span>` : null}</h2>
       <p class="hint">A created task keeps its algorithm’s models loaded, and its algorithm cannot be deleted or replaced until it is cancelled.${' '}
         Tasks this browser tab created for the Detection page are cancelled when you leave that page.</p>
       ${algorithm ? html`<p>Showing the tasks of <code>${algorithm}</code>. <a href="#/tasks">Show all</a></p>` : null}
@@ -75,6 +79,8 @@ export function Tasks({ client, tasks, algorithm }: { client: DeviceClient; task
           <td><button type="button" class="danger-outline" aria-disabled=${busy !== null} aria-label=${`Cancel task ${t.taskId}`} onClick=${() => cancel(t)}>${busy === t.taskId ? 'Cancelling…' : 'Cancel'}</button></td>
         </tr>`)}</tbody>
       </table></div>` : null}
-    </section>
+    </section>`}
+    <${StreamTasks} client=${client} cameraId=${camera} algorithm=${algorithm} />
+    </div>
   </main>`
 }

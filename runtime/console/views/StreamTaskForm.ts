@@ -1,0 +1,89 @@
+import { html } from 'htm/preact'
+import { useEffect, useState } from 'preact/hooks'
+import { uuid, type DeviceClient } from '../../client/client.ts'
+import type { AlgorithmRow, CameraView } from '../../client/types.ts'
+import { ErrorPanel } from '../components/ErrorPanel.ts'
+
+/** Offered first when installed: the algorithm a camera is most often watched with. */
+const PREFERRED_ALGORITHM = 'person-detector'
+
+/**
+ * Starts a stream task (spec 4.9 TaskCreate, README "Stream tasks"): a camera, an algorithm,
+ * the frames analysed per second and motion gating. Creation loads the pipeline (up to 120 s).
+ */
+export function StreamTaskForm({ client, cameras, cameraId, onCreated }: {
+  client: DeviceClient
+  cameras: CameraView[] | null
+  cameraId: string | null
+  onCreated: (taskId: string) => void
+}) {
+  const [algorithms, setAlgorithms] = useState<AlgorithmRow[] | null>(null)
+  const [algorithmError, setAlgorithmError] = useState<unknown>(null)
+  const [camera, setCamera] = useState(cameraId ?? '')
+  const [algorithm, setAlgorithm] = useState('')
+  const [targetFps, setTargetFps] = useState('5')
+  const [motionGating, setMotionGating] = useState(true)
+  const [taskId, setTaskId] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<unknown>(null)
+
+  useEffect(() => {
+    client.algorithmPage({ algorithmUsage: '2' }).then((page) => {
+      setAlgorithms(page.rows)
+      setAlgorithm((page.rows.find((a) => a.algorithmId === PREFERRED_ALGORITHM) ?? page.rows[0])?.algorithmId ?? '')
+    }, setAlgorithmError)
+  }, [])
+  useEffect(() => { if (!camera && cameras?.[0]) setCamera(cameras[0].cameraId) }, [cameras])
+
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    setBusy(true)
+    setError(null)
+    try {
+      const id = taskId.trim() || uuid()
+      await client.streamTaskCreate({ taskId: id, algorithmCode: algorithm, cameraId: camera, targetFps: Number(targetFps), motionGating })
+      setTaskId('')
+      onCreated(id)
+    } catch (e) {
+      setError(e)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const fps = Number(targetFps)
+  const complete = camera !== '' && algorithm !== '' && fps > 0 && fps <= 60
+  return html`<form class="panel stack" onSubmit=${submit} aria-busy=${busy} aria-labelledby="stream-create-heading" data-testid="stream-task-form">
+    <h2 id="stream-create-heading">Analyse a camera</h2>
+    ${cameras?.length === 0 ? html`<p>No cameras yet. <a href="#/cameras">Add a camera</a> first.</p>` : null}
+    <label>Camera
+      <select name="cameraId" value=${camera} disabled=${busy || !cameras?.length} data-testid="stream-camera"
+        onChange=${(e: Event) => setCamera((e.target as HTMLSelectElement).value)}>
+        ${cameras === null ? html`<option value="">Loading…</option>` : null}
+        ${(cameras ?? []).map((c) => html`<option value=${c.cameraId}>${c.cameraName} (${c.status})</option>`)}
+      </select>
+    </label>
+    <label>Algorithm
+      <select name="algorithmCode" value=${algorithm} disabled=${busy || !algorithms?.length} data-testid="stream-algorithm"
+        onChange=${(e: Event) => setAlgorithm((e.target as HTMLSelectElement).value)}>
+        ${algorithms === null && !algorithmError ? html`<option value="">Loading…</option>` : null}
+        ${(algorithms ?? []).map((a) => html`<option value=${a.algorithmId}>${a.algorithmName || a.algorithmId}</option>`)}
+      </select>
+    </label>
+    <${ErrorPanel} error=${algorithmError} context="Algorithms" />
+    <label>Frames analysed per second
+      <input name="targetFps" type="number" min="0.1" max="60" step="any" value=${targetFps} required disabled=${busy} data-testid="stream-fps" aria-describedby="stream-fps-hint"
+        onInput=${(e: Event) => setTargetFps((e.target as HTMLInputElement).value)} />
+    </label>
+    <p class="hint" id="stream-fps-hint">At most the camera’s own frame rate. Frames the detector cannot keep up with are dropped (oldest first) and counted.</p>
+    <label class="check"><input type="checkbox" checked=${motionGating} disabled=${busy} data-testid="stream-motion"
+      onChange=${(e: Event) => setMotionGating((e.target as HTMLInputElement).checked)} /> Motion gating: run the detector on motion, while objects are tracked, and at least once a second</label>
+    <label>Task id (optional)
+      <input name="taskId" value=${taskId} maxLength=${128} disabled=${busy} placeholder="generated when empty" data-testid="stream-task-id"
+        onInput=${(e: Event) => setTaskId((e.target as HTMLInputElement).value)} />
+    </label>
+    <div class="row"><button type="submit" disabled=${busy || !complete} data-testid="stream-create">Start analysis</button></div>
+    ${busy ? html`<p role="status" data-testid="stream-create-step">Creating the task (loading the model)…</p>` : null}
+    <${ErrorPanel} error=${error} context="Start analysis" />
+  </form>`
+}
