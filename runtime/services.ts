@@ -28,6 +28,7 @@ import { RuntimeLoginThrottle } from './auth/login-throttle.ts'
 import { removeLeftoverProducedFiles, scratchDirOf } from '../shared/http/produced-file.ts'
 import { DeviceMetrics } from './metrics/index.ts'
 import { HostNetworkService } from './network/service.ts'
+import { AudioFilesAndColumns } from './audio/service.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -162,6 +163,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
   })
   inference.inference.setRecognizer(galleries.recognize)
   components.push({ name: 'gallery-imports', start: () => galleries.imports.recover() })
+  // Audio (spec 4.10 Audio): files normalized with ffmpeg, columns reached by HTTP push.
+  const audio = new AudioFilesAndColumns({ db: database.db, config, clock, log: log.child({ area: 'audio' }), uploads })
   const services: Services = {
     db: database.db,
     config,
@@ -186,6 +189,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     network,
     cameras,
     streams,
+    audio,
   }
 
   return {

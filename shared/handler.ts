@@ -14,6 +14,7 @@ import type { MetricsService } from './metrics/types.ts'
 import type { NetworkService } from './network/types.ts'
 import type { CamerasService } from './cameras/types.ts'
 import type { StreamTasksService } from './streams/types.ts'
+import type { AudioService } from './audio/types.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -115,6 +116,8 @@ export interface Services {
   cameras: CamerasService
   /** Stream tasks: continuous analysis of a camera (spec 4.9 TaskCreate; shared/streams/types.ts). */
   streams: StreamTasksService
+  /** Audio files and audio columns; `playOnColumn` is the action alarm policies take (spec 4.10 Audio; shared/audio/types.ts). */
+  audio: AudioService
 }
 
 export interface Ctx extends Services {
