@@ -9,6 +9,7 @@ import type { InferenceService } from '../../shared/inference/types.ts'
 import type { StreamTasksService, StreamTaskStatus, TaskCreateInput, TaskUpdateInput } from '../../shared/streams/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
 import type { CameraService } from '../cameras/service.ts'
+import type { ImageQualityService } from '../../shared/system/types.ts'
 import { StreamTask, type StreamTaskRow } from './task.ts'
 
 export interface StreamTaskServiceOptions {
@@ -19,6 +20,7 @@ export interface StreamTaskServiceOptions {
   events: EventsService
   inference: InferenceService
   cameras: CameraService
+  imageQuality: Pick<ImageQualityService, 'current'>
 }
 
 /**
@@ -157,7 +159,7 @@ export class StreamTaskService implements StreamTasksService {
   }
 
   private deps() {
-    const { config, log, events, inference, cameras } = this.options
-    return { config, log, events, inference, cameras }
+    const { config, log, events, inference, cameras, imageQuality } = this.options
+    return { config, log, events, inference, cameras, imageQuality }
   }
 }

@@ -1,4 +1,5 @@
-import sharp from 'sharp'
+import { frameJpeg } from '../system/image-quality.ts'
+import type { ImageQualityService } from '../../shared/system/types.ts'
 import type { Config } from '../../shared/config.ts'
 import { isApiError } from '../../shared/errors/index.ts'
 import type { EventsService } from '../../shared/events/types.ts'
@@ -21,6 +22,8 @@ export interface StreamTaskDeps {
   events: EventsService
   inference: InferenceService
   cameras: CameraService
+  /** JPEG quality and size cap of snapshots (System image quality, read at every snapshot). */
+  imageQuality: Pick<ImageQualityService, 'current'>
 }
 
 /** Frames waiting for the detector; beyond this the oldest is dropped (real time over every frame). */
@@ -162,8 +165,7 @@ export class StreamTask {
     this.objectsEntered++
     const { x, y, width, height } = track.box
     const svg = `<svg width="${frame.width}" height="${frame.height}"><rect x="${x}" y="${y}" width="${width}" height="${height}" fill="none" stroke="#00ff00" stroke-width="3"/></svg>`
-    const jpeg = await sharp(frame.rgb, { raw: { width: frame.width, height: frame.height, channels: 3 } })
-      .composite([{ input: Buffer.from(svg) }]).jpeg({ quality: 80 }).toBuffer()
+    const jpeg = await frameJpeg(frame, this.deps.imageQuality.current().snapshot, svg)
     const { url: snapshotUrl } = await keepRenderedPicture(jpeg, this.deps.config)
     await this.deps.events.emit('object.entered', {
       taskId: this.row.taskId, cameraId: this.row.cameraId, objectId: track.id, label: track.label, confidence: track.confidence, box: track.box,

@@ -257,8 +257,8 @@ export const catalogue = {
     'The time service did not take the new NTP servers; its previous configuration was restored: see details.reason.', A.CHECK_REQUEST_PARAMETERS),
   LogoInvalid: entry('8121', 'api.error.LogoInvalid',
     'The logo is not a PNG, JPEG or SVG image the device accepts (readable, within the size limits): see details.reason.', A.CHECK_UPLOAD_PARAMETERS),
-  LogoNotSet: entry('8122', 'api.error.LogoNotSet',
-    'No logo is uploaded: the console shows its default.', A.NONE, { httpStatus: 404 }),
+  LogFileNotFound: entry('8131', 'api.error.LogFileNotFound',
+    'No log file with this name exists (QueryLogFiles lists them; rotation removes the oldest).', A.CHECK_REQUEST_PARAMETERS, { httpStatus: 404 }),
   // ── inference sidecar and tasks (spec 3.2, 4.7) ───────────────────────────────────────────
   SidecarUnavailable: entry('1101', 'api.error.SidecarUnavailable',
     'The inference engine is restarting; the request did not complete.', A.RETRY,
