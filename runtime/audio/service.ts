@@ -201,6 +201,7 @@ export class AudioFilesAndColumns implements AudioService {
   /** TCP connect to the column, then an HTTP HEAD with its credentials: reachable, and do they work. */
   async testColumn(columnId: string): Promise<ColumnTestResult> {
     const row = await this.#column(columnId)
+    this.options.log.debug({ columnId, url: row.url }, 'testing audio column')
     const connected = await tcpConnect(row.url, row.timeoutMs)
     if (!connected.ok) return { columnId, reachable: false, connectMs: null, httpStatus: null, authOk: null, error: connected.error }
     try {
@@ -222,6 +223,7 @@ export class AudioFilesAndColumns implements AudioService {
         ? await readFile(stored)
         : await this.#ffmpeg(() => convertForPush(this.#binary, stored, format, { timeoutMs: this.options.config.audioFfmpegTimeoutMs, signal: request.signal }))
       const target = { url: column.url, method: column.method, username: column.username, password: column.password }
+      this.options.log.debug({ columnId: column.columnId, audioId: file.audioId, format, bytes: bytes.length }, 'pushing audio to column')
       let answer
       try {
         // A column may play while it receives: the file's duration on top of the timeout.
