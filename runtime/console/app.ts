@@ -14,13 +14,16 @@ import { Logs } from './views/Logs.ts'
 import { ApiExplorer } from './views/ApiExplorer.ts'
 import { Metrics } from './views/Metrics.ts'
 import { MetricsHistory } from './metrics-history.ts'
+import { Audio } from './views/Audio.ts'
+import { System, LOGO_CHANGED } from './views/System.ts'
+import { LOGO_ROUTE } from '../../shared/system/types.ts'
 
 type Screen =
   | { name: 'signin'; notice: string | null }
   | { name: 'change'; account: string; password: string | null; forced: boolean }
   | { name: 'app' }
 
-const PAGES = { detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API' } as const
+const PAGES = { detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API', audio: 'Audio', system: 'System' } as const
 type Page = keyof typeof PAGES
 /** `#/models?upload=helmet-classifier` → the page and its parameters. */
 const route = (): { page: Page; params: URLSearchParams } => {
@@ -90,6 +93,21 @@ export function App() {
     document.querySelector<HTMLElement>('main h1')?.focus()
   }, [screen.name, page])
 
+  // The device's logo in the header (spec 4.10 System "logo"), fetched with the mtk; the System page says when it changed.
+  const [logo, setLogo] = useState<string | null>(null)
+  useEffect(() => {
+    if (screen.name !== 'app') return
+    let url: string | null = null
+    const load = () => client.getFile(LOGO_ROUTE).then((file) => {
+      if (url) URL.revokeObjectURL(url)
+      url = URL.createObjectURL(file.blob)
+      setLogo(url)
+    }, () => undefined)
+    load()
+    addEventListener(LOGO_CHANGED, load)
+    return () => { removeEventListener(LOGO_CHANGED, load); if (url) URL.revokeObjectURL(url) }
+  }, [screen.name])
+
   const signedIn = (session: Session, password: string | null) => {
     setAccount(session.accountName)
     sessionStore.save({ mtk: session.mtk, accountName: session.accountName })
@@ -112,7 +130,7 @@ export function App() {
     return html`<${Shell}><${ChangePassword} client=${client} account=${screen.account} currentPassword=${screen.password} forced=${screen.forced}
       onChanged=${(session: Session) => signedIn(session, null)} onCancel=${screen.forced ? signOut : () => setScreen({ name: 'app' })} /></${Shell}>`
   }
-  return html`<${Shell} nav=${html`<nav aria-label="Main">
+  return html`<${Shell} logo=${logo} nav=${html`<nav aria-label="Main">
       ${Object.entries(PAGES).map(([key, label]) => html`<a href=${`#/${key}`} aria-current=${page === key ? 'page' : undefined}>${label}</a>`)}
       <a href="/staticfile/httpInterface.html" target="_blank" rel="noopener">API docs</a>
     </nav>
@@ -128,12 +146,14 @@ export function App() {
       : page === 'logs' ? html`<${Logs} client=${client} />`
       : page === 'api' ? html`<${ApiExplorer} client=${client} />`
       : page === 'metrics' ? html`<${Metrics} history=${metrics} />`
+      : page === 'audio' ? html`<${Audio} client=${client} account=${account} />`
+      : page === 'system' ? html`<${System} client=${client} account=${account} />`
       : html`<${Device} client=${client} />`}
   </${Shell}>`
 }
 
-function Shell({ nav, children }: { nav?: unknown; children?: unknown }) {
+function Shell({ nav, logo, children }: { nav?: unknown; logo?: string | null; children?: unknown }) {
   return html`<a class="skip" href="#main">Skip to content</a>
-    <header class="top"><span class="brand">Edge AI device</span>${nav ?? null}</header>
+    <header class="top">${logo ? html`<img class="brand-logo" src=${logo} alt="" data-testid="brand-logo" />` : null}<span class="brand">Edge AI device</span>${nav ?? null}</header>
     ${children}`
 }
