@@ -42,9 +42,10 @@ export async function createDeviceLogger(options: { level: string; logDir: strin
   })
   file.on('drop', () => { health.droppedLines += 1 })
   file.on('write', () => { health.writable = true })
+  // The streams take every level: the logger's own level decides, and can change while running (runtime/system/log-levels.ts).
   const streams = multistream([
-    { level: options.level as 'info', stream: process.stdout },
-    { level: options.level as 'info', stream: file },
+    { level: 'trace', stream: process.stdout },
+    { level: 'trace', stream: file },
   ])
   const log = pino({ level: options.level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { pid: process.pid } }, streams)
   return {

@@ -29,6 +29,13 @@ import { RuntimeLoginThrottle } from './auth/login-throttle.ts'
 import { removeLeftoverProducedFiles, scratchDirOf } from '../shared/http/produced-file.ts'
 import { DeviceMetrics } from './metrics/index.ts'
 import { HostNetworkService } from './network/service.ts'
+import { AudioFilesAndColumns } from './audio/service.ts'
+import { LogLevels } from './system/log-levels.ts'
+import { HostTimeService } from './system/time-service.ts'
+import { StoredImageQuality } from './system/image-quality.ts'
+import { StoredLogo } from './system/logo.ts'
+import { DebugSettingsService } from './system/debug.ts'
+import { logDirOf } from './device.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -84,6 +91,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now(), passwordCost)
 
   const components: Component[] = []
+  // Log levels (spec 4.10 System "debug"): made before any area's logger, so it sees every one.
+  const logLevels = new LogLevels(log)
   // Metrics (README "Metrics"): one registry for this runtime, handed to every area that records.
   const metrics = new DeviceMetrics()
   // Sign-in sessions: mtk → identity, cached briefly; revocations through it apply at once.
@@ -146,12 +155,20 @@ export async function createServices(config: Config, log: Logger, options: Servi
     namespace: config.networkNamespace, backend: config.networkBackend, confirmTimeoutMs: config.networkConfirmTimeoutMs,
   })
   components.push({ name: 'network', start: () => network.start(), stop: () => network.stop() })
+  // System settings (spec 4.10 System): time, image quality (read by every JPEG encoder), logo, debug.
+  const now = () => clock.now()
+  const time = new HostTimeService({ db: database.db, now, log: log.child({ area: 'time' }), service: config.timeService })
+  const imageQuality = new StoredImageQuality({ db: database.db, now, log: log.child({ area: 'image-quality' }) })
+  inference.inference.setOverlayJpeg(() => imageQuality.current().overlay)
+  const logo = new StoredLogo({ db: database.db, dataPath: config.dataPath, now, log: log.child({ area: 'logo' }), uploads, maxBytes: config.logoMaxBytes })
+  const debug = new DebugSettingsService({ db: database.db, now, log: log.child({ area: 'debug' }), levels: logLevels, logDir: logDirOf(config.dataPath) })
+  components.push({ name: 'system-settings', start: async () => { await time.start(); await imageQuality.start(); await debug.start() } })
   // Cameras (spec 4.10 Camera): one reader (an ffmpeg child) per camera; stopped before the database closes.
-  const cameras = new CameraService({ db: database.db, config, clock, log: log.child({ area: 'cameras' }), events: eventSystem.events, uploads })
+  const cameras = new CameraService({ db: database.db, config, clock, log: log.child({ area: 'cameras' }), events: eventSystem.events, uploads, imageQuality })
   components.push({ name: 'cameras', start: () => cameras.start(), stop: () => cameras.stop() })
   // Stream tasks (spec 4.9 TaskCreate): resumed in the background once cameras and the sidecar run; stopped first.
   const streams = new StreamTaskService({ db: database.db, clock, log: log.child({ area: 'streams' }), inference: inference.inference, cameras,
-    observers: streamObservers({ config, events: eventSystem.events }) })
+    observers: streamObservers({ config, events: eventSystem.events, imageQuality }) })
   components.push({
     name: 'streams',
     start: () => { streams.start().catch((error: Error) => log.error({ err: error.message }, 'stream tasks failed to resume')) },
@@ -164,6 +181,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
   })
   inference.inference.setRecognizer(galleries.recognize)
   components.push({ name: 'gallery-imports', start: () => galleries.imports.recover() })
+  // Audio (spec 4.10 Audio): files normalized with ffmpeg, columns reached by HTTP push.
+  const audio = new AudioFilesAndColumns({ db: database.db, config, clock, log: log.child({ area: 'audio' }), uploads })
   const services: Services = {
     db: database.db,
     config,
@@ -188,6 +207,11 @@ export async function createServices(config: Config, log: Logger, options: Servi
     network,
     cameras,
     streams,
+    audio,
+    time,
+    imageQuality,
+    logo,
+    debug,
   }
 
   return {

@@ -144,6 +144,13 @@ export const settings = {
   networkNamespace: s('NETWORK_NAMESPACE', 'string', '', 'Run every network command inside this network namespace (`ip netns exec`); empty = the host. For tests and containers.'),
   networkBackend: s('NETWORK_BACKEND', 'string', '', 'How network changes are written: empty = detect the host\'s (NetworkManager, systemd-networkd, ifupdown), or one of `networkmanager`, `systemd-networkd`, `ifupdown`, `iproute2-runtime` (kernel only, lost at reboot, no DHCP).'),
   networkConfirmTimeoutMs: s('NETWORK_CONFIRM_TIMEOUT_MS', 'int', 120_000, 'A network change not confirmed within this time is rolled back (a request may choose 10 s to 1 h).'),
+
+  // ── audio (spec 4.10 Audio) and system settings (spec 4.10 System) ─────────────────────
+  audioMaxDurationMs: s('AUDIO_MAX_DURATION_MS', 'int', 120_000, 'Longest audio file the device accepts (decoded duration).'),
+  audioMaxFileBytes: s('AUDIO_MAX_FILE_BYTES', 'int', 50 * MB, 'Largest audio upload (purpose `audio`) the device accepts.'),
+  audioFfmpegTimeoutMs: s('AUDIO_FFMPEG_TIMEOUT_MS', 'int', 60_000, 'Longest one ffmpeg step on an audio file may take (probe, normalize, decode, convert).'),
+  timeService: s('TIME_SERVICE', 'string', '', 'Where NTP servers are written: empty = detect the host\'s running service (systemd-timesyncd, chrony), or one of `systemd-timesyncd`, `chrony`, `none` (refuse).'),
+  logoMaxBytes: s('LOGO_MAX_BYTES', 'int', 1 * MB, 'Largest logo upload (purpose `logo`; PNG, JPEG or SVG).'),
 } as const
 
 type Settings = typeof settings

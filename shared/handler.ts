@@ -14,6 +14,8 @@ import type { MetricsService } from './metrics/types.ts'
 import type { NetworkService } from './network/types.ts'
 import type { CamerasService } from './cameras/types.ts'
 import type { StreamTasksService } from './streams/types.ts'
+import type { AudioService } from './audio/types.ts'
+import type { DebugService, ImageQualityService, LogoService, TimeService } from './system/types.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -115,6 +117,16 @@ export interface Services {
   cameras: CamerasService
   /** Stream tasks: continuous analysis of a camera (spec 4.9 TaskCreate; shared/streams/types.ts). */
   streams: StreamTasksService
+  /** Audio files and audio columns; `playOnColumn` is the action alarm policies take (spec 4.10 Audio; shared/audio/types.ts). */
+  audio: AudioService
+  /** The device's time zone (`ctx.time.timeZone()`, what schedules read), NTP servers, drift (spec 4.10 System; shared/system/types.ts). */
+  time: TimeService
+  /** JPEG quality and size cap of overlays, snapshots and captures, read at every encode (spec 4.10 System). */
+  imageQuality: ImageQualityService
+  /** The device's logo: upload (SVG sanitised), reset to the default (spec 4.10 System). */
+  logo: LogoService
+  /** Log level and per-area debug switches applied without restart; log files for download (spec 4.10 System). */
+  debug: DebugService
 }
 
 export interface Ctx extends Services {

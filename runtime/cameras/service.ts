@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto'
 import { copyFile, link, mkdir, readFile, readdir, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { asc, count, eq } from 'drizzle-orm'
-import sharp from 'sharp'
 import type { Config } from '../../shared/config.ts'
 import type { Db } from '../../shared/db/client.ts'
 import { containsText } from '../../shared/db/like.ts'
@@ -15,6 +14,8 @@ import type { CamerasService, CameraStatus, CameraView, Capture, SourceType, Usb
 import type { AddCameraInput, UpdateCameraInput } from '../../shared/cameras/inputs.ts'
 import { parseSourceUrl, redactedUrl, urlWithCredentials, USB_DEVICE } from '../../shared/cameras/url.ts'
 import { toFullPicture } from '../tasks/full-picture.ts'
+import { frameJpeg } from '../system/image-quality.ts'
+import type { ImageQualityService } from '../../shared/system/types.ts'
 import { CameraChannel } from './channel.ts'
 import { ffmpegBinary, rtspTimeoutOption, withResolvedHost } from './ffmpeg.ts'
 import { failure, FfmpegReader, httpSourceKind, SnapshotReader, type Frame, type Reader, type ReaderHandlers } from './reader.ts'
@@ -35,6 +36,8 @@ export interface CameraServiceOptions {
   log: Logger
   events: EventsService
   uploads: UploadService
+  /** JPEG quality and size cap of captures (System image quality, read at every capture). */
+  imageQuality: Pick<ImageQualityService, 'current'>
 }
 
 const VIDEO_PURPOSE = 'video'
@@ -188,7 +191,7 @@ export class CameraService implements CamerasService {
     if (!open) throw new ApiError('CameraNotFound', { details: { cameraId } })
     await open.channel.ready(this.config.cameraConnectTimeoutMs + 2000)
     const frame = open.channel.latest!
-    const jpeg = await sharp(frame.rgb, { raw: { width: frame.width, height: frame.height, channels: 3 } }).jpeg({ quality: 85 }).toBuffer()
+    const jpeg = await frameJpeg(frame, this.options.imageQuality.current().capture)
     return { picture: await toFullPicture(jpeg, this.config, this.options.clock.now()), width: frame.width, height: frame.height, timestamp: frame.time }
   }
 

@@ -259,6 +259,28 @@ export class DeviceClient {
     }
   }
 
+  /**
+   * A GET whose success is a file (audio preview, logo, log download; README "Audio", "System
+   * settings"): authenticated by the mtk header, so the console shows it through an object URL.
+   */
+  async getFile(route: string, options: CallOptions = {}): Promise<DownloadedFile> {
+    const { signal, dispose } = deadline(options.timeoutMs, options.signal)
+    let response: Response
+    let body: Blob | string
+    try {
+      response = await this.fetchImpl(this.baseUrl + route, { headers: this.mtk ? { mtk: this.mtk } : {}, signal })
+      body = response.ok && !/^application\/json\b/i.test(response.headers.get('content-type') ?? '') ? await response.blob() : await response.text()
+    } catch (error) {
+      if ((error as Error)?.name === 'AbortError' && options.signal?.aborted) throw error
+      throw new NetworkError(route, error, this.baseUrl + route)
+    } finally {
+      dispose()
+    }
+    if (typeof body !== 'string') return { fileName: fileNameOf(response.headers.get('content-disposition')) ?? 'download', contentType: response.headers.get('content-type') ?? 'application/octet-stream', blob: body }
+    this.judge(route, response, body)
+    throw new DeviceError(route, response.status, [], body)
+  }
+
   viewRoutes(): Promise<Page<{ path: string; methods: string[]; authenticated: boolean; summary: string; protocol?: 'tus' }>> {
     return this.call(ROUTES.viewRoutes, {})
   }

@@ -18,6 +18,9 @@ import { lazy } from './lazy.ts'
 
 // Loaded on first use, from their own chunks (runtime/console/step.mjs).
 const Cameras = lazy(() => import('./views/Cameras.ts').then((m) => m.Cameras), { page: true })
+import { Audio } from './views/Audio.ts'
+import { System, LOGO_CHANGED } from './views/System.ts'
+import { LOGO_ROUTE } from '../../shared/system/types.ts'
 
 type Screen =
   | { name: 'signin'; notice: string | null }
@@ -27,6 +30,7 @@ type Screen =
 const PAGES = {
   detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API',
   cameras: 'Cameras',
+  audio: 'Audio', system: 'System',
 } as const
 type Page = keyof typeof PAGES
 /** `#/models?upload=helmet-classifier` → the page and its parameters. */
@@ -97,6 +101,21 @@ export function App() {
     document.querySelector<HTMLElement>('main h1')?.focus()
   }, [screen.name, page])
 
+  // The device's logo in the header (spec 4.10 System "logo"), fetched with the mtk; the System page says when it changed.
+  const [logo, setLogo] = useState<string | null>(null)
+  useEffect(() => {
+    if (screen.name !== 'app') return
+    let url: string | null = null
+    const load = () => client.getFile(LOGO_ROUTE).then((file) => {
+      if (url) URL.revokeObjectURL(url)
+      url = URL.createObjectURL(file.blob)
+      setLogo(url)
+    }, () => undefined)
+    load()
+    addEventListener(LOGO_CHANGED, load)
+    return () => { removeEventListener(LOGO_CHANGED, load); if (url) URL.revokeObjectURL(url) }
+  }, [screen.name])
+
   const signedIn = (session: Session, password: string | null) => {
     setAccount(session.accountName)
     sessionStore.save({ mtk: session.mtk, accountName: session.accountName })
@@ -119,7 +138,7 @@ export function App() {
     return html`<${Shell}><${ChangePassword} client=${client} account=${screen.account} currentPassword=${screen.password} forced=${screen.forced}
       onChanged=${(session: Session) => signedIn(session, null)} onCancel=${screen.forced ? signOut : () => setScreen({ name: 'app' })} /></${Shell}>`
   }
-  return html`<${Shell} nav=${html`<nav aria-label="Main">
+  return html`<${Shell} logo=${logo} nav=${html`<nav aria-label="Main">
       ${Object.entries(PAGES).map(([key, label]) => html`<a href=${`#/${key}`} aria-current=${page === key ? 'page' : undefined}>${label}</a>`)}
       <a href="/staticfile/httpInterface.html" target="_blank" rel="noopener">API docs</a>
     </nav>
@@ -136,12 +155,14 @@ export function App() {
       : page === 'api' ? html`<${ApiExplorer} client=${client} />`
       : page === 'metrics' ? html`<${Metrics} history=${metrics} />`
       : page === 'cameras' ? html`<${Cameras} client=${client} account=${account} />`
+      : page === 'audio' ? html`<${Audio} client=${client} account=${account} />`
+      : page === 'system' ? html`<${System} client=${client} account=${account} />`
       : html`<${Device} client=${client} />`}
   </${Shell}>`
 }
 
-function Shell({ nav, children }: { nav?: unknown; children?: unknown }) {
+function Shell({ nav, logo, children }: { nav?: unknown; logo?: string | null; children?: unknown }) {
   return html`<a class="skip" href="#main">Skip to content</a>
-    <header class="top"><span class="brand">Edge AI device</span>${nav ?? null}</header>
+    <header class="top">${logo ? html`<img class="brand-logo" src=${logo} alt="" data-testid="brand-logo" />` : null}<span class="brand">Edge AI device</span>${nav ?? null}</header>
     ${children}`
 }

@@ -47,6 +47,20 @@ export const MESSAGE_TEXT: Record<string, string> = {
   'api.error.CameraSourceFailed': 'The camera source failed while it was read.',
   'api.error.CameraInUse': 'Stream tasks analyse this camera: stop them first, or delete the camera anyway.',
   'api.error.SidecarUnavailable': 'The inference engine is restarting; the request did not complete.',
+  // spec 4.10 Audio and System
+  'api.error.AudioFileNotFound': 'No audio file with this id exists.',
+  'api.error.AudioFileInvalid': 'The file is not audio the device accepts (WAV, MP3, Ogg, FLAC, AAC/M4A).',
+  'api.error.AudioFileTooLong': 'The audio is longer than the device accepts.',
+  'api.error.AudioColumnNotFound': 'No audio column with this id exists.',
+  'api.error.AudioColumnUnreachable': 'The audio column could not be reached.',
+  'api.error.AudioColumnAuthFailed': 'The audio column refused the user name or password.',
+  'api.error.AudioColumnRejected': 'The audio column refused the audio (wrong path or format for this speaker?).',
+  'api.error.TimeZoneUnknown': 'This is not a time zone name the device knows (for example Europe/Berlin).',
+  'api.error.TimeServiceUnavailable': 'No time service runs on the device\'s host, so NTP servers cannot be set here.',
+  'api.error.TimeChangeNotPermitted': 'The device may not change the host\'s time service.',
+  'api.error.TimeServiceFailed': 'The time service did not take the NTP servers; nothing changed.',
+  'api.error.LogoInvalid': 'The logo is not a PNG, JPEG or SVG the device accepts.',
+  'api.error.LogFileNotFound': 'This log file no longer exists (rotated away).',
 }
 
 /** spec 7.2 recommended-action codes (and the device's additions), as next steps for a person. */

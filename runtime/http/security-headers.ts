@@ -28,6 +28,8 @@ export const consoleSecurityHeaders = () =>
     contentSecurityPolicy: {
       defaultSrc: ["'self'"],
       imgSrc: ["'self'", 'data:', 'blob:'],
+      // The Audio page plays an audio file's preview, fetched with the mtk, from a blob: URL.
+      mediaSrc: ["'self'", 'blob:'],
       connectSrc: ["'self'", deviceWebSocket],
       styleSrc: ["'self'"],
       scriptSrc: ["'self'"],

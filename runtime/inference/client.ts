@@ -11,6 +11,7 @@ import type { SidecarSupervisor, SupervisorLog } from './supervisor.ts'
 import type { LoadedManifest } from '../../models/load-manifests.ts'
 import type { ModelSignature } from '../../shared/models/onnx.ts'
 import type { DeviceMetrics } from '../metrics/index.ts'
+import type { JpegSettings } from '../../shared/system/types.ts'
 
 interface Pending {
   resolve(frame: { result: unknown; body: Buffer }): void
@@ -55,6 +56,7 @@ export class SidecarClient implements InferenceService {
   #nextId = 1
   #closed = false
   #recognize: Recognize | null = null
+  #overlayJpeg: (() => JpegSettings) | null = null
 
   constructor(supervisor: SidecarSupervisor, options: ClientOptions = {}) {
     this.#supervisor = supervisor
@@ -174,6 +176,11 @@ export class SidecarClient implements InferenceService {
     this.#recognize = recognize
   }
 
+  /** The overlay's JPEG settings, read at every detection and render (System image quality, applied live). */
+  setOverlayJpeg(settings: () => JpegSettings): void {
+    this.#overlayJpeg = settings
+  }
+
   #answerRecognize(socket: net.Socket, header: Record<string, unknown>, body: Buffer): void {
     const answer = (reply: object) => {
       if (socket.destroyed) return
@@ -286,6 +293,7 @@ export class SidecarClient implements InferenceService {
       handle: request.handle,
       purpose: request.purpose ?? 'image',
       overlay: request.overlay !== false,
+      ...(this.#overlayJpeg ? { jpeg: this.#overlayJpeg() } : {}),
       ...(request.deadline !== undefined ? { deadline: request.deadline } : {}),
       image,
     }
@@ -310,7 +318,7 @@ export class SidecarClient implements InferenceService {
 
   async renderOverlay(source: ImageSource, result: DetectionResultCore, signal?: AbortSignal): Promise<Buffer> {
     const { image, body } = wireImage(source)
-    return (await this.#request('overlay', { image, result }, body, undefined, signal)).body
+    return (await this.#request('overlay', { image, result, ...(this.#overlayJpeg ? { jpeg: this.#overlayJpeg() } : {}) }, body, undefined, signal)).body
   }
 
   async inspectModel(file: string): Promise<ModelSignature> {

@@ -10,6 +10,7 @@ import { ImageError } from './image/image-error.ts'
 import { automaticBudgetBytes, detectionBytes, MemoryBudget, MemoryBudgetError } from './image/memory-budget.ts'
 import { DeadlineExceeded } from './pipeline/deadline.ts'
 import { renderOverlay } from './pipeline/overlay.ts'
+import type { JpegSettings } from '../../shared/system/types.ts'
 import { MissingModelError, Pipeline } from './pipeline/pipeline.ts'
 import { buildResult } from './pipeline/result.ts'
 import type { RgbImage } from './pipeline/rgb-image.ts'
@@ -39,6 +40,8 @@ export interface EngineDetectRequest {
   deadline?: number
   /** Default true. The overlay is drawn into the decoded pixels: a raw frame's own (`kind: 'rgb'`) included. */
   overlay?: boolean
+  /** JPEG quality and size cap of the overlay (the operator's image quality); default quality 80, full size. */
+  jpeg?: JpegSettings
   /** Aborted when the runtime gives up on the request: it then stops waiting for memory. */
   signal?: AbortSignal
 }
@@ -207,7 +210,7 @@ export class InferenceEngine {
         const image = await time('decode', () => opened.decode())
         const output = await time('pipeline', () => pipeline.run(image, h.config, request.deadline, recognize))
         const result = buildResult(pipeline.manifest, output, image, h.config, Date.now())
-        const overlayJpeg = overlay ? await time('overlay', () => renderOverlay(image, result)) : null
+        const overlayJpeg = overlay ? await time('overlay', () => renderOverlay(image, result, request.jpeg)) : null
         return { result, overlayJpeg, timings: { ...timings, ...Object.fromEntries(Object.entries(output.timings).map(([k, v]) => [`node.${k}`, v])) } }
       } finally {
         reservation.release()
@@ -224,12 +227,12 @@ export class InferenceEngine {
    * URL mode, rendered when the URL is first fetched instead of inside the detection. Admitted
    * as a detection with an overlay (spec 4.11).
    */
-  async renderOverlay(request: { image: EngineImage; result: DetectionResultCore; purpose?: string; signal?: AbortSignal }): Promise<Buffer> {
+  async renderOverlay(request: { image: EngineImage; result: DetectionResultCore; purpose?: string; jpeg?: JpegSettings; signal?: AbortSignal }): Promise<Buffer> {
     try {
       const opened = await this.#open(request.image, request.purpose ?? 'image')
       const reservation = await this.#admit(opened.width, opened.height, true, request)
       try {
-        return await renderOverlay(await opened.decode(), request.result)
+        return await renderOverlay(await opened.decode(), request.result, request.jpeg)
       } finally {
         reservation.release()
       }

@@ -139,6 +139,7 @@ async function handle(engine: InferenceEngine, frame: Frame, recognize: Recogniz
         purpose: typeof h.purpose === 'string' ? h.purpose : 'image',
         ...(typeof h.deadline === 'number' ? { deadline: h.deadline } : {}),
         overlay: h.overlay !== false,
+        ...jpegOf(h.jpeg),
         ...(signal ? { signal } : {}),
       }, recognize)
       return { result: { result: outcome.result, timings: outcome.timings }, ...(outcome.overlayJpeg ? { body: outcome.overlayJpeg } : {}) }
@@ -148,6 +149,7 @@ async function handle(engine: InferenceEngine, frame: Frame, recognize: Recogniz
         image: imageOf(frame),
         result: h.result as DetectionResultCore,
         purpose: typeof h.purpose === 'string' ? h.purpose : 'image',
+        ...jpegOf(h.jpeg),
         ...(signal ? { signal } : {}),
       })
       return { result: null, body: jpeg }
@@ -163,4 +165,11 @@ async function handle(engine: InferenceEngine, frame: Frame, recognize: Recogniz
     }
     default: throw new EngineError('InvalidParam', `unknown op ${String(h.op)}`, { field: 'op' })
   }
+}
+
+/** The overlay's JPEG settings from a request header, when well formed (the runtime's image quality). */
+function jpegOf(value: unknown): { jpeg?: { quality: number; maxSide: number } } {
+  const j = value as { quality?: unknown; maxSide?: unknown } | undefined
+  const ok = (n: unknown, min: number, max: number) => Number.isInteger(n) && (n as number) >= min && (n as number) <= max
+  return j && ok(j.quality, 1, 100) && ok(j.maxSide, 0, 65_535) ? { jpeg: { quality: j.quality as number, maxSide: j.maxSide as number } } : {}
 }

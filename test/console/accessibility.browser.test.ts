@@ -14,6 +14,7 @@ const SAMPLE = path.resolve('node_modules/@vladmandic/face-api/demo/sample1.jpg'
 const PAGES = {
   detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API',
   cameras: 'Cameras',
+  audio: 'Audio', system: 'System',
 }
 /** Pages whose table must be shown when checked (the narrow layout turns tables into cards). */
 const TABLES: Partial<Record<keyof typeof PAGES, string>> = { tasks: 'tasks', algorithms: 'algorithms', models: 'models' }

@@ -1,5 +1,6 @@
 import sharp from 'sharp'
 import type { DetectionResultCore, Target } from '../../../shared/inference/types.ts'
+import type { JpegSettings } from '../../../shared/system/types.ts'
 import { glyphCellWidth, glyphsFor, type GlyphSet } from './glyphs.ts'
 import type { RgbImage } from './rgb-image.ts'
 
@@ -16,7 +17,8 @@ const LABEL_BACKGROUND: Colour = [0, 0, 0]
  * (1920×1280, one thread, medians of 22 interleaved runs on the shared 2-core machine):
  * quality 80 with Huffman optimisation (sharp's default) 24 ms / 144 KB; without it 10 ms /
  * 166 KB; 4:4:4 chroma 10 ms / 208 KB; quality 75 7 ms / 152 KB; mozjpeg ~430 ms / 139 KB.
- * The quality stays at 80; the optimisation is not worth 14 ms for 16 % of the size.
+ * The quality stays at 80 by default; the optimisation is not worth 14 ms for 16 % of the size.
+ * The operator's image quality (System/SetImageQualityParam) replaces quality and may cap the size.
  */
 const OVERLAY_JPEG = { quality: 80, optimiseCoding: false, chromaSubsampling: '4:2:0', mozjpeg: false } as const
 
@@ -31,9 +33,11 @@ export function overlayScale(width: number, height: number) {
  * the picture, nothing rasterised over all of it) and encodes the JPEG of spec 2.6 `fullPicture`.
  * The image's pixels are changed: call it when nothing reads them any more.
  */
-export async function renderOverlay(image: RgbImage, result: DetectionResultCore): Promise<Buffer> {
+export async function renderOverlay(image: RgbImage, result: DetectionResultCore, jpeg?: JpegSettings): Promise<Buffer> {
   await drawOverlay(image, result)
-  return sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } }).jpeg(OVERLAY_JPEG).toBuffer()
+  let picture = sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } })
+  if (jpeg?.maxSide && Math.max(image.width, image.height) > jpeg.maxSide) picture = picture.resize(jpeg.maxSide, jpeg.maxSide, { fit: 'inside' })
+  return picture.jpeg({ ...OVERLAY_JPEG, quality: jpeg?.quality ?? OVERLAY_JPEG.quality }).toBuffer()
 }
 
 export async function drawOverlay(image: RgbImage, result: DetectionResultCore): Promise<void> {

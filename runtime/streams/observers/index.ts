@@ -1,6 +1,4 @@
-import type { Config } from '../../../shared/config.ts'
-import type { EventsService } from '../../../shared/events/types.ts'
-import { objectEvents } from './object-events.ts'
+import { objectEvents, type ObjectEventDeps } from './object-events.ts'
 import type { StreamObserverFactory } from './types.ts'
 
 export type { FrameAnalysis, StreamObserver, StreamObserverFactory } from './types.ts'
@@ -9,6 +7,6 @@ export type { FrameAnalysis, StreamObserver, StreamObserverFactory } from './typ
  * The observers every stream task runs, in order. A new reaction to tracked objects (a counter,
  * a policy, recognition) is one more entry here, in a file of its own.
  */
-export const streamObservers = (deps: { config: Config; events: EventsService }): StreamObserverFactory[] => [
+export const streamObservers = (deps: ObjectEventDeps): StreamObserverFactory[] => [
   objectEvents(deps),
 ]
