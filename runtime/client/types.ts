@@ -5,7 +5,7 @@
 
 import type { TaskStatus } from '../../shared/tasks/types.ts'
 import type { ChunkFields as DeviceChunkFields } from '../../shared/uploads/types.ts'
-import type { AlgorithmOrigin } from '../../shared/algorithms/types.ts'
+import type { AlgorithmOrigin, AlgorithmPageQuery as DeviceAlgorithmPageQuery } from '../../shared/algorithms/types.ts'
 import type { algorithmRow, layoutRow } from '../../shared/algorithms/view.ts'
 
 /** spec 2.7 */
@@ -45,16 +45,8 @@ export interface AlgorithmRow {
   [field: string]: unknown
 }
 
-/** spec 4.2 request */
-export interface AlgorithmPageQuery {
-  algorithmUsage?: string
-  algorithmName?: string
-  supplier?: string
-  algorithmId?: string
-  algorithmCategory?: string
-  pageNum?: number
-  pageSize?: number
-}
+/** spec 4.2 request: the device's filters, with paging optional (the device has defaults). */
+export type AlgorithmPageQuery = Omit<DeviceAlgorithmPageQuery, 'pageNum' | 'pageSize'> & Partial<Pick<DeviceAlgorithmPageQuery, 'pageNum' | 'pageSize'>>
 
 // spec 4.10: the rows the device's algorithm routes answer, typed from the device's own
 // builders (shared/algorithms/view.ts) so the two cannot drift apart.

@@ -2,12 +2,12 @@ import { html } from 'htm/preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { DeviceClient } from '../../client/client.ts'
 import { DeviceError, isAbort } from '../../client/errors.ts'
-import { cancelStoredUpload, uploadFile, type UploadProgress, type UploadSource } from '../../client/upload.ts'
+import { cancelStoredUpload, uploadFile, type UploadProgress } from '../../client/upload.ts'
 import type { AlgorithmRow, DetectionResult, UploadCapabilities } from '../../client/types.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
 import type { ConsoleTasks } from '../console-tasks.ts'
 import { formatBytes, formatCount } from '../messages.ts'
-import { browserResumeStore, resumeKeyOf } from '../session.ts'
+import { browserResumeStore, fileSource, resumeKeyOf } from '../session.ts'
 import { Result } from './Result.ts'
 
 /** What the detection page keeps across a sign-out (owned by the app). */
@@ -30,7 +30,6 @@ const UPLOAD_RETRIES = 8
 type Step = 'idle' | 'task' | 'upload' | 'detect'
 const STEP_TEXT: Record<Step, string> = { idle: '', task: 'Creating the task (loading the model)…', upload: 'Uploading…', detect: 'Detecting…' }
 
-const fileSource = (file: File): UploadSource => ({ name: file.name, size: file.size, slice: (start, end) => file.slice(start, end) })
 
 /**
  * A limit the console checks against the live capabilities before sending anything, shown like
@@ -219,7 +218,7 @@ export function Detect({ client, account, memory, tasks }: { client: DeviceClien
         <${Capabilities} capabilities=${capabilities} error=${capabilityError} />
       </form>
       <div class="panel result-panel" ref=${resultPanel}>
-        ${result ? html`<${Result} result=${result} timings=${timings} />` : html`<p class="placeholder">The result appears here.</p>`}
+        ${result ? html`<${Result} client=${client} result=${result} timings=${timings} />` : html`<p class="placeholder">The result appears here.</p>`}
       </div>
     </div>
   </main>`

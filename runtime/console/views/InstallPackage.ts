@@ -2,16 +2,15 @@ import { html } from 'htm/preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import { isAbort } from '../../client/errors.ts'
-import { uploadFile, type UploadProgress, type UploadSource } from '../../client/upload.ts'
+import { uploadFile, type UploadProgress } from '../../client/upload.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
 import { formatBytes } from '../messages.ts'
-import { browserResumeStore, resumeKeyOf } from '../session.ts'
+import { browserResumeStore, fileSource, resumeKeyOf } from '../session.ts'
 
 // Packages as exportSingleAlg (zip) and export (tar.gz) write them; the device checks the content.
 const ACCEPT = '.zip,.tar.gz,.tgz,application/zip,application/gzip'
 const UPLOAD_RETRIES = 8
 
-const fileSource = (file: File): UploadSource => ({ name: file.name, size: file.size, slice: (start, end) => file.slice(start, end) })
 
 /**
  * Installs an algorithm package (spec 4.10 Algorithm/upload): a resumable chunked upload of

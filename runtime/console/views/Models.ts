@@ -3,15 +3,14 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import { isAbort } from '../../client/errors.ts'
 import type { ModelRow } from '../../client/types.ts'
-import { uploadFile, type UploadProgress, type UploadSource } from '../../client/upload.ts'
+import { uploadFile, type UploadProgress } from '../../client/upload.ts'
 import { ConfirmDialog } from '../components/ConfirmDialog.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
 import { formatBytes } from '../messages.ts'
 import { saveFile } from '../save-file.ts'
-import { browserResumeStore, resumeKeyOf } from '../session.ts'
+import { browserResumeStore, fileSource, resumeKeyOf } from '../session.ts'
 
 const UPLOAD_RETRIES = 8
-const fileSource = (file: File): UploadSource => ({ name: file.name, size: file.size, slice: (start, end) => file.slice(start, end) })
 
 /**
  * Managed models (README "Models"): the list with source and size, export and delete of user

@@ -1,6 +1,8 @@
 import { html } from 'htm/preact'
 import { useState } from 'preact/hooks'
 import { allTargets, type Area, type DetectionResult, type Target } from '../../client/types.ts'
+import type { DeviceClient } from '../../client/client.ts'
+import { usePicture } from '../picture.ts'
 
 const ms = (v: number) => `${Math.round(v)} ms`
 /** The sidecar's own stages (header, admission, decode, pipeline, overlay); `node.*` are inside `pipeline`. */
@@ -24,8 +26,10 @@ const rawJson = (result: DetectionResult) => JSON.stringify({
  * A detection result (spec 2.6): the annotated fullPicture (URL or data URL), the targets of
  * every area merged, overlays for landmarks (pixel coordinates) and mask polygons (normalized).
  */
-export function Result({ result, timings }: { result: DetectionResult; timings?: Record<string, number> | null }) {
+export function Result({ client, result, timings }: { client: DeviceClient; result: DetectionResult; timings?: Record<string, number> | null }) {
   const targets = allTargets(result)
+  // A URL-mode fullPicture (README "Image detection") needs the mtk, which an <img> cannot send.
+  const picture = usePicture(client, result.fullPicture)
   const [size, setSize] = useState<{ width: number; height: number } | null>(null)
   const [showLandmarks, setShowLandmarks] = useState(true)
   const [showPolygons, setShowPolygons] = useState(true)
@@ -55,8 +59,8 @@ export function Result({ result, timings }: { result: DetectionResult; timings?:
       <label><input type="checkbox" checked=${showPolygons} disabled=${!polygonCount} onChange=${(e: Event) => setShowPolygons((e.target as HTMLInputElement).checked)} data-testid="toggle-polygons" /> Polygons (${polygonCount})</label>
     </div>
     <figure class="picture">
-      <img src=${result.fullPicture} alt=${`Annotated image with ${targets.length} detected targets`} data-testid="full-picture"
-        onLoad=${(e: Event) => { const img = e.target as HTMLImageElement; setSize({ width: img.naturalWidth, height: img.naturalHeight }) }} />
+      ${picture.url ? html`<img src=${picture.url} alt=${`Annotated image with ${targets.length} detected targets`} data-testid="full-picture"
+        onLoad=${(e: Event) => { const img = e.target as HTMLImageElement; setSize({ width: img.naturalWidth, height: img.naturalHeight }) }} />` : html`<p class="hint" role="status">${picture.error ? 'The annotated picture could not be loaded.' : 'Loading the annotated picture…'}</p>`}
       ${overlay}
     </figure>
     <div class="table-wrap">
