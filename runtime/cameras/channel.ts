@@ -30,6 +30,12 @@ export class CameraChannel {
   private retry: NodeJS.Timeout | null = null
   private delay: number
   private stopped = false
+  /**
+   * Which connection attempt is current: a restart while a reader is still being opened (an
+   * update of the camera during a reconnect) makes the older attempt stale, and a stale attempt's
+   * reader is stopped and its frames and failures are ignored (else two readers would run).
+   */
+  private attempt = 0
   private waiters: { resolve(): void; reject(error: ApiError): void }[] = []
 
   constructor(private readonly options: ChannelOptions) {
@@ -47,19 +53,24 @@ export class CameraChannel {
 
   private async connect(): Promise<void> {
     this.retry = null
+    const attempt = ++this.attempt
+    const current = () => attempt === this.attempt && !this.stopped
     const handlers: ReaderHandlers = {
-      onInfo: (info) => { if (info.fps !== null) this.fps = info.fps },
-      onFrame: (frame) => this.onFrame(frame),
-      onFailure: (error) => this.onFailure(error),
+      onInfo: (info) => { if (current() && info.fps !== null) this.fps = info.fps },
+      onFrame: (frame) => { if (current()) this.onFrame(frame) },
+      onFailure: (error) => { if (current()) this.onFailure(error) },
     }
     let reader: Reader
     try {
       reader = await this.options.openReader(handlers)
     } catch (error) {
-      if (!this.stopped) this.onFailure(error as ApiError)
+      if (current()) this.onFailure(error as ApiError)
       return
     }
-    if (this.stopped) return
+    if (!current()) {
+      await reader.stop()
+      return
+    }
     this.reader = reader
     reader.start()
   }
@@ -117,6 +128,7 @@ export class CameraChannel {
   async restart(): Promise<void> {
     if (this.stopped) return
     if (this.retry) clearTimeout(this.retry)
+    this.attempt++
     const reader = this.reader
     this.reader = null
     await reader?.stop()
@@ -126,6 +138,7 @@ export class CameraChannel {
   /** Stops for good: no retry, the reader's process has exited when this resolves. */
   async stop(): Promise<void> {
     this.stopped = true
+    this.attempt++
     if (this.retry) clearTimeout(this.retry)
     const reader = this.reader
     this.reader = null

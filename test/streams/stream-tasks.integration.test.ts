@@ -160,6 +160,8 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
       expect((await device.post('/gtw/cwai/Camera/delete', { cameraId: rtspCamera }, mtk)).body.resCode).toBe(1)
     } finally {
       await rtsp.stop()
+      // A failure above must not leave its task to the next test (which counts the tasks).
+      await aihost('TaskCancle', { taskId: 'flaps' })
     }
   })
 
