@@ -28,6 +28,7 @@ import { RuntimeLoginThrottle } from './auth/login-throttle.ts'
 import { removeLeftoverProducedFiles, scratchDirOf } from '../shared/http/produced-file.ts'
 import { DeviceMetrics } from './metrics/index.ts'
 import { HostNetworkService } from './network/service.ts'
+import { RuntimeBackupService } from './backup/service.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -162,6 +163,9 @@ export async function createServices(config: Config, log: Logger, options: Servi
   })
   inference.inference.setRecognizer(galleries.recognize)
   components.push({ name: 'gallery-imports', start: () => galleries.imports.recover() })
+  // Backup, restore, factory reset (spec 4.10 System): a staged restore or reset is applied at the next start (runtime/server.ts).
+  const backup = new RuntimeBackupService({ client: database.client, config, clock, log: log.child({ area: 'backup' }), events: eventSystem.events, uploads, device: deviceHost, softwareVersion: () => services.process.softwareVersion })
+  components.push({ name: 'backup', start: () => backup.start(), stop: () => backup.stop() })
   const services: Services = {
     db: database.db,
     config,
@@ -186,6 +190,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     network,
     cameras,
     streams,
+    backup,
   }
 
   return {

@@ -144,6 +144,12 @@ export const settings = {
   networkNamespace: s('NETWORK_NAMESPACE', 'string', '', 'Run every network command inside this network namespace (`ip netns exec`); empty = the host. For tests and containers.'),
   networkBackend: s('NETWORK_BACKEND', 'string', '', 'How network changes are written: empty = detect the host\'s (NetworkManager, systemd-networkd, ifupdown), or one of `networkmanager`, `systemd-networkd`, `ifupdown`, `iproute2-runtime` (kernel only, lost at reboot, no DHCP).'),
   networkConfirmTimeoutMs: s('NETWORK_CONFIRM_TIMEOUT_MS', 'int', 120_000, 'A network change not confirmed within this time is rolled back (a request may choose 10 s to 1 h).'),
+
+  // ── backup, restore and factory reset (spec 4.10 System; README "Backup, restore and factory reset") ──
+  backupMaxEntries: s('BACKUP_MAX_ENTRIES', 'int', 200_000, 'Most entries a backup archive may hold (checked before a restore changes anything).'),
+  backupMaxExpandedBytes: s('BACKUP_MAX_EXPANDED_BYTES', 'int', 8192 * MB, 'Largest total size a backup archive may expand to (checked while it is read).'),
+  backupRetentionMs: s('BACKUP_RETENTION_MS', 'int', 60 * 60 * 1000, 'How long a produced backup stays on the device for its (ranged) download; a newer backup replaces it at once.'),
+  factoryResetTokenTtlMs: s('FACTORY_RESET_TOKEN_TTL_MS', 'int', 60_000, 'Lifetime of the confirmation token that RequestFactoryReset answers; FactoryReset with an older one is refused.'),
 } as const
 
 type Settings = typeof settings

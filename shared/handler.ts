@@ -14,6 +14,7 @@ import type { MetricsService } from './metrics/types.ts'
 import type { NetworkService } from './network/types.ts'
 import type { CamerasService } from './cameras/types.ts'
 import type { StreamTasksService } from './streams/types.ts'
+import type { BackupService } from './backup/types.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -115,6 +116,8 @@ export interface Services {
   cameras: CamerasService
   /** Stream tasks: continuous analysis of a camera (spec 4.9 TaskCreate; shared/streams/types.ts). */
   streams: StreamTasksService
+  /** Backup, restore and factory reset (spec 4.10 System; shared/backup/types.ts). */
+  backup: BackupService
 }
 
 export interface Ctx extends Services {
