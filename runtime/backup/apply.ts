@@ -88,6 +88,10 @@ async function replaceTables(scratchFile: string, live: Client): Promise<void> {
         if (table.exclusion.onRestore === 'clear') await tx.execute(`DELETE FROM ${quote(table.name)}`)
         continue
       }
+      // libsql's vector index refuses a row id deleted and inserted again in one transaction
+      // ("failed to insert shadow row"): such an index is dropped and built again from the new rows.
+      const vectorIndexes = (await tx.execute({ sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql LIKE '%libsql_vector_idx%'", args: [table.name] })).rows
+      for (const index of vectorIndexes) await tx.execute(`DROP INDEX ${quote(String(index.name))}`)
       const kept = EXCLUDED_ROWS.filter((rule) => rule.table === table.name)
       const where = kept.map((rule) => `${quote(rule.column)} IN (${rule.values.map(() => '?').join(', ')})`).join(' OR ')
       await tx.execute({ sql: `DELETE FROM ${quote(table.name)}${where ? ` WHERE NOT (${where})` : ''}`, args: kept.flatMap((rule) => rule.values) })
@@ -101,6 +105,7 @@ async function replaceTables(scratchFile: string, live: Client): Promise<void> {
         }
         if (page.rows.length < PAGE_ROWS) break
       }
+      for (const index of vectorIndexes) await tx.execute(String(index.sql))
     }
     await tx.commit()
   } finally {

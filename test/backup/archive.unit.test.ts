@@ -18,6 +18,8 @@ import { EXCLUDED_ROWS } from '../../runtime/backup/policy.ts'
 import { openAtLevel, tableNames, columnsOf } from '../../runtime/backup/scratch-db.ts'
 import { scratchDbOf, validateBackup } from '../../runtime/backup/validate.ts'
 import { createLogger } from '../../runtime/log.ts'
+import { nearestFacesQuery } from '../../runtime/galleries/service.ts'
+import { openDb } from '../../shared/db/client.ts'
 import { migrationsDir } from '../../runtime/paths.ts'
 import { cameras, faceGalleries, galleryFaces, galleryPersons, sessions, systemSettings, users } from '../../shared/db/schema/index.ts'
 import type { Identity } from '../../shared/handler.ts'
@@ -74,7 +76,7 @@ beforeAll(async () => {
   ])
   await db.insert(faceGalleries).values({ galleryId: 'staff', name: 'Staff', createdAt: now, updatedAt: now })
   await db.insert(galleryPersons).values({ galleryId: 'staff', personId: 'p1', name: 'Ada', attributes: { team: 'ops' }, createdAt: now, updatedAt: now })
-  const descriptor = Float32Array.from({ length: 1024 }, (_, i) => Math.sin(i))
+  const descriptor = descriptorOf(0)
   await db.insert(galleryFaces).values({ galleryId: 'staff', personId: 'p1', descriptor, picture: Buffer.from([0xff, 0xd8, 1, 2, 3]), createdAt: now })
   const data = source.config.dataPath
   mkdirSync(path.join(data, 'models'), { recursive: true })
@@ -127,6 +129,8 @@ describe('restore into another device', () => {
       const { db } = target.runtime.services
       const [admin] = await db.select().from(users)
       await db.insert(sessions).values({ id: 's2', tokenHash: 'e'.repeat(64), userId: admin!.id, createdAt: 1, lastSeenAt: 1 })
+      // A face of its own under the id the backup's face has: the vector index must take the id again.
+      await addFace(target, 'visitors', 0.25)
       mkdirSync(path.join(target.config.dataPath, 'cameras'), { recursive: true })
       writeFileSync(path.join(target.config.dataPath, 'cameras', 'old.video'), 'old')
       const checked = await validate(archive, PASSPHRASE, target.config.dataPath)
@@ -136,6 +140,7 @@ describe('restore into another device', () => {
 
       expect(await tableContents(target)).toEqual(await tableContents(source))
       expect(await db.select().from(sessions)).toEqual([])
+      expect(await db.all(nearestFacesQuery(descriptorOf(0), 5, ['staff']))).toHaveLength(1)
       const data = target.config.dataPath
       expect(readFileSync(path.join(data, 'models', 'user-model.onnx'), 'utf8')).toBe('onnx bytes')
       expect(readFileSync(path.join(data, 'algorithm-packages', 'my-alg', 'manifest.json'), 'utf8')).toBe('{"algorithmId":"my-alg"}')
@@ -146,21 +151,27 @@ describe('restore into another device', () => {
     }
   })
 
-  it('an apply that fails part-way (the staged rows unreadable) leaves every table and folder as they were', async () => {
+  it('an apply that fails part-way (a table after the galleries cannot be read) leaves every table, index and folder as they were', async () => {
     const target = await createTestRuntime()
     try {
       const data = target.config.dataPath
       mkdirSync(path.join(data, 'models'), { recursive: true })
       writeFileSync(path.join(data, 'models', 'mine.onnx'), 'mine')
+      await addFace(target, 'visitors', 0.25)
       const before = await tableContents(target)
       const checked = await validate(archive, PASSPHRASE, data)
       await stage(target, checked.dir, checked.ok!)
-      writeFileSync(scratchDbOf(path.join(restoreDirOf(data), 'staged')), 'not a database')
+      const scratch = openDb(`file:${scratchDbOf(path.join(restoreDirOf(data), 'staged'))}`)
+      await scratch.client.execute('DROP TABLE users')
+      scratch.close()
       const outcome = await applyPendingRestore(target.config, log)
       expect(outcome).toMatchObject({ outcome: 'failed', reason: expect.any(String) })
       expect(readLastRestore(data)).toMatchObject({ outcome: 'failed' })
       expect(await tableContents(target)).toEqual(before)
       expect(readdirSync(path.join(data, 'models'))).toEqual(['mine.onnx'])
+      // The vector index dropped for the copy came back with the rollback: the face is found by it.
+      const nearest = await target.runtime.services.db.all(nearestFacesQuery(descriptorOf(0.25), 5, ['visitors']))
+      expect(nearest).toHaveLength(1)
       expect(existsSync(path.join(data, 'algorithm-packages', 'my-alg'))).toBe(false)
       expect(readdirSync(restoreDirOf(data))).toEqual(['last.json'])
     } finally {
@@ -168,6 +179,15 @@ describe('restore into another device', () => {
     }
   })
 })
+
+const descriptorOf = (phase: number) => Float32Array.from({ length: 1024 }, (_, i) => Math.sin(i + phase))
+
+async function addFace(rt: TestRuntime, galleryId: string, phase: number) {
+  const { db } = rt.runtime.services
+  await db.insert(faceGalleries).values({ galleryId, name: galleryId, createdAt: 1, updatedAt: 1 })
+  await db.insert(galleryPersons).values({ galleryId, personId: 'p', name: 'P', attributes: {}, createdAt: 1, updatedAt: 1 })
+  await db.insert(galleryFaces).values({ galleryId, personId: 'p', descriptor: descriptorOf(phase), picture: Buffer.from([1]), createdAt: 1 })
+}
 
 /** What the Restore route does once a backup passed: the validated folder moved where the start-up looks, and the record. */
 async function stage(rt: TestRuntime, dir: string, checked: Awaited<ReturnType<typeof validateBackup>>) {
