@@ -258,5 +258,8 @@ describe('backup → factory reset → restore on the supervised device', () => 
     expect(JSON.stringify(found)).toContain('"ada"')
     const events = (await ok('/gtw/cwai/Event/EventPage', { pageNum: 1, pageSize: 100 })).rows
     expect(events.find((e: { kind: string }) => e.kind === 'restore.finished')?.payload).toMatchObject({ outcome: 'restored', migrationsRun: 0 })
+    // Neither the passphrase nor a credential was ever logged, through all of it.
+    const logged = JSON.stringify(device.logs)
+    for (const secret of [PASSPHRASE, CAMERA_PASSWORD, 'Mqtt-Secret-888', 'Hook-Secret-999']) expect(logged).not.toContain(secret)
   }, 600_000)
 })
