@@ -8,7 +8,7 @@ import { migrationsDir } from '../paths.ts'
 import { backedUpFolders, swapFolders, unswapFolders } from './files.ts'
 import { EXCLUDED_ROWS } from './policy.ts'
 import {
-  readPendingRestore, removePendingRestore, restoreDirOf, writeLastRestore, writePendingRestore, type PendingRestore, type RestoreRecord,
+  readPendingRestore, removePendingRestore, restoreDirOf, writeLastRestore, writePendingRestore, type RestoreRecord,
 } from './records.ts'
 import { schemaTables } from './schema.ts'
 import { columnsOf } from './scratch-db.ts'

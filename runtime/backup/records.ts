@@ -18,10 +18,7 @@ export interface PendingRestore {
   requestedBy: string | null
   backupCreatedAt: number
   backupSoftwareVersion: string
-  formatVersion: number
   migrationsRun: number
-  tables: Record<string, number>
-  files: number
   /** The backed-up folders the backup holds. */
   folders: string[]
   /**

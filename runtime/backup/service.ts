@@ -4,7 +4,7 @@ import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Client } from '@libsql/client'
 import type { DeviceHost } from '../../shared/aihost/types.ts'
-import type { BackupInfo, BackupService, BackupStatus, FactoryResetChallenge, RestoreStaged } from '../../shared/backup/types.ts'
+import { BACKUP_UPLOAD_PURPOSE, type BackupInfo, type BackupService, type BackupStatus, type FactoryResetChallenge, type RestoreStaged } from '../../shared/backup/types.ts'
 import type { Config } from '../../shared/config.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { EventsService } from '../../shared/events/types.ts'
@@ -21,8 +21,6 @@ import {
 import { backedUpTables, migrationSteps } from './schema.ts'
 import { validateBackup } from './validate.ts'
 import { writeBackup } from './write.ts'
-
-export const BACKUP_PURPOSE = 'backup'
 
 export interface BackupServiceOptions {
   client: Client
@@ -96,35 +94,36 @@ export class RuntimeBackupService implements BackupService {
     return this.#exclusive(async () => {
       const { config, clock } = this.#o
       // spec 3.1, 4.7: a refused backup leaves the upload complete, to be used again (another passphrase, say).
-      const lease = await this.#o.uploads.lease(uploadId, identity, BACKUP_PURPOSE)
+      const lease = await this.#o.uploads.lease(uploadId, identity, BACKUP_UPLOAD_PURPOSE)
       const id = randomUUID()
       const dir = path.join(restoreDirOf(this.#dataPath), id)
-      let validated
+      let staged: RestoreStaged
       try {
         await mkdir(dir, { recursive: true })
-        validated = await validateBackup({
+        const { manifest, migrationsRun, folders } = await validateBackup({
           file: lease.path, dir, dataPath: this.#dataPath, passphrase, migrationsDir, migrations: migrationSteps(migrationsDir),
           limits: { maxEntries: config.backupMaxEntries, maxExpandedBytes: config.backupMaxExpandedBytes },
         })
+        const tables = Object.fromEntries(manifest.tables.map((t) => [t.name, t.rows]))
+        writePendingRestore(this.#dataPath, {
+          id, stagedAt: clock.now(), requestedBy: identity.accountName, backupCreatedAt: manifest.createdAt, backupSoftwareVersion: manifest.softwareVersion,
+          migrationsRun, folders, phase: 'staged',
+        })
+        staged = {
+          restarting: true, backup: { createdAt: String(manifest.createdAt), softwareVersion: manifest.softwareVersion, formatVersion: manifest.formatVersion },
+          migrationsRun, tables, files: manifest.files.length,
+        }
       } catch (error) {
         await rm(dir, { recursive: true, force: true })
         await lease.abandon()
         throw error
       }
-      const { manifest, migrationsRun, folders } = validated
-      const tables = Object.fromEntries(manifest.tables.map((t) => [t.name, t.rows]))
-      writePendingRestore(this.#dataPath, {
-        id, stagedAt: clock.now(), requestedBy: identity.accountName, backupCreatedAt: manifest.createdAt, backupSoftwareVersion: manifest.softwareVersion,
-        formatVersion: manifest.formatVersion, migrationsRun, tables, files: manifest.files.length, folders, phase: 'staged',
-      })
       this.#staged = true
       await lease.commit()
-      await this.#o.events.emit('restore.staged', { backupCreatedAt: manifest.createdAt, backupSoftwareVersion: manifest.softwareVersion, requestedBy: identity.accountName })
-      this.#o.device.requestRestart(`restore of the backup of ${new Date(manifest.createdAt).toISOString()}`)
-      return {
-        restarting: true, backup: { createdAt: String(manifest.createdAt), softwareVersion: manifest.softwareVersion, formatVersion: manifest.formatVersion },
-        migrationsRun, tables, files: manifest.files.length,
-      }
+      const { backup } = staged
+      await this.#o.events.emit('restore.staged', { backupCreatedAt: Number(backup.createdAt), backupSoftwareVersion: backup.softwareVersion, requestedBy: identity.accountName })
+      this.#o.device.requestRestart(`restore of the backup of ${new Date(Number(backup.createdAt)).toISOString()}`)
+      return staged
     })
   }
 

@@ -1,4 +1,5 @@
 import type { BackupInfo, BackupStatus, FactoryResetChallenge, RestoreStaged } from '../../shared/backup/types.ts'
+export { BACKUP_UPLOAD_PURPOSE } from '../../shared/backup/types.ts'
 import type { CallOptions, DeviceClient } from './client.ts'
 import type { DownloadedFile } from './types.ts'
 
@@ -11,9 +12,6 @@ export const BACKUP_ROUTES = {
   requestFactoryReset: '/gtw/cwai/System/RequestFactoryReset',
   factoryReset: '/gtw/cwai/System/FactoryReset',
 } as const
-
-/** Upload purpose of a backup to restore (spec 4.12). */
-export const BACKUP_UPLOAD_PURPOSE = 'backup'
 
 export const createBackup = (client: DeviceClient, passphrase: string, options?: CallOptions): Promise<BackupInfo> =>
   client.call(BACKUP_ROUTES.create, { passphrase }, options)

@@ -1,5 +1,8 @@
 import type { Identity } from '../handler.ts'
 
+/** The upload purpose of a backup to restore (spec 4.12). */
+export const BACKUP_UPLOAD_PURPOSE = 'backup'
+
 /**
  * Backup, restore and factory reset (`ctx.backup`, spec 4.10 System; README "Backup, restore
  * and factory reset"). Implementation in `runtime/backup/`. Byte counts and times are decimal

@@ -196,7 +196,7 @@ async function stage(rt: TestRuntime, dir: string, checked: Awaited<ReturnType<t
   const { manifest } = checked
   writePendingRestore(rt.config.dataPath, {
     id: 'staged', stagedAt: Date.now(), requestedBy: 'admin', backupCreatedAt: manifest.createdAt, backupSoftwareVersion: manifest.softwareVersion,
-    formatVersion: 1, migrationsRun: checked.migrationsRun, tables: {}, files: manifest.files.length, folders: checked.folders, phase: 'staged',
+    migrationsRun: checked.migrationsRun, folders: checked.folders, phase: 'staged',
   })
 }
 

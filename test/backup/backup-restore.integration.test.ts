@@ -17,6 +17,7 @@ import { CHANGED_PASSWORD, INITIAL_PASSWORD, freePort, startDevice, type DeviceP
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { helmetClassifier } from '../helpers/tiny-models.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
+import { until } from '../helpers/processes.ts'
 import { cropFace, samplePhoto } from '../galleries/faces.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
@@ -53,16 +54,6 @@ function withoutVolatile(value: unknown, keys: string[]): unknown {
   return Object.fromEntries(Object.entries(value).filter(([k]) => !dropped.includes(k)).map(([k, v]) => [k, withoutVolatile(v, keys)]))
 }
 
-async function waitFor<T>(probe: () => Promise<T | null>, what: string, timeoutMs = 180_000): Promise<T> {
-  const until = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe().catch(() => null)
-    if (value !== null) return value
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 250))
-  }
-}
-
 describe('backup → factory reset → restore on the supervised device', () => {
   let device: DeviceProcess
   let rtsp: RtspServer
@@ -77,7 +68,7 @@ describe('backup → factory reset → restore on the supervised device', () => 
   }
   const login = async (password: string) => (await device.post('/gtw/cwai/login/DoLogin', { account: 'admin', pwd: md5Hex(password) })).body
   const listening = () => device.logs.filter((l) => l.msg === 'listening').length
-  const restarted = (before: number) => waitFor(async () => (listening() > before ? true : null), 'the device to listen again')
+  const restarted = (before: number) => until(async () => listening() > before, 'the device to listen again', 180_000)
 
   /** Every list route the device mounts (called with `{}`), and the detail queries of the data made here. */
   async function answers(): Promise<Record<string, unknown>> {
@@ -129,7 +120,7 @@ describe('backup → factory reset → restore on the supervised device', () => 
     await ok('/gtw/cwai/System/SetMqttParam', { enabled: false, url: 'mqtt://127.0.0.1:1', username: 'dev', password: 'Mqtt-Secret-888' })
     await ok('/gtw/cwai/System/SetHttpParam', { enabled: false, urls: ['http://127.0.0.1:9/hook'], secret: 'Hook-Secret-999' })
     await ok('/gtw/cwai/network/SetTargets', { qualityTargets: [{ name: 'gw', host: '127.0.0.1', port: 80 }], checks: [{ name: 'dns', type: 'dns', hostname: 'localhost' }], samples: 2, timeoutMs: 500 })
-    await waitFor(async () => ((await ok('/gtw/cwai/Camera/page', {})).rows.find((r: any) => r.cameraId === rtspCamera)?.status === 'online' ? true : null), 'the RTSP camera online')
+    await until(async () => (await ok('/gtw/cwai/Camera/page', {})).rows.find((r: any) => r.cameraId === rtspCamera)?.status === 'online', 'the RTSP camera online', 180_000)
     before = await answers()
     // Every query answers data, so the comparisons are not of refusals; a list that needs its parent named refuses `{}` (it is queried with one too).
     const refused = Object.entries(before).filter(([, a]) => (a as { resCode: number }).resCode !== 1).map(([query]) => query)
@@ -253,7 +244,7 @@ describe('backup → factory reset → restore on the supervised device', () => 
     expect(await ok('/gtw/cwai/System/BackupStatus')).toMatchObject({ pending: null, last: { outcome: 'restored', reason: null, migrationsRun: 0 } })
     expect(await answers()).toEqual(before)
     // The camera's password came back decrypted: it connects; the face descriptors came back: the face is found again.
-    await waitFor(async () => ((await ok('/gtw/cwai/Camera/page', {})).rows.find((r: any) => r.cameraId === rtspCamera)?.status === 'online' ? true : null), 'the restored RTSP camera online')
+    await until(async () => (await ok('/gtw/cwai/Camera/page', {})).rows.find((r: any) => r.cameraId === rtspCamera)?.status === 'online', 'the restored RTSP camera online', 180_000)
     const found = await ok('/gtw/cwai/Library/SearchByImage', { galleryId: 'staff', imageBase64: faceImage.toString('base64') })
     expect(JSON.stringify(found)).toContain('"ada"')
     const events = (await ok('/gtw/cwai/Event/EventPage', { pageNum: 1, pageSize: 100 })).rows
