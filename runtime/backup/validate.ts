@@ -40,9 +40,7 @@ export interface ValidatedBackup {
 
 /** A row of a backup is at most this long (a face picture and descriptor are ~100 KB). */
 const MAX_ROW_BYTES = 16 * 1024 * 1024
-const ROW_ERRORS = 'BackupRowInvalid'
-
-const rowInvalid = (details: Record<string, unknown>) => new ApiError(ROW_ERRORS, { details })
+const rowInvalid = (details: Record<string, unknown>) => new ApiError('BackupRowInvalid', { details })
 
 function refusal(violation: ArchiveViolation): ApiError {
   switch (violation.kind) {
