@@ -15,6 +15,8 @@ import { InputValidator } from './http/validate.ts'
 import { functionsDistDir } from './paths.ts'
 import { TUS_ROUTE } from './uploads/tus.ts'
 import { announceReady } from './supervisor/readiness.ts'
+import { runPendingFactoryReset } from './backup/factory-reset.ts'
+import { applyPendingRestore } from './backup/apply.ts'
 
 export interface RunningDevice {
   port: number
@@ -28,7 +30,10 @@ export interface RunningDevice {
 
 /** Starts the device: services, route table (hot-reloaded), HTTP server. */
 export async function startDevice(config: Config = loadConfig()): Promise<RunningDevice> {
+  // A confirmed factory reset and a staged restore are carried out before anything reads DATA_DIR (README "Backup, restore and factory reset").
+  const reset = await runPendingFactoryReset(config)
   const { log, flush, health } = await createDeviceLogger({ level: config.logLevel, logDir: logDirOf(config.dataPath), maxBytes: config.logFileMaxBytes, count: config.logFileCount })
+  await applyPendingRestore(config, log.child({ area: 'backup' }))
   const table = new RouteTable(config.functionsDir ? path.resolve(config.functionsDir) : functionsDistDir, log)
   await table.load()
   // One validator for every transport: HTTP and MQTT requests (spec 5.6).
@@ -48,6 +53,7 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
   log.info({ port, host: config.host, version: runtime.services.process.softwareVersion, routes: table.routes().length }, 'listening')
   const { process: proc, events } = runtime.services
   await events.emit('device.started', { softwareVersion: proc.softwareVersion, buildHash: proc.buildHash, startedAt: proc.startedAt })
+  if (reset) await events.emit('device.factoryReset', { requestedBy: reset.requestedBy, requestedAt: reset.requestedAt })
 
   let stopping: Promise<void> | null = null
   const stop = (reason = 'stop') => (stopping ??= (async () => {

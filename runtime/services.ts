@@ -36,6 +36,7 @@ import { StoredImageQuality } from './system/image-quality.ts'
 import { StoredLogo } from './system/logo.ts'
 import { DebugSettingsService } from './system/debug.ts'
 import { logDirOf } from './device.ts'
+import { RuntimeBackupService } from './backup/service.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -183,6 +184,9 @@ export async function createServices(config: Config, log: Logger, options: Servi
   components.push({ name: 'gallery-imports', start: () => galleries.imports.recover() })
   // Audio (spec 4.10 Audio): files normalized with ffmpeg, columns reached by HTTP push.
   const audio = new AudioFilesAndColumns({ db: database.db, config, clock, log: log.child({ area: 'audio' }), uploads })
+  // Backup, restore, factory reset (spec 4.10 System): a staged restore or reset is applied at the next start (runtime/server.ts).
+  const backup = new RuntimeBackupService({ client: database.client, config, clock, log: log.child({ area: 'backup' }), events: eventSystem.events, uploads, device: deviceHost, softwareVersion: () => services.process.softwareVersion })
+  components.push({ name: 'backup', start: () => backup.start(), stop: () => backup.stop() })
   const services: Services = {
     db: database.db,
     config,
@@ -212,6 +216,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     imageQuality,
     logo,
     debug,
+    backup,
   }
 
   return {

@@ -151,6 +151,11 @@ export const settings = {
   audioFfmpegTimeoutMs: s('AUDIO_FFMPEG_TIMEOUT_MS', 'int', 60_000, 'Longest one ffmpeg step on an audio file may take (probe, normalize, decode, convert).'),
   timeService: s('TIME_SERVICE', 'string', '', 'Where NTP servers are written: empty = detect the host\'s running service (systemd-timesyncd, chrony), or one of `systemd-timesyncd`, `chrony`, `none` (refuse).'),
   logoMaxBytes: s('LOGO_MAX_BYTES', 'int', 1 * MB, 'Largest logo upload (purpose `logo`; PNG, JPEG or SVG).'),
+  // ── backup, restore and factory reset (spec 4.10 System; README "Backup, restore and factory reset") ──
+  backupMaxEntries: s('BACKUP_MAX_ENTRIES', 'int', 200_000, 'Most entries a backup archive may hold (checked before a restore changes anything).'),
+  backupMaxExpandedBytes: s('BACKUP_MAX_EXPANDED_BYTES', 'int', 8192 * MB, 'Largest total size a backup archive may expand to (checked while it is read).'),
+  backupRetentionMs: s('BACKUP_RETENTION_MS', 'int', 60 * 60 * 1000, 'How long a produced backup stays on the device for its (ranged) download; a newer backup replaces it at once.'),
+  factoryResetTokenTtlMs: s('FACTORY_RESET_TOKEN_TTL_MS', 'int', 60_000, 'Lifetime of the confirmation token that RequestFactoryReset answers; FactoryReset with an older one is refused.'),
 } as const
 
 type Settings = typeof settings

@@ -16,6 +16,7 @@ import type { CamerasService } from './cameras/types.ts'
 import type { StreamTasksService } from './streams/types.ts'
 import type { AudioService } from './audio/types.ts'
 import type { DebugService, ImageQualityService, LogoService, TimeService } from './system/types.ts'
+import type { BackupService } from './backup/types.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -127,6 +128,8 @@ export interface Services {
   logo: LogoService
   /** Log level and per-area debug switches applied without restart; log files for download (spec 4.10 System). */
   debug: DebugService
+  /** Backup, restore and factory reset (spec 4.10 System; shared/backup/types.ts). */
+  backup: BackupService
 }
 
 export interface Ctx extends Services {

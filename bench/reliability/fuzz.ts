@@ -15,6 +15,7 @@ import { hugeNumbers, invalid, nastyStrings, nested, valid, type Schema } from '
 export const INVALID_ONLY = new Set([
   '/gtw/cwai/System/Restart', '/gtw/cwai/System/Upgrade', '/gtw/cwai/login/ChangePassword', '/gtw/cwai/login/Logout',
   '/gtw/cwai/System/SetHttpParam', '/gtw/cwai/System/SetMqttParam',
+  '/gtw/cwai/System/Restore', '/gtw/cwai/System/FactoryReset',
 ])
 
 // uploadTemp's fields arrive as multipart form fields, outside its (empty) JSON input schema (spec 4.5).

@@ -37,6 +37,14 @@ export const EVENT_KINDS = {
     version: 'string; package version', fromVersion: 'string', outcome: '"installed", "rolled-back" or "refused"', reason: 'string or null; why it was not installed', softwareVersion: 'string; version now running' }),
   'settings.rejected': kind('system', true, 'Stored settings could not be applied when the device started; the device runs without them until they are set again.', {
     setting: '"mqtt" or "webhook"', reason: 'string; why they could not be applied' }),
+  'backup.created': kind('system', false, 'A backup archive was produced and waits for its download (spec 4.10 System).', {
+    backupId: 'string', sizeBytes: 'number', tables: 'number; tables in the backup', files: 'number; data files in the backup', requestedBy: 'string or null; account name' }),
+  'restore.staged': kind('system', false, 'A backup passed every check and was staged; the device restarts to apply it.', {
+    backupCreatedAt: 'number; ms since epoch', backupSoftwareVersion: 'string', requestedBy: 'string or null; account name' }),
+  'restore.finished': kind('system', true, 'The device applied a staged restore at its start, or found it could not and kept its previous state (emitted by the restarted device).', {
+    outcome: '"restored" or "failed"', reason: 'string or null; why it failed', backupCreatedAt: 'number', backupSoftwareVersion: 'string', migrationsRun: 'number; database migrations run forward on the restored data (0 for a backup of this schema)' }),
+  'device.factoryReset': kind('system', true, 'The device was reset to its factory state (the first event of the reset device).', {
+    requestedBy: 'string or null; account name', requestedAt: 'number; ms since epoch' }),
   'network.changed': kind('network', false, 'A network change was applied (waiting for confirmation) or confirmed (spec 4.10 Network).', {
     changeId: 'string', adapter: 'string', backend: 'string; the backend type key', outcome: '"applied" or "confirmed"', requestedBy: 'string or null; account name' }),
   'network.rolledBack': kind('network', true, 'A network change was not confirmed in time (or was reverted) and the previous configuration was restored.', {
