@@ -1,5 +1,7 @@
-import { readFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
+import { ffmpegBinary } from '../../runtime/cameras/ffmpeg.ts'
 import type { TaskName } from '../case/constants.ts'
 import type { MessageItem } from '../../shared/errors/index.ts'
 import type { StreamTaskStatus } from '../../shared/streams/types.ts'
@@ -9,6 +11,7 @@ import { uploadFile } from '../../test/helpers/upload-file.ts'
 import { startBenchDevice, type BenchDevice } from '../lib/device-process.ts'
 import type { StepPlan } from './plan.ts'
 import { startResourceSampler, type ResourceReport } from './resources.ts'
+import { rotatedCopy } from './rotated.ts'
 import { SetupBlockedError, type CapacityTarget, type StepOutcome } from './run.ts'
 import { setupBlockOf } from './setup-errors.ts'
 import { channelFigures, summarizeStreamStep, type ChannelFigures, type ChannelWindow } from './stream-measure.ts'
@@ -18,8 +21,8 @@ import { checkVisits, footageOf, type VisitCheck } from './visits.ts'
  * The capacity target on real streams (spec 2.8): the built device (its own DATA_DIR) over
  * HTTP, and the footage served by GStreamer's RTSP server on loopback, one mount per channel,
  * each channel a camera of its own (`Camera/add`, rtsp). Every RTSP client gets a pipeline of
- * its own (rtsp-server.py says why); channel c's starts at a different point of the footage
- * (golden-ratio spacing), so channels see people at different times, as cameras do. A step of n channels creates n
+ * its own (rtsp-server.py says why); channel c plays the footage from a different point
+ * (golden-ratio spacing, rotated.ts), so channels see people at different times, as cameras do. A step of n channels creates n
  * stream tasks per workload task (`TaskCreate`), waits until they run, lets them warm up,
  * then reads every task's counters (`Task/page`) at the start and at the end of the hold while
  * sampling the device's processes (resources.ts), counts each channel's `object.entered`
@@ -75,29 +78,33 @@ export interface StreamTarget extends CapacityTarget {
 
 /** How long a step's tasks may take to deliver their first frames before the hold starts anyway. */
 const START_TIMEOUT_MS = 120_000
-/** Where channel c's stream starts in the footage: spread over it for any number of channels. */
-const offsetOf = (channel: number, loopSeconds: number) => Math.round(((channel * 0.6180339887) % 1) * loopSeconds * 10) / 10
+/** Where channel c's stream starts in the footage, whole seconds (keyframes): spread over it for any number of channels. */
+const offsetOf = (channel: number, loopSeconds: number) => Math.floor(((channel * 0.6180339887) % 1) * loopSeconds)
 
 type Answer = { resCode: number; resData?: any; resMsg: MessageItem[] }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const pick = (s: StreamTaskStatus): ChannelWindow['before'] => ({ framesIn: s.framesIn, framesDropped: s.framesDropped, framesProcessed: s.framesProcessed, framesFailed: s.framesFailed, motionSkipped: s.motionSkipped })
 
 export async function openStreamTarget(o: StreamTargetOptions): Promise<StreamTarget> {
-  const footage = footageOf(o.video)
+  const video = path.resolve(o.video)
+  const footage = footageOf(video)
+  const copies = await mkdtemp(path.join(os.tmpdir(), 'cap-footage-'))
   const mounts = Array.from({ length: o.maxChannels }, (_, c) => ({ path: `/ch${c + 1}`, offsetSeconds: footage ? offsetOf(c, footage.loopSeconds) : 0 }))
-  const rtsp: RtspServer = await startRtspServer(path.resolve(o.video), await freePort(), mounts, undefined, { shared: false })
-  let device: BenchDevice
-  try {
-    device = await startBenchDevice()
-  } catch (err) {
-    await rtsp.stop()
-    throw err
-  }
+  const started: { rtsp?: RtspServer; device?: BenchDevice } = {}
   const close = async () => {
-    await device.stop()
-    await rtsp.stop()
+    await started.device?.stop()
+    await started.rtsp?.stop()
+    await rm(copies, { recursive: true, force: true })
   }
   try {
+    const files = await Promise.all(mounts.map(async (m) => {
+      if (m.offsetSeconds === 0) return video
+      const file = path.join(copies, `${m.path.slice(1)}.mp4`)
+      await rotatedCopy(ffmpegBinary(process.env.FFMPEG_PATH ?? ''), video, m.offsetSeconds, file)
+      return file
+    }))
+    const rtsp = started.rtsp = await startRtspServer(video, await freePort(), mounts.map((m, c) => ({ path: m.path, file: files[c] })), undefined, { shared: false })
+    const device = started.device = await startBenchDevice()
     const mtk = await device.signIn()
     const call = async (route: string, body: unknown): Promise<Answer> => {
       const response = await fetch(device.url + route, { method: 'POST', headers: { 'content-type': 'application/json', mtk }, body: JSON.stringify(body) })
@@ -122,7 +129,10 @@ export async function openStreamTarget(o: StreamTargetOptions): Promise<StreamTa
         const answer = await call('/gtw/cwai/Camera/add', body)
         if (answer.resCode === 1) return answer.resData.cameraId as string
         const item = answer.resMsg[0]
-        if (!item?.retryable || attempt >= 5) throw new Error(`Camera/add ${rtsp.urls[c]}: ${JSON.stringify(answer.resMsg)}`)
+        if (!item?.retryable || attempt >= 5) {
+          const server = rtsp.process.exitCode === null && rtsp.process.signalCode === null ? 'running' : `exited (${rtsp.process.exitCode ?? rtsp.process.signalCode})`
+          throw new Error(`Camera/add ${rtsp.urls[c]} (RTSP server ${server}): ${JSON.stringify(answer.resMsg)}`)
+        }
         await sleep(1000 * (item.retryAfterSeconds ?? 1))
       }
     }
@@ -197,7 +207,8 @@ export async function openStreamTarget(o: StreamTargetOptions): Promise<StreamTa
             const a = after.get(t.taskId)!
             const times = entered.get(t.taskId) ?? []
             // The task's reader's pipeline: the first one of its mount since the step's tasks were created.
-            const playback = rtsp.media.find((m) => m.mount === mounts[t.channel]!.path && m.startedAt >= createdAt) ?? null
+            const media = rtsp.media.find((m) => m.mount === mounts[t.channel]!.path && m.startedAt >= createdAt)
+            const playback = media ? { ...media, offsetSeconds: mounts[t.channel]!.offsetSeconds } : null
             return {
               taskId: t.taskId, task: t.task, channel: t.channel, cameraId: cameras[t.channel]!, mount: mounts[t.channel]!,
               figures: channelFigures(windows[i]!, t.targetFps, seconds),

@@ -38,22 +38,23 @@ export interface VisitCheck {
   enteredOutsideVisits: number
 }
 
-/** A pipeline playing the footage: started (ms since epoch) `offsetSeconds` into it, started over at `loops`. */
+/**
+ * A pipeline playing the footage in a loop from `offsetSeconds` into it (rotated.ts): it
+ * started at `startedAt` and started over at `loops` (ms since epoch), each time at that point.
+ */
 export interface Playback { startedAt: number; offsetSeconds: number; loops: number[] }
 
 /** `window`: the hold; `entered`: the channel's `object.entered` times (ms since epoch). */
 export function checkVisits(footage: Footage, playback: Playback, window: { start: number; end: number }, entered: number[]): VisitCheck {
-  // When each pass through the file was (or would have been) at 0 s.
-  const loops = [playback.startedAt - playback.offsetSeconds * 1000, ...playback.loops]
+  // When the footage was (or would have been) at 0 s: one per pass, and the one after the last.
+  const zeros = [playback.startedAt, ...playback.loops].map((t) => t - playback.offsetSeconds * 1000)
+  zeros.push(zeros[zeros.length - 1]! + footage.loopSeconds * 1000)
   const inHold = entered.filter((t) => t >= window.start && t <= window.end)
-  const instances = loops.flatMap((loopStart, k) => {
-    const next = loops[k + 1] ?? loopStart + footage.loopSeconds * 1000
-    return footage.visits.map(([walksIn, hasLeft], visit) => ({
-      visit,
-      start: Math.max(loopStart + walksIn * 1000, playback.startedAt),
-      end: Math.min(loopStart + hasLeft * 1000, next),
-    }))
-  }).filter((i) => i.start < i.end)
+  const instances = zeros.flatMap((zero, k) => footage.visits.map(([walksIn, hasLeft], visit) => ({
+    visit,
+    start: Math.max(zero + walksIn * 1000, playback.startedAt),
+    end: Math.min(zero + hasLeft * 1000, zeros[k + 1] ?? Infinity),
+  }))).filter((i) => i.start < i.end)
   const seen = (i: { start: number; end: number }) => inHold.some((t) => t >= i.start - SLACK_MS && t <= i.end + SLACK_MS)
   const whole = instances.filter((i) => i.start >= window.start && i.end <= window.end)
   const expected = [...new Set(whole.map((i) => i.visit))].sort((a, b) => a - b)

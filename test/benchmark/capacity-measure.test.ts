@@ -109,8 +109,8 @@ describe('visits', () => {
   const s = (seconds: number) => 1_000_000 + seconds * 1000
 
   it('maps entered events to the visits in view, through the stream\'s start offset and its loops', () => {
-    // The stream started at s(0) 50 s into the file and started over at s(50).
-    const playback = { startedAt: s(0), offsetSeconds: 50, loops: [s(50)] }
+    // The stream started at s(0) 50 s into the footage and started over there at s(100).
+    const playback = { startedAt: s(0), offsetSeconds: 50, loops: [s(100)] }
     // Hold s(5)..s(130): instances wholly inside: visit 0 at s(60)..s(70), visit 1 at s(90)..s(120); visit 1 of the first pass started before the stream.
     const check = checkVisits(footage, playback, { start: s(5), end: s(130) }, [s(1), s(61), s(30), s(91.5)])
     expect(check).toEqual({ expected: [0, 1], found: [0, 1], missed: [], enteredOutsideVisits: 1 })

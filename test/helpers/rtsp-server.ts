@@ -6,12 +6,11 @@ import { createInterface } from 'node:readline'
 const PYTHON = '/usr/bin/python3'
 const SCRIPT = path.join(import.meta.dirname, 'rtsp-server.py')
 
-/** One pipeline playing a mount's file: when it started (Date.now()), where, and when it started over. */
+/** One pipeline playing a mount's file: when it started it and when it started it over (Date.now()). */
 export interface RtspMedia {
   mount: string
   id: number
   startedAt: number
-  offsetSeconds: number
   loops: number[]
 }
 
@@ -28,8 +27,8 @@ export interface RtspServer {
 
 export interface RtspMount {
   path: string
-  /** Where in the file the mount's stream starts, s. */
-  offsetSeconds?: number
+  /** The mount's own file (H.264 mp4); the server's by default. */
+  file?: string
 }
 
 /**
@@ -40,7 +39,7 @@ export interface RtspMount {
  */
 export async function startRtspServer(file: string, port: number, mount: string | RtspMount[] = '/cam', credentials?: string, options: { shared?: boolean } = {}): Promise<RtspServer> {
   const mounts = typeof mount === 'string' ? [{ path: mount }] : mount
-  const specs = mounts.map((m) => m.offsetSeconds ? `${m.path}@${m.offsetSeconds}` : m.path).join(',')
+  const specs = mounts.map((m) => m.file ? `${m.path}=${m.file}` : m.path).join(',')
   const args = [SCRIPT, ...(options.shared === false ? ['--unshared'] : []), file, String(port), specs, ...(credentials ? [credentials] : [])]
   const child = spawn(PYTHON, args, { stdio: ['ignore', 'pipe', 'pipe'] })
   const media: RtspMedia[] = []
@@ -49,8 +48,8 @@ export async function startRtspServer(file: string, port: number, mount: string 
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`RTSP server did not start\n${stderr}`)), 15_000)
     createInterface({ input: child.stdout! }).on('line', (line) => {
-      const [word, path, id, offset] = line.split(' ')
-      if (word === 'start') media.push({ mount: path!, id: Number(id), startedAt: Date.now(), offsetSeconds: Number(offset), loops: [] })
+      const [word, path, id] = line.split(' ')
+      if (word === 'start') media.push({ mount: path!, id: Number(id), startedAt: Date.now(), loops: [] })
       if (word === 'loop') media.find((m) => m.id === Number(id))?.loops.push(Date.now())
       if (line === 'ready') {
         clearTimeout(timer)
