@@ -9,7 +9,7 @@ export async function runOnStreams(args: CapacityArgs, log: (line: string) => vo
   const startedAt = new Date()
   const target = await openStreamTarget({
     video: args.video, maxChannels: args.maxChannels, motionGating: args.motionGating, warmupSeconds: args.warmupSeconds,
-    algorithms: args.algorithms, helmetClassifier: args.helmetClassifier, log,
+    algorithms: args.algorithms, helmetClassifier: args.helmetClassifier,
   })
   try {
     return await runCapacity(target, {
