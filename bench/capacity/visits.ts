@@ -2,8 +2,9 @@ import path from 'node:path'
 
 /**
  * Which person visits of the footage a channel's `object.entered` events found during a
- * step's hold. The RTSP server reports where and when each pipeline started and when it
- * started the file over, so a wall-clock time maps to a position in the footage. Pure.
+ * step's hold. The RTSP server reports when each pipeline started its file and started it
+ * over, and the runner knows where in the footage the file begins (rotated.ts), so a
+ * wall-clock time maps to a position in the footage. Pure.
  *
  * A visit instance (visit i in the loop that started at L) is expected when the person is in
  * view from start to end within the hold; it is found when the channel raised an
