@@ -1,93 +1,120 @@
 /**
- * Capacity at a modest step count (spec 2.8), as part of `npm run bench`.
+ * Capacity on real streams (spec 2.8), as part of `npm run bench`: person-detector stream
+ * tasks at 5 fps per channel on the office footage (one RTSP camera per channel, capacity
+ * runner: bench/capacity/), stepped +1 channel until a step misses the gates (fps ratio
+ * ≥ 0.95, missing ≤ 0.01, average discard ≤ 0.05, critical-path p99 ≤ 1000 ms; the detector
+ * gate is set to the critical-path one, which bounds it).
  *
- *   baseline: the raw pipeline in process (InferenceEngine, no socket), frames one after
- *             another on the same camera-sized RGB frames → frames per second it sustains;
- *   figure:   the capacity runner through the sidecar's frame path: person-detector
- *             channels at a third of that rate each, stepped 1, 2, 4 (5 s holds) → the
- *             frames per second processed over all channels at the highest step run.
- * Target: the frame path (socket, per-channel queues, shared sessions) delivers at least
- * 80 % of the raw pipeline's rate once the channels saturate it. The case file and summary
- * go to bench/out/capacity/ and must validate (a run in which not even one channel passed —
- * a very busy machine — writes no case file; the figure is still reported).
+ *   baseline: the same run with motion gating off (every frame to the detector);
+ *   figure:   the run with motion gating on (the device's default). Target: ≥ 3× the channels,
+ *             and no person visit the ungated run found missed (same channels, same footage).
+ * Also: decode CPU per channel (ffmpeg) against inference CPU per channel, and the device's
+ * RSS per added channel. Both runs' case files and summaries go to bench/out/capacity/.
  *
- * Settings: BENCH_CAPACITY_HOLD_SECONDS (5), BENCH_CAPACITY_MAX_CHANNELS (4).
+ * Settings (environment): BENCH_CAPACITY_HOLD_SECONDS (170: the whole footage once, plus its
+ * longest visit), BENCH_CAPACITY_MIN_CHANNELS (1), BENCH_CAPACITY_MAX_CHANNELS (8),
+ * BENCH_CAPACITY_STEP (increment), BENCH_CAPACITY_WARMUP_SECONDS (5), BENCH_CAPACITY_OUT.
  */
+import os from 'node:os'
 import path from 'node:path'
-import { defaultManifestDir, loadManifests } from '../models/load-manifests.ts'
-import { loadBundledEngine } from './lib/bundled-engine.ts'
-import { loadConfig } from '../shared/config.ts'
+import { parseCapacityArgs } from './capacity/args.ts'
+import { DEFAULT_GATES } from './capacity/defaults.ts'
+import type { CapacityResult, StepEvidence } from './capacity/run.ts'
+import { runOnStreams } from './capacity/run-streams.ts'
+import type { StreamStepEvidence } from './capacity/stream-target.ts'
+import { compareVisits } from './capacity/visits.ts'
 import { formatViolation } from './case/validator.ts'
-import { DEFAULT_ALGORITHM_BY_TASK } from './capacity/algorithms.ts'
-import { DEFAULT_GATES, DEFAULT_RUN } from './capacity/defaults.ts'
-import { DEFAULT_FRAME_DIR, DEFAULT_FRAME_PATTERN, loadFrames } from './capacity/image-frames.ts'
-import { runCapacity } from './capacity/run.ts'
-import { createSidecarTarget } from './capacity/sidecar-target.ts'
 import { BENCH_OUT_DIR, figure, writeReport } from './lib/report.ts'
 
-const root = path.resolve(import.meta.dirname, '..')
-const config = loadConfig()
-const holdSeconds = Number(process.env.BENCH_CAPACITY_HOLD_SECONDS ?? 5)
-const maxChannels = Number(process.env.BENCH_CAPACITY_MAX_CHANNELS ?? 4)
-const BASELINE_FRAMES = 20
-
-// Until a person-detection manifest ships, the face pipeline stands in (recorded in settings).
-const manifests = loadManifests(config.modelsManifestDir || defaultManifestDir(root), root)
-const wanted = DEFAULT_ALGORITHM_BY_TASK['person-detector']
-const algorithm = manifests.has(wanted) ? wanted : 'face-detection'
-if (algorithm !== wanted) console.log(`no ${wanted} manifest: face-detection stands in for the person detector`)
-
-// Baseline: the raw pipeline in process, sequential frames.
-const frames = await loadFrames(path.join(root, DEFAULT_FRAME_DIR), undefined, DEFAULT_FRAME_PATTERN)
-// The baseline runs the device's code as the device builds it (bench/lib/bundled-engine.ts).
-const { InferenceEngine } = await loadBundledEngine()
-const engine = new InferenceEngine({ projectRoot: root, intraOpThreads: config.inferenceThreads, limits: { maxEncodedImageBytes: config.maxEncodedImageBytes, maxImagePixels: config.maxImagePixels } })
-let rawFps: number
-try {
-  await engine.load('baseline', algorithm)
-  const rgb = (i: number) => { const f = frames[i % frames.length]!; return { ...f, data: Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength) } }
-  for (let i = 0; i < 3; i++) await engine.detect({ handle: 'baseline', image: rgb(i), overlay: false })
-  const started = performance.now()
-  for (let i = 0; i < BASELINE_FRAMES; i++) await engine.detect({ handle: 'baseline', image: rgb(i), overlay: false })
-  rawFps = BASELINE_FRAMES / ((performance.now() - started) / 1000)
-} finally {
-  await engine.close()
+const env = (name: string, fallback: string) => process.env[`BENCH_CAPACITY_${name}`] ?? fallback
+const settings = {
+  workload: 'person-detector', targetFps: 5,
+  holdSeconds: Number(env('HOLD_SECONDS', '170')), warmupSeconds: Number(env('WARMUP_SECONDS', '5')),
+  minChannels: Number(env('MIN_CHANNELS', '1')), maxChannels: Number(env('MAX_CHANNELS', '8')), step: env('STEP', 'increment'),
+  out: path.resolve(env('OUT', path.join(BENCH_OUT_DIR, 'capacity'))),
+  gates: { ...DEFAULT_GATES, maxDetectorLatencyMs: DEFAULT_GATES.maxCriticalPathLatencyMs },
+  loadAverageAtStart: os.loadavg(),
 }
-const targetFps = +(rawFps / 3).toFixed(2)
-console.log(`raw pipeline: ${rawFps.toFixed(2)} frames/s → ${targetFps} fps per channel`)
+const flags = (gating: 'on' | 'off') => parseCapacityArgs([
+  '--workload', settings.workload, '--target-fps', String(settings.targetFps), '--motion-gating', gating, '--step', settings.step,
+  '--min-channels', String(settings.minChannels), '--max-channels', String(settings.maxChannels),
+  '--hold-seconds', String(settings.holdSeconds), '--warmup-seconds', String(settings.warmupSeconds), '--out', settings.out,
+  '--max-detector-latency-ms', String(settings.gates.maxDetectorLatencyMs),
+])
 
-// Figure: the capacity runner through the sidecar frame path.
-const target = await createSidecarTarget({
-  projectRoot: root, config, algorithms: { ...DEFAULT_ALGORITHM_BY_TASK, 'person-detector': algorithm }, frameDir: null, frameDeadlineMs: DEFAULT_RUN.frameDeadlineMs,
+async function run(gating: 'on' | 'off'): Promise<CapacityResult> {
+  console.log(`\nmotion gating ${gating}:`)
+  const result = await runOnStreams(flags(gating), (line) => console.log(`  ${line}`))
+  for (const v of result.violations) console.error(formatViolation(v))
+  if (result.violations.length > 0) throw new Error(`${result.caseFile} does not validate`)
+  return result
+}
+
+const ungated = await run('off')
+const gated = await run('on')
+
+const measured = (r: CapacityResult) => r.evidence.filter((e): e is StepEvidence & { evidence: StreamStepEvidence } => e.evidence !== null)
+const passing = (r: CapacityResult) => r.caseFileJson.cases[0]!.lastPassingChannels ?? 0
+
+// Visits: at every channel count both runs measured, channel by channel.
+const visitSteps = measured(ungated).flatMap((u) => {
+  const g = measured(gated).find((e) => e.channels === u.channels)
+  if (!g) return []
+  const channels = (e: StreamStepEvidence) => e.channels.map((c) => ({ channel: c.channel, visits: c.visits }))
+  return [{
+    channels: u.channels,
+    ...compareVisits(channels(u.evidence), channels(g.evidence)),
+    objectEntered: u.evidence.channels.map((c, i) => ({ channel: c.channel, ungated: c.objectEntered, gated: g.evidence.channels[i]?.objectEntered ?? null })),
+  }]
 })
-let result
-try {
-  result = await runCapacity(target, {
-    workload: 'person-detector', targetFps, maxChannels, holdSeconds, stepMode: 'double', queueDepth: DEFAULT_RUN.queueDepth,
-    drainTimeoutMs: DEFAULT_RUN.drainTimeoutMs, gates: DEFAULT_GATES, scope: DEFAULT_RUN.scope,
-    outDir: path.join(BENCH_OUT_DIR, 'capacity'), startedAt: new Date(),
-  }, (line) => console.log(line))
-} finally {
-  await target.close()
+const missed = visitSteps.reduce((n, s) => n + s.missed.length, 0)
+const compared = visitSteps.reduce((n, s) => n + s.compared, 0)
+
+// Per-channel costs of the gated run: at its largest step; RSS as the growth from its first step (the model is loaded by then).
+const first = measured(gated)[0]!
+const cost = measured(gated).at(-1)!
+const perChannel = (cores: number) => (cores / cost.channels) * 100
+const rssPerChannel = cost.channels > first.channels
+  ? (cost.evidence.resources.rssPeakMb - first.evidence.resources.rssPeakMb) / (cost.channels - first.channels)
+  : cost.evidence.rssPerChannelMb
+
+const outcome = (r: CapacityResult) => {
+  const { outcome, boundaryKind, lastPassingChannels, firstBlockedChannels } = r.caseFileJson.cases[0]!
+  return { outcome, boundaryKind, lastPassingChannels, firstBlockedChannels }
 }
-for (const v of result.violations) console.error(formatViolation(v))
-if (result.violations.length > 0) throw new Error(result.error ?? 'the case file does not validate')
-if (result.error) console.log(result.error)
-const top = result.evidence[result.evidence.length - 1]!
-const frameFps = top.frames.filter((f) => f.fate === 'processed').length / top.holdSeconds
-const c = result.caseFileJson?.cases[0] ?? null
+const steps = (r: CapacityResult) => r.steps.map((s, i) => {
+  const e = r.evidence[i]!.evidence as StreamStepEvidence | null
+  return {
+    channels: s.channels, result: s.result, minimumFpsRatio: s.tasks[0]!.minimumFpsRatio, missingRate: s.tasks[0]!.missingRate,
+    averageDiscardRate: s.averageDiscardRate, criticalPathP99Ms: s.maximumCriticalPathLatencyMs, detectorP99Ms: s.maximumDetectorLatencyMs,
+    deviceCpuPeakPercent: s.cpuPeakPercent, machineCpuPeakPercent: e?.resources.machineCpuPeakPercent ?? null,
+    cores: e && { server: e.resources.roles.server.cpuCores, sidecar: e.resources.roles.sidecar.cpuCores, ffmpeg: e.resources.roles.ffmpeg.cpuCores },
+    rssPeakMb: e?.resources.rssPeakMb ?? null, loadAverage: e?.resources.loadAverage ?? null,
+    motionSkippedShare: e && e.channels.reduce((n, c) => n + c.figures.motionSkipped, 0) / Math.max(1, e.channels.reduce((n, c) => n + c.figures.processed, 0)),
+    failureReason: s.failureReason,
+  }
+})
 
 const file = await writeReport({
   benchmark: 'capacity',
-  description: `Capacity runner through the sidecar frame path (${algorithm}, ${targetFps} fps per channel, steps up to ${maxChannels}) vs the raw pipeline in process`,
-  settings: { algorithm, targetFps, maxChannels, holdSeconds, queueDepth: DEFAULT_RUN.queueDepth, baselineFrames: BASELINE_FRAMES, frameSize: `${frames[0]!.width}x${frames[0]!.height}`, gates: DEFAULT_GATES },
+  description: 'Person-detector channels at 5 fps on real RTSP streams (office footage) meeting the spec 2.8 gates, motion gating on vs off',
+  settings: { ...settings, footage: 'one-by-one-person-detection.mp4 (../shared/media), one RTSP camera per channel', loadAverageAtEnd: os.loadavg() },
   figures: [
-    figure({ name: `frame-path throughput at ${top.channels} channels`, unit: 'frames/s', value: frameFps, baseline: { name: 'raw pipeline in process, sequential', value: rawFps }, target: { ratioAtLeast: 0.8 } }),
+    figure({ name: 'person-detector channels meeting the gates, motion gating on', unit: 'channels', value: passing(gated),
+      baseline: { name: 'the same run, every frame to the detector (motion gating off)', value: passing(ungated) }, target: { ratioAtLeast: 3 } }),
+    figure({ name: 'person visits the ungated run found that the gated run missed', unit: 'visits', value: missed,
+      baseline: { name: 'visits found by the ungated run and compared (same channels, both runs)', value: compared }, target: { valueAtMost: 0 } }),
+    figure({ name: `decode CPU per channel at ${cost.channels} channel(s) (ffmpeg: the task's reader and the camera's own)`, unit: '% of one core',
+      value: perChannel(cost.evidence.resources.roles.ffmpeg.cpuCores),
+      baseline: { name: 'inference CPU per channel (sidecar), same step', value: perChannel(cost.evidence.resources.roles.sidecar.cpuCores) }, target: { ratioAtMost: 0.5 } }),
+    figure({ name: `device RSS per added channel, ${first.channels} to ${cost.channels} channel(s) (server + sidecar + ffmpeg; above idle when one step)`, unit: 'MB', value: rssPerChannel,
+      baseline: { name: `device RSS at ${first.channels} channel(s)`, value: first.evidence.resources.rssPeakMb }, target: { ratioAtMost: 0.25 } }),
   ],
   details: {
-    caseFile: result.caseFile, summaryFile: result.summaryFile, error: result.error,
-    outcome: c?.outcome ?? null, boundaryKind: c?.boundaryKind ?? null, lastPassingChannels: c?.lastPassingChannels ?? null, firstBlockedChannels: c?.firstBlockedChannels ?? null,
-    steps: result.steps.map((s) => ({ channels: s.channels, result: s.result, minimumProcessingFps: s.minimumProcessingFps, averageDiscardRate: s.averageDiscardRate, maximumCriticalPathLatencyMs: s.maximumCriticalPathLatencyMs, cpuPeakPercent: s.cpuPeakPercent })),
+    caseFiles: [gated.caseFile, ungated.caseFile], summaryFiles: [gated.summaryFile, ungated.summaryFile],
+    gated: { ...outcome(gated), steps: steps(gated) },
+    ungated: { ...outcome(ungated), steps: steps(ungated) },
+    visits: visitSteps,
   },
 })
 console.log(`wrote ${file}`)

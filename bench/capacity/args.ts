@@ -5,30 +5,29 @@ import type { Gates } from '../case/schema.ts'
 import { DEFAULT_GATES, DEFAULT_RUN } from './defaults.ts'
 import type { StepMode } from './plan.ts'
 
-/**
- * Flags of `npm run bench:capacity -- --workload W --target-fps N [--max-channels M]
- * [--hold-seconds S] [--scope SCOPE] [--step double|increment] [--queue-depth Q]
- * [--out DIR] [--frames DIR] [--algorithm TASK=ID ...] [--min-fps-ratio X] [--max-missing-rate X]
- * [--max-average-discard-rate X] [--max-critical-path-latency-ms X] [--max-detector-latency-ms X]`.
- */
+/** Flags of `npm run bench:capacity` (USAGE below). */
 export interface CapacityArgs {
   workload: Workload
   targetFps: number
+  minChannels: number
   maxChannels: number
   holdSeconds: number
+  warmupSeconds: number
   scope: Scope
   stepMode: StepMode
-  queueDepth: number
+  motionGating: boolean
+  video: string
+  helmetClassifier: string | null
   outDir: string
-  frameDir: string | null
   /** Algorithm id per task (spec 2.3: ids differ by deployment). */
   algorithms: Record<TaskName, string>
   gates: Gates
 }
 
 export const USAGE = `usage: npm run bench:capacity -- --workload ${WORKLOADS.join('|')} --target-fps N
-  [--max-channels M (${DEFAULT_RUN.maxChannels})] [--hold-seconds S (${DEFAULT_RUN.holdSeconds})] [--scope ${SCOPES.join('|')}]
-  [--step double|increment] [--queue-depth Q (${DEFAULT_RUN.queueDepth})] [--out DIR (${DEFAULT_RUN.outDir})] [--frames DIR]
+  [--min-channels N (${DEFAULT_RUN.minChannels})] [--max-channels M (${DEFAULT_RUN.maxChannels})] [--step double|increment (${DEFAULT_RUN.stepMode})]
+  [--hold-seconds S (${DEFAULT_RUN.holdSeconds})] [--warmup-seconds S (${DEFAULT_RUN.warmupSeconds})] [--motion-gating on|off (on)]
+  [--video FILE.mp4 (${DEFAULT_RUN.video})] [--helmet-classifier FILE.onnx] [--scope ${SCOPES.join('|')}] [--out DIR (${DEFAULT_RUN.outDir})]
   [--algorithm TASK=ID (${Object.entries(DEFAULT_ALGORITHM_BY_TASK).map(([t, a]) => `${t}=${a}`).join(', ')})]
   [--min-fps-ratio X] [--max-missing-rate X] [--max-average-discard-rate X] [--max-critical-path-latency-ms X] [--max-detector-latency-ms X]`
 
@@ -39,6 +38,9 @@ const GATE_FLAGS: Record<string, keyof Gates> = {
   'max-critical-path-latency-ms': 'maxCriticalPathLatencyMs',
   'max-detector-latency-ms': 'maxDetectorLatencyMs',
 }
+
+const STRING_FLAGS = ['workload', 'target-fps', 'min-channels', 'max-channels', 'hold-seconds', 'warmup-seconds', 'scope', 'step',
+  'motion-gating', 'video', 'helmet-classifier', 'out', ...Object.keys(GATE_FLAGS)]
 
 function number(name: string, raw: string | undefined, fallback: number | undefined, check: (n: number) => boolean, rule: string): number {
   if (raw === undefined) {
@@ -58,11 +60,8 @@ export function parseCapacityArgs(argv: string[]): CapacityArgs {
     args: argv,
     strict: true,
     options: {
-      workload: { type: 'string' }, 'target-fps': { type: 'string' }, 'max-channels': { type: 'string' },
-      'hold-seconds': { type: 'string' }, scope: { type: 'string' }, step: { type: 'string' },
-      'queue-depth': { type: 'string' }, out: { type: 'string' }, frames: { type: 'string' },
+      ...Object.fromEntries(STRING_FLAGS.map((k) => [k, { type: 'string' as const }])),
       algorithm: { type: 'string', multiple: true },
-      ...Object.fromEntries(Object.keys(GATE_FLAGS).map((k) => [k, { type: 'string' as const }])),
     },
   })
   const str = (k: string) => v[k as keyof typeof v] as string | undefined
@@ -78,18 +77,24 @@ export function parseCapacityArgs(argv: string[]): CapacityArgs {
   if (!SCOPES.includes(scope as Scope)) throw new Error(`--scope must be one of ${SCOPES.join(', ')}, got "${scope}"`)
   const step = str('step') ?? DEFAULT_RUN.stepMode
   if (step !== 'double' && step !== 'increment') throw new Error(`--step must be double or increment, got "${step}"`)
+  const gating = str('motion-gating') ?? 'on'
+  if (gating !== 'on' && gating !== 'off') throw new Error(`--motion-gating must be on or off, got "${gating}"`)
   const gates = { ...DEFAULT_GATES }
   for (const [flag, key] of Object.entries(GATE_FLAGS)) gates[key] = number(flag, str(flag), DEFAULT_GATES[key], (n) => n >= 0, 'a number >= 0')
+  const maxChannels = number('max-channels', str('max-channels'), DEFAULT_RUN.maxChannels, isInt1, 'an integer >= 1')
   return {
     workload: workload as Workload,
     targetFps: number('target-fps', str('target-fps'), undefined, (n) => n > 0, 'a number > 0'),
-    maxChannels: number('max-channels', str('max-channels'), DEFAULT_RUN.maxChannels, isInt1, 'an integer >= 1'),
+    minChannels: number('min-channels', str('min-channels'), DEFAULT_RUN.minChannels, (n) => isInt1(n) && n <= maxChannels, `an integer in 1..${maxChannels} (--max-channels)`),
+    maxChannels,
     holdSeconds: number('hold-seconds', str('hold-seconds'), DEFAULT_RUN.holdSeconds, (n) => n > 0, 'a number > 0'),
+    warmupSeconds: number('warmup-seconds', str('warmup-seconds'), DEFAULT_RUN.warmupSeconds, (n) => n >= 0, 'a number >= 0'),
     scope: scope as Scope,
     stepMode: step,
-    queueDepth: number('queue-depth', str('queue-depth'), DEFAULT_RUN.queueDepth, (n) => Number.isInteger(n) && n >= 0, 'an integer >= 0'),
+    motionGating: gating === 'on',
+    video: str('video') ?? DEFAULT_RUN.video,
+    helmetClassifier: str('helmet-classifier') ?? null,
     outDir: str('out') ?? DEFAULT_RUN.outDir,
-    frameDir: str('frames') ?? null,
     algorithms,
     gates,
   }

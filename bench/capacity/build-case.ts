@@ -1,4 +1,4 @@
-import { BENCHMARK_TITLE, CASE_SCHEMA_REF, CASE_SCHEMA_VERSION, type BoundaryKind, type Scope, type Workload } from '../case/constants.ts'
+import { BENCHMARK_TITLE, CASE_SCHEMA_REF, CASE_SCHEMA_VERSION, CASE_SCHEMA_VERSION_NO_PASS, type BoundaryKind, type Scope, type Workload } from '../case/constants.ts'
 import type { CaseFile, CaseRecord, Gates, StepRecord } from '../case/schema.ts'
 
 /**
@@ -8,6 +8,7 @@ import type { CaseFile, CaseRecord, Gates, StepRecord } from '../case/schema.ts'
  * - every step PASS → `completed`, `lower-bound` (the ceiling was reached without failing);
  * - last step FAIL → `stopped`, `performance-stop`;
  * - last step STOP → `setup-blocked` with the block's kind and reason.
+ * `lastPassingChannels` is null when no step passed (schemaVersion 4, constants.ts).
  */
 
 export interface SetupBlock {
@@ -27,20 +28,12 @@ export interface CaseInput {
   setupBlock: SetupBlock | null
 }
 
-/** No step passed: spec 2.8 has no way to write a case whose lastPassingChannels would be 0. */
-export class NoPassingStepError extends Error {
-  constructor(readonly firstStep: StepRecord) {
-    super(`no step passed (first step, ${firstStep.channels} channel(s): ${firstStep.result}${firstStep.failureReason ? ` — ${firstStep.failureReason}` : ''}); spec 2.8 needs lastPassingChannels >= 1, so no case file can be written`)
-  }
-}
-
 export function buildCase(input: CaseInput): CaseRecord {
   const { steps } = input
   if (steps.length === 0) throw new RangeError('a case needs at least one step')
   const firstBlocked = steps.findIndex((s) => s.result !== 'PASS')
   if (firstBlocked !== -1 && firstBlocked !== steps.length - 1) throw new RangeError('the run must stop at its first FAIL or STOP step')
   const passing = steps.filter((s) => s.result === 'PASS')
-  if (passing.length === 0) throw new NoPassingStepError(steps[0]!)
   const last = steps[steps.length - 1]!
   if (last.result === 'STOP' && input.setupBlock === null) throw new RangeError('a STOP step needs its setup block (kind and reason)')
 
@@ -57,7 +50,7 @@ export function buildCase(input: CaseInput): CaseRecord {
     targetFps: input.targetFps,
     configuredChannels: input.configuredChannels,
     ...outcome,
-    lastPassingChannels: passing[passing.length - 1]!.channels,
+    lastPassingChannels: passing[passing.length - 1]?.channels ?? null,
     firstBlockedChannels: last.result === 'PASS' ? null : last.channels,
     sourceSummarySha256: input.sourceSummarySha256,
     steps,
@@ -67,7 +60,8 @@ export function buildCase(input: CaseInput): CaseRecord {
 export function buildCaseFile(input: { platformId: string; platform: string; scope: Scope; evidenceDate: string; gates: Gates; cases: CaseRecord[] }): CaseFile {
   return {
     $schema: CASE_SCHEMA_REF,
-    schemaVersion: CASE_SCHEMA_VERSION,
+    // spec 2.8's version 3 whenever it can express every case.
+    schemaVersion: input.cases.some((c) => c.lastPassingChannels === null) ? CASE_SCHEMA_VERSION_NO_PASS : CASE_SCHEMA_VERSION,
     benchmark: BENCHMARK_TITLE,
     platformId: input.platformId,
     platform: input.platform,
@@ -79,9 +73,9 @@ export function buildCaseFile(input: { platformId: string; platform: string; sco
   }
 }
 
-/** `caseId` of a run: workload and target rate, as the pattern ^[a-z0-9-]+$ allows. */
-export function caseIdFor(workload: Workload, targetFps: number): string {
-  return `${workload}-${String(targetFps).replace(/[^0-9]+/g, '-')}fps`
+/** `caseId` of a run: workload, target rate and `-ungated` without motion gating, as the pattern ^[a-z0-9-]+$ allows. */
+export function caseIdFor(workload: Workload, targetFps: number, motionGating = true): string {
+  return `${workload}-${String(targetFps).replace(/[^0-9]+/g, '-')}fps${motionGating ? '' : '-ungated'}`
 }
 
 /** spec 2.8 `evidenceDate` (format date): the run's UTC calendar day. */

@@ -1,19 +1,13 @@
 /**
  * `npm run bench:capacity -- --workload W --target-fps N [...]` (flags: args.ts): runs the
- * capacity benchmark against the device's inference sidecar through its frame path (build
- * first: `node build.mjs`), then
- * writes `<out>/<caseId>.summary.json`, `<out>/<caseId>.case.json` and the cases schema
- * beside them. Exit codes: 0 the case file validates, 1 no valid case file, 2 bad flags.
+ * capacity benchmark on real stream tasks of the built device (`node build.mjs` first) fed
+ * by an RTSP server on loopback (stream-target.ts), then writes `<out>/<caseId>.summary.json`,
+ * `<out>/<caseId>.case.json` and the cases schema beside them.
+ * Exit codes: 0 the case file validates, 1 it does not (or the run failed), 2 bad flags.
  */
-import path from 'node:path'
-import { loadConfig } from '../../shared/config.ts'
 import { formatViolation } from '../case/validator.ts'
 import { parseCapacityArgs, USAGE, type CapacityArgs } from './args.ts'
-import { DEFAULT_RUN } from './defaults.ts'
-import { runCapacity } from './run.ts'
-import { createSidecarTarget } from './sidecar-target.ts'
-
-const projectRoot = path.resolve(import.meta.dirname, '../..')
+import { runOnStreams } from './run-streams.ts'
 
 async function main(argv: string[]): Promise<number> {
   let args: CapacityArgs
@@ -23,30 +17,17 @@ async function main(argv: string[]): Promise<number> {
     console.error(`${(err as Error).message}\n${USAGE}`)
     return 2
   }
-  // The sidecar bundle comes from `node build.mjs` (dist/runtime/sidecar.mjs).
-  const target = await createSidecarTarget({
-    projectRoot, config: loadConfig(), algorithms: args.algorithms, frameDir: args.frameDir, frameDeadlineMs: DEFAULT_RUN.frameDeadlineMs,
-  })
-  try {
-    const result = await runCapacity(target, {
-      ...args,
-      outDir: path.resolve(args.outDir),
-      drainTimeoutMs: DEFAULT_RUN.drainTimeoutMs,
-      startedAt: new Date(),
-    }, (line) => console.log(line))
-    console.log(`summary: ${result.summaryFile}`)
-    if (result.caseFile) console.log(`case file: ${result.caseFile}`)
+  const result = await runOnStreams(args, (line) => console.log(line))
+  console.log(`summary: ${result.summaryFile}`)
+  console.log(`case file: ${result.caseFile}`)
+  if (result.violations.length > 0) {
+    console.error(`the case file does not validate: ${result.violations.length} violation(s)`)
     for (const v of result.violations) console.error(`  ${formatViolation(v)}`)
-    if (result.error) {
-      console.error(result.error)
-      return 1
-    }
-    const c = result.caseFileJson!.cases[0]!
-    console.log(`OK ${c.caseId}: ${c.outcome} (${c.boundaryKind}), last passing ${c.lastPassingChannels} channel(s), first blocked ${c.firstBlockedChannels ?? '–'}`)
-    return 0
-  } finally {
-    await target.close()
+    return 1
   }
+  const c = result.caseFileJson.cases[0]!
+  console.log(`OK ${c.caseId}: ${c.outcome} (${c.boundaryKind}), last passing ${c.lastPassingChannels ?? '–'} channel(s), first blocked ${c.firstBlockedChannels ?? '–'}${c.blockedReason ? ` — ${c.blockedReason}` : ''}`)
+  return 0
 }
 
 process.exitCode = await main(process.argv.slice(2))

@@ -1,3 +1,4 @@
+import path from 'node:path'
 import type { Gates } from '../case/schema.ts'
 
 /**
@@ -15,15 +16,23 @@ export const DEFAULT_GATES: Gates = {
   maxDetectorLatencyMs: 500,
 }
 
+const projectRoot = path.resolve(import.meta.dirname, '../..')
+
 export const DEFAULT_RUN = {
+  minChannels: 1,
   maxChannels: 8,
-  holdSeconds: 10,
+  /**
+   * One pass through the default footage (139.4 s) plus its longest visit (28 s): every
+   * visit is seen whole once per channel, and motion gating is judged on the whole footage
+   * (empty stretches and visits), not on whichever part a shorter hold happens to cover.
+   */
+  holdSeconds: 170,
+  /** After every task of a step delivers frames, before the hold: connections settle. */
+  warmupSeconds: 5,
   stepMode: 'double' as const,
-  /** Frames that may wait per channel besides the one in flight. */
-  queueDepth: 2,
-  drainTimeoutMs: 5_000,
-  /** Deadline of one frame in the sidecar; a frame past it fails and counts as missing. */
-  frameDeadlineMs: 10_000,
+  motionGating: true,
+  /** Real camera footage (../shared/media/README.md), served by the RTSP server in a loop. */
+  video: path.resolve(projectRoot, '../shared/media/one-by-one-person-detection.mp4'),
   scope: 'additional-experimental-platform' as const,
   outDir: 'bench/out/capacity',
 }

@@ -1,6 +1,9 @@
 import { gateMisses } from '../case/gates.ts'
 import type { Gates, StepRecord } from '../case/schema.ts'
-import type { StepMeasurement } from './measure.ts'
+import type { StepPlan } from './plan.ts'
+
+/** The measured part of a step; `result` and `failureReason` come from judging it. */
+export type StepMeasurement = Omit<StepRecord, 'result' | 'failureReason'>
 
 /**
  * A step passes when it meets every gate (spec 2.8), judged by the same `gateMisses` the
@@ -15,7 +18,7 @@ export function judgeStep(step: StepMeasurement, gates: Gates): StepRecord {
 }
 
 /** A step that could not be run: its channels could not be set up (spec 3.3: setup-blocked). */
-export function blockedStep(plan: { channels: number; holdSeconds: number; tasks: { name: StepRecord['tasks'][number]['name']; targetFps: number }[] }, reason: string): StepRecord {
+export function blockedStep(plan: StepPlan, reason: string): StepRecord {
   return {
     channels: plan.channels,
     holdSeconds: plan.holdSeconds,

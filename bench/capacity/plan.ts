@@ -1,9 +1,24 @@
+import type { TaskName } from '../case/constants.ts'
+
 /**
- * The channel counts a run steps through (spec 2.8: 1, 2, 4, … or +1), never above the
- * ceiling `maxChannels`; the last step is the ceiling itself, so a run that passes every
- * step measures exactly `maxChannels` (a `lower-bound` case).
+ * What a capacity run steps through (spec 2.8): channel counts 1, 2, 4, … or +1 from
+ * `start`, never above the ceiling `maxChannels`; the last step is the ceiling itself, so a
+ * run that passes every step measures exactly `maxChannels` (a `lower-bound` case).
  */
 export type StepMode = 'double' | 'increment'
+
+/** One task of a workload at its rate, on every channel of a step. */
+export interface TaskPlan {
+  name: TaskName
+  targetFps: number
+}
+
+/** One step: `channels` channels of every task, held `holdSeconds`. */
+export interface StepPlan {
+  channels: number
+  holdSeconds: number
+  tasks: TaskPlan[]
+}
 
 export function channelSchedule(maxChannels: number, mode: StepMode, start = 1): number[] {
   if (!Number.isInteger(maxChannels) || maxChannels < 1) throw new RangeError(`maxChannels must be an integer >= 1, got ${maxChannels}`)

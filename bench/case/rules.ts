@@ -1,4 +1,4 @@
-import type { BoundaryKind, Outcome, TaskName, Workload } from './constants.ts'
+import { CASE_SCHEMA_VERSION, CASE_SCHEMA_VERSION_NO_PASS, type BoundaryKind, type Outcome, type TaskName, type Workload } from './constants.ts'
 import { gateMisses } from './gates.ts'
 import type { CaseFile, CaseRecord, Gates } from './schema.ts'
 
@@ -69,6 +69,14 @@ export const FILE_RULES: readonly FileRule[] = [
       }]
     }),
   },
+  {
+    id: 'version-last-passing',
+    statement: 'schemaVersion 3 (spec 2.8) types lastPassingChannels integer >= 1: a case with null needs schemaVersion 4.',
+    check: (f) => f.schemaVersion !== CASE_SCHEMA_VERSION ? [] : f.cases.flatMap((c, i) => c.lastPassingChannels !== null ? [] : [{
+      pointer: `/cases/${i}/lastPassingChannels`, rule: 'version-last-passing',
+      message: `lastPassingChannels is null, which schemaVersion ${CASE_SCHEMA_VERSION} does not allow (use schemaVersion ${CASE_SCHEMA_VERSION_NO_PASS})`,
+    }]),
+  },
 ]
 
 export const CASE_RULES: readonly CaseRule[] = [
@@ -101,12 +109,12 @@ export const CASE_RULES: readonly CaseRule[] = [
   },
   {
     id: 'last-passing-channels',
-    statement: 'lastPassingChannels is the largest channels of a PASS step (so a PASS step must exist).',
+    statement: 'lastPassingChannels is the largest channels of a PASS step, null when no step passed.',
     check: (c, at) => {
       const passing = c.steps.filter((s) => s.result === 'PASS').map((s) => s.channels)
       if (passing.length === 0) {
-        return [{ pointer: `${at}/lastPassingChannels`, rule: 'last-passing-channels',
-          message: `lastPassingChannels is ${c.lastPassingChannels} but no step has result PASS` }]
+        return c.lastPassingChannels === null ? [] : [{ pointer: `${at}/lastPassingChannels`, rule: 'last-passing-channels',
+          message: `lastPassingChannels is ${c.lastPassingChannels} but no step has result PASS, so it must be null` }]
       }
       const largest = Math.max(...passing)
       return c.lastPassingChannels === largest ? [] : [{

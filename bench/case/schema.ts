@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import {
-  BENCHMARK_TITLE, BOUNDARY_KINDS, CASE_SCHEMA_ID, CASE_SCHEMA_REF, CASE_SCHEMA_VERSION,
+  BENCHMARK_TITLE, BOUNDARY_KINDS, CASE_SCHEMA_ID, CASE_SCHEMA_REF, CASE_SCHEMA_VERSIONS,
   OUTCOMES, SCOPES, STEP_RESULTS, TASK_NAMES, WORKLOADS,
 } from './constants.ts'
 
@@ -74,7 +74,8 @@ export const CaseSchema = Type.Object({
   configuredChannels: CountAtLeastOne,
   outcome: oneOf(OUTCOMES),
   boundaryKind: oneOf(BOUNDARY_KINDS),
-  lastPassingChannels: CountAtLeastOne,
+  /** spec 2.8 (version 3): integer >= 1; version 4 also allows null (no step passed, rules.ts). */
+  lastPassingChannels: CountOrNull,
   firstBlockedChannels: CountOrNull,
   blockedReason: TextOrNull,
   sourceSummarySha256: Sha256Hex,
@@ -83,7 +84,7 @@ export const CaseSchema = Type.Object({
 
 export const CaseFileSchema = Type.Object({
   $schema: Type.Literal(CASE_SCHEMA_REF),
-  schemaVersion: Type.Literal(CASE_SCHEMA_VERSION),
+  schemaVersion: Type.Unsafe<(typeof CASE_SCHEMA_VERSIONS)[number]>({ type: 'integer', enum: [...CASE_SCHEMA_VERSIONS] }),
   benchmark: Type.Literal(BENCHMARK_TITLE),
   platformId: Slug,
   platform: Type.String({ minLength: 1 }),

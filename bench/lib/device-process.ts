@@ -8,6 +8,8 @@ import { BENCH_DIR } from './report.ts'
 
 export interface BenchDevice {
   url: string
+  /** The server process (its sidecar and camera readers are its children). */
+  pid: number
   /** The device's DATA_DIR (fresh, removed by stop()). */
   dataDir: string
   /** Signs in with DoLogin (spec 4.1) and returns the `mtk`. */
@@ -42,6 +44,7 @@ export async function startBenchDevice(env: Record<string, string> = {}): Promis
     const url = `http://127.0.0.1:${port}`
     return {
       url,
+      pid: child.process.pid!,
       dataDir,
       async signIn() {
         const response = await fetch(`${url}/gtw/cwai/login/DoLogin`, {

@@ -51,6 +51,8 @@ export class StreamTask {
   private readonly criticalLatency = new Samples()
   private framesIn = 0
   private framesDropped = 0
+  private framesProcessed = 0
+  private framesFailed = 0
   private motionSkipped = 0
   private objectsEntered = 0
   private observers: StreamObserver[] = []
@@ -123,7 +125,9 @@ export class StreamTask {
     for (let frame = await this.next(); frame; frame = await this.next()) {
       try {
         await this.process(frame)
+        this.framesProcessed++
       } catch (error) {
+        this.framesFailed++
         const item = isApiError(error) ? error.item : { messageKey: 'api.error.Internal', msgText: (error as Error).message }
         this.lastError = { messageKey: item.messageKey, msgText: item.msgText, at: String(Date.now()) }
         this.deps.log.warn({ taskId: this.row.taskId, messageKey: item.messageKey, err: item.msgText }, 'stream task frame failed')
@@ -188,6 +192,8 @@ export class StreamTask {
       processedFps: this.processedRate.perSecond(now),
       framesIn: this.framesIn,
       framesDropped: this.framesDropped,
+      framesProcessed: this.framesProcessed,
+      framesFailed: this.framesFailed,
       motionSkipped: this.motionSkipped,
       discardRate: this.framesIn > 0 ? Math.round((this.framesDropped / this.framesIn) * 10_000) / 10_000 : 0,
       detectorLatencyP50Ms: this.detectorLatency.percentile(50),

@@ -55,6 +55,9 @@ export interface StreamTaskStatus {
   /** Since start: frames delivered, dropped by the full queue (oldest first), skipped by motion gating. */
   framesIn: number
   framesDropped: number
+  /** Since start: frames analysed (motion-skipped ones included) and frames whose analysis failed (the capacity runner's counts, spec 2.8). */
+  framesProcessed: number
+  framesFailed: number
   motionSkipped: number
   discardRate: number
   detectorLatencyP50Ms: number | null

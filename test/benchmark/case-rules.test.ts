@@ -24,6 +24,10 @@ const ruleCases: Array<[string, (f: Mutable) => void, string, string]> = [
   ['lastPassingChannels below the largest PASS step', (f) => { f.cases[0].lastPassingChannels = 1 }, '/cases/0/lastPassingChannels', 'last-passing-channels'],
   ['lastPassingChannels above the largest PASS step', (f) => { f.cases[0].lastPassingChannels = 4 }, '/cases/0/lastPassingChannels', 'last-passing-channels'],
   ['lastPassingChannels with no PASS step', (f) => { f.cases[0].steps = [f.cases[0].steps[2]] }, '/cases/0/lastPassingChannels', 'last-passing-channels'],
+  ['lastPassingChannels null with a PASS step', (f) => { f.schemaVersion = 4; f.cases[0].lastPassingChannels = null }, '/cases/0/lastPassingChannels', 'last-passing-channels'],
+  ['lastPassingChannels null in a schemaVersion 3 file', (f) => {
+    f.cases[0].steps = [f.cases[0].steps[2]]; f.cases[0].lastPassingChannels = null
+  }, '/cases/0/lastPassingChannels', 'version-last-passing'],
   ['firstBlockedChannels not the FAIL step', (f) => { f.cases[0].firstBlockedChannels = 2 }, '/cases/0/firstBlockedChannels', 'first-blocked-channels'],
   ['firstBlockedChannels null with a FAIL step', (f) => { f.cases[0].firstBlockedChannels = null }, '/cases/0/firstBlockedChannels', 'first-blocked-channels'],
   ['firstBlockedChannels set with no FAIL/STOP step', (f) => { f.cases[1].firstBlockedChannels = 2 }, '/cases/1/firstBlockedChannels', 'first-blocked-channels'],
@@ -66,6 +70,15 @@ describe('case file cross-field rules', () => {
     const f = broken((f) => {
       Object.assign(f.cases[0], { outcome: 'setup-blocked', boundaryKind: 'binding-blocked', blockedReason: 'no free camera binding at 4 channels' })
       f.cases[0].steps[2].result = 'STOP'
+    })
+    expect(validate(f)).toEqual([])
+  })
+
+  it('accepts a schemaVersion 4 case that was setup-blocked at its first step, lastPassingChannels null', () => {
+    const f = broken((f) => {
+      f.schemaVersion = 4
+      Object.assign(f.cases[0], { outcome: 'setup-blocked', boundaryKind: 'binding-blocked', blockedReason: 'helmet-classifier not installed', lastPassingChannels: null, firstBlockedChannels: 4 })
+      f.cases[0].steps = [{ ...f.cases[0].steps[2], result: 'STOP' }]
     })
     expect(validate(f)).toEqual([])
   })

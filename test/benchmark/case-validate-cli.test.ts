@@ -43,7 +43,7 @@ describe('npm run case:validate', () => {
     const r = await validateCli(file)
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('3 violation(s)')
-    expect(r.stderr).toContain('/schemaVersion [const] must be equal to constant 3')
+    expect(r.stderr).toContain('/schemaVersion [enum] must be equal to one of the allowed values')
     expect(r.stderr).toContain('/cases/0/steps/0/tasks/0/unknown [additionalProperties]')
     expect(r.stderr).toContain('/cases/1/lastPassingChannels [last-passing-channels]')
   })
