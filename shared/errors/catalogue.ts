@@ -190,6 +190,8 @@ export const catalogue = {
     'No network change with this id waits for confirmation (it was confirmed or rolled back, or never made).', A.CHECK_REQUEST_PARAMETERS),
   NetworkChangeFailed: entry('8005', 'api.error.NetworkChangeFailed',
     'The backend could not apply the network change; the previous configuration was restored.', A.CHECK_REQUEST_PARAMETERS),
+  NetworkConfirmFromOldAddress: entry('8006', 'api.error.NetworkConfirmFromOldAddress',
+    'The confirmation reached the device through an address the change gives up; reaching the new address is the proof that the change works, so open the device at its new address (details.confirmAt) and confirm there. The change stays pending.', A.CONFIRM_AT_NEW_ADDRESS),
   // ── cameras (spec 4.10 Camera): each way a source fails has its own key ─────────────
   CameraNotFound: entry('7401', 'api.error.CameraNotFound',
     'No camera with this cameraId exists on the device.', A.CHECK_REQUEST_PARAMETERS),
