@@ -21,6 +21,7 @@ const Cameras = lazy(() => import('./views/Cameras.ts').then((m) => m.Cameras), 
 import { Audio } from './views/Audio.ts'
 import { System, LOGO_CHANGED } from './views/System.ts'
 import { LOGO_ROUTE } from '../../shared/system/types.ts'
+const Network = lazy(() => import('./views/Network.ts').then((m) => m.Network), { page: true })
 
 type Screen =
   | { name: 'signin'; notice: string | null }
@@ -31,6 +32,7 @@ const PAGES = {
   detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API',
   cameras: 'Cameras',
   audio: 'Audio', system: 'System',
+  network: 'Network',
 } as const
 type Page = keyof typeof PAGES
 /** `#/models?upload=helmet-classifier` → the page and its parameters. */
@@ -157,6 +159,7 @@ export function App() {
       : page === 'cameras' ? html`<${Cameras} client=${client} account=${account} />`
       : page === 'audio' ? html`<${Audio} client=${client} account=${account} />`
       : page === 'system' ? html`<${System} client=${client} account=${account} />`
+      : page === 'network' ? html`<${Network} client=${client} />`
       : html`<${Device} client=${client} />`}
   </${Shell}>`
 }

@@ -98,7 +98,7 @@ export class ChangeGuard {
 
   async status(): Promise<ChangeStatus> {
     const stored = await this.pending()
-    return { pending: stored && withoutSnapshot(stored), last: await this.options.store.get<ChangeOutcome>(LAST_KEY) }
+    return { pending: stored && withoutSnapshot(stored), last: await this.options.store.get<ChangeOutcome>(LAST_KEY), now: this.options.now() }
   }
 
   apply(change: AdapterChange, requestedBy: string | null): Promise<PendingChange> {
@@ -108,7 +108,7 @@ export class ChangeGuard {
       const { adapter, confirmTimeoutSeconds, ...config } = change
       validateAdapterConfig(config)
       const previousAddresses = await readAdapterIpv4(this.options.context.host, adapter)
-      if (!previousAddresses) throw invalidParam('/adapter', 'no such adapter on this device', { value: adapter })
+      if (!previousAddresses) throw invalidParam('/adapter', 'is not an adapter of this device (or is the loopback)', { value: adapter })
       const backend = await this.backend()
       const snapshot = await backend.capture(adapter).catch((error) => { throw refusal(error) })
       const now = this.options.now()

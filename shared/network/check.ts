@@ -4,6 +4,9 @@
  * shows the same refusal (field and reason) before anything is sent.
  */
 
+/** Limits of a change's lists and confirm window (the AdapterChange schema's, also checked by the console's form). */
+export const CHANGE_LIMITS = { dns: 3, searchDomains: 6, searchDomainPattern: '^[A-Za-z0-9.-]+$', searchDomainLength: 253, confirmSeconds: { min: 10, max: 3600 } } as const
+
 /** The device refuses a change with InvalidParam naming `field` (a JSON pointer into the request). */
 export interface ChangeProblem {
   field: string

@@ -149,4 +149,6 @@ export interface ChangeStatus {
   pending: PendingChange | null
   /** The last change that was confirmed or rolled back (null before the first). */
   last: ChangeOutcome | null
+  /** The device's clock (ms since epoch), so a client counts down to `confirmBy` without trusting its own. */
+  now: number
 }

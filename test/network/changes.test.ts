@@ -74,7 +74,7 @@ describe.runIf(isRoot())('network changes with confirm-or-rollback (spec 4.10 Ne
     expect(Date.now() - before).toBeGreaterThanOrEqual(CONFIRM_MS - 20)
     expect(state()).toEqual(ORIGINAL())
     const status = await QueryChange.handle({}, t.ctx())
-    expect(status).toEqual({ pending: null, last: { changeId: pending.changeId, adapter: ns.adapter, backend: 'iproute2-runtime', outcome: 'rolled-back', reason: 'timeout', at: expect.any(Number) } })
+    expect(status).toEqual({ pending: null, last: { changeId: pending.changeId, adapter: ns.adapter, backend: 'iproute2-runtime', outcome: 'rolled-back', reason: 'timeout', at: expect.any(Number) }, now: t.clock.now() })
     await expect(ConfirmChange.handle({ changeId: pending.changeId }, t.ctx()))
       .rejects.toMatchObject({ item: { messageKey: 'api.error.NetworkChangeNotFound' } })
     expect(await emitted()).toEqual(expect.arrayContaining([
