@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process'
 import { createServer, type Server } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
+import { seriousViolations } from '../helpers/axe.ts'
 import { launchBrowser, openConsole } from '../helpers/browser.ts'
 import { CHANGED_PASSWORD, freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { createNamespace, isRoot, type TestNamespace } from '../helpers/netns.ts'
@@ -72,6 +73,7 @@ describe('console: network', () => {
     await page.getByTestId('net-apply').click()
     expect(await page.getByTestId('net-gateway-error').textContent()).toBe('“10.99.0.1” is outside the subnet 10.88.0.0/24 of the address.')
     expect(await page.getByTestId('net-gateway').getAttribute('aria-invalid')).toBe('true')
+    expect(await seriousViolations(page, 'Network change form with an error')).toEqual([])
     await page.getByTestId('net-gateway').fill('10.88.0.1')
     await page.getByTestId('net-dns').fill('10.88.0.53 dns.example')
     await page.getByTestId('net-apply').click()
@@ -167,6 +169,7 @@ describe.runIf(isRoot())('console: network changes in a namespace', () => {
     expect(await page.getByTestId('new-address-link').getAttribute('href')).toBe(`http://10.88.0.5:${nsDevice.port}/console/#/network`)
     await expect.poll(() => page.getByTestId(`adapter-${ns.adapter}`).locator('[data-label="IPv4"]').textContent()).toBe('10.88.0.5/24')
     expect(await page.getByRole('button', { name: `Change ${ns.adapter}`, exact: true }).isDisabled()).toBe(true)
+    expect(await seriousViolations(page, 'Network pending change')).toEqual([])
     await screenshot('network-pending')
     await page.getByTestId('confirm-change').click()
     await expect.poll(() => page.getByTestId('last-change').textContent()).toMatch(/^The change of veth-dev was confirmed at /)

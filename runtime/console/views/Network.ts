@@ -87,7 +87,7 @@ const link = (a: Adapter) => `${a.state}${a.carrier === null ? '' : a.carrier ? 
 function Adapters({ adapters, locked, onEdit }: { adapters: Adapter[] | null; locked: boolean; onEdit: (name: string) => void }) {
   return html`<section class="panel" aria-labelledby="adapters-heading">
     <h2 id="adapters-heading">Adapters</h2>
-    ${adapters === null ? html`<p class="hint">Loading…</p>` : html`<div class="table-wrap"><table class="cards" data-testid="adapters">
+    ${adapters === null ? html`<p class="hint">Loading…</p>` : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Adapters (scrolls)"><table class="cards net-adapters" data-testid="adapters">
       <thead><tr><th scope="col">Adapter</th><th scope="col">MAC</th><th scope="col">IPv4</th><th scope="col">IPv6</th><th scope="col">Gateway</th>
         <th scope="col">Link</th><th scope="col">Speed</th><th scope="col">Configuration</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
       <tbody>${adapters.map((a) => html`<tr data-testid=${`adapter-${a.name}`}>

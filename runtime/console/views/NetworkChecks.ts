@@ -49,8 +49,9 @@ export function Probes({ client }: { client: DeviceClient }) {
     setQuality(byName(rows))
   })
   if (!targets) return html`<section class="panel"><h2>Connectivity and quality</h2><p class="hint">Loading…</p><${ErrorPanel} error=${failure?.error} context=${failure?.context} /></section>`
-  return html`<section class="panel stack" aria-labelledby="checks-heading" aria-busy=${busy}>
-    <h2 id="checks-heading">Connectivity checks</h2>
+  return html`<section class="panel stack" aria-labelledby="probes-heading" aria-busy=${busy}>
+    <h2 id="probes-heading">Connectivity and quality</h2>
+    <h3>Connectivity checks</h3>
     <p class="hint">The device checks only what is configured here: a TCP connect, an HTTP GET (below 400 passes) or a DNS resolution, each within ${targets.timeoutMs} ms.</p>
     ${targets.checks.length ? html`<div class="table-wrap"><table class="cards" data-testid="checks">
       <thead><tr><th scope="col">Check</th><th scope="col">Target</th><th scope="col">Result</th><th scope="col">Time</th><th scope="col">Details</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
@@ -72,7 +73,7 @@ export function Probes({ client }: { client: DeviceClient }) {
     <div class="row"><button type="button" disabled=${busy || !targets.checks.length} onClick=${() => runChecks()} data-testid="run-checks">Run all checks</button></div>
     <${AddCheck} disabled=${busy} onAdd=${(c: ConnectivityCheck) => save({ checks: [...targets.checks, c] })} />
 
-    <h2 id="quality-heading">Network quality</h2>
+    <h3>Network quality</h3>
     <p class="hint">Latency, jitter and loss from ${targets.samples} timed TCP connects per target (ICMP needs privileges the device does not hold).</p>
     ${targets.qualityTargets.length ? html`<div class="table-wrap"><table class="cards" data-testid="quality">
       <thead><tr><th scope="col">Target</th><th scope="col">Host</th><th scope="col">Received</th><th scope="col">Loss</th><th scope="col">Latency min / avg / max</th><th scope="col">Jitter</th><th scope="col">Last error</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
