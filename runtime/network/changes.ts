@@ -170,13 +170,10 @@ export class ChangeGuard {
       const change = await this.pending()
       if (!change || change.changeId !== changeId) throw new ApiError('NetworkChangeNotFound', { details: { changeId } })
       const { dropped, confirmAt } = through === null ? { dropped: [], confirmAt: [] } : await this.givenUp(change)
-      if (through !== null && dropped.includes(through)) {
-        const at = confirmAt.join(' or ') || 'its new address'
-        throw new ApiError('NetworkConfirmFromOldAddress', {
-          msgText: `This confirmation came through ${through}, which the change takes from ${change.adapter}: open the device at ${at} and confirm there before the deadline; the change stays pending.`,
-          details: { changeId, adapter: change.adapter, through, confirmAt, confirmBy: change.confirmBy },
-        })
-      }
+      if (through !== null && dropped.includes(through)) throw new ApiError('NetworkConfirmFromOldAddress', {
+        msgText: `This confirmation came through ${through}, which the change takes from ${change.adapter}: open the device at ${confirmAt.join(' or ') || 'its new address'} and confirm there before the deadline; the change stays pending.`,
+        details: { changeId, adapter: change.adapter, through, confirmAt, confirmBy: change.confirmBy },
+      })
       this.stop()
       const last = await this.finish(change, 'confirmed', null)
       await this.options.events.emit('network.changed', { changeId, adapter: change.adapter, backend: change.backend, outcome: 'confirmed', requestedBy: change.requestedBy })

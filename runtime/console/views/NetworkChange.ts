@@ -19,7 +19,7 @@ const fieldOf = (pointer: string): Field | null => {
 const list = (text: string) => text.split(/[\s,]+/).filter(Boolean)
 
 /** The console's address at `address`: where the operator confirms a change that moves it (README "Network"). */
-export const consoleAt = (address: string) => `${location.protocol}//${address}${location.port ? `:${location.port}` : ''}/console/#/network`
+const consoleAt = (address: string) => `${location.protocol}//${address}${location.port ? `:${location.port}` : ''}/console/#/network`
 
 /** What the form holds, as the device's request, or the first problem the device would name. */
 function build(adapter: string, f: FormState): { change: AdapterChange } | { problem: ChangeProblem } {
