@@ -140,6 +140,11 @@ export interface Ctx extends Services {
    * X-Forwarded-For entry; null on other transports.
    */
   clientAddress: string | null
+  /**
+   * The device's own address the request arrived at (the server's side of the socket, an
+   * IPv4-mapped IPv6 address given as IPv4); null on other transports.
+   */
+  localAddress: string | null
   /** The HTTP request (streaming body for `multipart` handlers); null on non-HTTP transports. */
   request: Request | null
   /** Aborted when the client goes away. */

@@ -22,6 +22,7 @@ import { Audio } from './views/Audio.ts'
 import { System, LOGO_CHANGED } from './views/System.ts'
 import { LOGO_ROUTE } from '../../shared/system/types.ts'
 import { Backup } from './views/Backup.ts'
+const Network = lazy(() => import('./views/Network.ts').then((m) => m.Network), { page: true })
 
 type Screen =
   | { name: 'signin'; notice: string | null }
@@ -33,6 +34,7 @@ const PAGES = {
   cameras: 'Cameras',
   audio: 'Audio', system: 'System',
   backup: 'Backup and reset',
+  network: 'Network',
 } as const
 type Page = keyof typeof PAGES
 /** `#/models?upload=helmet-classifier` → the page and its parameters. */
@@ -160,6 +162,7 @@ export function App() {
       : page === 'audio' ? html`<${Audio} client=${client} account=${account} />`
       : page === 'system' ? html`<${System} client=${client} account=${account} />`
       : page === 'backup' ? html`<${Backup} client=${client} account=${account} onRestarted=${(notice: string) => { sessionStore.clear(); toSignIn(notice) }} />`
+      : page === 'network' ? html`<${Network} client=${client} />`
       : html`<${Device} client=${client} />`}
   </${Shell}>`
 }

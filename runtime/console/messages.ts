@@ -61,6 +61,13 @@ export const MESSAGE_TEXT: Record<string, string> = {
   'api.error.TimeServiceFailed': 'The time service did not take the NTP servers; nothing changed.',
   'api.error.LogoInvalid': 'The logo is not a PNG, JPEG or SVG the device accepts.',
   'api.error.LogFileNotFound': 'This log file no longer exists (rotated away).',
+  // spec 4.10 Network
+  'api.error.NetworkBackendUnavailable': 'The device found no network configuration service it can change (NetworkManager, systemd-networkd, ifupdown).',
+  'api.error.NetworkChangeNotPermitted': 'The device is not permitted to change the network configuration; nothing changed.',
+  'api.error.NetworkChangePending': 'Another network change waits for its confirmation: confirm or revert it first.',
+  'api.error.NetworkChangeNotFound': 'This network change no longer waits for confirmation (confirmed, rolled back, or unknown).',
+  'api.error.NetworkChangeFailed': 'The device could not apply the network change; the previous configuration is back.',
+  'api.error.NetworkConfirmFromOldAddress': 'This console reached the device through the address the change gives up: confirm from the new address.',
 }
 
 /** spec 7.2 recommended-action codes (and the device's additions), as next steps for a person. */
@@ -89,6 +96,7 @@ export const ACTION_TEXT: Record<string, string> = {
   CHECK_CAMERA_NETWORK: 'Check that the camera is switched on and reachable from the device.',
   CHECK_CAMERA_CREDENTIALS: 'Check the camera\'s user name and password.',
   CHANGE_CAMERA_ENCODING: 'Set the camera to a codec the device decodes, such as H.264.',
+  CONFIRM_AT_NEW_ADDRESS: 'Open the device at its new address, sign in there and confirm the change before its deadline.',
   NONE: '',
 }
 

@@ -217,7 +217,7 @@ export class MqttChannel {
     try {
       const body = request.body === undefined ? {} : request.body
       const outcome = await runHandler({ services: this.deps.services(), validator: this.deps.router!.validator }, entry, body,
-        { identity: MQTT_IDENTITY, requestId: `mqtt-${requestId}`, clientAddress: null, request: null, signal: controller.signal })
+        { identity: MQTT_IDENTITY, requestId: `mqtt-${requestId}`, clientAddress: null, localAddress: null, request: null, signal: controller.signal })
       if (outcome instanceof Response) {
         await outcome.body?.cancel()
         return refuse(new ApiError('NotSupported', { details: { reason: 'file responses are served over HTTP only', path } }))

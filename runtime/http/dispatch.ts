@@ -71,7 +71,7 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
         input = Object.fromEntries(new URL(c.req.url).searchParams)
       }
       const clientAddress = clientAddressOf(c, services.config.httpTrustProxy)
-      const outcome = await runHandler({ services, validator }, entry, input, { identity, requestId, clientAddress, request, signal: c.req.raw.signal })
+      const outcome = await runHandler({ services, validator }, entry, input, { identity, requestId, clientAddress, localAddress: localAddressOf(c), request, signal: c.req.raw.signal })
       await body.settle()
       // A handler streaming the body may turn the limit error into its own; the limit wins.
       const crossed = body.exceeded()
@@ -103,6 +103,13 @@ function clientAddressOf(c: Context, trustProxy: boolean): string | null {
   return incoming?.socket?.remoteAddress ?? null
 }
 
+/** The device's address the request arrived at (ctx.localAddress): the server's side of node:http's socket. */
+export function localAddressOf(c: Context): string | null {
+  const local = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.localAddress
+  // a dual-stack listener reports IPv4 connections as ::ffff:a.b.c.d
+  return local ? local.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '') : null
+}
+
 const FORM_OVERHEAD_BYTES = 1024 * 1024
 
 /** spec 8: 1 MB JSON, 10 MB multipart; chunk routes follow maxChunkSize up to the 12 MB backstop. */
@@ -125,7 +132,7 @@ export async function runHandler(
   deps: { services: Services; validator: InputValidator },
   entry: RouteEntry,
   input: unknown,
-  call: Pick<Ctx, 'identity' | 'requestId' | 'clientAddress' | 'request' | 'signal'>,
+  call: Pick<Ctx, 'identity' | 'requestId' | 'clientAddress' | 'localAddress' | 'request' | 'signal'>,
 ): Promise<Outcome | Response> {
   const log = deps.services.log.child({ requestId: call.requestId })
   const ctx: Ctx = { ...deps.services, ...call, log }

@@ -8,6 +8,7 @@ import { validateAdapterConfig } from '../../shared/network/validate.ts'
 import { backendPlugins, detectBackend } from './backends/index.ts'
 import type { BackendContext, NetworkBackend } from './backends/types.ts'
 import { HostCommandError } from './host.ts'
+import { readAdapterIpv4 } from './read.ts'
 import type { NetworkStore } from './store.ts'
 
 const PENDING_KEY = 'network.pendingChange'
@@ -97,23 +98,24 @@ export class ChangeGuard {
 
   async status(): Promise<ChangeStatus> {
     const stored = await this.pending()
-    return { pending: stored && withoutSnapshot(stored), last: await this.options.store.get<ChangeOutcome>(LAST_KEY) }
+    return { pending: stored && withoutSnapshot(stored), last: await this.options.store.get<ChangeOutcome>(LAST_KEY), now: this.options.now() }
   }
 
-  apply(change: AdapterChange, requestedBy: string | null, adapterExists: (name: string) => Promise<boolean>): Promise<PendingChange> {
+  apply(change: AdapterChange, requestedBy: string | null): Promise<PendingChange> {
     return this.serial(async () => {
       const waiting = await this.pending()
       if (waiting) throw new ApiError('NetworkChangePending', { details: { changeId: waiting.changeId, confirmBy: waiting.confirmBy } })
       const { adapter, confirmTimeoutSeconds, ...config } = change
       validateAdapterConfig(config)
-      if (!await adapterExists(adapter)) throw invalidParam('/adapter', 'no such adapter on this device', { value: adapter })
+      const previousAddresses = await readAdapterIpv4(this.options.context.host, adapter)
+      if (!previousAddresses) throw invalidParam('/adapter', 'is not an adapter of this device (or is the loopback)', { value: adapter })
       const backend = await this.backend()
       const snapshot = await backend.capture(adapter).catch((error) => { throw refusal(error) })
       const now = this.options.now()
       const stored: StoredChange = {
         changeId: randomUUID(), adapter, backend: backend.type, config, appliedAt: now,
         confirmBy: now + (confirmTimeoutSeconds === undefined ? this.options.confirmTimeoutMs : confirmTimeoutSeconds * 1000),
-        requestedBy, snapshot,
+        requestedBy, previousAddresses, snapshot,
       }
       await this.options.store.set(PENDING_KEY, stored)
       try {
@@ -152,10 +154,26 @@ export class ChangeGuard {
     return last
   }
 
-  confirm(changeId: string): Promise<ChangeOutcome> {
+  /**
+   * The addresses a confirmation must not come through: those the adapter held before the
+   * change and gives up with it. A static change keeps only its `address`; what DHCP leased
+   * is known only now, from the kernel (README "Network", confirm from the new address).
+   */
+  private async givenUp(change: StoredChange): Promise<{ dropped: string[]; confirmAt: string[] }> {
+    const confirmAt = change.config.mode === 'static' ? [change.config.address!] : await readAdapterIpv4(this.options.context.host, change.adapter) ?? []
+    return { dropped: (change.previousAddresses ?? []).filter((a) => !confirmAt.includes(a)), confirmAt }
+  }
+
+  /** `through`: the device's address the confirmation arrived at (null: a transport without one). */
+  confirm(changeId: string, through: string | null): Promise<ChangeOutcome> {
     return this.serial(async () => {
       const change = await this.pending()
       if (!change || change.changeId !== changeId) throw new ApiError('NetworkChangeNotFound', { details: { changeId } })
+      const { dropped, confirmAt } = through === null ? { dropped: [], confirmAt: [] } : await this.givenUp(change)
+      if (through !== null && dropped.includes(through)) throw new ApiError('NetworkConfirmFromOldAddress', {
+        msgText: `This confirmation came through ${through}, which the change takes from ${change.adapter}: open the device at ${confirmAt.join(' or ') || 'its new address'} and confirm there before the deadline; the change stays pending.`,
+        details: { changeId, adapter: change.adapter, through, confirmAt, confirmBy: change.confirmBy },
+      })
       this.stop()
       const last = await this.finish(change, 'confirmed', null)
       await this.options.events.emit('network.changed', { changeId, adapter: change.adapter, backend: change.backend, outcome: 'confirmed', requestedBy: change.requestedBy })

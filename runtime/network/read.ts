@@ -86,6 +86,21 @@ async function networkManagerMethods(host: HostAccess): Promise<Map<string, stri
   return methods
 }
 
+/**
+ * A configurable adapter's global IPv4 addresses (those a change replaces; link and host
+ * scope stay), or null when there is no such adapter or it is the loopback.
+ */
+export async function readAdapterIpv4(host: HostAccess, name: string): Promise<string[] | null> {
+  let link: IpLink | undefined
+  try {
+    [link] = await json<IpLink[]>(host, ['addr', 'show', 'dev', name])
+  } catch {
+    return null // `ip` refuses an unknown device
+  }
+  if (!link || link.link_type === 'loopback') return null
+  return (link.addr_info ?? []).filter((a) => a.family === 'inet' && (a.scope ?? 'global') === 'global').map((a) => a.local)
+}
+
 export async function readAdapters(host: HostAccess): Promise<Adapter[]> {
   const [links, routes, ifupdown, nm] = await Promise.all([
     json<IpLink[]>(host, ['addr', 'show']),

@@ -98,18 +98,8 @@ export class HostNetworkService implements NetworkService {
     return Promise.all(pick(checks, names).map((check) => runCheck(check, timeoutMs)))
   }
 
-  /** A configurable adapter: it exists, and it is not the loopback. */
-  private async adapterExists(name: string) {
-    try {
-      const [link] = JSON.parse(await this.host.run('ip', ['-json', 'link', 'show', 'dev', name])) as { link_type?: string }[]
-      return link !== undefined && link.link_type !== 'loopback'
-    } catch {
-      return false
-    }
-  }
-
-  apply(change: AdapterChange, requestedBy: string | null) { return this.changes.apply(change, requestedBy, (name) => this.adapterExists(name)) }
-  confirm(changeId: string) { return this.changes.confirm(changeId) }
+  apply(change: AdapterChange, requestedBy: string | null) { return this.changes.apply(change, requestedBy) }
+  confirm(changeId: string, through: string | null) { return this.changes.confirm(changeId, through) }
   revert(changeId: string) { return this.changes.revert(changeId) }
   changeStatus() { return this.changes.status() }
 }

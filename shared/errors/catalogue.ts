@@ -223,6 +223,8 @@ export const catalogue = {
     'The confirmation token expired (FACTORY_RESET_TOKEN_TTL_MS): request a new one and confirm in time. Nothing was changed.', A.CHECK_REQUEST_PARAMETERS),
   BackupNoSpace: entry('8166', 'api.error.BackupNoSpace',
     'Not enough free disk space to produce or stage the backup (details.requiredBytes, details.availableBytes). Nothing was changed.', A.FREE_DISK_SPACE),
+  NetworkConfirmFromOldAddress: entry('8006', 'api.error.NetworkConfirmFromOldAddress',
+    'The confirmation reached the device through an address the change gives up; reaching the new address is the proof that the change works, so open the device at its new address (details.confirmAt) and confirm there. The change stays pending.', A.CONFIRM_AT_NEW_ADDRESS),
   // ── cameras (spec 4.10 Camera): each way a source fails has its own key ─────────────
   CameraNotFound: entry('7401', 'api.error.CameraNotFound',
     'No camera with this cameraId exists on the device.', A.CHECK_REQUEST_PARAMETERS),

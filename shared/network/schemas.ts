@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { CHANGE_LIMITS as L } from './check.ts'
 
 // Input schemas of the network endpoints (README "Network").
 
@@ -49,9 +50,9 @@ export const AdapterChange = Type.Object({
   address: Type.Optional(Type.String({ maxLength: 15, description: 'IPv4 address (static only).' })),
   prefix: Type.Optional(Type.Integer({ minimum: 1, maximum: 32, description: 'IPv4 prefix length (static only).' })),
   gateway: Type.Optional(Type.String({ maxLength: 15, description: 'IPv4 gateway inside the subnet (static only); absent = no default route through this adapter.' })),
-  dns: Type.Optional(Type.Array(Type.String({ maxLength: 45 }), { maxItems: 3, description: 'DNS servers (IPv4 or IPv6).' })),
-  searchDomains: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.-]+$' }), { maxItems: 6 })),
-  confirmTimeoutSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 3600, description: 'Time to confirm before the previous configuration comes back; default NETWORK_CONFIRM_TIMEOUT_MS.' })),
+  dns: Type.Optional(Type.Array(Type.String({ maxLength: 45 }), { maxItems: L.dns, description: 'DNS servers (IPv4 or IPv6).' })),
+  searchDomains: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: L.searchDomainLength, pattern: L.searchDomainPattern }), { maxItems: L.searchDomains })),
+  confirmTimeoutSeconds: Type.Optional(Type.Integer({ minimum: L.confirmSeconds.min, maximum: L.confirmSeconds.max, description: 'Time to confirm before the previous configuration comes back; default NETWORK_CONFIRM_TIMEOUT_MS.' })),
 }, { additionalProperties: false })
 export type AdapterChange = Static<typeof AdapterChange>
 

@@ -80,7 +80,11 @@ export interface NetworkService {
    * by `confirmBy`, the previous configuration comes back by itself (README "Network").
    */
   apply(change: AdapterChange, requestedBy: string | null): Promise<PendingChange>
-  confirm(changeId: string): Promise<ChangeOutcome>
+  /**
+   * Keeps the pending change. `through` is the device's address the request arrived at: one
+   * the change gives up is refused (NetworkConfirmFromOldAddress); null (no address, e.g. MQTT) is not checked.
+   */
+  confirm(changeId: string, through: string | null): Promise<ChangeOutcome>
   /** Restores the previous configuration now, without waiting for the timeout. */
   revert(changeId: string): Promise<ChangeOutcome>
   changeStatus(): Promise<ChangeStatus>
@@ -127,6 +131,8 @@ export interface PendingChange {
   /** ms since epoch: without a confirmation by then the previous configuration comes back. */
   confirmBy: number
   requestedBy: string | null
+  /** The adapter's global IPv4 addresses before the change: a confirmation through one the change gives up is refused. */
+  previousAddresses: string[]
 }
 
 export interface ChangeOutcome {
@@ -143,4 +149,6 @@ export interface ChangeStatus {
   pending: PendingChange | null
   /** The last change that was confirmed or rolled back (null before the first). */
   last: ChangeOutcome | null
+  /** The device's clock (ms since epoch), so a client counts down to `confirmBy` without trusting its own. */
+  now: number
 }

@@ -16,6 +16,7 @@ const PAGES = {
   cameras: 'Cameras',
   audio: 'Audio', system: 'System',
   backup: 'Backup and reset',
+  network: 'Network',
 }
 /** Pages whose table must be shown when checked (the narrow layout turns tables into cards). */
 const TABLES: Partial<Record<keyof typeof PAGES, string>> = { tasks: 'tasks', algorithms: 'algorithms', models: 'models' }

@@ -148,12 +148,12 @@ describe('network changes refused before anything changes', () => {
     rmSync(root, { recursive: true, force: true })
   })
 
-  const ETH0 = { 'ip -json link show dev eth0': '[{"ifname":"eth0","link_type":"ether"}]' }
+  const ETH0 = { 'ip -json addr show dev eth0': '[{"ifname":"eth0","link_type":"ether","addr_info":[{"family":"inet","local":"10.0.0.2","prefixlen":8,"scope":"global"}]}]' }
 
   it('refuses with NetworkBackendUnavailable where no backend is found', async () => {
     const network = service(fakeHost(ETH0).host)
     await expect(network.apply({ adapter: 'eth0', ...STATIC }, 'admin')).rejects.toMatchObject({ item: { messageKey: 'api.error.NetworkBackendUnavailable' } })
-    expect(await network.changeStatus()).toEqual({ pending: null, last: null })
+    expect(await network.changeStatus()).toEqual({ pending: null, last: null, now: expect.any(Number) })
   })
 
   it('refuses with NetworkChangeNotPermitted when the kernel says so, and restores what it touched', async () => {

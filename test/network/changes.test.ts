@@ -74,7 +74,7 @@ describe.runIf(isRoot())('network changes with confirm-or-rollback (spec 4.10 Ne
     expect(Date.now() - before).toBeGreaterThanOrEqual(CONFIRM_MS - 20)
     expect(state()).toEqual(ORIGINAL())
     const status = await QueryChange.handle({}, t.ctx())
-    expect(status).toEqual({ pending: null, last: { changeId: pending.changeId, adapter: ns.adapter, backend: 'iproute2-runtime', outcome: 'rolled-back', reason: 'timeout', at: expect.any(Number) } })
+    expect(status).toEqual({ pending: null, last: { changeId: pending.changeId, adapter: ns.adapter, backend: 'iproute2-runtime', outcome: 'rolled-back', reason: 'timeout', at: expect.any(Number) }, now: t.clock.now() })
     await expect(ConfirmChange.handle({ changeId: pending.changeId }, t.ctx()))
       .rejects.toMatchObject({ item: { messageKey: 'api.error.NetworkChangeNotFound' } })
     expect(await emitted()).toEqual(expect.arrayContaining([
@@ -89,6 +89,36 @@ describe.runIf(isRoot())('network changes with confirm-or-rollback (spec 4.10 Ne
     await sleep(CONFIRM_MS + 500)
     expect(state()).toEqual(NEW_STATE())
     expect(await QueryChange.handle({}, t.ctx())).toMatchObject({ pending: null, last: { changeId: pending.changeId, outcome: 'confirmed' } })
+  })
+
+  it('refuses a confirmation through the address the change gives up (still pending), and takes one through the new address', async () => {
+    const through = (localAddress: string | null) => ({ ...t.ctx(admin), localAddress })
+    const pending = await SetAdapter.handle({ adapter: ns.adapter, ...NEW, confirmTimeoutSeconds: 600 }, t.ctx(admin))
+    expect(pending.previousAddresses).toEqual(['10.77.0.2'])
+    expect(state()).toEqual(NEW_STATE())
+    await expect(ConfirmChange.handle({ changeId: pending.changeId }, through('10.77.0.2'))).rejects.toMatchObject({ item: {
+      msgCode: '8006', messageKey: 'api.error.NetworkConfirmFromOldAddress', recommendedAction: 'CONFIRM_AT_NEW_ADDRESS',
+      msgText: expect.stringContaining('open the device at 10.88.0.5 and confirm there'),
+      details: { changeId: pending.changeId, adapter: ns.adapter, through: '10.77.0.2', confirmAt: ['10.88.0.5'], confirmBy: pending.confirmBy },
+    } })
+    expect(await QueryChange.handle({}, t.ctx())).toMatchObject({ pending })
+    expect(state()).toEqual(NEW_STATE())
+    expect(await ConfirmChange.handle({ changeId: pending.changeId }, through('10.88.0.5'))).toMatchObject({ changeId: pending.changeId, outcome: 'confirmed' })
+    expect(await QueryChange.handle({}, t.ctx())).toMatchObject({ pending: null, last: { changeId: pending.changeId, outcome: 'confirmed' } })
+    expect(state()).toEqual(NEW_STATE())
+  })
+
+  it('takes a confirmation through an address the change keeps, the loopback or another adapter, and over a transport without one', async () => {
+    const through = (localAddress: string | null) => ({ ...t.ctx(admin), localAddress })
+    // the same address with another gateway: the address the console uses stays
+    const kept = await SetAdapter.handle({ adapter: ns.adapter, mode: 'static', address: '10.77.0.2', prefix: 24, gateway: '10.77.0.254', confirmTimeoutSeconds: 600 }, t.ctx(admin))
+    expect(await ConfirmChange.handle({ changeId: kept.changeId }, through('10.77.0.2'))).toMatchObject({ outcome: 'confirmed' })
+    for (const localAddress of ['127.0.0.1', '192.0.2.10', '::1', null]) {
+      const moved = await SetAdapter.handle({ adapter: ns.adapter, mode: 'static', address: '10.77.0.3', prefix: 24, confirmTimeoutSeconds: 600 }, t.ctx(admin))
+      expect(await ConfirmChange.handle({ changeId: moved.changeId }, through(localAddress)), String(localAddress)).toMatchObject({ outcome: 'confirmed' })
+      ns.ip('-4', 'addr', 'flush', 'dev', ns.adapter)
+      ns.ip('addr', 'add', '10.77.0.2/24', 'dev', ns.adapter)
+    }
   })
 
   it('reverts at once on request', async () => {

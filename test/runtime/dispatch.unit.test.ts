@@ -1,4 +1,6 @@
+import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
+import { serve } from '@hono/node-server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Type } from '@sinclair/typebox'
 import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
@@ -72,6 +74,20 @@ describe('dispatcher: envelope and error mapping', () => {
     const response = await appWith(failing).request('/t/fail', { method: 'POST', body: '{}' })
     expect(response.status).toBe(200)
     expect(await response.json()).toMatchObject({ resCode: 0, resultCode: '1002', resMsg: [{ messageKey: 'api.error.NotCreated', details: { taskId: 't1' }, recommendedAction: 'CREATE_TASK' }] })
+  })
+
+  it('gives the handler the address the request arrived at (the server side of the socket), IPv4 also from a dual-stack listener', async () => {
+    const where = defineHandler({ routes: ['/t/where'], auth: 'anonymous', body: 'json', summary: '', input: Type.Object({}), handle: (_input, ctx) => ({ local: ctx.localAddress, client: ctx.clientAddress }) })
+    const app = appWith(where)
+    for (const [hostname, url, expected] of [['127.0.0.1', '127.0.0.1', '127.0.0.1'], ['::', '127.0.0.1', '127.0.0.1'], ['::1', '[::1]', '::1']]) {
+      const server = await new Promise<ReturnType<typeof serve>>((resolve) => { const s = serve({ fetch: app.fetch, port: 0, hostname }, () => resolve(s)) })
+      try {
+        const response = await fetch(`http://${url}:${(server.address() as AddressInfo).port}/t/where`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
+        expect((await response.json()).resData, hostname).toEqual({ local: expected, client: hostname === '::' ? '::ffff:127.0.0.1' : expected })
+      } finally {
+        await new Promise((resolve) => server.close(resolve))
+      }
+    }
   })
 
   it('sends a returned Response as it is', async () => {
