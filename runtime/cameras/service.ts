@@ -211,11 +211,11 @@ export class CameraService implements CamerasService {
    * rate, reconnecting like the camera's. While any consumer is open, `remove` refuses the
    * camera unless forced (then the consumers' streams end).
    */
-  async openStream(cameraId: string, consumer: string, options: { fps: number; onFrame(frame: Frame): void; onStatus(status: CameraStatus, error: ApiError | null): void }): Promise<CameraStream> {
+  async openStream(cameraId: string, consumer: string, options: { fps: number; maxSide: number | null; onFrame(frame: Frame): void; onStatus(status: CameraStatus, error: ApiError | null): void }): Promise<CameraStream> {
     const row = this.channels.get(cameraId)?.row ?? (await this.row(cameraId))
     const channel: CameraChannel = new CameraChannel({
       // The camera's current source: an update of the camera restarts this stream on it.
-      openReader: (handlers) => this.reader(this.channels.get(cameraId)?.row ?? row, handlers, options.fps),
+      openReader: (handlers) => this.reader(this.channels.get(cameraId)?.row ?? row, handlers, options.fps, options.maxSide),
       onFrame: options.onFrame,
       reconnectMinMs: this.config.cameraReconnectMinMs,
       reconnectMaxMs: this.config.cameraReconnectMaxMs,
@@ -349,8 +349,8 @@ export class CameraService implements CamerasService {
     emitted.catch((error: Error) => log.error({ err: error.message, cameraId }, 'camera event not written'))
   }
 
-  private async reader(row: CameraRow, handlers: ReaderHandlers, fps = this.config.cameraMonitorFps): Promise<Reader> {
-    const timing = { fps, connectTimeoutMs: this.config.cameraConnectTimeoutMs, stallTimeoutMs: this.config.cameraStallTimeoutMs }
+  private async reader(row: CameraRow, handlers: ReaderHandlers, fps = this.config.cameraMonitorFps, maxSide: number | null = null): Promise<Reader> {
+    const timing = { fps, maxSide, connectTimeoutMs: this.config.cameraConnectTimeoutMs, stallTimeoutMs: this.config.cameraStallTimeoutMs }
     this.rtspTimeoutOption ??= rtspTimeoutOption(this.binary, timing.connectTimeoutMs)
     const option = await this.rtspTimeoutOption.catch((error: Error) => { this.rtspTimeoutOption = null; throw failure('CameraSourceFailed', error.message) })
     const ffmpeg = (sourceType: 'rtsp' | 'mjpeg' | 'file' | 'usb', input: string) =>
