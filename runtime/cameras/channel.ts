@@ -59,7 +59,7 @@ export class CameraChannel {
       if (!this.stopped) this.onFailure(error as ApiError)
       return
     }
-    if (this.stopped) return
+    if (this.stopped) return void reader.stop()
     this.reader = reader
     reader.start()
   }

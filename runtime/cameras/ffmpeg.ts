@@ -6,6 +6,7 @@ import path from 'node:path'
 import type { ErrorId } from '../../shared/errors/catalogue.ts'
 import type { SourceType } from '../../shared/cameras/types.ts'
 import { projectRoot } from '../paths.ts'
+import type { RelayTicket } from './credential-relay.ts'
 
 /** The ffmpeg executable: FFMPEG_PATH, else the binary shipped inside @ffmpeg-installer/linux-x64. */
 export function ffmpegBinary(configured: string): string {
@@ -54,8 +55,10 @@ export async function withResolvedHost(url: string, timeoutMs: number): Promise<
 
 export interface InputSpec {
   sourceType: Exclude<SourceType, 'http'> | 'mjpeg'
-  /** URL with credentials, file path or device path. */
+  /** URL without credentials (or the relay's loopback URL), file path or device path. */
   input: string
+  /** A URL with credentials reaches ffmpeg through the relay (credential-relay.ts), never its argv. */
+  ticket?: RelayTicket
 }
 
 /**

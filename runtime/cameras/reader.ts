@@ -78,6 +78,8 @@ export class FfmpegReader implements Reader {
     const args = readerArgs(this.spec, { fps: this.timing.fps, maxSide: this.timing.maxSide, timeoutMs: this.timing.connectTimeoutMs, rtspTimeoutOption: this.timing.rtspTimeoutOption })
     const child = spawn(this.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     this.child = child
+    if (child.pid !== undefined) this.spec.ticket?.bind(child.pid)
+    child.once('close', () => this.spec.ticket?.close())
     this.lastProgress = Date.now()
     this.exited = new Promise((resolve) => child.once('close', () => resolve()))
     child.once('error', (error) => this.fail('CameraSourceFailed', `ffmpeg could not start: ${error.message}`))
@@ -152,6 +154,7 @@ export class FfmpegReader implements Reader {
     this.failed = true
     this.clearWatchdog()
     this.kill()
+    this.spec.ticket?.close()
     this.handlers.onFailure(failure(id, reason))
   }
 
@@ -174,6 +177,7 @@ export class FfmpegReader implements Reader {
     this.stopped = true
     this.clearWatchdog()
     this.kill()
+    this.spec.ticket?.close()
     await this.exited
   }
 }
