@@ -154,7 +154,6 @@ export class FfmpegReader implements Reader {
     this.failed = true
     this.clearWatchdog()
     this.kill()
-    this.spec.ticket?.close()
     this.handlers.onFailure(failure(id, reason))
   }
 
@@ -177,6 +176,7 @@ export class FfmpegReader implements Reader {
     this.stopped = true
     this.clearWatchdog()
     this.kill()
+    // Also when it never started; otherwise its process's exit voids it.
     this.spec.ticket?.close()
     await this.exited
   }

@@ -8,6 +8,7 @@ import type { StreamTasksService, StreamTaskStatus, TaskCreateInput, TaskUpdateI
 import type { TaskConfig } from '../../shared/tasks/types.ts'
 import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 import type { CameraService } from '../cameras/service.ts'
+import type { StreamTaskMetrics } from '../metrics/index.ts'
 import { StreamTask, type StreamTaskRow } from './task.ts'
 import { counterProblem, type StreamObserverFactory } from './observers/index.ts'
 
@@ -21,7 +22,7 @@ export interface StreamTaskServiceOptions {
   /** What reacts to each task's tracked objects, in order (runtime/streams/observers). */
   observers: StreamObserverFactory[]
   /** Per-task detector latency; a cancelled task's series are removed (README "Metrics"). */
-  metrics?: { detectorLatency(taskId: string, ms: number): void; forget(taskId: string): void }
+  metrics?: StreamTaskMetrics
 }
 
 function checkCounters(config: TaskConfig | undefined): void {

@@ -6,6 +6,7 @@ import type { streamTasks } from '../../shared/db/schema/index.ts'
 import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 import type { CameraService, CameraStream } from '../cameras/service.ts'
 import type { Frame } from '../cameras/reader.ts'
+import type { StreamTaskMetrics } from '../metrics/index.ts'
 import { analysisMaxSide, inSourcePixels } from './analysis-size.ts'
 import { MotionDetector } from './motion.ts'
 import { Rate, Samples } from './stats.ts'
@@ -23,7 +24,7 @@ export interface StreamTaskDeps {
   /** What reacts to the tracked objects (runtime/streams/observers). */
   observers: StreamObserverFactory[]
   /** Detector latency per task for the metrics endpoint (README "Metrics"). */
-  metrics?: { detectorLatency(taskId: string, ms: number): void }
+  metrics?: Pick<StreamTaskMetrics, 'detectorLatency'>
 }
 
 /** Frames waiting for the detector; beyond this the oldest is dropped (real time over every frame). */
@@ -153,8 +154,9 @@ export class StreamTask {
     this.lastDetectAt = now
     const started = Date.now()
     const outcome = await this.deps.inference.detect({ handle: this.handle, image: { kind: 'rgb', width: frame.width, height: frame.height, data: frame.rgb }, overlay: false })
-    this.detectorLatency.add(Date.now() - started)
-    this.deps.metrics?.detectorLatency(this.row.taskId, Date.now() - started)
+    const latency = Date.now() - started
+    this.detectorLatency.add(latency)
+    this.deps.metrics?.detectorLatency(this.row.taskId, latency)
     // Boxes in the camera's own pixels, whatever size the frame was analysed at.
     const result = inSourcePixels(outcome.result, frame)
     const detections: Detection[] = result.areaList.flatMap((area) => area.targetList.map((target) => ({
