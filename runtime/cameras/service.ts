@@ -215,11 +215,11 @@ export class CameraService implements CamerasService {
    * rate, reconnecting like the camera's. While any consumer is open, `remove` refuses the
    * camera unless forced (then the consumers' streams end).
    */
-  async openStream(cameraId: string, consumer: string, options: { fps: number; maxSide: number | null; onFrame(frame: Frame): void; onStatus(status: CameraStatus, error: ApiError | null): void }): Promise<CameraStream> {
+  async openStream(cameraId: string, consumer: string, options: { fps: number; maxSide?: number | null; onFrame(frame: Frame): void; onStatus(status: CameraStatus, error: ApiError | null): void }): Promise<CameraStream> {
     const row = this.channels.get(cameraId)?.row ?? (await this.row(cameraId))
     const channel: CameraChannel = new CameraChannel({
       // The camera's current source: an update of the camera restarts this stream on it.
-      openReader: (handlers) => this.reader(this.channels.get(cameraId)?.row ?? row, handlers, options.fps, options.maxSide),
+      openReader: (handlers) => this.reader(this.channels.get(cameraId)?.row ?? row, handlers, options.fps, options.maxSide ?? null),
       onFrame: options.onFrame,
       reconnectMinMs: this.config.cameraReconnectMinMs,
       reconnectMaxMs: this.config.cameraReconnectMaxMs,
