@@ -168,8 +168,16 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const cameras = new CameraService({ db: database.db, config, clock, log: log.child({ area: 'cameras' }), events: eventSystem.events, uploads, imageQuality })
   components.push({ name: 'cameras', start: () => cameras.start(), stop: () => cameras.stop() })
   // Stream tasks (spec 4.9 TaskCreate): resumed in the background once cameras and the sidecar run; stopped first.
-  const streams = new StreamTaskService({ db: database.db, clock, log: log.child({ area: 'streams' }), inference: inference.inference, cameras,
-    observers: streamObservers({ config, events: eventSystem.events, imageQuality }) })
+  const streamLog = log.child({ area: 'streams' })
+  const streams = new StreamTaskService({ db: database.db, clock, log: streamLog, inference: inference.inference, cameras, algorithms: algorithmRegistry,
+    metrics: metrics.streamTaskMetrics(),
+    observers: streamObservers({
+      config, events: eventSystem.events, imageQuality, log: streamLog, algorithms: algorithmRegistry, faceAlgorithm: config.galleryFaceAlgorithm,
+      describeFaces: (algorithmId, image) => inference.inference.describeFaces(algorithmId, image),
+      // Recognition searches the face galleries made below (called only once tasks run).
+      recognize: (request) => galleries.recognize(request),
+    }) })
+  metrics.sources.streamTasks = () => streams.list()
   components.push({
     name: 'streams',
     start: () => { streams.start().catch((error: Error) => log.error({ err: error.message }, 'stream tasks failed to resume')) },

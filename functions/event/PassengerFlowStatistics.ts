@@ -15,6 +15,7 @@ const Input = Type.Object({
   period: Type.Union([Type.Literal('hour'), Type.Literal('day'), Type.Literal('month')], { default: 'day' }),
   source: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   taskId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  counterId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "One counter line of the task's taskConfig.counters." })),
 }, { additionalProperties: false })
 
 export default defineHandler({
@@ -27,6 +28,7 @@ export default defineHandler({
     if (Date.parse(input.endTime) - Date.parse(input.startTime) > MAX_RANGE_MS) throw invalidParam('/endTime', 'the range may span at most 5 years')
     const conditions = eventConditions({ ...input, kinds: ['passengerFlow.counted'] })
     if (input.taskId) conditions.push(sql`json_extract(${events.payload}, '$.taskId') = ${input.taskId}`)
+    if (input.counterId) conditions.push(sql`json_extract(${events.payload}, '$.counterId') = ${input.counterId}`)
     const bucket = sql<string>`strftime(${PERIOD_FORMAT[input.period]}, ${events.time} / 1000, 'unixepoch')`
     const rows = await ctx.db.select({
       periodStart: bucket,

@@ -77,7 +77,7 @@ export class CameraChannel {
 
   private onFrame(frame: Frame): void {
     this.latest = frame
-    this.size = { width: frame.width, height: frame.height }
+    this.size = frame.source
     if (this.status !== 'online') {
       this.error = null
       this.delay = this.options.reconnectMinMs

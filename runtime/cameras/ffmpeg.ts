@@ -6,6 +6,7 @@ import path from 'node:path'
 import type { ErrorId } from '../../shared/errors/catalogue.ts'
 import type { SourceType } from '../../shared/cameras/types.ts'
 import { projectRoot } from '../paths.ts'
+import type { RelayTicket } from './credential-relay.ts'
 
 /** The ffmpeg executable: FFMPEG_PATH, else the binary shipped inside @ffmpeg-installer/linux-x64. */
 export function ffmpegBinary(configured: string): string {
@@ -54,15 +55,17 @@ export async function withResolvedHost(url: string, timeoutMs: number): Promise<
 
 export interface InputSpec {
   sourceType: Exclude<SourceType, 'http'> | 'mjpeg'
-  /** URL with credentials, file path or device path. */
+  /** URL without credentials (or the relay's loopback URL), file path or device path. */
   input: string
+  /** A URL with credentials reaches ffmpeg through the relay (credential-relay.ts), never its argv. */
+  ticket?: RelayTicket
 }
 
 /**
  * ffmpeg arguments that read one source and write raw RGB frames to stdout at `fps`. Each source type may only use its own protocols
  * (`-protocol_whitelist`), so a URL cannot make ffmpeg read local files.
  */
-export function readerArgs(spec: InputSpec, options: { fps: number; timeoutMs: number; rtspTimeoutOption: string }): string[] {
+export function readerArgs(spec: InputSpec, options: { fps: number; timeoutMs: number; rtspTimeoutOption: string; maxSide?: number | null }): string[] {
   const micros = String(options.timeoutMs * 1000)
   const input: string[] = []
   switch (spec.sourceType) {
@@ -85,15 +88,28 @@ export function readerArgs(spec: InputSpec, options: { fps: number; timeoutMs: n
     // 1 s of stream is enough to learn size and rate; the default 5 s delays every (re)connect.
     '-analyzeduration', '1000000',
     ...input, '-i', spec.input,
-    '-map', '0:v:0', '-an', '-sn', '-dn', '-vf', `fps=${options.fps}`,
+    '-map', '0:v:0', '-an', '-sn', '-dn', '-vf', videoFilter(options.fps, options.maxSide ?? null),
     '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
   ]
+}
+
+/**
+ * The rate first (fewer frames to scale), then the analysis size: the longest side at most
+ * `maxSide`, the aspect kept, never enlarged. The scaler also converts to RGB, in one pass.
+ */
+export function videoFilter(fps: number, maxSide: number | null): string {
+  if (!maxSide) return `fps=${fps}`
+  // 'area' averages the pixels it merges: sharper than bilinear when shrinking, and cheaper (bench/decode-cpu.bench.ts).
+  return `fps=${fps},scale='min(iw,${maxSide})':'min(ih,${maxSide})':force_original_aspect_ratio=decrease:flags=area`
 }
 
 export interface StreamInfo {
   /** The source's frame rate (from its stream line: `fps`, else `tbr`). */
   fps: number | null
   codec: string
+  /** The source's picture size. */
+  width: number | null
+  height: number | null
 }
 
 /** Reads ffmpeg's description of the input's video stream, e.g. `Stream #0:0(eng): Video: h264 (Main) ..., 768x432, ..., 10 fps, 10 tbr`. */
@@ -101,7 +117,8 @@ export function parseInputStream(line: string): StreamInfo | null {
   const match = /Stream #0:\d+.*?: Video: (\w+)/.exec(line)
   if (!match) return null
   const fps = /, ([\d.]+) fps/.exec(line) ?? /, ([\d.]+)k? tbr/.exec(line)
-  return { codec: match[1]!, fps: fps ? Number(fps[1]) : null }
+  const size = /, (\d+)x(\d+)/.exec(line)
+  return { codec: match[1]!, fps: fps ? Number(fps[1]) : null, width: size ? Number(size[1]) : null, height: size ? Number(size[2]) : null }
 }
 
 /** Reads the size of the raw frames ffmpeg writes, from its output stream line. */

@@ -5,11 +5,13 @@ import { catalogue, type ErrorId } from '../../shared/errors/catalogue.ts'
 import { redactText } from '../../shared/cameras/url.ts'
 import { classifyFailure, parseInputStream, parseOutputSize, readerArgs, type InputSpec } from './ffmpeg.ts'
 
-/** One decoded frame: packed RGB, 3 bytes per pixel. */
+/** One decoded frame: packed RGB, 3 bytes per pixel, at the reader's analysis size. */
 export interface Frame {
   rgb: Buffer
   width: number
   height: number
+  /** The camera's own picture size (larger than the frame when the reader shrinks it). */
+  source: { width: number; height: number }
   /** When it was decoded, ms since epoch. */
   time: number
 }
@@ -31,6 +33,8 @@ export interface Reader {
 
 export interface ReaderTiming {
   fps: number
+  /** Frames are shrunk so that their longest side is at most this (null: the source's size). */
+  maxSide: number | null
   connectTimeoutMs: number
   stallTimeoutMs: number
 }
@@ -52,6 +56,7 @@ export class FfmpegReader implements Reader {
   private pending: Buffer[] = []
   private pendingBytes = 0
   private size: { width: number; height: number } | null = null
+  private sourceSize: { width: number; height: number } | null = null
   private lastProgress = 0
   private hadFrame = false
   private watchdog: NodeJS.Timeout | null = null
@@ -70,9 +75,11 @@ export class FfmpegReader implements Reader {
   }
 
   start(): void {
-    const args = readerArgs(this.spec, { fps: this.timing.fps, timeoutMs: this.timing.connectTimeoutMs, rtspTimeoutOption: this.timing.rtspTimeoutOption })
+    const args = readerArgs(this.spec, { fps: this.timing.fps, maxSide: this.timing.maxSide, timeoutMs: this.timing.connectTimeoutMs, rtspTimeoutOption: this.timing.rtspTimeoutOption })
     const child = spawn(this.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     this.child = child
+    if (child.pid !== undefined) this.spec.ticket?.bind(child.pid)
+    child.once('close', () => this.spec.ticket?.close())
     this.lastProgress = Date.now()
     this.exited = new Promise((resolve) => child.once('close', () => resolve()))
     child.once('error', (error) => this.fail('CameraSourceFailed', `ffmpeg could not start: ${error.message}`))
@@ -99,7 +106,10 @@ export class FfmpegReader implements Reader {
     if (this.lines.length > 40) this.lines.shift()
     if (!this.size) {
       const input = parseInputStream(line)
-      if (input && !line.includes('rawvideo')) this.handlers.onInfo(input)
+      if (input && !line.includes('rawvideo')) {
+        this.handlers.onInfo(input)
+        if (input.width && input.height) this.sourceSize = { width: input.width, height: input.height }
+      }
       this.size = parseOutputSize(line)
     }
   }
@@ -117,7 +127,7 @@ export class FfmpegReader implements Reader {
       this.pendingBytes = rest.length
       this.hadFrame = true
       this.lastProgress = Date.now()
-      this.handlers.onFrame({ rgb, width: this.size.width, height: this.size.height, time: this.lastProgress })
+      this.handlers.onFrame({ rgb, width: this.size.width, height: this.size.height, source: this.sourceSize ?? this.size, time: this.lastProgress })
     }
   }
 
@@ -166,6 +176,8 @@ export class FfmpegReader implements Reader {
     this.stopped = true
     this.clearWatchdog()
     this.kill()
+    // Also when it never started; otherwise its process's exit voids it.
+    this.spec.ticket?.close()
     await this.exited
   }
 }
@@ -202,7 +214,7 @@ export class SnapshotReader implements Reader {
 
   private async poll(): Promise<boolean> {
     try {
-      const frame = await fetchSnapshot(this.url, this.authorization, this.timing.connectTimeoutMs, this.timing.maxBytes, this.controller.signal)
+      const frame = await fetchSnapshot(this.url, this.authorization, this.timing, this.controller.signal)
       if (this.stopped) return false
       this.handlers.onFrame(frame)
       return true
@@ -250,8 +262,9 @@ async function request(url: string, authorization: string | null, timeoutMs: num
   return response
 }
 
-async function fetchSnapshot(url: string, authorization: string | null, timeoutMs: number, maxBytes: number, signal: AbortSignal): Promise<Frame> {
-  const response = await request(url, authorization, timeoutMs, signal)
+async function fetchSnapshot(url: string, authorization: string | null, timing: ReaderTiming & { maxBytes: number }, signal: AbortSignal): Promise<Frame> {
+  const { maxBytes, maxSide } = timing
+  const response = await request(url, authorization, timing.connectTimeoutMs, signal)
   const chunks: Buffer[] = []
   let total = 0
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
@@ -260,8 +273,11 @@ async function fetchSnapshot(url: string, authorization: string | null, timeoutM
     chunks.push(Buffer.from(chunk))
   }
   try {
-    const { data, info } = await sharp(Buffer.concat(chunks)).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true })
-    return { rgb: data, width: info.width, height: info.height, time: Date.now() }
+    const picture = sharp(Buffer.concat(chunks))
+    const { width, height } = await picture.metadata()
+    if (maxSide) picture.resize(maxSide, maxSide, { fit: 'inside', withoutEnlargement: true })
+    const { data, info } = await picture.removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true })
+    return { rgb: data, width: info.width, height: info.height, source: { width: width ?? info.width, height: height ?? info.height }, time: Date.now() }
   } catch (error) {
     throw failure('CameraUnsupportedCodec', `the snapshot is not an image the device can decode (${(error as Error).message})`)
   }

@@ -17,7 +17,8 @@ import { toFullPicture } from '../tasks/full-picture.ts'
 import { frameJpeg } from '../system/image-quality.ts'
 import type { ImageQualityService } from '../../shared/system/types.ts'
 import { CameraChannel } from './channel.ts'
-import { ffmpegBinary, rtspTimeoutOption, withResolvedHost } from './ffmpeg.ts'
+import { CredentialRelay } from './credential-relay.ts'
+import { ffmpegBinary, rtspTimeoutOption, withResolvedHost, type InputSpec } from './ffmpeg.ts'
 import { failure, FfmpegReader, httpSourceKind, SnapshotReader, type Frame, type Reader, type ReaderHandlers } from './reader.ts'
 
 type CameraRow = typeof cameras.$inferSelect
@@ -56,6 +57,8 @@ export class CameraService implements CamerasService {
   private readonly removeListeners: ((cameraId: string, consumers: string[]) => void)[] = []
   private readonly binary: string
   private rtspTimeoutOption: Promise<string> | null = null
+  /** Source URLs with credentials reach ffmpeg through it, not through its command line. */
+  private readonly relay = new CredentialRelay()
 
   constructor(private readonly options: CameraServiceOptions) {
     this.binary = ffmpegBinary(options.config.ffmpegPath)
@@ -77,6 +80,7 @@ export class CameraService implements CamerasService {
     this.channels.clear()
     this.streams.clear()
     await Promise.all(all.map((channel) => channel.stop()))
+    await this.relay.close()
   }
 
   async add(input: AddCameraInput, identity: Identity): Promise<string> {
@@ -211,11 +215,11 @@ export class CameraService implements CamerasService {
    * rate, reconnecting like the camera's. While any consumer is open, `remove` refuses the
    * camera unless forced (then the consumers' streams end).
    */
-  async openStream(cameraId: string, consumer: string, options: { fps: number; onFrame(frame: Frame): void; onStatus(status: CameraStatus, error: ApiError | null): void }): Promise<CameraStream> {
+  async openStream(cameraId: string, consumer: string, options: { fps: number; maxSide?: number | null; onFrame(frame: Frame): void; onStatus(status: CameraStatus, error: ApiError | null): void }): Promise<CameraStream> {
     const row = this.channels.get(cameraId)?.row ?? (await this.row(cameraId))
     const channel: CameraChannel = new CameraChannel({
       // The camera's current source: an update of the camera restarts this stream on it.
-      openReader: (handlers) => this.reader(this.channels.get(cameraId)?.row ?? row, handlers, options.fps),
+      openReader: (handlers) => this.reader(this.channels.get(cameraId)?.row ?? row, handlers, options.fps, options.maxSide ?? null),
       onFrame: options.onFrame,
       reconnectMinMs: this.config.cameraReconnectMinMs,
       reconnectMaxMs: this.config.cameraReconnectMaxMs,
@@ -349,26 +353,33 @@ export class CameraService implements CamerasService {
     emitted.catch((error: Error) => log.error({ err: error.message, cameraId }, 'camera event not written'))
   }
 
-  private async reader(row: CameraRow, handlers: ReaderHandlers, fps = this.config.cameraMonitorFps): Promise<Reader> {
-    const timing = { fps, connectTimeoutMs: this.config.cameraConnectTimeoutMs, stallTimeoutMs: this.config.cameraStallTimeoutMs }
+  private async reader(row: CameraRow, handlers: ReaderHandlers, fps = this.config.cameraMonitorFps, maxSide: number | null = null): Promise<Reader> {
+    const timing = { fps, maxSide, connectTimeoutMs: this.config.cameraConnectTimeoutMs, stallTimeoutMs: this.config.cameraStallTimeoutMs }
     this.rtspTimeoutOption ??= rtspTimeoutOption(this.binary, timing.connectTimeoutMs)
     const option = await this.rtspTimeoutOption.catch((error: Error) => { this.rtspTimeoutOption = null; throw failure('CameraSourceFailed', error.message) })
-    const ffmpeg = (sourceType: 'rtsp' | 'mjpeg' | 'file' | 'usb', input: string) =>
-      new FfmpegReader(this.binary, { sourceType, input }, { ...timing, rtspTimeoutOption: option }, row.password, handlers)
+    const ffmpeg = (spec: InputSpec) => new FfmpegReader(this.binary, spec, { ...timing, rtspTimeoutOption: option }, row.password, handlers)
     switch (row.sourceType) {
       case 'rtsp':
-        return ffmpeg('rtsp', await this.resolved(urlWithCredentials(row.url!, row.username, row.password)))
+        return ffmpeg(await this.urlInput('rtsp', row))
       case 'file':
-        return ffmpeg('file', path.join(this.config.dataPath, row.videoFile!))
+        return ffmpeg({ sourceType: 'file', input: path.join(this.config.dataPath, row.videoFile!) })
       case 'usb':
-        return ffmpeg('usb', row.device!)
+        return ffmpeg({ sourceType: 'usb', input: row.device! })
       case 'http': {
         const authorization = row.username || row.password ? `Basic ${Buffer.from(`${row.username ?? ''}:${row.password ?? ''}`).toString('base64')}` : null
         if (await httpSourceKind(row.url!, authorization, timing.connectTimeoutMs) === 'mjpeg')
-          return ffmpeg('mjpeg', await this.resolved(urlWithCredentials(row.url!, row.username, row.password)))
+          return ffmpeg(await this.urlInput('mjpeg', row))
         return new SnapshotReader(row.url!, authorization, { ...timing, maxBytes: this.config.maxEncodedImageBytes }, handlers)
       }
     }
+  }
+
+  /** A URL source for ffmpeg: the URL itself, or, when it has credentials, a relay ticket (credential-relay.ts). */
+  private async urlInput(sourceType: 'rtsp' | 'mjpeg', row: CameraRow): Promise<InputSpec> {
+    const url = await this.resolved(urlWithCredentials(row.url!, row.username, row.password))
+    if (!row.username && !row.password) return { sourceType, input: url }
+    const ticket = await this.relay.ticket(url)
+    return { sourceType, input: ticket.url, ticket }
   }
 
   private resolved(url: string): Promise<string> {

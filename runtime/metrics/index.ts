@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { MetricsService } from '../../shared/metrics/types.ts'
+import type { StreamTaskStatus } from '../../shared/streams/types.ts'
 
 /**
  * The metrics of one runtime (README "Metrics"): one prom-client `Registry` per runtime, made
@@ -24,6 +25,15 @@ export type UploadProtocol = 'uploadTemp' | 'tus'
 export interface MetricSources {
   uploadSessions?: () => Promise<Record<string, number>>
   eventBacklog?: () => Record<EventChannel, number>
+  /** Every stream task (a cancelled one is gone, and so are its series). */
+  streamTasks?: () => StreamTaskStatus[]
+}
+
+/** What a stream task records as it runs; the rest is read from its status at scrape time. */
+export interface StreamTaskMetrics {
+  detectorLatency(taskId: string, ms: number): void
+  /** Removes a cancelled task's series. */
+  forget(taskId: string): void
 }
 
 let processRegistry: Registry | null = null
@@ -85,8 +95,29 @@ export class DeviceMetrics implements MetricsService {
     }),
   }
 
+  readonly streams = {
+    detectorLatency: new Histogram({
+      name: 'stream_task_detector_latency_seconds', help: 'Detector time of one frame of a stream task (sidecar round trip), by task id.',
+      labelNames: ['task'] as const, buckets: DURATION_BUCKETS, registers: [this.registry],
+    }),
+  }
+
   constructor() {
     const sources = this.sources
+    // A stream task's tallies, as its status has them: set at each scrape from the tasks that
+    // exist, so the series of a cancelled task disappear with it.
+    const perTask = (name: string, help: string, value: (t: StreamTaskStatus) => number, type: typeof Gauge | typeof Counter) =>
+      new type({
+        name, help, labelNames: ['task'] as const, registers: [this.registry],
+        collect() {
+          this.reset()
+          for (const task of sources.streamTasks?.() ?? []) this.inc({ task: task.taskId }, value(task))
+        },
+      })
+    perTask('stream_task_processed_fps', 'Frames a stream task processed per second over the last 10 s (analysed or skipped by motion gating).', (t) => t.processedFps, Gauge)
+    perTask('stream_task_frames_total', 'Frames the camera reader delivered to a stream task since it started.', (t) => t.framesIn, Counter)
+    perTask('stream_task_frames_dropped_total', 'Frames a stream task dropped from its full queue (oldest first) since it started.', (t) => t.framesDropped, Counter)
+    perTask('stream_task_motion_skipped_total', 'Frames motion gating kept from the detector since the task started.', (t) => t.motionSkipped, Counter)
     new Gauge({
       name: 'upload_sessions', help: 'Upload sessions in the database, by state (spec 3.1).', labelNames: ['state'] as const, registers: [this.registry],
       async collect() {
@@ -100,6 +131,14 @@ export class DeviceMetrics implements MetricsService {
         for (const [channel, count] of Object.entries(sources.eventBacklog?.() ?? {})) this.set({ channel }, count)
       },
     })
+  }
+
+  streamTaskMetrics(): StreamTaskMetrics {
+    const histogram = this.streams.detectorLatency
+    return {
+      detectorLatency: (task, ms) => histogram.observe({ task }, ms / 1000),
+      forget: (task) => histogram.remove({ task }),
+    }
   }
 
   /** The delivery recorder of one event channel. */

@@ -1,14 +1,16 @@
 import { asc, eq } from 'drizzle-orm'
 import type { Db } from '../../shared/db/client.ts'
 import { streamTasks } from '../../shared/db/schema/index.ts'
-import { ApiError, isApiError } from '../../shared/errors/index.ts'
+import { ApiError, invalidParam, isApiError } from '../../shared/errors/index.ts'
 import type { Clock, Identity, Logger } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
 import type { StreamTasksService, StreamTaskStatus, TaskCreateInput, TaskUpdateInput } from '../../shared/streams/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
+import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 import type { CameraService } from '../cameras/service.ts'
+import type { StreamTaskMetrics } from '../metrics/index.ts'
 import { StreamTask, type StreamTaskRow } from './task.ts'
-import type { StreamObserverFactory } from './observers/index.ts'
+import { counterProblem, type StreamObserverFactory } from './observers/index.ts'
 
 export interface StreamTaskServiceOptions {
   db: Db
@@ -16,8 +18,16 @@ export interface StreamTaskServiceOptions {
   log: Logger
   inference: InferenceService
   cameras: CameraService
+  algorithms: Pick<AlgorithmRegistry, 'get'>
   /** What reacts to each task's tracked objects, in order (runtime/streams/observers). */
   observers: StreamObserverFactory[]
+  /** Per-task detector latency; a cancelled task's series are removed (README "Metrics"). */
+  metrics?: StreamTaskMetrics
+}
+
+function checkCounters(config: TaskConfig | undefined): void {
+  const problem = config ? counterProblem(config) : null
+  if (problem) throw invalidParam(problem.field, problem.reason)
 }
 
 /**
@@ -61,6 +71,7 @@ export class StreamTaskService implements StreamTasksService {
 
   async create(input: TaskCreateInput, identity: Identity): Promise<{ reused: boolean }> {
     const { cameras, inference } = this.options
+    checkCounters(input.taskConfig)
     await cameras.ensure(input.cameraId)
     const sourceFps = cameras.sourceFps(input.cameraId)
     if (sourceFps !== null && input.targetFps > sourceFps)
@@ -95,6 +106,7 @@ export class StreamTaskService implements StreamTasksService {
     await this.options.inference.release(task.handle).catch((error: Error) =>
       this.options.log.warn({ taskId, err: error.message }, 'stream task pipeline release failed'))
     await this.options.db.delete(streamTasks).where(eq(streamTasks.taskId, taskId))
+    this.options.metrics?.forget(taskId)
     this.options.log.info({ taskId }, 'stream task cancelled')
   }
 
@@ -125,6 +137,7 @@ export class StreamTaskService implements StreamTasksService {
 
   async update(input: TaskUpdateInput): Promise<void> {
     const old = this.get(input.taskId).row
+    checkCounters(input.taskConfig)
     const sourceFps = this.options.cameras.sourceFps(old.cameraId)
     const targetFps = input.targetFps ?? old.targetFps
     if (sourceFps !== null && targetFps > sourceFps)
@@ -156,7 +169,7 @@ export class StreamTaskService implements StreamTasksService {
   }
 
   private deps() {
-    const { log, inference, cameras, observers } = this.options
-    return { log, inference, cameras, observers }
+    const { log, inference, cameras, algorithms, observers, metrics } = this.options
+    return { log, inference, cameras, algorithms, observers, metrics }
   }
 }

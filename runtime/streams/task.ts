@@ -3,8 +3,11 @@ import type { Logger } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
 import type { StreamTaskState, StreamTaskStatus } from '../../shared/streams/types.ts'
 import type { streamTasks } from '../../shared/db/schema/index.ts'
+import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 import type { CameraService, CameraStream } from '../cameras/service.ts'
 import type { Frame } from '../cameras/reader.ts'
+import type { StreamTaskMetrics } from '../metrics/index.ts'
+import { analysisMaxSide, inSourcePixels } from './analysis-size.ts'
 import { MotionDetector } from './motion.ts'
 import { Rate, Samples } from './stats.ts'
 import { IouTracker, type Detection } from './tracker.ts'
@@ -16,8 +19,12 @@ export interface StreamTaskDeps {
   log: Logger
   inference: InferenceService
   cameras: CameraService
+  /** The pipeline manifests: the analysis size follows the task's detector. */
+  algorithms: Pick<AlgorithmRegistry, 'get'>
   /** What reacts to the tracked objects (runtime/streams/observers). */
   observers: StreamObserverFactory[]
+  /** Detector latency per task for the metrics endpoint (README "Metrics"). */
+  metrics?: Pick<StreamTaskMetrics, 'detectorLatency'>
 }
 
 /** Frames waiting for the detector; beyond this the oldest is dropped (real time over every frame). */
@@ -76,6 +83,7 @@ export class StreamTask {
     try {
       this.stream = await this.deps.cameras.openStream(this.row.cameraId, this.row.taskId, {
         fps: this.row.targetFps,
+        maxSide: analysisMaxSide(this.deps.algorithms.get(this.row.algorithmCode)?.manifest, this.row.taskConfig),
         onFrame: (frame) => this.enqueue(frame),
         onStatus: (status, error) => {
           if (status === 'online') this.setState('running', null)
@@ -150,13 +158,17 @@ export class StreamTask {
     this.lastDetectAt = now
     const started = Date.now()
     const outcome = await this.deps.inference.detect({ handle: this.handle, image: { kind: 'rgb', width: frame.width, height: frame.height, data: frame.rgb }, overlay: false })
-    this.detectorLatency.add(Date.now() - started)
-    const detections: Detection[] = outcome.result.areaList.flatMap((area) => area.targetList.map((target) => ({
+    const latency = Date.now() - started
+    this.detectorLatency.add(latency)
+    this.deps.metrics?.detectorLatency(this.row.taskId, latency)
+    // Boxes in the camera's own pixels, whatever size the frame was analysed at.
+    const result = inSourcePixels(outcome.result, frame)
+    const detections: Detection[] = result.areaList.flatMap((area) => area.targetList.map((target) => ({
       box: target.box, label: target.confidence[0]?.label ?? 'object', confidence: target.confidence[0]?.confidence ?? 0, areaId: area.areaId, target,
     })))
     const { entered, left } = this.tracker.update(detections, frame.time)
     this.objectsEntered += entered.length
-    const analysis = { frame, result: outcome.result, tracks: this.tracker.objects, entered, left }
+    const analysis = { frame, result, tracks: this.tracker.objects, entered, left }
     for (const observer of this.observers) await observer.onAnalysis?.(analysis)
     this.processedRate.tick(Date.now())
     this.criticalLatency.add(Date.now() - frame.time)

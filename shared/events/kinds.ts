@@ -55,13 +55,18 @@ export const EVENT_KINDS = {
     cameraId: 'string', cameraName: 'string', messageKey: 'string; the catalogue key of the failure (api.error.Camera...)', reason: 'string; what failed, credentials removed' }),
   'object.entered': kind('analysis', false, 'A stream task started tracking an object (seen in consecutive analysed frames).', {
     taskId: 'string', cameraId: 'string', objectId: 'string; stable while the object is tracked', label: 'string', confidence: 'number',
-    box: '{x, y, width, height} in pixels of the analysed frame', snapshotUrl: 'string; the frame with the object boxed (JPEG, Range supported)' }),
+    box: "{x, y, width, height} in the camera's own pixels", snapshotUrl: 'string; the analysed frame (at the analysis size) with the object boxed (JPEG, Range supported)' }),
   'object.left': kind('analysis', false, 'A tracked object was not seen for the leave delay (it left, or is hidden).', {
     taskId: 'string', cameraId: 'string', objectId: 'string', label: 'string', dwellMs: 'number; first to last sighting' }),
+  'object.recognized': kind('analysis', false, "A stream task with taskConfig.recognition named a tracked object's face: first answer, and again whenever a better view changes it.", {
+    taskId: 'string', cameraId: 'string', objectId: 'string; the object of object.entered', label: "string; the object's label",
+    name: 'string; the person\'s name, or "unknown" below the threshold', personId: 'string or null', galleryId: 'string or null',
+    similarity: 'number; cosine similarity of the best gallery person', faceBox: "{x, y, width, height}; the face in the camera's pixels" }),
   'alarm.raised': kind('analysis', true, 'An analysis task raised an alarm (produced by analysis tasks).', {
     taskId: 'string', alarmType: 'string', cameraId: 'string or null', message: 'string', imageUrl: 'string or null' }),
-  'passengerFlow.counted': kind('analysis', false, 'A passenger-flow task counted crossings (produced by analysis tasks).', {
-    taskId: 'string', cameraId: 'string or null', in: 'number', out: 'number' }),
+  'passengerFlow.counted': kind('analysis', false, "A tracked object crossed a stream task's counter line (taskConfig.counters); one event per crossing.", {
+    taskId: 'string', cameraId: 'string or null', counterId: 'string', counterName: 'string', objectId: 'string', label: 'string',
+    in: 'number; 1 when it crossed from the line\'s left to its right (looking from `from` to `to`), else 0', out: 'number; 1 the other way, else 0' }),
 } as const satisfies Record<string, EventKindInfo>
 
 export type EventKind = keyof typeof EVENT_KINDS

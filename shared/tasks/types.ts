@@ -10,14 +10,16 @@ import type { DetectionResult } from '../inference/types.ts'
  */
 
 // ── spec 2.4: per-task overrides ─────────────────────────────────────────────────────
+const RatioPointSchema = Type.Object({
+  xRatio: Type.Number({ minimum: 0, maximum: 1 }),
+  yRatio: Type.Number({ minimum: 0, maximum: 1 }),
+})
+
 export const RegionSchema = Type.Object({
   areaId: Type.String({ minLength: 1, maxLength: 64 }),
   areaName: Type.Optional(Type.String({ maxLength: 128 })),
   /** Normalized polygon (0..1 of width/height), same keys as maskPolygon. */
-  polygon: Type.Array(Type.Object({
-    xRatio: Type.Number({ minimum: 0, maximum: 1 }),
-    yRatio: Type.Number({ minimum: 0, maximum: 1 }),
-  }), { minItems: 3, maxItems: 64 }),
+  polygon: Type.Array(RatioPointSchema, { minItems: 3, maxItems: 64 }),
 })
 
 /**
@@ -43,8 +45,24 @@ export const TaskConfigSchema = Type.Object({
     threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
   }, { additionalProperties: false })),
   disabledNodes: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 64 }), { maxItems: 64, uniqueItems: true })),
+  /**
+   * Passenger-flow counters of a stream task (README "Stream tasks"; image tasks ignore them):
+   * a line from `from` to `to` (ratios of the picture); a tracked object whose point crosses it
+   * from its left to its right, looking from `from` to `to`, counts `in`, the other way `out`.
+   */
+  counters: Type.Optional(Type.Array(Type.Object({
+    counterId: Type.String({ minLength: 1, maxLength: 64 }),
+    counterName: Type.Optional(Type.String({ maxLength: 128 })),
+    from: RatioPointSchema,
+    to: RatioPointSchema,
+    /** The object's point that crosses: its box centre (default) or the middle of its bottom edge. */
+    point: Type.Optional(Type.Union([Type.Literal('centre'), Type.Literal('foot')])),
+    /** Only objects with these labels count (all when absent). */
+    labels: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 32, uniqueItems: true })),
+  }, { additionalProperties: false }), { maxItems: 16 })),
 })
 export type TaskConfig = Static<typeof TaskConfigSchema>
+export type FlowCounter = NonNullable<TaskConfig['counters']>[number]
 export type Region = Static<typeof RegionSchema>
 
 

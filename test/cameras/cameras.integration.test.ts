@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { createServer as createHttpServer, type Server } from 'node:http'
-import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net'
+import { createConnection, createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net'
 import path from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -166,7 +166,30 @@ describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', ()
     expect(added.body.resCode).toBe(1)
     const cameraId = added.body.resData.cameraId
     expect(await rowOf(cameraId)).toMatchObject({ status: 'online', width: facts.width, height: facts.height, username: 'cam-user' })
-    expect(ffmpegChildren(device.process.pid!)).toHaveLength(2)
+    const readers = ffmpegChildren(device.process.pid!)
+    expect(readers).toHaveLength(2)
+    // The credentials reach the RTSP and MJPEG readers through the relay, never their command
+    // line (world-readable in /proc); the relay's ticket in it is useless to anyone else.
+    const commandLines = readers.map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'))
+    for (const argv of commandLines) {
+      expect(argv.join(' ')).not.toContain(PASSWORD)
+      expect(argv.join(' ')).not.toContain(encodeURIComponent(PASSWORD))
+    }
+    const inputs = commandLines.map((argv) => argv[argv.indexOf('-i') + 1]!).sort()
+    expect(inputs).toEqual([expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/[\w-]+$/), expect.stringMatching(/^rtsp:\/\/127\.0\.0\.1:\d+\/[\w-]+$/)])
+    for (const input of inputs) {
+      const { port, pathname } = new URL(input)
+      const request = input.startsWith('rtsp') ? `OPTIONS ${input} RTSP/1.0\r\nCSeq: 1\r\n\r\n` : `GET ${pathname} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`
+      const answer = await new Promise<string>((resolve, reject) => {
+        let text = ''
+        const socket = createConnection({ host: '127.0.0.1', port: Number(port) }, () => socket.write(request))
+        socket.on('data', (chunk) => { text += chunk })
+        socket.on('end', () => resolve(text))
+        socket.on('error', reject)
+      })
+      expect(answer).toMatch(/^(RTSP\/1\.0|HTTP\/1\.1) 403 Forbidden\r\n/)
+      expect(answer).not.toContain('Location')
+    }
     const capture = await call('capture', { cameraId })
     expect(await sharp(jpegFrom(capture.body.resData.picture)).metadata()).toMatchObject({ width: facts.width, height: facts.height })
     expect((await call('delete', { cameraId })).body.resCode).toBe(1)

@@ -7,6 +7,8 @@ import { startRtspServer } from '../helpers/rtsp-server.ts'
 import { childProcesses, until } from '../helpers/processes.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 import { connectEvents, type WsRecorder } from '../helpers/ws-client.ts'
+import { startBroker, type Broker } from '../helpers/mosquitto.ts'
+import { recordTopics, type Recorder } from '../helpers/mqtt-client.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 // CI runs in a fresh clone with the shared folder beside it.
@@ -18,12 +20,26 @@ const VIDEO = path.resolve(root, '../shared/media/one-by-one-person-detection.mp
  */
 const VISITS: [number, number][] = [[5, 19], [21, 44], [49, 69], [73, 86], [91, 119], [123, 135]]
 const LOOP_SECONDS = 139.4
+/**
+ * A counter line at x = 0.7 of the picture, drawn upwards, so walking right is `in`. Placed
+ * from the frames: each person walks in from the bottom at x ≤ 0.55, stands at the table
+ * (x 0.55–0.62) and leaves through the right or bottom-right, passing x 0.75–0.9 in the last
+ * second; nobody walks back left. So each of the six visits crosses it once, `in`.
+ */
+const EXIT_LINE = { counterId: 'exit', counterName: 'Exit', from: { xRatio: 0.7, yRatio: 1 }, to: { xRatio: 0.7, yRatio: 0 } }
+const CLIENT_ID = 'stream-test-device'
+const METRICS = '/gtw/cwai/System/Metrics'
+/** The series of one metric of one task in a Prometheus exposition. */
+const series = (text: string, name: string, taskId: string) =>
+  text.split('\n').filter((line) => line.startsWith(name) && line.includes(`task="${taskId}"`))
 
 describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / TaskCancle)', () => {
   let device: DeviceProcess
   let mtk: string
   let cameraId: string
   let ws: WsRecorder
+  let broker: Broker
+  let mqtt: Recorder
   const aihost = (route: string, body: unknown) => device.post(`/v1/cwai/aihost/${route}`, body, mtk)
   const firstError = (body: any) => body.resMsg[0]
   const taskEvents = async (taskId: string) =>
@@ -31,7 +47,11 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
       .filter((e: any) => e.payload.taskId === taskId).reverse()
 
   beforeAll(async () => {
-    device = await startDevice({ env: { CAMERA_STALL_TIMEOUT_MS: '4000', CAMERA_RECONNECT_MIN_MS: '500', CAMERA_RECONNECT_MAX_MS: '1000' } })
+    broker = await startBroker()
+    mqtt = await recordTopics(broker.url, `cwai/${CLIENT_ID}/event/#`)
+    device = await startDevice({ env: {
+      CAMERA_STALL_TIMEOUT_MS: '4000', CAMERA_RECONNECT_MIN_MS: '500', CAMERA_RECONNECT_MAX_MS: '1000', MQTT_URL: broker.url, MQTT_CLIENT_ID: CLIENT_ID,
+    } })
     mtk = await device.adminToken()
     ws = connectEvents(device.wsPort, { mtk })
     // A file camera: each reader plays the video from its start, so a task sees it from 0 s.
@@ -44,6 +64,8 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
     ws?.ws.close()
     await device?.stop()
     device?.cleanup()
+    await mqtt?.close()
+    await broker?.cleanup()
   })
 
   it('refuses an unknown camera or algorithm and a rate above the source\'s; nothing is created', async () => {
@@ -51,13 +73,18 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
     expect(firstError((await aihost('TaskCreate', { ...base, cameraId: 'nope' })).body).messageKey).toBe('api.error.CameraNotFound')
     expect(firstError((await aihost('TaskCreate', { ...base, algorithmCode: 'no-such-algorithm' })).body).messageKey).toBe('api.error.ActionAlgLoadFailed')
     expect(firstError((await aihost('TaskCreate', { ...base, targetFps: 0 })).body).messageKey).toBe('api.error.InvalidParam')
+    const point = { xRatio: 0.5, yRatio: 0.5 }
+    expect(firstError((await aihost('TaskCreate', { ...base, taskConfig: { counters: [{ counterId: 'c', from: point, to: point }] } })).body))
+      .toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/taskConfig/counters/0/to' } })
+    expect(firstError((await aihost('TaskCreate', { ...base, taskConfig: { counters: [{ counterId: 'c', from: point, to: { xRatio: 1.5, yRatio: 0 } }] } })).body).messageKey)
+      .toBe('api.error.InvalidParam')
     const tooFast = await aihost('TaskCreate', { ...base, targetFps: 25 })
     expect(firstError(tooFast.body)).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: 'targetFps', sourceFps: 10 } })
     expect(firstError((await aihost('QueryTaskStatus', { taskId: 'bad' })).body).messageKey).toBe('api.error.NotCreated')
   })
 
-  it('each person who walks in gives one object.entered and one object.left; the empty stretches give none', { timeout: 240_000 }, async () => {
-    const created = await aihost('TaskCreate', { taskId: 'visits', algorithmCode: 'person-detector', cameraId, targetFps: 5 })
+  it('each person who walks in gives one object.entered and one object.left, and crosses the counter line once; the empty stretches give none', { timeout: 240_000 }, async () => {
+    const created = await aihost('TaskCreate', { taskId: 'visits', algorithmCode: 'person-detector', cameraId, targetFps: 5, taskConfig: { counters: [EXIT_LINE] } })
     expect(created.body).toMatchObject({ resCode: 1, resData: { taskId: 'visits', reused: false } })
     const start = Date.now()
     // One loop of the video and the leave delay of the last visit.
@@ -78,6 +105,23 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
       expect(left.payload.dwellMs).toBeGreaterThan(3000)
       expect(entered.payload).toMatchObject({ taskId: 'visits', cameraId, label: 'person' })
     })
+    // Boxes are in the camera's pixels (768 × 432) although frames are analysed at 512 × 288:
+    // a person walking in reaches the bottom edge.
+    expect(Math.max(...events.filter((e: any) => e.kind === 'object.entered').map((e: any) => e.payload.box.y + e.payload.box.height)), summary).toBeGreaterThan(400)
+
+    // The counter line: one crossing per visit, by the visit's object, all `in`.
+    const counted = (await device.post('/gtw/cwai/Event/EventPage', { pageNum: 1, pageSize: 500, kinds: ['passengerFlow.counted'] }, mtk)).body.resData.rows
+      .filter((e: any) => e.payload.taskId === 'visits' && (Date.parse(e.time) - start) / 1000 < LOOP_SECONDS + 2).reverse()
+    const crossings = counted.map((e: any) => `${((Date.parse(e.time) - start) / 1000).toFixed(1)} ${e.payload.objectId} in ${e.payload.in} out ${e.payload.out}`).join('\n')
+    expect(counted.map((e: any) => e.payload.objectId), `${crossings}\n${summary}`).toEqual(events.filter((e: any) => e.kind === 'object.entered').map((e: any) => e.payload.objectId))
+    for (const event of counted)
+      expect(event.payload).toMatchObject({ taskId: 'visits', cameraId, counterId: 'exit', counterName: 'Exit', label: 'person', in: 1, out: 0 })
+    // PassengerFlowStatistics sums them.
+    const range = { startTime: new Date(start - 3_600_000).toISOString(), endTime: new Date(Date.now() + 3_600_000).toISOString(), period: 'day', taskId: 'visits' }
+    const statistics = (await device.post('/gtw/cwai/Event/PassengerFlowStatistics', range, mtk)).body.resData
+    expect(statistics.total).toEqual({ in: counted.length, out: 0 })
+    expect(statistics.rows.reduce((n: number, r: any) => n + r.events, 0)).toBe(counted.length)
+    expect((await device.post('/gtw/cwai/Event/PassengerFlowStatistics', { ...range, counterId: 'other' }, mtk)).body.resData.total).toEqual({ in: 0, out: 0 })
 
     // The snapshot of an entered object: a JPEG of the analysed frame, served with Range.
     const snapshot = events[0].payload.snapshotUrl as string
@@ -85,14 +129,23 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
     const whole = await fetch(device.url + snapshot, { headers: { mtk } })
     expect(whole.status).toBe(200)
     const jpeg = Buffer.from(await whole.arrayBuffer())
-    expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width: 768, height: 432 })
+    // The analysed frame: the person detector letterboxes to 512, so frames are decoded at 512 × 288.
+    expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width: 512, height: 288 })
     const part = await fetch(device.url + snapshot, { headers: { mtk, range: 'bytes=0-1' } })
     expect(part.status).toBe(206)
     expect(Buffer.from(await part.arrayBuffer())).toEqual(jpeg.subarray(0, 2))
 
-    // The same events reached the WebSocket listener.
+    // The same events reached the WebSocket listener and the MQTT subscriber.
     const overWs = ws.events().filter((e: any) => e.payload.taskId === 'visits').map((e: any) => e.id)
-    for (const event of events) expect(overWs).toContain(event.id)
+    for (const event of [...events, ...counted]) expect(overWs).toContain(event.id)
+    const last = [...events, ...counted].reduce((a: any, b: any) => (a.id > b.id ? a : b))
+    await mqtt.waitFor((m) => m.body?.id === last.id)
+    const overMqtt = mqtt.messages.filter((m) => m.body?.payload?.taskId === 'visits')
+    for (const event of [...events, ...counted]) {
+      const message = overMqtt.find((m) => m.body.id === event.id)
+      expect(message?.topic, `event ${event.id} over MQTT`).toBe(`cwai/${CLIENT_ID}/event/${event.kind}`)
+      expect(message?.body).toMatchObject({ kind: event.kind, payload: event.payload })
+    }
 
     const status = (await aihost('QueryTaskStatus', { taskId: 'visits' })).body.resData
     expect(status).toMatchObject({ taskId: 'visits', kind: 'stream', cameraId, algorithmCode: 'person-detector', targetFps: 5, state: 'running', motionGating: true, lastError: null })
@@ -104,6 +157,17 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
     expect(status.detectorLatencyP50Ms).toBeGreaterThan(0)
     expect(status.detectorLatencyP99Ms).toBeGreaterThanOrEqual(status.detectorLatencyP50Ms)
     expect(status.criticalPathLatencyP99Ms).toBeGreaterThan(0)
+
+    // The task's series in the metrics endpoint (README "Metrics"); counters read at least the status read before.
+    const metrics = await (await fetch(device.url + METRICS, { headers: { mtk } })).text()
+    const valueOf = (name: string) => Number(series(metrics, name, 'visits')[0]?.split(' ').pop())
+    expect(valueOf('stream_task_frames_total')).toBeGreaterThanOrEqual(status.framesIn)
+    expect(valueOf('stream_task_frames_dropped_total')).toBeGreaterThanOrEqual(status.framesDropped)
+    expect(valueOf('stream_task_motion_skipped_total')).toBeGreaterThanOrEqual(status.motionSkipped)
+    expect(valueOf('stream_task_processed_fps')).toBeGreaterThan(0)
+    expect(valueOf('stream_task_processed_fps')).toBeLessThanOrEqual(6)
+    expect(valueOf('stream_task_detector_latency_seconds_count')).toBeGreaterThan(100)
+    expect(series(metrics, 'stream_task_detector_latency_seconds_bucket', 'visits').length).toBeGreaterThan(5)
   })
 
   it('a camera read by a task is not deleted unless forced; TaskCancle ends the task\'s reader and frees the pipeline', async () => {
@@ -116,6 +180,8 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
     expect((await aihost('TaskCancle', { taskId: 'visits' })).body.resCode).toBe(1)
     expect(childProcesses(device.process.pid!, 'ffmpeg')).toHaveLength(1)
     expect((await aihost('Info', {})).body.resData.loadedModels).toEqual([])
+    // Its metric series went with it.
+    expect((await (await fetch(device.url + METRICS, { headers: { mtk } })).text())).not.toContain('task="visits"')
     expect(firstError((await aihost('QueryTaskStatus', { taskId: 'visits' })).body).messageKey).toBe('api.error.NotCreated')
     expect(firstError((await aihost('TaskCancle', { taskId: 'visits' })).body).messageKey).toBe('api.error.NotCreated')
   })

@@ -10,7 +10,7 @@ import { usePicture } from '../picture.ts'
 const REFRESH_MS = 2000
 const MAX_EVENTS = 30
 /** What analysis tasks produce (README "Events", source `analysis`). */
-const TASK_KINDS = ['object.entered', 'object.left', 'alarm.raised', 'passengerFlow.counted']
+const TASK_KINDS = ['object.entered', 'object.left', 'object.recognized', 'alarm.raised', 'passengerFlow.counted']
 
 const rate = (v: number) => `${v.toFixed(1)} fps`
 const ms = (v: number | null) => (v === null ? '-' : `${formatCount(Math.round(v))} ms`)
@@ -86,8 +86,9 @@ function EventItem({ client, event }: { client: DeviceClient; event: DeviceEvent
   const snapshot = usePicture(client, event.kind === 'object.entered' && typeof p.snapshotUrl === 'string' ? p.snapshotUrl : null)
   const what = event.kind === 'object.entered' ? `${p.label} entered (${percent(Number(p.confidence))} sure)`
     : event.kind === 'object.left' ? `${p.label} left after ${seconds(p.dwellMs)}`
+    : event.kind === 'object.recognized' ? `${p.label} recognized as ${p.name} (similarity ${Number(p.similarity).toFixed(2)})`
     : event.kind === 'alarm.raised' ? `Alarm: ${p.message ?? p.alarmType}`
-    : `Counted ${p.in} in, ${p.out} out`
+    : `Counted ${p.in} in, ${p.out} out at ${p.counterName ?? p.counterId}`
   return html`<li class="task-event" data-kind=${event.kind} data-object-id=${String(p.objectId ?? '')}>
     ${snapshot.url ? html`<img src=${snapshot.url} alt=${`Snapshot of ${p.label} ${p.objectId}`} class="thumb" data-testid="event-snapshot" />` : null}
     <div><time>${new Date(event.time).toLocaleTimeString()}</time> <code>${event.kind}</code>

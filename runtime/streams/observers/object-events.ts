@@ -13,9 +13,10 @@ export interface ObjectEventDeps {
   imageQuality: Pick<ImageQualityService, 'current'>
 }
 
-/** The snapshot of an entering object: the frame with its box drawn, kept and served by URL. */
+/** The snapshot of an entering object: the analysed frame with its box drawn (box in the camera's pixels, drawn at the frame's size), kept and served by URL. */
 async function snapshot(track: Track, frame: Frame, deps: ObjectEventDeps): Promise<string> {
-  const { x, y, width, height } = track.box
+  const scale = frame.width / frame.source.width
+  const [x, y, width, height] = [track.box.x, track.box.y, track.box.width, track.box.height].map((v) => Math.round(v * scale))
   const svg = `<svg width="${frame.width}" height="${frame.height}"><rect x="${x}" y="${y}" width="${width}" height="${height}" fill="none" stroke="#00ff00" stroke-width="3"/></svg>`
   // JPEG quality and size cap: System image quality, read at every snapshot.
   const jpeg = await frameJpeg(frame, deps.imageQuality.current().snapshot, svg)

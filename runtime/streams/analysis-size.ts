@@ -1,0 +1,48 @@
+import type { PipelineManifest } from '../../models/manifest-schema.ts'
+import type { DetectionResultCore } from '../../shared/inference/types.ts'
+import type { Frame } from '../cameras/reader.ts'
+
+/**
+ * Frames are never decoded smaller than this: the snapshots of `object.entered` are the
+ * analysed frame, and a detector with a tiny input (BlazeFace, 256) would make them unreadable.
+ */
+const MIN_ANALYSIS_SIDE = 512
+
+/**
+ * The longest side a stream task's frames are decoded at (README "Stream tasks"): the largest
+ * input side of its detectors when every detector letterboxes (the model sees no more pixels
+ * than that), at least MIN_ANALYSIS_SIDE; null (the camera's own size) when a node reads the
+ * frame's pixels itself — a crop, classifier or recognizer — or when the task recognizes faces,
+ * which the recognition observer crops from the frame.
+ */
+export function analysisMaxSide(manifest: PipelineManifest | undefined, taskConfig: { recognition?: unknown }): number | null {
+  if (!manifest || taskConfig.recognition) return null
+  let side = MIN_ANALYSIS_SIDE
+  for (const node of manifest.nodes) {
+    if (node.action === 'logic') continue
+    if (node.action !== 'detector' || node.input.resize !== 'letterbox') return null
+    side = Math.max(side, node.input.width ?? 0, node.input.height ?? 0)
+  }
+  return side
+}
+
+/**
+ * The result of a detection on a shrunk frame in the camera's own pixels: boxes and
+ * landmarks (pixel values, spec 2.6) scaled back; polygons are ratios and stay.
+ */
+export function inSourcePixels(result: DetectionResultCore, frame: Frame): DetectionResultCore {
+  const sx = frame.source.width / frame.width
+  const sy = frame.source.height / frame.height
+  if (sx === 1 && sy === 1) return result
+  return {
+    ...result,
+    areaList: result.areaList.map((area) => ({
+      ...area,
+      targetList: area.targetList.map((target) => ({
+        ...target,
+        box: { x: Math.round(target.box.x * sx), y: Math.round(target.box.y * sy), width: Math.round(target.box.width * sx), height: Math.round(target.box.height * sy) },
+        landmark: target.landmark.map((p) => ({ xRatio: Math.round(p.xRatio * sx), yRatio: Math.round(p.yRatio * sy) })),
+      })),
+    })),
+  }
+}
