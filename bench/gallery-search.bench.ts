@@ -15,8 +15,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { sql } from 'drizzle-orm'
 import { embeddedTuning, migrateDb, openDb } from '../shared/db/client.ts'
-import { FACE_DESCRIPTOR_DIMS, galleryFaces, galleryPersons } from '../shared/db/schema/index.ts'
-import { nearestFacesQuery } from '../runtime/galleries/service.ts'
+import { FACE_DESCRIPTOR_DIMS, galleryFaces, galleryPersons, galleryTablesOf } from '../shared/db/schema/index.ts'
+import { nearestImagesQuery } from '../runtime/galleries/store.ts'
 import { migrationsDir } from '../runtime/paths.ts'
 
 const QUERIES = 200
@@ -54,8 +54,8 @@ async function run(n: number) {
       })
       stored.push(...batch)
       await db.transaction(async (tx) => {
-        await tx.insert(galleryPersons).values(batch.map((_, j) => ({ galleryId: 'g', personId: `p${i + j}`, name: `p${i + j}`, attributes: {}, createdAt: 0, updatedAt: 0 })))
-        await tx.insert(galleryFaces).values(batch.map((descriptor, j) => ({ galleryId: 'g', personId: `p${i + j}`, descriptor, picture, createdAt: 0 })))
+        await tx.insert(galleryPersons).values(batch.map((_, j) => ({ galleryId: 'g', itemId: `p${i + j}`, name: `p${i + j}`, attributes: {}, createdAt: 0, updatedAt: 0 })))
+        await tx.insert(galleryFaces).values(batch.map((descriptor, j) => ({ galleryId: 'g', itemId: `p${i + j}`, descriptor, picture, createdAt: 0 })))
       })
     }
     const insertSeconds = (performance.now() - started) / 1000
@@ -64,19 +64,19 @@ async function run(n: number) {
     for (let q = 0; q < QUERIES; q++) {
       const query = near(persons[Math.floor(Math.random() * persons.length)]!)
       let t = performance.now()
-      const found = await db.all<{ personId: string }>(nearestFacesQuery(query, K, []))
+      const found = await db.all<{ itemId: string }>(nearestImagesQuery(galleryTablesOf.face, query, K, []))
       index.push(performance.now() - t)
       // As the device asks (runtime/galleries/service.ts): 4 × k candidates, the best k kept.
       t = performance.now()
-      const wide = (await db.all<{ personId: string }>(nearestFacesQuery(query, CANDIDATES, []))).slice(0, K)
+      const wide = (await db.all<{ itemId: string }>(nearestImagesQuery(galleryTablesOf.face, query, CANDIDATES, []))).slice(0, K)
       indexWide.push(performance.now() - t)
       const bytes = new Uint8Array(query.buffer)
       t = performance.now()
-      const exact = await db.all<{ personId: string }>(sql`SELECT person_id AS personId FROM gallery_faces ORDER BY vector_distance_cos(descriptor, vector32(${bytes})) LIMIT ${K}`)
+      const exact = await db.all<{ itemId: string }>(sql`SELECT person_id AS itemId FROM gallery_faces ORDER BY vector_distance_cos(descriptor, vector32(${bytes})) LIMIT ${K}`)
       scan.push(performance.now() - t)
-      const truth = new Set(exact.map((r) => r.personId))
-      hits += found.filter((r) => truth.has(r.personId)).length
-      hitsWide += wide.filter((r) => truth.has(r.personId)).length
+      const truth = new Set(exact.map((r) => r.itemId))
+      hits += found.filter((r) => truth.has(r.itemId)).length
+      hitsWide += wide.filter((r) => truth.has(r.itemId)).length
     }
     index.sort((a, b) => a - b)
     indexWide.sort((a, b) => a - b)
