@@ -8,7 +8,7 @@ import type { Clock, Identity, Logger } from '../../shared/handler.ts'
 import type { UploadService } from '../../shared/uploads/index.ts'
 import type { SidecarClient } from '../inference/client.ts'
 import type { ImportRow } from './import-manifest.ts'
-import { ImportJobs } from './import.ts'
+import { ImportJobs, type StoreRow } from './import.ts'
 import { GalleryStore } from './store.ts'
 
 export interface GalleryServiceOptions {
@@ -58,22 +58,25 @@ export class GalleryService implements GalleriesService {
     Promise.all(descriptors.map(async (d) => (await this.#stores[kind].nearestItems(d, galleryIds, 1))[0] ?? null))
 
   /**
-   * One face-import row: the person is created or renamed, and the face added unless that
-   * person already has a face from the same image (so importing an archive again changes nothing).
+   * One face-import row: skipped when its person already has a face from the same image (so
+   * importing an archive again changes nothing); else the face is described now and the
+   * answer stores it, creating or renaming the person.
    */
-  async #importRow(galleryId: string, row: ImportRow, image: { path: string; sha256: string }): Promise<'imported' | 'skipped'> {
+  async #importRow(galleryId: string, row: ImportRow, image: { path: string; sha256: string }): Promise<'skipped' | StoreRow> {
     const { db, clock } = this.options
     const { items, images } = galleryTablesOf.face
     const known = await db.select({ imageId: images.imageId }).from(images)
       .where(and(eq(images.galleryId, galleryId), eq(images.itemId, row.personId), eq(images.sourceSha256, image.sha256))).limit(1)
     if (known.length > 0) return 'skipped'
     const face = await this.#stores.face.describeOne({ kind: 'path', path: image.path })
-    const now = clock.now()
-    await db.transaction(async (tx) => {
-      await tx.insert(items).values({ galleryId, itemId: row.personId, name: row.name, attributes: row.attributes, createdAt: now, updatedAt: now })
-        .onConflictDoUpdate({ target: [items.galleryId, items.itemId], set: { name: row.name, attributes: row.attributes, updatedAt: now } })
-      await tx.insert(images).values({ galleryId, itemId: row.personId, descriptor: face.descriptor, picture: face.picture!, sourceSha256: image.sha256, createdAt: now })
-    })
-    return 'imported'
+    return async () => {
+      const now = clock.now()
+      await db.transaction(async (tx) => {
+        await tx.insert(items).values({ galleryId, itemId: row.personId, name: row.name, attributes: row.attributes, createdAt: now, updatedAt: now })
+          .onConflictDoUpdate({ target: [items.galleryId, items.itemId], set: { name: row.name, attributes: row.attributes, updatedAt: now } })
+        await tx.insert(images).values({ galleryId, itemId: row.personId, descriptor: face.descriptor, picture: face.picture!, sourceSha256: image.sha256, createdAt: now })
+      })
+      return 'imported'
+    }
   }
 }
