@@ -29,4 +29,7 @@ export const ROUTES = {
   viewRoutes: '/v1/cwai/aihost/ViewRoutes',
   probe: '/v1/cwai/aihost/Probe',
   interfaceDocUrl: '/gtw/cwai/System/QueryInterfaceDocUrl',
+  // spec 4.10 File import (gallery routes: client/galleries.ts, from the kind catalogue)
+  importFiles: '/gtw/cwai/File/ImportFiles',
+  importStatus: '/gtw/cwai/File/ImportStatus',
 } as const

@@ -14,13 +14,14 @@ import { Logs } from './views/Logs.ts'
 import { ApiExplorer } from './views/ApiExplorer.ts'
 import { Metrics } from './views/Metrics.ts'
 import { MetricsHistory } from './metrics-history.ts'
+import { Galleries } from './views/Galleries.ts'
 
 type Screen =
   | { name: 'signin'; notice: string | null }
   | { name: 'change'; account: string; password: string | null; forced: boolean }
   | { name: 'app' }
 
-const PAGES = { detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API' } as const
+const PAGES = { detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API', galleries: 'Galleries' } as const
 type Page = keyof typeof PAGES
 /** `#/models?upload=helmet-classifier` → the page and its parameters. */
 const route = (): { page: Page; params: URLSearchParams } => {
@@ -128,6 +129,7 @@ export function App() {
       : page === 'logs' ? html`<${Logs} client=${client} />`
       : page === 'api' ? html`<${ApiExplorer} client=${client} />`
       : page === 'metrics' ? html`<${Metrics} history=${metrics} />`
+      : page === 'galleries' ? html`<${Galleries} client=${client} account=${account} />`
       : html`<${Device} client=${client} />`}
   </${Shell}>`
 }

@@ -66,3 +66,12 @@ export function toWire(kind: GalleryKind, record: object): Record<string, unknow
   const wire = galleryKinds[kind].wire as unknown as Record<string, string>
   return Object.fromEntries(Object.entries(record).map(([key, value]) => [wire[key] ?? key, value]))
 }
+
+/**
+ * A record (gallery, item, match, added image) in a kind's wire names back to the generic
+ * keys, for clients. A search answer's region list is read by its name (`wire.regions`).
+ */
+export function fromWire(kind: GalleryKind, record: object): Record<string, unknown> {
+  const generic = Object.fromEntries(Object.entries(galleryKinds[kind].wire).filter(([key]) => key !== 'regions').map(([key, name]) => [name, key]))
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [generic[key] ?? key, value]))
+}

@@ -13,9 +13,9 @@ import { CHANGED_PASSWORD, INITIAL_PASSWORD, startDevice, type DeviceProcess } f
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const SAMPLE = path.resolve('node_modules/@vladmandic/face-api/demo/sample1.jpg')
 /** The console's pages (runtime/console/app.ts PAGES): hash → main heading. */
-const PAGES = { detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API' }
+const PAGES = { detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API', galleries: 'Galleries' }
 /** Pages whose table must be shown when checked (the narrow layout turns tables into cards). */
-const TABLES: Partial<Record<keyof typeof PAGES, string>> = { tasks: 'tasks', algorithms: 'algorithms', models: 'models' }
+const TABLES: Partial<Record<keyof typeof PAGES, string>> = { tasks: 'tasks', algorithms: 'algorithms', models: 'models', galleries: 'gallery-items' }
 
 let device: DeviceProcess
 let browser: Browser
@@ -36,6 +36,9 @@ async function ensureTask() {
   if ((tasks.body.resData.rows as { taskId: string }[]).some((t) => t.taskId === 'axe-task')) return
   const created = await device.post('/v1/cwai/aihost/PTaskCreate', { taskId: 'axe-task', algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) }, mtk)
   expect(created.body.resCode).toBe(1)
+  // …and a face gallery with a person, so the Galleries page shows its lists.
+  expect((await device.post('/gtw/cwai/Library/AddLibrary', { galleryId: 'axe', name: 'Axe' }, mtk)).body.resCode).toBe(1)
+  expect((await device.post('/gtw/cwai/Library/AddPerson', { galleryId: 'axe', personId: 'p', name: 'Pat' }, mtk)).body.resCode).toBe(1)
 }
 
 /** The screen's heading is shown and nothing in it is still loading. */
