@@ -12,7 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import sharp, { type Sharp } from 'sharp'
 import { InferenceEngine } from '../runtime/sidecar/engine.ts'
-import type { DescribedFace } from '../shared/galleries/types.ts'
+import type { DescribedRegion } from '../shared/galleries/types.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
 const sample = (n: number) => path.join(root, 'node_modules/@vladmandic/face-api/demo', `sample${n}.jpg`)
@@ -44,13 +44,13 @@ export const changes: Change[] = [
 /** Candidate thresholds (cosine similarity) the report gives rates for. */
 export const THRESHOLDS = [0.6, 0.65, 0.7, 0.72, 0.75]
 
-const centre = (f: DescribedFace): Point => ({ x: f.box.x + f.box.width / 2, y: f.box.y + f.box.height / 2 })
+const centre = (f: DescribedRegion): Point => ({ x: f.box.x + f.box.width / 2, y: f.box.y + f.box.height / 2 })
 const dot = (a: Float32Array, b: Float32Array) => { let s = 0; for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!; return s }
 
 export async function measure(engine: InferenceEngine) {
-  const persons: { id: string; photo: number; face: DescribedFace }[] = []
+  const persons: { id: string; photo: number; face: DescribedRegion }[] = []
   for (let n = 1; n <= 6; n++) {
-    const faces = await engine.describeFaces({ algorithmId: ALGORITHM, image: { kind: 'path', path: sample(n) } })
+    const faces = await engine.describe({ algorithmId: ALGORITHM, image: { kind: 'path', path: sample(n) } })
     faces.forEach((face, i) => persons.push({ id: `sample${n} face ${i} (box ${face.box.x},${face.box.y} ${face.box.width}×${face.box.height})`, photo: n, face }))
   }
   const rows = []
@@ -62,7 +62,7 @@ export async function measure(engine: InferenceEngine) {
     for (let n = 1; n <= 6; n++) {
       const meta = await sharp(sample(n)).metadata()
       const bytes = await change.apply(sharp(sample(n))).jpeg({ quality: change.name === 'jpeg 30' ? 30 : 95 }).toBuffer()
-      const faces = await engine.describeFaces({ algorithmId: ALGORITHM, image: { kind: 'bytes', bytes } })
+      const faces = await engine.describe({ algorithmId: ALGORITHM, image: { kind: 'bytes', bytes } })
       const own = persons.filter((p) => p.photo === n)
       for (const person of own) {
         const at = change.map(centre(person.face), meta.width!, meta.height!)

@@ -100,11 +100,12 @@ function checkGraph(m: PipelineManifest, file: string): void {
     if ('model' in node && !(node.model in m.models)) fail(`node ${node.id} names unknown model ${node.model}`)
     if (node.action === 'crop' && seen.get(node.from) !== 'detector') fail(`crop ${node.id} must come after detector ${node.from}`)
     if (node.action === 'classifier' && seen.get(node.from) !== 'crop') fail(`classifier ${node.id} must come after crop ${node.from}`)
-    if (node.action === 'recognizer') {
+    if (node.action === 'recognizer' && node.from !== undefined) {
       const detector = m.nodes.find((n) => n.id === node.from)
       if (seen.get(node.from) !== 'detector' || detector?.action !== 'detector') fail(`recognizer ${node.id} must come after detector ${node.from}`)
-      else if (node.align.eyes.some((k) => !('numKeypoints' in detector.decoder) || k >= detector.decoder.numKeypoints)) fail(`recognizer ${node.id}: detector ${node.from} has no keypoints ${node.align.eyes.join(', ')}`)
+      else if (node.align?.eyes.some((k) => !('numKeypoints' in detector.decoder) || k >= detector.decoder.numKeypoints)) fail(`recognizer ${node.id}: detector ${node.from} has no keypoints ${node.align.eyes.join(', ')}`)
     }
+    if (node.action === 'recognizer' && node.from === undefined && node.align) fail(`recognizer ${node.id}: align needs a detector (from) with eye keypoints`)
     // `labels` maps class index → label, so a kept class needs its own entry (else the label would read "2").
     if (node.action === 'detector' && 'classes' in node.decoder) {
       const unnamed = (node.decoder.classes ?? []).filter((index) => index >= node.labels.length)
@@ -112,7 +113,10 @@ function checkGraph(m: PipelineManifest, file: string): void {
     }
     seen.set(node.id, node.action)
   }
-  if (seen.get(m.result.targets) !== 'detector') fail(`result.targets ${m.result.targets} is not a detector node`)
+  // A recognizer without `from` makes one target of the whole image: it can be the result's.
+  const targets = m.nodes.find((n) => n.id === m.result.targets)
+  if (targets?.action !== 'detector' && !(targets?.action === 'recognizer' && targets.from === undefined))
+    fail(`result.targets ${m.result.targets} is not a detector node (or a recognizer of the whole image)`)
   if (m.nodes.filter((n) => n.action === 'logic').length > 1) fail('at most one logic node')
 }
 

@@ -242,22 +242,29 @@ export const EyeAlignment = Type.Object({
   eyeLine: Type.Number({ minimum: 0, maximum: 1 }),
 }, strict)
 
+/** The gallery kinds a recognizer searches (shared/galleries/kinds.ts, spec 4.10). */
+export const GalleryKindSchema = Type.Union([Type.Literal('face'), Type.Literal('body'), Type.Literal('things')])
+
 /**
- * Describes each face of a detector (aligned by its eyes) with a descriptor model and
- * matches the descriptor against the galleries the task names (`taskConfig.recognition`,
- * spec 2.4). The sidecar computes descriptors; the runtime searches the galleries (they live
- * in its database) and the best match's name, or `unknown`, joins `confidence[]` (spec 2.6).
+ * Describes each target of a detector (a face aligned by its eyes, or the box cut out), or
+ * the whole image when `from` is absent, with a descriptor model and matches the descriptor
+ * against the galleries of its kind the task names (`taskConfig.recognition`, spec 2.4). The
+ * sidecar computes descriptors; the runtime searches the galleries (they live in its
+ * database) and the best match's name, or `unknown`, joins `confidence[]` (spec 2.6).
  */
 export const RecognizerNode = Type.Object({
   ...NodeBase,
   action: Type.Literal('recognizer'),
-  /** A detector with eye keypoints. */
-  from: Id,
+  /** A detector (with eye keypoints when `align` is set); absent: the whole image is one target. */
+  from: Type.Optional(Id),
   model: Id,
   input: InputSpec,
-  align: EyeAlignment,
+  /** Faces: turned level by their eyes; absent: each target's box as it is. */
+  align: Type.Optional(EyeAlignment),
   /** The model output holding the descriptor (L2-normalized before use). */
   descriptorOutput: Type.String({ minLength: 1 }),
+  /** The kind of gallery searched; `face` when absent. */
+  gallery: Type.Optional(GalleryKindSchema),
   /** Minimum cosine similarity of a match; `taskConfig.recognition.threshold` overrides it. */
   scoreThreshold: Type.Number({ minimum: 0, maximum: 1 }),
 }, strict)

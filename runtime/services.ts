@@ -183,9 +183,10 @@ export async function createServices(config: Config, log: Logger, options: Servi
     start: () => { streams.start().catch((error: Error) => log.error({ err: error.message }, 'stream tasks failed to resume')) },
     stop: () => streams.stop(),
   })
-  // Face galleries (spec 4.10): vectors in libsql; the sidecar's recognizer nodes search them through the client.
+  // Face, body and things galleries (spec 4.10): vectors in libsql; the sidecar's recognizer nodes search them through the client.
   const galleries = new GalleryService({
-    db: database.db, clock, log: log.child({ area: 'galleries' }), inference: inference.inference, uploads, algorithmId: config.galleryFaceAlgorithm,
+    db: database.db, clock, log: log.child({ area: 'galleries' }), inference: inference.inference, uploads,
+    algorithms: { face: config.galleryFaceAlgorithm, body: config.galleryBodyAlgorithm, things: config.galleryThingsAlgorithm },
     dataPath: config.dataPath, importLimits: { maxEntries: config.faceImportMaxEntries, maxExpandedBytes: config.faceImportMaxExpandedBytes },
   })
   inference.inference.setRecognizer(galleries.recognize)

@@ -98,6 +98,8 @@ export const settings = {
   faceImportMaxEntries: s('FACE_IMPORT_MAX_ENTRIES', 'int', 20_000, 'Most entries a face-import archive may hold (spec 4.10 File import).'),
   faceImportMaxExpandedBytes: s('FACE_IMPORT_MAX_EXPANDED_BYTES', 'int', 2048 * MB, 'Largest total size a face-import archive may expand to.'),
   galleryFaceAlgorithm: s('GALLERY_FACE_ALGORITHM', 'string', 'face-recognition', 'Algorithm whose recognizer node describes face-gallery images and search images (spec 4.10 Face gallery).'),
+  galleryBodyAlgorithm: s('GALLERY_BODY_ALGORITHM', 'string', 'body-recognition', 'Algorithm whose recognizer node describes body-gallery images and search images (spec 4.10 Body gallery).'),
+  galleryThingsAlgorithm: s('GALLERY_THINGS_ALGORITHM', 'string', 'things-recognition', 'Algorithm whose recognizer node describes things-gallery images and search images (spec 4.10 Things gallery).'),
   // ── algorithm management (spec 4.10) ───────────────────────────────────────────────────
   algorithmPackageMaxEntries: s('ALGORITHM_PACKAGE_MAX_ENTRIES', 'int', 256, 'Most entries an uploaded algorithm package (zip or tar.gz) may hold.'),
   algorithmPackageMaxExpandedBytes: s('ALGORITHM_PACKAGE_MAX_EXPANDED_BYTES', 'int', 2048 * MB, 'Largest total size an uploaded algorithm package may expand to.'),

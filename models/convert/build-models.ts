@@ -69,7 +69,7 @@ export async function buildModels(sources: readonly ModelSource[], outDir: strin
       built.push({ name: source.name, path, cached: true })
       continue
     }
-    const { onnx } = convertTfGraph(await loadTfGraph(modelJson), source.name)
+    const { onnx } = convertTfGraph(await loadTfGraph(modelJson), source.name, source.descriptor)
     // write-then-rename: a stopped build never leaves a half-written model behind
     await writeFile(`${path}.tmp`, onnx)
     await rename(`${path}.tmp`, path)

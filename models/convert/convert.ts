@@ -19,6 +19,21 @@ export interface ConvertedModel {
   opCounts: Record<string, number>
 }
 
+/**
+ * Turns a backbone into an image descriptor (models/README.md, "Image descriptor"): the
+ * graph ends at `features` (NHWC maps), each averaged over its positions and L2-normalized,
+ * the parts concatenated and normalized again into one output, `descriptor` [1, Σ channels].
+ * The input takes any height and width. With `mirror`, the image and its left-right mirror
+ * go through as a batch of two whose pooled features are added, so the descriptor of a
+ * mirrored image is the same.
+ */
+export interface DescriptorHead {
+  features: string[]
+  mirror: boolean
+}
+
+export const DESCRIPTOR_OUTPUT = 'descriptor'
+
 const tensorKey = (ref: string) => {
   const [node, index] = parseTensorRef(ref)
   return `${node}:${index}`
@@ -63,9 +78,9 @@ function orderedNodes(graph: TfGraph, model: string, outputs: string[]): TfNode[
   return order
 }
 
-export function convertTfGraph(graph: TfGraph, model: string): ConvertedModel {
+export function convertTfGraph(graph: TfGraph, model: string, head?: DescriptorHead): ConvertedModel {
   const b = new OnnxGraphBuilder()
-  const outputs = graphOutputs(graph)
+  const outputs = head ? head.features : graphOutputs(graph)
   outputs.forEach((o) => b.unique(o))
   const consts = new Map<string, ConstTensor>()
   const values = new Map<string, string>()
@@ -85,11 +100,12 @@ export function convertTfGraph(graph: TfGraph, model: string): ConvertedModel {
     }
     const dataInputs = (node.input ?? []).filter((i) => !i.startsWith('^')).map(tensorKey)
     if (node.op === 'Placeholder') {
-      const dims = (node.attr?.shape?.shape?.dim ?? []).map((d) => Number(d.size))
+      // A descriptor's input takes any height and width (NHWC; its backbone is convolutional).
+      const dims = (node.attr?.shape?.shape?.dim ?? []).map((d, i) => (head && (i === 1 || i === 2) ? -1 : Number(d.size)))
       const dtype = node.attr?.dtype?.type ?? 'DT_FLOAT'
       const type = elemTypeOf(tfDtype(dtype))
       b.input(node.name, type, dims.map((d, i) => (d >= 0 ? d : i === 0 ? 'batch' : `dim${i}`)))
-      values.set(`${node.name}:0`, node.name)
+      values.set(`${node.name}:0`, head?.mirror ? withMirror(b, node.name) : node.name)
       valueTypes.set(`${node.name}:0`, type)
       inputs.push({ name: node.name, dims, dtype })
       continue
@@ -138,6 +154,11 @@ export function convertTfGraph(graph: TfGraph, model: string): ConvertedModel {
     })
   }
 
+  if (head) {
+    const value = (ref: string) => values.get(tensorKey(ref)) ?? (() => { throw new ConversionError(model, ref, '?', 'descriptor feature is not computed') })()
+    poolDescriptor(b, outputs.map(value))
+    return { onnx: b.encode(model, `descriptor head over the TF.js graph model "${model}" (opset ${OPSET})`), inputs, outputs: [DESCRIPTOR_OUTPUT], opCounts }
+  }
   for (const out of outputs) {
     const key = tensorKey(out)
     let value = values.get(key)
@@ -150,6 +171,25 @@ export function convertTfGraph(graph: TfGraph, model: string): ConvertedModel {
     b.output(out, valueTypes.get(key) ?? ElemType.float)
   }
   return { onnx: b.encode(model, `converted from the TF.js graph model "${model}" (opset ${OPSET})`), inputs, outputs, opCounts }
+}
+
+/** [1,H,W,C] → [2,H,W,C]: the image, then its left-right mirror (W read backwards). */
+function withMirror(b: OnnxGraphBuilder, input: string): string {
+  const [mirrored] = b.node('Slice', [input, b.int64('mirror/starts', [-1]), b.int64('mirror/ends', [-(2 ** 53)]), b.int64('mirror/axes', [2]), b.int64('mirror/steps', [-1])])
+  return b.node('Concat', [input, mirrored!], { axis: 0 })[0]!
+}
+
+/** Each [B,H,W,C] map → mean over H, W → sum over the batch → L2; concatenated, L2 again. */
+function poolDescriptor(b: OnnxGraphBuilder, features: string[]): void {
+  const batchAxis = b.int64('descriptor/batch_axis', [0])
+  const parts = features.map((f) => {
+    const [mean] = b.node('ReduceMean', [f], { axes: [1, 2], keepdims: 0 })
+    const [sum] = b.node('ReduceSum', [mean!, batchAxis], { keepdims: 1 })
+    return b.node('LpNormalization', [sum!], { axis: 1, p: 2 })[0]!
+  })
+  const [joined] = b.node('Concat', parts, { axis: 1 })
+  b.node('LpNormalization', [joined!], { axis: 1, p: 2 }, [DESCRIPTOR_OUTPUT])
+  b.output(DESCRIPTOR_OUTPUT, ElemType.float)
 }
 
 function outputElemType(node: TfNode): ElemTypeCode {

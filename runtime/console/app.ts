@@ -23,6 +23,7 @@ import { System, LOGO_CHANGED } from './views/System.ts'
 import { LOGO_ROUTE } from '../../shared/system/types.ts'
 import { Backup } from './views/Backup.ts'
 const Network = lazy(() => import('./views/Network.ts').then((m) => m.Network), { page: true })
+import { Galleries } from './views/Galleries.ts'
 
 type Screen =
   | { name: 'signin'; notice: string | null }
@@ -35,6 +36,7 @@ const PAGES = {
   audio: 'Audio', system: 'System',
   backup: 'Backup and reset',
   network: 'Network',
+  galleries: 'Galleries',
 } as const
 type Page = keyof typeof PAGES
 /** `#/models?upload=helmet-classifier` → the page and its parameters. */
@@ -163,6 +165,7 @@ export function App() {
       : page === 'system' ? html`<${System} client=${client} account=${account} />`
       : page === 'backup' ? html`<${Backup} client=${client} account=${account} onRestarted=${(notice: string) => { sessionStore.clear(); toSignIn(notice) }} />`
       : page === 'network' ? html`<${Network} client=${client} />`
+      : page === 'galleries' ? html`<${Galleries} client=${client} account=${account} />`
       : html`<${Device} client=${client} />`}
   </${Shell}>`
 }

@@ -18,9 +18,16 @@ export interface ImportJobsOptions {
   dataPath: string
   limits: ArchiveLimits
   uploads: Pick<UploadService, 'claim'>
-  /** Registers one row's person and face; GalleryFaceCount when the image has not exactly one face. */
-  importRow(galleryId: string, row: ImportRow, image: { path: string; sha256: string }): Promise<'imported' | 'skipped'>
+  /**
+   * Prepares one row: `skipped` when its person already has this image, else the face is
+   * described (GalleryFaceCount when the image has not exactly one) and the answer is the
+   * step that stores the person and face.
+   */
+  importRow(galleryId: string, row: ImportRow, image: { path: string; sha256: string }): Promise<'skipped' | StoreRow>
 }
+
+export type StoreRow = () => Promise<'imported'>
+type Prepared = 'skipped' | StoreRow | ImportRowError
 
 const PERSON_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
 /** Folders some zip tools add on their own (macOS resource forks): skipped, never written. */
@@ -86,6 +93,8 @@ export class ImportJobs {
     const dir = this.#dir(jobId)
     const save = (fields: Partial<typeof galleryImportJobs.$inferInsert>) =>
       db.update(galleryImportJobs).set({ ...fields, updatedAt: clock.now() }).where(eq(galleryImportJobs.jobId, jobId))
+    // The row being prepared while the loop stores another: settled before the folder goes.
+    let ahead: Promise<Prepared> = Promise.resolve('skipped')
     try {
       const format = await archiveFormat(archive)
       if (!format) throw new ApiError('FaceImportArchiveInvalid', { details: { reason: 'not a zip or tar.gz archive' } })
@@ -95,11 +104,16 @@ export class ImportJobs {
       const counts = { processed: 0, imported: 0, skipped: 0, failed: 0 }
       const errors: ImportRowError[] = []
       const seen = new Set<string>()
-      for (const row of rows) {
-        const problem = await this.#row(galleryId, row, dir, seen)
+      // The sidecar describes the next row while this one is stored: the two processes use
+      // both cores, and every database write stays in this loop, one after another.
+      ahead = this.#prepare(galleryId, rows[0], dir, seen)
+      for (let i = 0; i < rows.length; i++) {
+        const prepared = await ahead
+        ahead = this.#prepare(galleryId, rows[i + 1], dir, seen)
+        const outcome = typeof prepared === 'function' ? await prepared() : prepared
         counts.processed++
-        if (typeof problem === 'string') counts[problem]++
-        else { counts.failed++; errors.push(problem) }
+        if (typeof outcome === 'string') counts[outcome]++
+        else { counts.failed++; errors.push(outcome) }
         await save({ ...counts, errors })
       }
       await save({ state: 'done' })
@@ -107,14 +121,16 @@ export class ImportJobs {
     } catch (error) {
       const item = error instanceof ApiError ? error.item : new ApiError('Internal').item
       if (!(error instanceof ApiError)) log.error({ jobId, err: (error as Error).message }, 'face import failed')
+      await ahead.catch(() => undefined)
       await save({ state: 'failed', error: item as never })
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
   }
 
-  /** One manifest row: what it counted as, or why it failed. */
-  async #row(galleryId: string, row: ImportRow, dir: string, seen: Set<string>): Promise<'imported' | 'skipped' | ImportRowError> {
+  /** One manifest row (none past the end): skipped, the step that stores it, or why it failed. */
+  async #prepare(galleryId: string, row: ImportRow | undefined, dir: string, seen: Set<string>): Promise<Prepared> {
+    if (!row) return 'skipped'
     const failure = (reason: ImportRowError['reason'], extra: { faces?: number; detail?: string } = {}): ImportRowError =>
       ({ row: row.row, personId: row.personId, file: row.file, reason, ...extra })
     if (!PERSON_ID.test(row.personId)) return failure('invalid-row', { detail: 'personId: letters, digits, . _ - (at most 128)' })

@@ -6,7 +6,8 @@ import type {
 } from '../../shared/inference/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
 import { encodeFrame, FrameDecoder, RECOGNIZE_CALL, unpackVectors, type SidecarOp, type WireError } from '../sidecar/protocol.ts'
-import type { DescribedFace, Recognize } from '../../shared/galleries/types.ts'
+import type { DescribedRegion, Recognize } from '../../shared/galleries/types.ts'
+import { GALLERY_KINDS } from '../../shared/galleries/kinds.ts'
 import type { SidecarSupervisor, SupervisorLog } from './supervisor.ts'
 import type { LoadedManifest } from '../../models/load-manifests.ts'
 import type { ModelSignature } from '../../shared/models/onnx.ts'
@@ -170,7 +171,7 @@ export class SidecarClient implements InferenceService {
     return this.#send(op, header, body, timeoutAt, signal)
   }
 
-  // ── face recognition (protocol.ts RECOGNIZE_CALL) ───────────────────────────────────
+  // ── gallery recognition (protocol.ts RECOGNIZE_CALL) ───────────────────────────────────
   /** The gallery search a `recognizer` node asks for during a detection (runtime/galleries). */
   setRecognizer(recognize: Recognize): void {
     this.#recognize = recognize
@@ -195,27 +196,30 @@ export class SidecarClient implements InferenceService {
     }
     try {
       if (!this.#recognize) throw new Error('no gallery search is set')
+      const kind = GALLERY_KINDS.find((k) => k === header.kind)
+      if (!kind) throw new Error(`unknown gallery kind ${String(header.kind)}`)
       const descriptors = unpackVectors(body, Number(header.count), Number(header.dims))
-      this.#recognize({ descriptors, galleryIds: (header.galleryIds ?? []) as string[] }).then((result) => answer({ ok: true, result }), fail)
+      this.#recognize({ kind, descriptors, galleryIds: (header.galleryIds ?? []) as string[] }).then((result) => answer({ ok: true, result }), fail)
     } catch (error) {
       fail(error)
     }
   }
 
   /**
-   * The faces of an image with their descriptors (and aligned pictures when asked), from the
-   * algorithm's `recognizer` node; the engine's decode path and limits apply.
+   * The regions of an image (faces, persons, or the whole image) with their descriptors (and
+   * pictures when asked), from the algorithm's `recognizer` node; the engine's decode path
+   * and limits apply.
    */
-  async describeFaces(algorithmId: string, image: ImageSource, options: { purpose?: string; pictures?: boolean } = {}): Promise<DescribedFace[]> {
+  async describe(algorithmId: string, image: ImageSource, options: { purpose?: string; pictures?: boolean } = {}): Promise<DescribedRegion[]> {
     const header: Record<string, unknown> = {
       algorithmId, purpose: options.purpose ?? 'image', pictures: options.pictures === true,
       image: image.kind === 'path' ? { kind: 'path', path: image.path } : image.kind === 'rgb' ? { kind: 'rgb', width: image.width, height: image.height } : { kind: 'bytes' },
     }
-    const { result, body } = await this.#request('describeFaces', header, image.kind === 'bytes' ? image.bytes : image.kind === 'rgb' ? image.data : undefined)
-    const r = result as { dims: number; faces: { box: DescribedFace['box']; score: number; landmark: DescribedFace['landmark']; pictureBytes: number }[] }
-    const descriptors = unpackVectors(body, r.faces.length, r.dims)
-    let at = r.faces.length * r.dims * 4
-    return r.faces.map((f, i) => {
+    const { result, body } = await this.#request('describe', header, image.kind === 'bytes' ? image.bytes : image.kind === 'rgb' ? image.data : undefined)
+    const r = result as { dims: number; regions: { box: DescribedRegion['box']; score: number; landmark: DescribedRegion['landmark']; pictureBytes: number }[] }
+    const descriptors = unpackVectors(body, r.regions.length, r.dims)
+    let at = r.regions.length * r.dims * 4
+    return r.regions.map((f, i) => {
       const picture = f.pictureBytes > 0 ? Buffer.from(body.subarray(at, at + f.pictureBytes)) : null
       at += f.pictureBytes
       return { box: f.box, score: f.score, landmark: f.landmark, descriptor: descriptors[i]!, picture }

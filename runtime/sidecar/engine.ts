@@ -2,7 +2,7 @@ import { defaultManifestDir, loadManifests, type LoadedManifest } from '../../mo
 import { settings } from '../../shared/config.ts'
 import type { DetectionResultCore, DetectOutcome, SidecarStats } from '../../shared/inference/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
-import type { DescribedFace, Recognize } from '../../shared/galleries/types.ts'
+import type { DescribedRegion, Recognize } from '../../shared/galleries/types.ts'
 import sharp from 'sharp'
 import { EngineError } from './engine-error.ts'
 import { checkPixels, decodePixels, readCheckedImage, type EncodedSource, type ImageLimits } from './image/decode.ts'
@@ -60,7 +60,7 @@ export class InferenceEngine {
   readonly #pool: SessionPool
   readonly #pipelines = new Map<string, LoadedPipeline>()
   readonly #handles = new Map<string, Handle>()
-  /** Pipelines describeFaces holds (one reference each, kept until the algorithm is forgotten or the engine closes). */
+  /** Pipelines `describe` holds (one reference each, kept until the algorithm is forgotten or the engine closes). */
   readonly #describing = new Map<string, Promise<void>>()
   readonly #options: EngineOptions
   readonly #memory: MemoryBudget
@@ -89,7 +89,7 @@ export class InferenceEngine {
     const inUse = [...this.#handles].filter(([, h]) => h.algorithmId === algorithmId).map(([handle]) => handle)
     if (inUse.length > 0) throw new EngineError('AlgorithmInUse', `algorithm ${algorithmId} is loaded by ${inUse.length} task(s)`, { algorithmId, tasks: inUse })
     this.#manifests.delete(algorithmId)
-    // describeFaces' hold on the pipeline is no task's: it goes with the algorithm.
+    // `describe`'s hold on the pipeline is no task's: it goes with the algorithm.
     const describing = this.#describing.get(algorithmId)
     this.#describing.delete(algorithmId)
     describing?.then(() => this.#unref(algorithmId), () => {})
@@ -146,11 +146,12 @@ export class InferenceEngine {
   }
 
   /**
-   * The faces of an image with their descriptors (gallery registration and search): the
+   * The regions of an image (faces, persons, or the whole image, as the algorithm's
+   * recognizer says) with their descriptors (gallery registration and search): the
    * algorithm's pipeline runs without a gallery search; the first call loads it, and it stays
    * loaded until the algorithm is forgotten. Returns the result targets a recognizer described.
    */
-  async describeFaces(request: { algorithmId: string; image: EngineImage; purpose?: string; pictures?: boolean }): Promise<DescribedFace[]> {
+  async describe(request: { algorithmId: string; image: EngineImage; purpose?: string; pictures?: boolean }): Promise<DescribedRegion[]> {
     let describing = this.#describing.get(request.algorithmId)
     if (!describing) {
       describing = this.#acquire(request.algorithmId)
@@ -170,15 +171,16 @@ export class InferenceEngine {
         const output = await pipeline.run(image, {}, undefined)
         // The default area holds every target, in the pipeline's order.
         const targets = buildResult(pipeline.manifest, output, image, {}, Date.now()).areaList[0]!.targetList
-        const faces: DescribedFace[] = []
+        const regions: DescribedRegion[] = []
         for (const [i, work] of output.targets.entries()) {
           if (!work.descriptor) continue
-          const picture = request.pictures && work.aligned
-            ? await sharp(work.aligned.data, { raw: { width: work.aligned.width, height: work.aligned.height, channels: 3 } }).resize(160, 160).jpeg({ quality: 85 }).toBuffer()
+          // The console's picture: the region described, at most 160 × 160 (an aligned face is square).
+          const picture = request.pictures && work.described
+            ? await sharp(work.described.data, { raw: { width: work.described.width, height: work.described.height, channels: 3 } }).resize(160, 160, { fit: 'inside' }).jpeg({ quality: 85 }).toBuffer()
             : null
-          faces.push({ box: targets[i]!.box, score: work.detection.score, landmark: targets[i]!.landmark, descriptor: work.descriptor, picture })
+          regions.push({ box: targets[i]!.box, score: work.detection.score, landmark: targets[i]!.landmark, descriptor: work.descriptor, picture })
         }
-        return faces
+        return regions
       } finally {
         reservation.release()
       }

@@ -18,13 +18,13 @@ export interface Frame { header: Record<string, unknown>; body: Buffer }
  * `cancel` ({ target: id }) tells a `detect` in flight that its caller went away; `overlay`
  * draws a given result over an image and answers the JPEG.
  */
-export type SidecarOp = 'ping' | 'load' | 'release' | 'detect' | 'overlay' | 'cancel' | 'stats' | 'define' | 'forget' | 'inspectModel' | 'describeFaces'
+export type SidecarOp = 'ping' | 'load' | 'release' | 'detect' | 'overlay' | 'cancel' | 'stats' | 'define' | 'forget' | 'inspectModel' | 'describe'
 
 /**
  * The one call the sidecar makes to the runtime, while a `detect` with a `recognizer` node runs:
- * `{ call: 'recognize', id, count, dims, galleryIds }` with the descriptors as float32 in the
+ * `{ call: 'recognize', id, kind, count, dims, galleryIds }` with the descriptors as float32 in the
  * body; the runtime searches its galleries and answers `{ reply: true, id, ok, result }`
- * (result: the best FaceMatch or null per descriptor). Calls have their own id sequence.
+ * (result: the best GalleryMatch or null per descriptor). Calls have their own id sequence.
  */
 export const RECOGNIZE_CALL = 'recognize'
 

@@ -6,7 +6,7 @@ import type { EngineImage, InferenceEngine } from './engine.ts'
 import type { LoadedManifest } from '../../models/load-manifests.ts'
 import type { DetectionResultCore } from '../../shared/inference/types.ts'
 import { encodeFrame, FrameDecoder, packVectors, RECOGNIZE_CALL, type Frame, type WireError } from './protocol.ts'
-import type { FaceMatch, Recognize } from '../../shared/galleries/types.ts'
+import type { GalleryMatch, Recognize } from '../../shared/galleries/types.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import { inspectOnnx } from '../../shared/models/onnx.ts'
 
@@ -30,12 +30,12 @@ export function serveEngine(engine: InferenceEngine, socketPath: string, install
     // Calls to the runtime (gallery search, protocol.ts RECOGNIZE_CALL) awaiting its reply.
     const calls = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>()
     let nextCall = 1
-    const recognize: Recognize = ({ descriptors, galleryIds }) => new Promise((resolve, reject) => {
+    const recognize: Recognize = ({ kind, descriptors, galleryIds }) => new Promise((resolve, reject) => {
       if (socket.destroyed) { reject(new Error('runtime connection closed')); return }
       const id = nextCall++
       calls.set(id, { resolve: resolve as (v: unknown) => void, reject })
-      reply({ call: RECOGNIZE_CALL, id, count: descriptors.length, dims: descriptors[0]?.length ?? 0, galleryIds }, packVectors(descriptors))
-    }) as Promise<(FaceMatch | null)[]>
+      reply({ call: RECOGNIZE_CALL, id, kind, count: descriptors.length, dims: descriptors[0]?.length ?? 0, galleryIds }, packVectors(descriptors))
+    }) as Promise<(GalleryMatch | null)[]>
     socket.on('close', () => {
       for (const call of calls.values()) call.reject(new Error('runtime connection closed'))
       calls.clear()
@@ -154,13 +154,13 @@ async function handle(engine: InferenceEngine, frame: Frame, recognize: Recogniz
       })
       return { result: null, body: jpeg }
     }
-    case 'describeFaces': {
-      const faces = await engine.describeFaces({ algorithmId: str(h.algorithmId, 'algorithmId'), image: imageOf(frame), purpose: typeof h.purpose === 'string' ? h.purpose : 'image', pictures: h.pictures === true })
-      // Body: the descriptors back to back, then each face's picture.
-      const pictures = faces.map((f) => f.picture ?? Buffer.alloc(0))
+    case 'describe': {
+      const regions = await engine.describe({ algorithmId: str(h.algorithmId, 'algorithmId'), image: imageOf(frame), purpose: typeof h.purpose === 'string' ? h.purpose : 'image', pictures: h.pictures === true })
+      // Body: the descriptors back to back, then each region's picture.
+      const pictures = regions.map((f) => f.picture ?? Buffer.alloc(0))
       return {
-        result: { dims: faces[0]?.descriptor.length ?? 0, faces: faces.map((f, i) => ({ box: f.box, score: f.score, landmark: f.landmark, pictureBytes: pictures[i]!.length })) },
-        body: Buffer.concat([packVectors(faces.map((f) => f.descriptor)), ...pictures]),
+        result: { dims: regions[0]?.descriptor.length ?? 0, regions: regions.map((f, i) => ({ box: f.box, score: f.score, landmark: f.landmark, pictureBytes: pictures[i]!.length })) },
+        body: Buffer.concat([packVectors(regions.map((f) => f.descriptor)), ...pictures]),
       }
     }
     default: throw new EngineError('InvalidParam', `unknown op ${String(h.op)}`, { field: 'op' })

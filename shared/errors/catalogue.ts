@@ -244,9 +244,9 @@ export const catalogue = {
     'Tasks analyse this camera: stop them first, or delete with force.', A.NONE),
   // ── face galleries (spec 4.10 "Face gallery", README "Face galleries") ─────────────────
   GalleryNotFound: entry('7501', 'api.error.GalleryNotFound',
-    'No face gallery with this id exists.', A.CHECK_REQUEST_PARAMETERS),
+    'No gallery of the route\'s kind (face, body or things) with this id exists.', A.CHECK_REQUEST_PARAMETERS),
   GalleryExists: entry('7502', 'api.error.GalleryExists',
-    'A face gallery with this id already exists.', A.CHECK_REQUEST_PARAMETERS),
+    'A gallery of the route\'s kind (face, body or things) with this id already exists.', A.CHECK_REQUEST_PARAMETERS),
   GalleryPersonNotFound: entry('7503', 'api.error.GalleryPersonNotFound',
     'No person with this id exists in the gallery.', A.CHECK_REQUEST_PARAMETERS),
   GalleryPersonExists: entry('7504', 'api.error.GalleryPersonExists',
@@ -294,6 +294,15 @@ export const catalogue = {
     'The logo is not a PNG, JPEG or SVG image the device accepts (readable, within the size limits): see details.reason.', A.CHECK_UPLOAD_PARAMETERS),
   LogFileNotFound: entry('8131', 'api.error.LogFileNotFound',
     'No log file with this name exists (QueryLogFiles lists them; rotation removes the oldest).', A.CHECK_REQUEST_PARAMETERS, { httpStatus: 404 }),
+  // ── body and things galleries (spec 4.10 "Body gallery", "Things gallery", README "Body and things galleries")
+  GalleryItemNotFound: entry('7513', 'api.error.GalleryItemNotFound',
+    'No item with this id exists in the gallery.', A.CHECK_REQUEST_PARAMETERS),
+  GalleryItemExists: entry('7514', 'api.error.GalleryItemExists',
+    'An item with this id already exists in the gallery.', A.CHECK_REQUEST_PARAMETERS),
+  GalleryImageNotFound: entry('7515', 'api.error.GalleryImageNotFound',
+    'No image with this id exists for this item.', A.CHECK_REQUEST_PARAMETERS),
+  GalleryBodyCount: entry('7516', 'api.error.GalleryBodyCount',
+    'A body gallery image must show exactly one person: details.persons is how many were found.', A.CHECK_REQUEST_PARAMETERS),
   // ── inference sidecar and tasks (spec 3.2, 4.7) ───────────────────────────────────────────
   SidecarUnavailable: entry('1101', 'api.error.SidecarUnavailable',
     'The inference engine is restarting; the request did not complete.', A.RETRY,

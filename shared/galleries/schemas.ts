@@ -1,9 +1,13 @@
 import { Type } from '@sinclair/typebox'
 import { PageNumber, PageSize } from '../http/paging.ts'
 
-/** Request fields shared by the face-gallery endpoints (functions/library, spec 4.10). */
+/** Request fields shared by the gallery endpoints (spec 4.10 Face, Body, Things gallery). */
 export const GalleryId = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' })
-export const PersonId = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' })
+/** An item's (a face gallery's person's) client-chosen id. */
+export const ItemId = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' })
+export const ImageId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })
+export const Name = Type.String({ minLength: 1, maxLength: 128 })
+export const Description = Type.String({ maxLength: 1024 })
 export const Attributes = Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 64 })
 export const Page = {
   pageNum: Type.Optional(PageNumber()),

@@ -1,42 +1,47 @@
 import type { Identity } from '../handler.ts'
 import type { RatioPoint, TargetBox } from '../inference/types.ts'
+import type { GalleryKind } from './kinds.ts'
 
 /**
- * Face galleries as handlers see them (`ctx.galleries`, spec 4.10 "Face gallery"): galleries,
- * persons with their face images, search by image, and the gallery search behind the
- * `recognizer` pipeline node. The service lives in runtime/galleries/service.ts.
+ * Galleries as handlers see them (`ctx.galleries`, spec 4.10 Face, Body and Things gallery):
+ * galleries, items (a face gallery's persons) with their images, search by image, face
+ * imports, and the gallery search behind the `recognizer` pipeline node. Records carry
+ * generic names (`itemId`, `imageId`); `toWire` (kinds.ts) gives each kind its own. The
+ * service lives in runtime/galleries/service.ts.
  */
 
-/** The `confidence[]` label of a face no gallery person matches (spec 2.6). */
-export const UNKNOWN_FACE = 'unknown'
+/** The `confidence[]` label of a target no gallery item matches (spec 2.6). */
+export const UNKNOWN_LABEL = 'unknown'
 
 /** The best gallery candidate of one descriptor. */
-export interface FaceMatch {
+export interface GalleryMatch {
   galleryId: string
-  personId: string
+  itemId: string
   name: string
   /** Cosine similarity of the descriptors, -1..1 (1 = same direction). */
   similarity: number
 }
 
 export interface RecognizeRequest {
-  /** L2-normalized descriptors of the faces of one image. */
+  /** Which kind of gallery a recognizer node searches (its manifest's `gallery`). */
+  kind: GalleryKind
+  /** L2-normalized descriptors of the targets of one image. */
   descriptors: Float32Array[]
-  /** The galleries to search; every face gallery when empty. */
+  /** The galleries to search; every gallery of the kind when empty. */
   galleryIds: string[]
 }
 
-/** The best candidate per descriptor (null when the galleries hold no face). */
-export type Recognize = (request: RecognizeRequest) => Promise<(FaceMatch | null)[]>
+/** The best candidate per descriptor (null when the galleries hold no image). */
+export type Recognize = (request: RecognizeRequest) => Promise<(GalleryMatch | null)[]>
 
-/** A face the sidecar found and described (sidecar op `describeFaces`). */
-export interface DescribedFace {
+/** A region the sidecar found and described (sidecar op `describe`): a face, a person, or the whole image. */
+export interface DescribedRegion {
   box: TargetBox
   score: number
-  /** Pixel landmarks (spec 2.6 keys). */
+  /** Pixel landmarks (spec 2.6 keys); empty without keypoints. */
   landmark: RatioPoint[]
   descriptor: Float32Array
-  /** JPEG of the aligned face (when asked for). */
+  /** JPEG of the region described (the aligned face, the person), when asked for. */
   picture: Buffer | null
 }
 
@@ -44,40 +49,33 @@ export interface Gallery {
   galleryId: string
   name: string
   description: string
-  persons: number
-  faces: number
+  items: number
+  images: number
   createdAt: string
   updatedAt: string
 }
 
-export interface Person {
+export interface GalleryItem {
   galleryId: string
-  personId: string
+  itemId: string
   name: string
   attributes: Record<string, unknown>
-  /** Ids of the person's face images (their pictures: `/gtw/cwai/Library/FacePicture`). */
-  faceIds: number[]
+  /** Ids of the item's images (their pictures: the kind's picture route). */
+  imageIds: number[]
   createdAt: string
   updatedAt: string
 }
 
-/** One image for a person or a search: a completed upload or raw Base64 (spec 4.7 sources). */
+/** One image for an item or a search: a completed upload or raw Base64 (spec 4.7 sources). */
 export interface GalleryImage {
   uploadId?: string
   imageBase64?: string
 }
 
-export interface SearchHit {
-  galleryId: string
-  personId: string
-  name: string
-  similarity: number
-}
-
-export interface SearchFace {
+export interface SearchRegion {
   box: TargetBox
   landmark: RatioPoint[]
-  matches: SearchHit[]
+  matches: GalleryMatch[]
 }
 
 /** One failed row of a face import. */
@@ -110,34 +108,40 @@ export interface ImportJob {
   updatedAt: string
 }
 
-export interface GalleriesService {
+/** The galleries of one kind. */
+export interface GalleryStore {
   createGallery(input: { galleryId?: string; name: string; description?: string }): Promise<Gallery>
   updateGallery(input: { galleryId: string; name?: string; description?: string }): Promise<Gallery>
-  /** Deletes the gallery with its persons and faces. */
+  /** Deletes the gallery with its items and images. */
   deleteGallery(galleryId: string): Promise<void>
   listGalleries(page: { pageNum: number; pageSize: number }): Promise<{ total: number; rows: Gallery[] }>
-  /** GalleryPersonExists when the person id is taken in that gallery. */
-  createPerson(input: { galleryId: string; personId: string; name: string; attributes?: Record<string, unknown> }): Promise<Person>
-  updatePerson(input: { galleryId: string; personId: string; name?: string; attributes?: Record<string, unknown> }): Promise<Person>
-  deletePerson(galleryId: string, personId: string): Promise<void>
-  getPerson(galleryId: string, personId: string): Promise<Person>
-  listPersons(query: { galleryId: string; name?: string; pageNum: number; pageSize: number }): Promise<{ total: number; rows: Person[] }>
+  /** The kind's itemExists error when the item id is taken in that gallery. */
+  createItem(input: { galleryId: string; itemId: string; name: string; attributes?: Record<string, unknown> }): Promise<GalleryItem>
+  updateItem(input: { galleryId: string; itemId: string; name?: string; attributes?: Record<string, unknown> }): Promise<GalleryItem>
+  deleteItem(galleryId: string, itemId: string): Promise<void>
+  getItem(galleryId: string, itemId: string): Promise<GalleryItem>
+  listItems(query: { galleryId: string; name?: string; pageNum: number; pageSize: number }): Promise<{ total: number; rows: GalleryItem[] }>
   /**
-   * Adds one face image: exactly one face must be found (GalleryFaceCount otherwise, nothing
-   * stored); the aligned face's descriptor and picture are stored.
+   * Adds one image: the kind's subject (a face, a person) must be found exactly once (its
+   * count error otherwise, nothing stored); the region's descriptor and picture are stored.
    */
-  addFace(input: { galleryId: string; personId: string; image: GalleryImage; identity: Identity }): Promise<{ faceId: number; box: TargetBox }>
-  deleteFace(galleryId: string, personId: string, faceId: number): Promise<void>
-  /** The stored picture (JPEG) of a face. */
-  facePicture(faceId: number): Promise<Buffer>
-  /** Closest persons per face of the image, best first, at or above `threshold` when given. */
-  search(input: { galleryId?: string; image: GalleryImage; topK: number; threshold?: number; identity: Identity }): Promise<SearchFace[]>
+  addImage(input: { galleryId: string; itemId: string; image: GalleryImage; identity: Identity }): Promise<{ imageId: number; box: TargetBox }>
+  deleteImage(galleryId: string, itemId: string, imageId: number): Promise<void>
+  /** The stored picture (JPEG) of an image. */
+  picture(imageId: number): Promise<Buffer>
+  /** Closest items per region of the image, best first, at or above `threshold` when given. */
+  search(input: { galleryId?: string; image: GalleryImage; topK: number; threshold?: number; identity: Identity }): Promise<SearchRegion[]>
+}
+
+export interface GalleriesService {
+  /** The galleries of one kind (spec 4.10 Face, Body, Things gallery). */
+  of(kind: GalleryKind): GalleryStore
   /**
-   * Starts importing persons from an archive upload (purpose `face-import`) into a gallery;
-   * the job runs in the background (`importStatus`).
+   * Starts importing persons from an archive upload (purpose `face-import`) into a face
+   * gallery; the job runs in the background (`importStatus`).
    */
   startImport(input: { galleryId: string; uploadId: string; identity: Identity }): Promise<{ jobId: string }>
   importStatus(jobId: string): Promise<ImportJob>
-  /** The gallery search of the `recognizer` node (runtime ↔ sidecar, see README "Galleries"). */
+  /** The gallery search of the `recognizer` node (runtime ↔ sidecar, see README "Face galleries"). */
   recognize: Recognize
 }

@@ -74,7 +74,7 @@ describe('algorithm and layout management (spec 4.10)', () => {
 
   it('lists every shipped layout and details one as its manifest', async () => {
     const list = (await post('/gtw/cwai/algorithm/layout/list', { pageNum: 1, pageSize: 100 })).body.resData
-    expect(list.total).toBe(10)
+    expect(list.total).toBe(12)
     expect(list.rows.every((r: any) => r.origin === 'preset')).toBe(true)
     const faces = list.rows.find((r: any) => r.algorithmId === 'face-detection')
     expect(faces.nodes).toEqual(shipped('face-detection').nodes.map((n: any) => ({ id: n.id, action: n.action })))
@@ -87,10 +87,10 @@ describe('algorithm and layout management (spec 4.10)', () => {
 
   it('lists the algorithms that can count people (passenger flow)', async () => {
     const { body } = await post('/gtw/cwai/Algorithm/passengerFlowList', {})
-    // Person boxes: the COCO detector, the person detector and the helmet analysis built on it;
-    // not segmentation regions, faces or text.
-    expect(body.resData.rows.map((r: any) => r.algorithmId)).toEqual(['no-safety-helmet-analysis', 'object-detection', 'person-detector'])
-    expect(body.resData.total).toBe(3)
+    // Person boxes: the COCO detector, the person detector and the body recognition and helmet
+    // analysis built on it; not segmentation regions, faces, text or whole images.
+    expect(body.resData.rows.map((r: any) => r.algorithmId)).toEqual(['body-recognition', 'no-safety-helmet-analysis', 'object-detection', 'person-detector'])
+    expect(body.resData.total).toBe(4)
     expect(body.resData.rows[0]).toMatchObject({ algorithmUsage: '2', origin: 'preset', runningStatus: 0 })
     expect(error((await post('/gtw/cwai/Algorithm/passengerFlowList', { x: 1 })).body)).toMatchObject({ messageKey: 'api.error.InvalidParam' })
   })

@@ -17,9 +17,10 @@ const PAGES = {
   audio: 'Audio', system: 'System',
   backup: 'Backup and reset',
   network: 'Network',
+  galleries: 'Galleries',
 }
 /** Pages whose table must be shown when checked (the narrow layout turns tables into cards). */
-const TABLES: Partial<Record<keyof typeof PAGES, string>> = { tasks: 'tasks', algorithms: 'algorithms', models: 'models' }
+const TABLES: Partial<Record<keyof typeof PAGES, string>> = { tasks: 'tasks', algorithms: 'algorithms', models: 'models', galleries: 'gallery-items' }
 
 let device: DeviceProcess
 let browser: Browser
@@ -40,6 +41,9 @@ async function ensureTask() {
   if ((tasks.body.resData.rows as { taskId: string }[]).some((t) => t.taskId === 'axe-task')) return
   const created = await device.post('/v1/cwai/aihost/PTaskCreate', { taskId: 'axe-task', algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) }, mtk)
   expect(created.body.resCode).toBe(1)
+  // …and a face gallery with a person, so the Galleries page shows its lists.
+  expect((await device.post('/gtw/cwai/Library/AddLibrary', { galleryId: 'axe', name: 'Axe' }, mtk)).body.resCode).toBe(1)
+  expect((await device.post('/gtw/cwai/Library/AddPerson', { galleryId: 'axe', personId: 'p', name: 'Pat' }, mtk)).body.resCode).toBe(1)
 }
 
 /** The screen's heading is shown and nothing in it is still loading. */

@@ -11,7 +11,8 @@ import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openDb } from '../../shared/db/client.ts'
 import type { Target } from '../../shared/inference/types.ts'
-import { nearestFacesQuery } from '../../runtime/galleries/service.ts'
+import { nearestImagesQuery } from '../../runtime/galleries/store.ts'
+import { galleryTablesOf } from '../../shared/db/schema/index.ts'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 import { cropFace, samplePhoto, targetsOf, type Box, type SamplePhoto } from './faces.ts'
@@ -149,14 +150,17 @@ describe('face gallery over HTTP', () => {
     expect(after.map((t) => label(t)!.label)).toEqual(['Person p6-0', 'unknown', 'unknown', 'unknown'])
   })
 
-  it('searches through the vector index (vector_top_k), not by scanning the faces', async () => {
+  it('searches through the vector index (vector_top_k), not by scanning the images, for every gallery kind', async () => {
     const { db, close } = openDb(`file:${path.join(device.dataDir, 'device.db')}`)
     try {
-      const plan = await db.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${nearestFacesQuery(new Float32Array(1024).fill(0.03), 16, [galleryA])}`)
-      const details = plan.map((p) => p.detail)
-      expect(details[0]).toMatch(/^SCAN t VIRTUAL TABLE INDEX/)
-      expect(details.some((d) => /SEARCH f USING INTEGER PRIMARY KEY/.test(d))).toBe(true)
-      expect(details.some((d) => /SCAN f\b/.test(d))).toBe(false)
+      for (const [images, dims] of [['gallery_faces', 1024], ['body_gallery_images', 600], ['things_gallery_images', 600]] as const) {
+        const tables = Object.values(galleryTablesOf).find((t) => t.vectorIndex === `${images}_descriptor_idx`)!
+        const plan = await db.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${nearestImagesQuery(tables, new Float32Array(dims).fill(0.03), 16, [galleryA])}`)
+        const details = plan.map((p) => p.detail)
+        expect(details[0]).toMatch(/^SCAN t VIRTUAL TABLE INDEX/)
+        expect(details.some((d) => new RegExp(`SEARCH ${images} USING INTEGER PRIMARY KEY`).test(d))).toBe(true)
+        expect(details.some((d) => new RegExp(`SCAN ${images}\\b`).test(d))).toBe(false)
+      }
     } finally {
       close()
     }

@@ -21,8 +21,8 @@ describe('pipeline manifests', () => {
   it('the shipped manifests validate and resolve their models: package files, build outputs, operator uploads', () => {
     const all = loadManifests(defaultManifestDir(projectRoot), projectRoot, '/data-dir')
     expect([...all.keys()].sort()).toEqual([
-      'face-analysis', 'face-detection', 'face-detection-near', 'face-presence', 'face-recognition', 'no-safety-helmet-analysis',
-      'object-detection', 'person-detector', 'person-segmentation', 'text-ocr',
+      'body-recognition', 'face-analysis', 'face-detection', 'face-detection-near', 'face-presence', 'face-recognition', 'no-safety-helmet-analysis',
+      'object-detection', 'person-detector', 'person-segmentation', 'text-ocr', 'things-recognition',
     ])
     for (const { manifest, modelPaths } of all.values())
       for (const [key, file] of Object.entries(modelPaths)) {
@@ -64,6 +64,16 @@ describe('pipeline manifests', () => {
     expect(() => loadManifest(variant((m) => { m.nodes[1].align.eyes = [0, 6] }, file), projectRoot)).toThrow(/detector face has no keypoints 0, 6/)
     expect(() => loadManifest(variant((m) => { m.nodes.reverse() }, file), projectRoot)).toThrow(/recognizer recognizer must come after detector face/)
     expect(() => loadManifest(variant((m) => { m.nodes[1].align.scale = 0 }, file), projectRoot)).toThrow(/invalid pipeline manifest/)
+    expect(() => loadManifest(variant((m) => { m.nodes[1].gallery = 'cats' }, file), projectRoot)).toThrow(/invalid pipeline manifest/)
+  })
+
+  it('a recognizer without a detector describes the whole image and may be the result\'s targets; it cannot align', () => {
+    const file = path.join(defaultManifestDir(projectRoot), 'things-recognition.json')
+    expect(() => loadManifest(variant(() => undefined, file), projectRoot)).not.toThrow()
+    expect(() => loadManifest(variant((m) => { m.nodes[0].align = { eyes: [0, 1], scale: 3, eyeLine: 0.4 } }, file), projectRoot)).toThrow(/align needs a detector/)
+    const face = path.join(defaultManifestDir(projectRoot), 'face-recognition.json')
+    // a recognizer of a detector's targets is not a target list of its own
+    expect(() => loadManifest(variant((m) => { m.result.targets = 'recognizer' }, face), projectRoot)).toThrow(/not a detector node/)
   })
 
   it('generates MediaPipe SSD anchors: 896 for both BlazeFace models, cell centres on the feature maps', () => {

@@ -3,7 +3,7 @@ import * as ort from 'onnxruntime-node'
 import type { LoadedManifest } from '../../../models/load-manifests.ts'
 import { describeModelSource } from '../../../models/load-manifests.ts'
 import type { ClassifierNode, CropNode, DetectorNode, LogicNode, PipelineManifest, RecognizerNode } from '../../../models/manifest-schema.ts'
-import { UNKNOWN_FACE, type Recognize } from '../../../shared/galleries/types.ts'
+import { UNKNOWN_LABEL, type Recognize } from '../../../shared/galleries/types.ts'
 import type { ConfidenceItem } from '../../../shared/inference/types.ts'
 import type { TaskConfig } from '../../../shared/tasks/types.ts'
 import type { SessionLease, SessionPool } from '../session-pool.ts'
@@ -33,9 +33,9 @@ export interface WorkTarget {
   logic?: boolean
   /** spec 2.6: first values of a feature vector (debug preview). */
   featurePreview?: number[]
-  /** A recognizer's L2-normalized descriptor and the aligned face it describes. */
+  /** A recognizer's L2-normalized descriptor and the region it describes (aligned face, box, image). */
   descriptor?: Float32Array
-  aligned?: RgbImage
+  described?: RgbImage
 }
 
 export interface PipelineOutput {
@@ -202,19 +202,21 @@ export class Pipeline {
   }
 
   /**
-   * Each face of `from` is aligned by its eyes and described; with a `recognize` callback the
-   * best gallery match at or above the threshold adds `{label: <name>, confidence:
-   * <similarity>}`, anything else `{label: "unknown", confidence: 1 − best similarity}`.
+   * Each target of `from` (or the whole image as one target) is cut out (a face aligned by
+   * its eyes) and described; with a `recognize` callback the best match in the node's kind of
+   * gallery at or above the threshold adds `{label: <name>, confidence: <similarity>}`,
+   * anything else `{label: "unknown", confidence: 1 − best similarity}`.
    */
   async #recognize(node: RecognizerNode, state: RunState) {
-    const targets = state.targets.get(node.from) ?? []
-    const [a, b] = node.align.eyes as [number, number]
+    const { image } = state
+    const targets: WorkTarget[] = node.from !== undefined ? state.targets.get(node.from) ?? []
+      : [{ detection: { box: { x: 0, y: 0, width: image.width, height: image.height }, score: 1, classIndex: 0 }, label: node.id, confidence: [], crops: new Map() }]
     for (const target of targets) {
       checkDeadline(state.deadline, node.id)
-      const eyes = target.detection.keypoints
-      if (!eyes?.[a] || !eyes[b]) continue
-      target.aligned = alignByEyes(state.image, eyes[a], eyes[b], node.align.scale, node.align.eyeLine)
-      const outputs = await this.#infer(node, await prepareInput(target.aligned, node.input))
+      const region = this.#region(node, image, target)
+      if (!region) continue
+      target.described = region
+      const outputs = await this.#infer(node, await prepareInput(region, node.input))
       const tensor = outputs[node.descriptorOutput] as ort.Tensor | undefined
       if (!tensor) throw new Error(`recognizer ${node.id}: output ${node.descriptorOutput} missing`)
       target.descriptor = l2normalize(tensor.data as Float32Array)
@@ -224,13 +226,22 @@ export class Pipeline {
     if (!state.recognize || described.length === 0) return
     const { recognition } = state.config
     const threshold = state.config.thresholds?.[node.id] ?? recognition?.threshold ?? node.scoreThreshold
-    const best = await state.recognize({ descriptors: described.map((t) => t.descriptor!), galleryIds: recognition?.galleryIds ?? [] })
+    const best = await state.recognize({ kind: node.gallery ?? 'face', descriptors: described.map((t) => t.descriptor!), galleryIds: recognition?.galleryIds ?? [] })
     described.forEach((target, i) => {
       const match = best[i]
       target.confidence.push(match && match.similarity >= threshold
         ? { label: match.name, confidence: match.similarity }
-        : { label: UNKNOWN_FACE, confidence: Math.min(1, Math.max(0, 1 - (match?.similarity ?? 0))) })
+        : { label: UNKNOWN_LABEL, confidence: Math.min(1, Math.max(0, 1 - (match?.similarity ?? 0))) })
     })
+  }
+
+  /** What a recognizer describes of a target: the eye-aligned face (none without both eyes), the box, or the image itself. */
+  #region(node: RecognizerNode, image: RgbImage, target: WorkTarget): RgbImage | null {
+    if (node.from === undefined) return image
+    if (!node.align) return cropBox(image, target.detection.box)
+    const [a, b] = node.align.eyes as [number, number]
+    const eyes = target.detection.keypoints
+    return eyes?.[a] && eyes[b] ? alignByEyes(image, eyes[a], eyes[b], node.align.scale, node.align.eyeLine) : null
   }
 
   #logic(node: LogicNode, state: RunState) {

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { blob, customType, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import type { GalleryKind } from '../../galleries/kinds.ts'
 
 /** Length of a face descriptor (FaceRes, models/README.md). */
 export const FACE_DESCRIPTOR_DIMS = 1024
@@ -14,44 +15,73 @@ const f32Blob = (dims: number) => customType<{ data: Float32Array; driverData: U
   fromDriver: (b) => new Float32Array(Uint8Array.from(b).buffer),
 })
 
-/** Face galleries (spec 4.10 "Face gallery"). */
-export const faceGalleries = sqliteTable('face_galleries', {
-  galleryId: text('gallery_id').primaryKey(),
-  name: text('name').notNull(),
-  description: text('description').notNull().default(''),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
-})
+/** Length of a body or things descriptor (the converted `image-descriptor`, models/README.md). */
+export const IMAGE_DESCRIPTOR_DIMS = 600
 
-/** Persons of a gallery, under a client-chosen id. */
-export const galleryPersons = sqliteTable('gallery_persons', {
-  galleryId: text('gallery_id').notNull(),
-  personId: text('person_id').notNull(),
-  name: text('name').notNull(),
-  attributes: text('attributes', { mode: 'json' }).notNull().$type<Record<string, unknown>>(),
-  createdAt: integer('created_at').notNull(),
-  updatedAt: integer('updated_at').notNull(),
-}, (t) => [primaryKey({ columns: [t.galleryId, t.personId] })])
+/** SQL names of one gallery kind's tables (the face gallery keeps the names it shipped with). */
+interface GalleryTableNames {
+  galleries: string
+  items: string
+  images: string
+  itemColumn: string
+  imageColumn: string
+}
 
-/** One registered face image: its descriptor (vector-indexed, cosine) and its aligned picture. */
-export const galleryFaces = sqliteTable('gallery_faces', {
-  faceId: integer('face_id').primaryKey({ autoIncrement: true }),
-  galleryId: text('gallery_id').notNull(),
-  personId: text('person_id').notNull(),
-  descriptor: f32Blob(FACE_DESCRIPTOR_DIMS)('descriptor').notNull(),
-  /** JPEG of the aligned face, for the console. */
-  picture: blob('picture', { mode: 'buffer' }).notNull(),
-  /** SHA-256 of the image it came from: an import run again skips what it already added. */
-  sourceSha256: text('source_sha256'),
-  createdAt: integer('created_at').notNull(),
-}, (t) => [
-  index('gallery_faces_person_idx').on(t.galleryId, t.personId),
-  // Neighbours kept as 1-bit signs, 32 per node: an insert of a 1024-value vector costs
-  // ~6 ms instead of ~100 ms with full float neighbours (bench/gallery-search.bench.ts);
-  // distances of the results are exact (computed on the row's own vector).
-  // drizzle-kit writes this expression quoted as one column name: the migration's CREATE INDEX line is corrected by hand.
-  index('gallery_faces_descriptor_idx').on(sql`libsql_vector_idx(${t.descriptor}, 'metric=cosine', 'compress_neighbors=float1bit', 'max_neighbors=32')`),
-])
+/**
+ * The three tables of a gallery kind (spec 4.10): galleries; items (a face gallery's persons)
+ * under a client-chosen id; images, each with its descriptor (`F32_BLOB`, cosine
+ * `libsql_vector_idx`) and the picture of the region it describes.
+ */
+function galleryTables(names: GalleryTableNames, dims: number) {
+  const galleries = sqliteTable(names.galleries, {
+    galleryId: text('gallery_id').primaryKey(),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  })
+  const items = sqliteTable(names.items, {
+    galleryId: text('gallery_id').notNull(),
+    itemId: text(names.itemColumn).notNull(),
+    name: text('name').notNull(),
+    attributes: text('attributes', { mode: 'json' }).notNull().$type<Record<string, unknown>>(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  }, (t) => [primaryKey({ columns: [t.galleryId, t.itemId] })])
+  const images = sqliteTable(names.images, {
+    imageId: integer(names.imageColumn).primaryKey({ autoIncrement: true }),
+    galleryId: text('gallery_id').notNull(),
+    itemId: text(names.itemColumn).notNull(),
+    descriptor: f32Blob(dims)('descriptor').notNull(),
+    /** JPEG of the region described (aligned face, person), for the console. */
+    picture: blob('picture', { mode: 'buffer' }).notNull(),
+    /** SHA-256 of the image it came from: an import run again skips what it already added. */
+    sourceSha256: text('source_sha256'),
+    createdAt: integer('created_at').notNull(),
+  }, (t) => [
+    index(`${names.images}_${names.itemColumn.replace(/_id$/, '')}_idx`).on(t.galleryId, t.itemId),
+    // Neighbours kept as 1-bit signs, 32 per node: an insert of a 1024-value vector costs
+    // ~6 ms instead of ~100 ms with full float neighbours (bench/gallery-search.bench.ts);
+    // distances of the results are exact (computed on the row's own vector).
+    // drizzle-kit writes this expression quoted as one column name: the migration's CREATE INDEX line is corrected by hand.
+    index(`${names.images}_descriptor_idx`).on(sql`libsql_vector_idx(${t.descriptor}, 'metric=cosine', 'compress_neighbors=float1bit', 'max_neighbors=32')`),
+  ])
+  return { galleries, items, images, vectorIndex: `${names.images}_descriptor_idx` }
+}
+
+export type GalleryTables = ReturnType<typeof galleryTables>
+
+/** Each kind's tables (shared/galleries/kinds.ts). */
+export const galleryTablesOf: Record<GalleryKind, GalleryTables> = {
+  face: galleryTables({ galleries: 'face_galleries', items: 'gallery_persons', images: 'gallery_faces', itemColumn: 'person_id', imageColumn: 'face_id' }, FACE_DESCRIPTOR_DIMS),
+  body: galleryTables({ galleries: 'body_galleries', items: 'body_gallery_items', images: 'body_gallery_images', itemColumn: 'item_id', imageColumn: 'image_id' }, IMAGE_DESCRIPTOR_DIMS),
+  things: galleryTables({ galleries: 'things_galleries', items: 'things_gallery_items', images: 'things_gallery_images', itemColumn: 'item_id', imageColumn: 'image_id' }, IMAGE_DESCRIPTOR_DIMS),
+}
+
+// drizzle-kit finds tables among the module's exports.
+export const { galleries: faceGalleries, items: galleryPersons, images: galleryFaces } = galleryTablesOf.face
+export const { galleries: bodyGalleries, items: bodyGalleryItems, images: bodyGalleryImages } = galleryTablesOf.body
+export const { galleries: thingsGalleries, items: thingsGalleryItems, images: thingsGalleryImages } = galleryTablesOf.things
 
 /**
  * Bulk imports of persons into a face gallery from one archive (spec 4.10 "File import"):

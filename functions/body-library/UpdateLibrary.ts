@@ -1,0 +1,3 @@
+import { galleryHandlers } from '../../shared/galleries/handlers.ts'
+
+export default galleryHandlers('body').updateLibrary
