@@ -173,7 +173,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     metrics: metrics.streamTaskMetrics(),
     observers: streamObservers({
       config, events: eventSystem.events, imageQuality, log: streamLog, algorithms: algorithmRegistry, faceAlgorithm: config.galleryFaceAlgorithm,
-      describeFaces: (algorithmId, image) => inference.inference.describeFaces(algorithmId, image),
+      describeFaces: (algorithmId, image) => inference.inference.describe(algorithmId, image),
       // Recognition searches the face galleries made below (called only once tasks run).
       recognize: (request) => galleries.recognize(request),
     }) })

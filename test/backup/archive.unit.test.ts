@@ -18,10 +18,10 @@ import { EXCLUDED_ROWS } from '../../runtime/backup/policy.ts'
 import { openAtLevel, tableNames, columnsOf } from '../../runtime/backup/scratch-db.ts'
 import { scratchDbOf, validateBackup } from '../../runtime/backup/validate.ts'
 import { createLogger } from '../../runtime/log.ts'
-import { nearestFacesQuery } from '../../runtime/galleries/service.ts'
+import { nearestImagesQuery } from '../../runtime/galleries/store.ts'
 import { openDb } from '../../shared/db/client.ts'
 import { migrationsDir } from '../../runtime/paths.ts'
-import { cameras, faceGalleries, galleryFaces, galleryPersons, sessions, systemSettings, users } from '../../shared/db/schema/index.ts'
+import { cameras, faceGalleries, galleryFaces, galleryPersons, galleryTablesOf, sessions, systemSettings, users } from '../../shared/db/schema/index.ts'
 import type { Identity } from '../../shared/handler.ts'
 import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 import { archiveOf, jsonl, manifestOf, readArchive, resign, rowsOf } from '../helpers/backup-archive.ts'
@@ -75,9 +75,9 @@ beforeAll(async () => {
     { key: 'network.pendingChange', value: '{"changeId":"c1"}', updatedAt: now },
   ])
   await db.insert(faceGalleries).values({ galleryId: 'staff', name: 'Staff', createdAt: now, updatedAt: now })
-  await db.insert(galleryPersons).values({ galleryId: 'staff', personId: 'p1', name: 'Ada', attributes: { team: 'ops' }, createdAt: now, updatedAt: now })
+  await db.insert(galleryPersons).values({ galleryId: 'staff', itemId: 'p1', name: 'Ada', attributes: { team: 'ops' }, createdAt: now, updatedAt: now })
   const descriptor = descriptorOf(0)
-  await db.insert(galleryFaces).values({ galleryId: 'staff', personId: 'p1', descriptor, picture: Buffer.from([0xff, 0xd8, 1, 2, 3]), createdAt: now })
+  await db.insert(galleryFaces).values({ galleryId: 'staff', itemId: 'p1', descriptor, picture: Buffer.from([0xff, 0xd8, 1, 2, 3]), createdAt: now })
   const data = source.config.dataPath
   mkdirSync(path.join(data, 'models'), { recursive: true })
   writeFileSync(path.join(data, 'models', 'user-model.onnx'), Buffer.from('onnx bytes'))
@@ -140,7 +140,7 @@ describe('restore into another device', () => {
 
       expect(await tableContents(target)).toEqual(await tableContents(source))
       expect(await db.select().from(sessions)).toEqual([])
-      expect(await db.all(nearestFacesQuery(descriptorOf(0), 5, ['staff']))).toHaveLength(1)
+      expect(await db.all(nearestImagesQuery(galleryTablesOf.face, descriptorOf(0), 5, ['staff']))).toHaveLength(1)
       const data = target.config.dataPath
       expect(readFileSync(path.join(data, 'models', 'user-model.onnx'), 'utf8')).toBe('onnx bytes')
       expect(readFileSync(path.join(data, 'algorithm-packages', 'my-alg', 'manifest.json'), 'utf8')).toBe('{"algorithmId":"my-alg"}')
@@ -170,7 +170,7 @@ describe('restore into another device', () => {
       expect(await tableContents(target)).toEqual(before)
       expect(readdirSync(path.join(data, 'models'))).toEqual(['mine.onnx'])
       // The vector index dropped for the copy came back with the rollback: the face is found by it.
-      const nearest = await target.runtime.services.db.all(nearestFacesQuery(descriptorOf(0.25), 5, ['visitors']))
+      const nearest = await target.runtime.services.db.all(nearestImagesQuery(galleryTablesOf.face, descriptorOf(0.25), 5, ['visitors']))
       expect(nearest).toHaveLength(1)
       expect(existsSync(path.join(data, 'algorithm-packages', 'my-alg'))).toBe(false)
       expect(readdirSync(restoreDirOf(data))).toEqual(['last.json'])
@@ -185,8 +185,8 @@ const descriptorOf = (phase: number) => Float32Array.from({ length: 1024 }, (_, 
 async function addFace(rt: TestRuntime, galleryId: string, phase: number) {
   const { db } = rt.runtime.services
   await db.insert(faceGalleries).values({ galleryId, name: galleryId, createdAt: 1, updatedAt: 1 })
-  await db.insert(galleryPersons).values({ galleryId, personId: 'p', name: 'P', attributes: {}, createdAt: 1, updatedAt: 1 })
-  await db.insert(galleryFaces).values({ galleryId, personId: 'p', descriptor: descriptorOf(phase), picture: Buffer.from([1]), createdAt: 1 })
+  await db.insert(galleryPersons).values({ galleryId, itemId: 'p', name: 'P', attributes: {}, createdAt: 1, updatedAt: 1 })
+  await db.insert(galleryFaces).values({ galleryId, itemId: 'p', descriptor: descriptorOf(phase), picture: Buffer.from([1]), createdAt: 1 })
 }
 
 /** What the Restore route does once a backup passed: the validated folder moved where the start-up looks, and the record. */

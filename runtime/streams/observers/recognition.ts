@@ -1,6 +1,6 @@
 import type { AlgorithmRegistry } from '../../../shared/algorithms/types.ts'
 import type { EventsService } from '../../../shared/events/types.ts'
-import { UNKNOWN_FACE, type DescribedFace, type Recognize } from '../../../shared/galleries/types.ts'
+import { UNKNOWN_LABEL, type DescribedRegion, type Recognize } from '../../../shared/galleries/types.ts'
 import type { Logger } from '../../../shared/handler.ts'
 import type { ImageSource, TargetBox } from '../../../shared/inference/types.ts'
 import type { TaskConfig } from '../../../shared/tasks/types.ts'
@@ -13,7 +13,7 @@ export interface RecognitionDeps {
   log: Logger
   algorithms: Pick<AlgorithmRegistry, 'get'>
   /** The sidecar's face description (the same as gallery images go through). */
-  describeFaces(algorithmId: string, image: ImageSource): Promise<DescribedFace[]>
+  describeFaces(algorithmId: string, image: ImageSource): Promise<DescribedRegion[]>
   /** The galleries' search (runtime/galleries: the vector index). */
   recognize: Recognize
   /** The algorithm whose recognizer describes faces (GALLERY_FACE_ALGORITHM). */
@@ -68,10 +68,10 @@ export const recognition = (deps: RecognitionDeps): StreamObserverFactory => (ro
     const faces = await deps.describeFaces(deps.faceAlgorithm, cut.image)
     const face = faces.sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height)[0]
     if (!face) return
-    const [match] = await deps.recognize({ descriptors: [face.descriptor], galleryIds: config.galleryIds ?? [] })
+    const [match] = await deps.recognize({ kind: 'face', descriptors: [face.descriptor], galleryIds: config.galleryIds ?? [] })
     const identity: Identity = match && match.similarity >= threshold
-      ? { name: match.name, personId: match.personId, galleryId: match.galleryId, similarity: match.similarity }
-      : { name: UNKNOWN_FACE, personId: null, galleryId: null, similarity: match?.similarity ?? 0 }
+      ? { name: match.name, personId: match.itemId, galleryId: match.galleryId, similarity: match.similarity }
+      : { name: UNKNOWN_LABEL, personId: null, galleryId: null, similarity: match?.similarity ?? 0 }
     const known = objects.get(track.id)
     if (!known) return // the object left meanwhile
     const changed = known.identity?.personId !== identity.personId || !known.identity
