@@ -15,6 +15,7 @@ import { InputValidator } from './http/validate.ts'
 import { functionsDistDir } from './paths.ts'
 import { TUS_ROUTE } from './uploads/tus.ts'
 import { announceReady } from './supervisor/readiness.ts'
+import { httpAdvertiser } from './events/advertise.ts'
 
 export interface RunningDevice {
   port: number
@@ -28,6 +29,7 @@ export interface RunningDevice {
 
 /** Starts the device: services, route table (hot-reloaded), HTTP server. */
 export async function startDevice(config: Config = loadConfig()): Promise<RunningDevice> {
+  const advertisement = httpAdvertiser(config)
   const { log, flush, health } = await createDeviceLogger({ level: config.logLevel, logDir: logDirOf(config.dataPath), maxBytes: config.logFileMaxBytes, count: config.logFileCount })
   const table = new RouteTable(config.functionsDir ? path.resolve(config.functionsDir) : functionsDistDir, log)
   await table.load()
@@ -46,6 +48,7 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
   answerClientErrors(server)
   const port = (server.address() as AddressInfo).port
   log.info({ port, host: config.host, version: runtime.services.process.softwareVersion, routes: table.routes().length }, 'listening')
+  runtime.advertiseHttp(advertisement(port))
   const { process: proc, events } = runtime.services
   await events.emit('device.started', { softwareVersion: proc.softwareVersion, buildHash: proc.buildHash, startedAt: proc.startedAt })
 

@@ -143,8 +143,7 @@ export class MqttChannel {
     client.options.reconnectPeriod = this.deps.reconnectMinMs
     try {
       await client.subscribeAsync(this.topics.request, { qos: 1 })
-      const registration = { ...this.deps.registration(), clientId: this.deps.settings.clientId, topics: { ...this.topics, event: this.topics.event('<kind>') }, eventKinds: eventKindNames, registeredAt: new Date().toISOString() }
-      await client.publishAsync(this.topics.registration, JSON.stringify(registration), { qos: 1, retain: true })
+      await this.publishRegistrationOn(client)
       await client.publishAsync(this.topics.status, JSON.stringify({ state: 'online', clientId: this.deps.settings.clientId }), { qos: 1, retain: true })
       if (client !== this.client || this.stopped) return
       this.state = 'registered'
@@ -155,6 +154,18 @@ export class MqttChannel {
       this.lastError = (error as Error).message
       this.deps.log.warn({ err: { message: this.lastError } }, 'mqtt registration failed')
     }
+  }
+
+  private publishRegistrationOn(client: MqttClient) {
+    const registration = { ...this.deps.registration(), clientId: this.deps.settings.clientId, topics: { ...this.topics, event: this.topics.event('<kind>') }, eventKinds: eventKindNames, registeredAt: new Date().toISOString() }
+    return client.publishAsync(this.topics.registration, JSON.stringify(registration), { qos: 1, retain: true })
+  }
+
+  /** Publishes the registration again (its content changed); a later connect publishes it anyway. */
+  publishRegistration() {
+    const client = this.client
+    if (!client?.connected || this.stopped) return
+    this.publishRegistrationOn(client).catch((error: Error) => this.deps.log.warn({ err: { message: error.message } }, 'mqtt registration not published again'))
   }
 
   private async publishEvents(events: DeviceEvent[]) {
