@@ -24,7 +24,8 @@ export function httpAdvertiser(config: { advertisedUrl: string; host: string }, 
       // refused below
     }
     if (!url || !['http:', 'https:'].includes(url.protocol) || url.username || url.password || url.search || url.hash)
-      throw new Error(`ADVERTISED_URL: expected an http(s) address without credentials, query or fragment, got ${JSON.stringify(advertised)}`)
+      // The value is not repeated: it may hold credentials.
+      throw new Error('ADVERTISED_URL: expected an http(s) address without credentials, query or fragment')
   }
   return (port: number): HttpAdvertisement => {
     if (advertised) return { port, urls: [advertised.replace(/\/+$/, '')] }
