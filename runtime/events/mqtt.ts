@@ -31,6 +31,19 @@ export const mqttTopics = (prefix: string, clientId: string) => {
   }
 }
 
+/** Fields of the retained registration (README "MQTT", the MQTT interface document); fields may be added. */
+export const REGISTRATION_FIELDS: Record<string, string> = {
+  clientId: 'string; the MQTT client id, the device id in every topic',
+  softwareVersion: 'string; version of the running process (spec 4.11)',
+  buildHash: 'string',
+  startedAt: 'string; ISO 8601 time the process started: a new value is a new process (restart, upgrade)',
+  websocketPort: 'number; port of the event WebSocket listener',
+  http: '{port, urls} or null; the HTTP address (ADVERTISED_URL, else the bound address or each interface address, most reachable first), null until the server listens, then published again',
+  topics: 'object; the topics of this device',
+  eventKinds: 'string[]; the event kinds it publishes',
+  registeredAt: 'string; ISO 8601 time of this registration',
+}
+
 const MAX_IN_FLIGHT = 2000
 
 // spec 5.6: MQTT requests run with a trusted internal transport context; no mtk check.

@@ -7,6 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import mqtt from 'mqtt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../../runtime/cli/main.ts'
 import { CHANGED_PASSWORD, freePort, startDevice, type DeviceProcess, type StartOptions } from '../helpers/device.ts'
@@ -146,6 +147,71 @@ describe('device-cli fleet commands: three devices on one mosquitto', () => {
     const status = await json('fleet', 'call', '/gtw/cwai/System/QueryDeviceStatus', '--device', 'fleet-a')
     expect(status.body[0].envelope.resData).toMatchObject({ softwareVersion: next, bootId, lastUpgrade: { version: next, outcome: 'installed' } })
   }, 300_000)
+})
+
+describe('device-cli fleet on a broker with users and the README ACL: the broker is the access control (spec 5.6)', () => {
+  const users = { operator: 'operator-Passw0rd', 'cam-1': 'cam-1-Passw0rd', 'cam-2': 'cam-2-Passw0rd' }
+  let broker: Broker
+  let device: DeviceProcess
+  const run = async (user: keyof typeof users, password: string, ...argv: string[]) => {
+    const out: string[] = []
+    const err: string[] = []
+    const code = await runCli([...argv, '--broker', broker.url, '--broker-username', user, '--json'], { out: (t) => out.push(t), err: (t) => err.push(t), env: { DEVICE_MQTT_PASSWORD: password } })
+    return { code, stdout: out.join('\n'), stderr: err.join('\n') }
+  }
+  const status = (user: keyof typeof users, password = users[user]) => run(user, password, 'fleet', 'call', '/gtw/cwai/System/QueryDeviceStatus', '--device', 'cam-1', '--timeout', '3')
+
+  beforeAll(async () => {
+    broker = await startBroker({ users, acl: ['pattern readwrite cwai/%c/#', 'user operator', 'topic write cwai/+/request', 'topic read cwai/#'] })
+    device = await startDevice({ env: { MQTT_URL: broker.url, MQTT_CLIENT_ID: 'cam-1', MQTT_USERNAME: 'cam-1', MQTT_PASSWORD: users['cam-1'] } })
+    const until = Date.now() + 60_000
+    while (JSON.parse((await run('operator', users.operator, 'fleet', 'list')).stdout || '[]')[0]?.state !== 'online') {
+      if (Date.now() > until) throw new Error('cam-1 never registered')
+      await new Promise((resolve) => setTimeout(resolve, 300))
+    }
+  }, 120_000)
+  afterAll(async () => {
+    await device?.stop()
+    device?.cleanup()
+    await broker?.cleanup()
+  })
+
+  it('the operator runs a route on the device', async () => {
+    const answer = await status('operator')
+    expect(answer.code).toBe(0)
+    expect(JSON.parse(answer.stdout)[0]).toMatchObject({ deviceId: 'cam-1', outcome: 'ok', envelope: { resData: { storage: { path: device.dataDir } } } })
+  })
+
+  it('another device\'s user can neither see the fleet nor run a request on a device', async () => {
+    expect(JSON.parse((await run('cam-2', users['cam-2'], 'fleet', 'list')).stdout)).toEqual([])
+    const refused = await status('cam-2')
+    expect(refused.code).toBe(4)
+    expect(JSON.parse(refused.stdout)).toMatchObject([{ deviceId: 'cam-1', outcome: 'unknown-device' }])
+    // Published straight to the device's request topic, the request is dropped by the broker:
+    // the operator's requests sent after it are answered, it never is.
+    const answered: string[] = []
+    const watcher = await mqtt.connectAsync(broker.url, { username: 'operator', password: users.operator })
+    const intruder = await mqtt.connectAsync(broker.url, { clientId: 'cam-2', username: 'cam-2', password: users['cam-2'] })
+    try {
+      watcher.on('message', (_topic, payload) => answered.push(JSON.parse(payload.toString()).requestId))
+      await watcher.subscribeAsync('cwai/cam-1/response', { qos: 1 })
+      await intruder.publishAsync('cwai/cam-1/request', JSON.stringify({ requestId: 'intruder-1', path: '/gtw/cwai/System/QueryDeviceStatus', body: {} }), { qos: 1 })
+      for (let i = 0; i < 2; i++) expect((await status('operator')).code).toBe(0)
+      const until = Date.now() + 10_000
+      while (answered.length < 2 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(answered).toHaveLength(2)
+      expect(answered.every((id) => id.startsWith('cli-'))).toBe(true)
+    } finally {
+      await Promise.all([watcher.endAsync(true), intruder.endAsync(true)])
+    }
+  })
+
+  it('a wrong broker password is refused by the broker (exit 4) and never printed', async () => {
+    const answer = await status('operator', 'Wr0ng-broker-pw')
+    expect(answer.code).toBe(4)
+    expect(JSON.parse(answer.stderr)).toMatchObject({ error: { kind: 'network', message: expect.stringMatching(/^cannot reach the broker at mqtt:\/\/127\.0\.0\.1:\d+\/?: Connection refused: Not authorized$/) }, exitCode: 4 })
+    expect(answer.stdout + answer.stderr).not.toContain('Wr0ng-broker-pw')
+  })
 })
 
 describe('device-cli fleet usage and broker errors', () => {

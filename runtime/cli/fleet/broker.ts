@@ -105,12 +105,13 @@ export class FleetBroker {
   }
 
   /**
-   * Subscribes to every registration and status, then to a topic of its own and waits for its
-   * own message there: the broker sends retained messages in order after each SUBACK, so once
-   * it arrives the retained ones have too (bounded, should an ACL drop it).
+   * Subscribes to every registration and status and to a topic of its own (`<prefix>/<its client
+   * id>/sync`, inside what an ACL `pattern readwrite <prefix>/%c/#` allows), then waits for its
+   * own message there: the broker sends the retained messages of a subscription before later
+   * messages, so once it arrives the retained ones have too (bounded, should an ACL drop it).
    */
   private async sync(clientId: string) {
-    const syncTopic = `${this.prefix}/_device-cli/${clientId}/sync`
+    const syncTopic = `${this.prefix}/${clientId}/sync`
     try {
       const granted = await this.client.subscribeAsync([`${this.prefix}/+/registration`, `${this.prefix}/+/status`, syncTopic], { qos: 0 })
       const refused = granted.find((g) => g.qos === 128)
