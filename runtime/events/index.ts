@@ -191,7 +191,7 @@ export function createEventSystem(deps: EventChannelDeps) {
     },
   }
 
-  /** Adds the HTTP address to the registration and publishes it again when registered. */
+  /** Adds the HTTP address to the registration and publishes it again while connected. */
   const advertiseHttp = (address: HttpAdvertisement) => {
     http = address
     mqtt?.publishRegistration()
