@@ -6,16 +6,18 @@
  */
 import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import os, { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { extract } from 'tar'
 import { freePort } from '../test/helpers/device.ts'
 import { spawnChild } from './lib/child-process.ts'
+import { stealMeter } from './lib/machine.ts'
 import { BENCH_DIR, figure, writeReport } from './lib/report.ts'
 
 const ROOT = path.dirname(BENCH_DIR)
-const ROUNDS = 4
+/** Wall-clock start-up swings by seconds with other load on a shared 2-core machine: more rounds, medians, and CPU time beside it. */
+const ROUNDS = 6
 const IDLE_MS = 5_000
 const START_TIMEOUT_MS = 120_000
 const MB = 1e6
@@ -23,6 +25,8 @@ const MB = 1e6
 const CLOCK_TICKS = 100
 
 const work = mkdtempSync(path.join(tmpdir(), 'release-bench-'))
+const loadAtStart = os.loadavg().map((v) => +v.toFixed(2))
+const steal = stealMeter()
 
 function treeBytes(dir: string): number {
   return readdirSync(dir, { withFileTypes: true }).reduce((sum, entry) => {
@@ -74,9 +78,11 @@ async function startOnce(command: string, args: string[], cwd: string, env: Reco
     }
     const startMs = performance.now() - started
     // CPU time is far less sensitive than wall time to other load on a shared machine.
-    const startCpuSeconds = processTree(child.process.pid!).reduce((sum, p) => sum + p.cpuSeconds, 0)
+    const tree = processTree(child.process.pid!)
+    const startCpuSeconds = tree.reduce((sum, p) => sum + p.cpuSeconds, 0)
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS))
-    return { startMs, startCpuSeconds, rssMb: treeRss(child.process.pid!) }
+    // Supervisor, server, sidecar: where a difference in CPU time comes from.
+    return { startMs, startCpuSeconds, cpuSecondsByProcess: tree.map((p) => p.cpuSeconds), loadAverage1m: +os.loadavg()[0]!.toFixed(2), rssMb: treeRss(child.process.pid!) }
   } finally {
     await child.stop(10_000)
     rmSync(dataDir, { recursive: true, force: true })
@@ -117,7 +123,11 @@ try {
   await writeReport({
     benchmark: 'release',
     description: 'Release archive (one executable + application tree) against the checkout run with npm start',
-    settings: { rounds: ROUNDS, idleMs: IDLE_MS, probe: 'POST /v1/cwai/aihost/Probe every 20 ms from spawn', rss: 'VmRSS sum of supervisor, server and sidecar' },
+    settings: {
+      rounds: ROUNDS, order: 'interleaved, each side first in turn', idleMs: IDLE_MS, probe: 'POST /v1/cwai/aihost/Probe every 20 ms from spawn', rss: 'VmRSS sum of supervisor, server and sidecar',
+      // Other work on the machine moves the wall-clock figures (README "Release").
+      loadAverage: { start: loadAtStart, end: os.loadavg().map((v) => +v.toFixed(2)) }, stealPercent: steal.percent(),
+    },
     figures: [
       figure({ name: 'archive size', unit: 'MB', value: round1(statSync(archive).size / MB), baseline: checkout, target: { ratioAtMost: 1 } }),
       figure({ name: 'unpacked size', unit: 'MB', value: round1(treeBytes(home) / MB), baseline: checkout, target: { ratioAtMost: 1 } }),

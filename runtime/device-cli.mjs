@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `device-cli` (package.json bin): builds when the CLI bundle is missing or older than its
-// sources (runtime/client/), then runs it. Source: runtime/cli/main.ts.
+// sources (runtime/client/, runtime/cli/), then runs it. Source: runtime/cli/main.ts.
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -14,7 +14,8 @@ const newest = (dir) => readdirSync(dir, { withFileTypes: true }).reduce((max, e
   return Math.max(max, entry.isDirectory() ? newest(full) : statSync(full).mtimeMs)
 }, 0)
 
-if (!existsSync(bundle) || newest(path.join(root, 'runtime', 'client')) > statSync(bundle).mtimeMs) {
+const sources = ['client', 'cli'].map((dir) => newest(path.join(root, 'runtime', dir)))
+if (!existsSync(bundle) || Math.max(...sources) > statSync(bundle).mtimeMs) {
   const build = spawnSync(process.execPath, [path.join(root, 'build.mjs')], { stdio: ['ignore', 'ignore', 'inherit'], cwd: root })
   if (build.status !== 0) process.exit(1)
 }

@@ -17,6 +17,7 @@ import { TUS_ROUTE } from './uploads/tus.ts'
 import { announceReady } from './supervisor/readiness.ts'
 import { runPendingFactoryReset } from './backup/factory-reset.ts'
 import { applyPendingRestore } from './backup/apply.ts'
+import { httpAdvertiser } from './events/advertise.ts'
 
 export interface RunningDevice {
   port: number
@@ -32,6 +33,7 @@ export interface RunningDevice {
 export async function startDevice(config: Config = loadConfig()): Promise<RunningDevice> {
   // A confirmed factory reset and a staged restore are carried out before anything reads DATA_DIR (README "Backup, restore and factory reset").
   const reset = await runPendingFactoryReset(config)
+  const advertisement = httpAdvertiser(config)
   const { log, flush, health } = await createDeviceLogger({ level: config.logLevel, logDir: logDirOf(config.dataPath), maxBytes: config.logFileMaxBytes, count: config.logFileCount })
   await applyPendingRestore(config, log.child({ area: 'backup' }))
   const table = new RouteTable(config.functionsDir ? path.resolve(config.functionsDir) : functionsDistDir, log)
@@ -51,6 +53,7 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
   answerClientErrors(server)
   const port = (server.address() as AddressInfo).port
   log.info({ port, host: config.host, version: runtime.services.process.softwareVersion, routes: table.routes().length }, 'listening')
+  runtime.advertiseHttp(advertisement(port))
   const { process: proc, events } = runtime.services
   await events.emit('device.started', { softwareVersion: proc.softwareVersion, buildHash: proc.buildHash, startedAt: proc.startedAt })
   if (reset) await events.emit('device.factoryReset', { requestedBy: reset.requestedBy, requestedAt: reset.requestedAt })

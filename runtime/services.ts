@@ -14,6 +14,7 @@ import { reportUpgradeOutcomes } from './aihost/upgrade-report.ts'
 import { defaultManifestDir } from '../models/load-manifests.ts'
 import { AlgorithmRegistryService } from './algorithms/registry.ts'
 import { createEventSystem, type RequestRouter } from './events/index.ts'
+import type { HttpAdvertisement } from './events/advertise.ts'
 import { emitSidecarRestarts } from './events/producers.ts'
 import { createInference } from './inference/start.ts'
 import { restoreTasks } from './tasks/restore.ts'
@@ -53,6 +54,8 @@ export interface RuntimeServices {
   uploads: UploadManager
   /** The metrics registry itself (the runtime's HTTP middleware records into it). */
   metrics: DeviceMetrics
+  /** Publishes the HTTP address in the MQTT registration once the server listens (README "Several devices"). */
+  advertiseHttp(address: HttpAdvertisement): void
   components: Component[]
   /** Starts every component in order. */
   start(): Promise<void>
@@ -233,6 +236,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     deviceHost,
     uploads,
     metrics,
+    advertiseHttp: eventSystem.advertiseHttp,
     components,
     async start() {
       for (const component of components) await component.start?.()

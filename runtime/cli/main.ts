@@ -6,6 +6,7 @@ import { cancelStoredUpload, uploadFile } from '../client/upload.ts'
 import { FileResumeStore, defaultStateDir, fileResumeKey, fileSource } from '../client/node.ts'
 import { EXIT, UsageError, exitCodeOf } from './exit-codes.ts'
 import { describeError, detectionTable, errorText, table } from './output.ts'
+import { runFleet } from './fleet/commands.ts'
 
 const USAGE = `device-cli — command-line client of the edge AI device
 
@@ -22,6 +23,17 @@ Commands:
   status                        device status (QueryDeviceStatus)
   docs                          paths of the packaged interface documents
 
+Fleet commands (several devices on one MQTT broker; README "Several devices"):
+  fleet list                    every device registered on the broker: online/offline, version, HTTP address
+  fleet call <path> (--device <id>[,<id>...] | --all) [--body <json>]
+                                run a route through the MQTT request transport (spec 5.6) and report per device
+  fleet push-upgrade <package> (--device ... | --all)
+                                upload a software-upgrade package to each device over HTTP, upgrade, and report
+                                the outcome once the device registers again (installed only when its
+                                softwareVersion is the package's, spec 4.11)
+  fleet push-algorithm <package> (--device ... | --all) [--replace]
+                                upload and install an algorithm package on each device
+
 Options:
   --url <url>             device address (env DEVICE_URL, default http://127.0.0.1:8080)
   --account <name>        account (env DEVICE_ACCOUNT, default admin)
@@ -36,9 +48,22 @@ Options:
   --picture <file>        detect: write the annotated fullPicture to this file
   --state-dir <dir>       resume identities (env DEVICE_CLI_STATE_DIR, default ~/.device-cli)
   --json                  print JSON instead of a table
+  --broker <url>          fleet: broker (env DEVICE_MQTT_URL), mqtt://, mqtts://, ws:// or wss://
+  --broker-username <u>   fleet: broker user name (env DEVICE_MQTT_USERNAME)
+  --broker-password <p>   fleet: broker password (env DEVICE_MQTT_PASSWORD); never printed
+  --broker-ca <file>      fleet: PEM CA bundle of an mqtts/wss broker (env DEVICE_MQTT_CA_FILE)
+  --topic-prefix <p>      fleet: the devices' MQTT_TOPIC_PREFIX (env DEVICE_MQTT_TOPIC_PREFIX, default cwai)
+  --device <id>[,<id>]    fleet: target devices (their MQTT client ids); repeatable
+  --all                   fleet: every registered device (offline ones are reported, not contacted)
+  --body <json>           fleet call: the request body (default {})
+  --replace               fleet push-algorithm: replace algorithms that exist already
+  --timeout <s>           fleet: wait this long for each answer (default 30)
+  --restart-timeout <s>   fleet push-upgrade: wait this long for a device to register again (default 300)
+  --parallel <n>          fleet: devices handled at once (default 4)
   -h, --help              this text
 
 Exit codes: 0 success · 2 usage error · 3 device error (see messageKey, recommendedAction) · 4 network error · 1 other failure
+Fleet commands: 4 when a device (or the broker) could not be reached, else 3 when a device refused or failed.
 Resume: an interrupted upload keeps its identity under <state-dir>/uploads/; running the same
 command again on the same file continues from the chunk the device asks for (spec 4.12).`
 
@@ -57,6 +82,18 @@ const OPTIONS = {
   'state-dir': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  broker: { type: 'string' },
+  'broker-username': { type: 'string' },
+  'broker-password': { type: 'string' },
+  'broker-ca': { type: 'string' },
+  'topic-prefix': { type: 'string' },
+  device: { type: 'string', multiple: true },
+  all: { type: 'boolean' },
+  body: { type: 'string' },
+  replace: { type: 'boolean' },
+  timeout: { type: 'string' },
+  'restart-timeout': { type: 'string' },
+  parallel: { type: 'string' },
 } as const
 
 type Values = ReturnType<typeof parse>['values']
@@ -199,6 +236,15 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     }
     const [command, ...rest] = positionals
     if (!command) throw new UsageError('no command given')
+    if (command === 'fleet') {
+      const stateDir = values['state-dir'] ?? io.env.DEVICE_CLI_STATE_DIR ?? defaultStateDir()
+      const { text, code } = await runFleet(rest, values, {
+        err: io.err, env: io.env, stateDir,
+        chunkSize: positiveInt('chunk-size', values['chunk-size'], undefined), retries: positiveInt('retries', values.retries, 3),
+      })
+      io.out(text)
+      return code
+    }
     const spec = COMMANDS[command]
     if (!spec) throw new UsageError(`unknown command ${JSON.stringify(command)}`)
     if (rest.length !== spec.args.length) throw new UsageError(`${command} takes ${spec.args.length ? spec.args.map((a) => `<${a}>`).join(' ') : 'no arguments'}`)

@@ -1,6 +1,6 @@
 import { DeviceError, NetworkError } from '../client/errors.ts'
 import { allTargets, type DetectionResult } from '../client/types.ts'
-import { UsageError } from './exit-codes.ts'
+import { BrokerError, UsageError } from './exit-codes.ts'
 
 /** A short fixed-width table (no colours, so it pipes cleanly). */
 export function table(headers: string[], rows: (string | number)[][]): string {
@@ -40,6 +40,7 @@ export function describeError(error: unknown): Record<string, unknown> {
     }
   }
   if (error instanceof NetworkError) return { kind: 'network', route: error.route, message: error.message }
+  if (error instanceof BrokerError) return { kind: 'network', message: error.message }
   if (error instanceof UsageError) return { kind: 'usage', message: error.message }
   return { kind: 'failure', message: (error as Error)?.message ?? String(error) }
 }

@@ -5,7 +5,7 @@ import { ROUTES } from './routes.ts'
 import type {
   AlgorithmPageQuery, AlgorithmRow, AlgorithmUploadRequest, ChunkFields, DetectPicRequest, DetectionResult, DeviceStatus, DownloadedFile, Envelope,
   LayoutListQuery, LayoutRow, ManagedAlgorithmRow, LogLine, LogQuery, ModelRow, ModelUploadRequest, Page, Session, TaskCancelRequest, TaskCreateRequest, TaskListRow,
-  UploadCapabilities, UploadSession,
+  UploadCapabilities, UploadSession, UpgradeStaged,
   BatchOutcome, CameraAddRequest, CameraCapture, CameraUpdateRequest, CameraView, DeviceEvent, EventPageQuery, StreamTaskCreateRequest, StreamTaskStatus, UsbDevice,
 } from './types.ts'
 
@@ -202,6 +202,14 @@ export class DeviceClient {
   // ── device ───────────────────────────────────────────────────────────────────────────
   deviceStatus(): Promise<DeviceStatus> {
     return this.call(ROUTES.deviceStatus, {})
+  }
+
+  /**
+   * spec 4.11: stages the package of a completed upload of purpose `upgrade` and restarts into it.
+   * The answer is not the outcome: confirm by `softwareVersion` once the device is back.
+   */
+  upgrade(uploadId: string, options?: CallOptions): Promise<UpgradeStaged> {
+    return this.call(ROUTES.upgrade, { uploadId }, options)
   }
 
   memoryStatus(): Promise<Record<string, unknown>> {

@@ -21,6 +21,9 @@ export const ROUTES = {
   queryLogs: '/v1/cwai/aihost/QueryLogs',
   metrics: '/gtw/cwai/System/Metrics',
   deviceStatus: '/gtw/cwai/System/QueryDeviceStatus',
+  // spec 4.11 software upgrade (README "Software upgrade")
+  upgrade: '/gtw/cwai/System/Upgrade',
+  upgradeStatus: '/gtw/cwai/System/UpgradeStatus',
   memoryStatus: '/v1/cwai/aihost/QueryDeviceMemStatus',
   modelList: '/gtw/cwai/atomic/Model/list',
   modelUpload: '/gtw/cwai/atomic/Model/upload',

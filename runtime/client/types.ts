@@ -152,6 +152,21 @@ export interface DeviceStatus {
   [field: string]: unknown
 }
 
+/** spec 4.11 `Upgrade`: the package passed every check and was staged; the device restarts into it. */
+export interface UpgradeStaged {
+  version: string
+  fromVersion: string
+  stagedAt: string
+  restarting: true
+}
+
+/** `UpgradeStatus` (README "Device status and restart"): what the start-up script did, newest first. */
+export interface UpgradeStatus {
+  softwareVersion: string
+  history: { version: string; fromVersion: string; outcome: 'installed' | 'rolled-back' | 'refused'; reason: string | null; at: number | string }[]
+  [field: string]: unknown
+}
+
 /** A row of QueryTaskList: the QueryTaskStatus fields (README "AI-host routes") and who created the task. */
 export type TaskListRow = TaskStatus & { createdBy: string | null; createdByAccount: string | null }
 

@@ -112,6 +112,9 @@ export function renderMqttDocument(mqtt: MqttDoc | null, info: { softwareVersion
 <h2>Topics</h2>
 <p><code>&lt;topicPrefix&gt;</code> and <code>&lt;clientId&gt;</code> are the MQTT settings of the device.</p>
 <table><thead><tr><th>Topic</th><th>Pattern</th></tr></thead><tbody>${topics}</tbody></table>
+<h2>Registration</h2>
+<p>Once connected the device publishes, retained with QoS 1, its registration on the registration topic and <code>{"state":"online","clientId"}</code> on the status topic; its last will (and a clean stop) sets the status to <code>{"state":"offline","clientId"}</code>. Several devices on one broker are listed from these retained messages.</p>
+<table><thead><tr><th>Registration field</th><th>Type and meaning</th></tr></thead><tbody>${Object.entries(mqtt.registration).map(([f, m]) => `<tr><td><code>${escape(f)}</code></td><td>${escape(m)}</td></tr>`).join('')}</tbody></table>
 <h2>Requests</h2>
 <p>A request published to the request topic is routed into the same handlers as HTTP, with a trusted internal transport (spec 5.6): the body is <code>{requestId, path, body}</code>, the answer on the response topic is <code>{requestId, path, status, envelope}</code>. The paths and request fields are those of the <a href="/staticfile/httpInterface.html">HTTP interface</a>; multipart routes (uploads) and file responses are served over HTTP only.</p>
 <h2>Events</h2>

@@ -29,6 +29,8 @@ export interface EventKindDoc {
 /** The MQTT side: present once the events area is built (see runtime/docs/step.mjs). */
 export interface MqttDoc {
   topics: Record<string, string>
+  /** Field → type and meaning of the retained registration. */
+  registration: Record<string, string>
   eventKinds: EventKindDoc[]
 }
 

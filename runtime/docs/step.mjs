@@ -14,13 +14,13 @@ function mqttSource(root) {
   const has = (file) => existsSync(path.join(root, file))
   if (!has('shared/events/kinds.ts')) return 'const mqtt = null'
   const topics = has('runtime/events/mqtt.ts')
-    ? `import { mqttTopics } from './runtime/events/mqtt.ts'
+    ? `import { mqttTopics, REGISTRATION_FIELDS as registration } from './runtime/events/mqtt.ts'
        const described = mqttTopics('<topicPrefix>', '<clientId>')
        const topics = Object.fromEntries(Object.entries(described).map(([name, t]) => [name, typeof t === 'function' ? t('<kind>') : t]))`
-    : 'const topics = {}'
+    : 'const topics = {}, registration = {}'
   return `import { EVENT_KINDS } from './shared/events/kinds.ts'
     ${topics}
-    const mqtt = { topics, eventKinds: Object.entries(EVENT_KINDS).map(([kind, info]) => ({ kind, ...info })) }`
+    const mqtt = { topics, registration, eventKinds: Object.entries(EVENT_KINDS).map(([kind, info]) => ({ kind, ...info })) }`
 }
 
 export async function buildDocs({ root, dist }) {

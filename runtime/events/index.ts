@@ -9,6 +9,7 @@ import type { Clock, Logger, Services } from '../../shared/handler.ts'
 import { CursorStore } from './cursors.ts'
 import { MqttChannel, type RequestRouter } from './mqtt.ts'
 import { loadMqttTls } from './mqtt-tls.ts'
+import type { HttpAdvertisement } from './advertise.ts'
 import { Outbox } from './outbox.ts'
 import { ChannelSettingsStore } from './settings-store.ts'
 import { WebhookTarget } from './webhook.ts'
@@ -57,9 +58,11 @@ export function createEventSystem(deps: EventChannelDeps) {
     return next
   }
 
+  /** The HTTP address, once the server listens (fleet commands upload to it). */
+  let http: HttpAdvertisement | null = null
   const registration = () => {
     const services = deps.services()
-    return { softwareVersion: services.process.softwareVersion, buildHash: services.process.buildHash, startedAt: new Date(services.process.startedAt).toISOString(), websocketPort: websocket.port }
+    return { softwareVersion: services.process.softwareVersion, buildHash: services.process.buildHash, startedAt: new Date(services.process.startedAt).toISOString(), websocketPort: websocket.port, http }
   }
 
   /** Why the stored MQTT settings are not in use (they failed when the device started), or null. */
@@ -188,5 +191,11 @@ export function createEventSystem(deps: EventChannelDeps) {
     },
   }
 
-  return { events, component, outbox, websocket, backlog }
+  /** Adds the HTTP address to the registration and publishes it again while connected. */
+  const advertiseHttp = (address: HttpAdvertisement) => {
+    http = address
+    mqtt?.publishRegistration()
+  }
+
+  return { events, component, outbox, websocket, backlog, advertiseHttp }
 }

@@ -31,6 +31,19 @@ export const mqttTopics = (prefix: string, clientId: string) => {
   }
 }
 
+/** Fields of the retained registration (README "MQTT", the MQTT interface document); fields may be added. */
+export const REGISTRATION_FIELDS: Record<string, string> = {
+  clientId: 'string; the MQTT client id, the device id in every topic',
+  softwareVersion: 'string; version of the running process (spec 4.11)',
+  buildHash: 'string',
+  startedAt: 'string; ISO 8601 time the process started: a new value is a new process (restart, upgrade)',
+  websocketPort: 'number; port of the event WebSocket listener',
+  http: '{port, urls} or null; the HTTP address (ADVERTISED_URL, else the bound address or each interface address, most reachable first), null until the server listens, then published again',
+  topics: 'object; the topics of this device',
+  eventKinds: 'string[]; the event kinds it publishes',
+  registeredAt: 'string; ISO 8601 time of this registration',
+}
+
 const MAX_IN_FLIGHT = 2000
 
 // spec 5.6: MQTT requests run with a trusted internal transport context; no mtk check.
@@ -143,8 +156,7 @@ export class MqttChannel {
     client.options.reconnectPeriod = this.deps.reconnectMinMs
     try {
       await client.subscribeAsync(this.topics.request, { qos: 1 })
-      const registration = { ...this.deps.registration(), clientId: this.deps.settings.clientId, topics: { ...this.topics, event: this.topics.event('<kind>') }, eventKinds: eventKindNames, registeredAt: new Date().toISOString() }
-      await client.publishAsync(this.topics.registration, JSON.stringify(registration), { qos: 1, retain: true })
+      await this.publishRegistrationOn(client)
       await client.publishAsync(this.topics.status, JSON.stringify({ state: 'online', clientId: this.deps.settings.clientId }), { qos: 1, retain: true })
       if (client !== this.client || this.stopped) return
       this.state = 'registered'
@@ -155,6 +167,18 @@ export class MqttChannel {
       this.lastError = (error as Error).message
       this.deps.log.warn({ err: { message: this.lastError } }, 'mqtt registration failed')
     }
+  }
+
+  private publishRegistrationOn(client: MqttClient) {
+    const registration = { ...this.deps.registration(), clientId: this.deps.settings.clientId, topics: { ...this.topics, event: this.topics.event('<kind>') }, eventKinds: eventKindNames, registeredAt: new Date().toISOString() }
+    return client.publishAsync(this.topics.registration, JSON.stringify(registration), { qos: 1, retain: true })
+  }
+
+  /** Publishes the registration again (its content changed); a later connect publishes it anyway. */
+  publishRegistration() {
+    const client = this.client
+    if (!client?.connected || this.stopped) return
+    this.publishRegistrationOn(client).catch((error: Error) => this.deps.log.warn({ err: { message: error.message } }, 'mqtt registration not published again'))
   }
 
   private async publishEvents(events: DeviceEvent[]) {

@@ -3,7 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { EVENT_KINDS } from '../../shared/events/kinds.ts'
-import { mqttTopics } from '../../runtime/events/mqtt.ts'
+import { mqttTopics, REGISTRATION_FIELDS } from '../../runtime/events/mqtt.ts'
 
 let device: DeviceProcess
 let mtk: string
@@ -81,7 +81,7 @@ describe('packaged interface documents (spec 4.11, 9)', () => {
     expect(login.properties.pwd.pattern).toBeDefined()
   })
 
-  it('the MQTT document is public, v1.0, and lists every topic and every event kind with its payload', async () => {
+  it('the MQTT document is public, v1.0, and lists every topic, the registration fields and every event kind with its payload', async () => {
     const response = await get('/staticfile/mqttInterface.html')
     expect(response.status).toBe(200)
     const html = await response.text()
@@ -89,6 +89,7 @@ describe('packaged interface documents (spec 4.11, 9)', () => {
     const topics = mqttTopics('<topicPrefix>', '<clientId>')
     for (const topic of [topics.registration, topics.status, topics.request, topics.response, topics.event('<kind>')])
       expect(html, topic).toContain(`<code>${topic.replace(/</g, '&lt;').replace(/>/g, '&gt;')}</code>`)
+    for (const field of Object.keys(REGISTRATION_FIELDS)) expect(html, `registration.${field}`).toContain(`<td><code>${field}</code></td>`)
     const documented = [...html.matchAll(/<section id="event-[^"]+"><h3>([^<]+)<\/h3>/g)].map((m) => m[1]).sort()
     expect(documented).toEqual(Object.keys(EVENT_KINDS).sort())
     for (const [kind, info] of Object.entries(EVENT_KINDS))

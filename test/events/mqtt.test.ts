@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { startBroker, type Broker } from '../helpers/mosquitto.ts'
 import { recordTopics, type Recorder } from '../helpers/mqtt-client.ts'
+import { REGISTRATION_FIELDS } from '../../runtime/events/mqtt.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
 
 // Real mosquitto, real runtime: registration, per-kind event topics, the request transport
@@ -41,6 +42,8 @@ describe('MQTT channel', () => {
     const registration = await recorder.waitFor((m) => m.topic === `${base}/registration`)
     expect(registration.body).toMatchObject({ clientId, softwareVersion: '1.0.0', topics: { request: `${base}/request`, response: `${base}/response`, status: `${base}/status` } })
     expect(registration.body.eventKinds).toContain('login.locked')
+    // Exactly the documented fields (the MQTT interface document and README "MQTT" list them).
+    expect(Object.keys(registration.body).sort()).toEqual(Object.keys(REGISTRATION_FIELDS).sort())
     await recorder.waitFor((m) => m.topic === `${base}/status` && m.body.state === 'online')
     // A client connecting later still sees both (retained).
     const late = await recordTopics(broker.url, `${base}/+`)

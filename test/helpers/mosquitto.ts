@@ -1,5 +1,5 @@
 import { freePort } from './device.ts'
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createConnection } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -31,17 +31,37 @@ async function waitForPort(port: number, timeoutMs = 10_000) {
   throw new Error(`mosquitto did not listen on ${port}`)
 }
 
+export interface BrokerOptions {
+  /** User name → password; with users, anonymous clients are refused. */
+  users?: Record<string, string>
+  /** Lines of the ACL file (mosquitto.conf(5) `acl_file`). */
+  acl?: string[]
+}
+
 /** A real mosquitto (Debian package) on a free port with a generated config and persistence. */
-export async function startBroker(): Promise<Broker> {
+export async function startBroker(options: BrokerOptions = {}): Promise<Broker> {
   const dir = mkdtempSync(path.join(tmpdir(), 'mosquitto-test-'))
   // Started as root, mosquitto drops to its own user: it must be able to write its
   // persistence file here.
   chmodSync(dir, 0o777)
   const port = await freePort()
   const configFile = path.join(dir, 'mosquitto.conf')
+  const access: string[] = []
+  if (options.users) {
+    const passwords = path.join(dir, 'passwords')
+    writeFileSync(passwords, '', { mode: 0o644 })
+    for (const [user, password] of Object.entries(options.users)) execFileSync('mosquitto_passwd', ['-b', passwords, user, password])
+    chmodSync(passwords, 0o644)
+    access.push(`password_file ${passwords}`)
+  }
+  if (options.acl) {
+    writeFileSync(path.join(dir, 'acl'), `${options.acl.join('\n')}\n`, { mode: 0o644 })
+    access.push(`acl_file ${path.join(dir, 'acl')}`)
+  }
   writeFileSync(configFile, [
     `listener ${port} 127.0.0.1`,
-    'allow_anonymous true',
+    `allow_anonymous ${options.users ? 'false' : 'true'}`,
+    ...access,
     'persistence true',
     `persistence_location ${dir}/`,
     'autosave_interval 1',

@@ -1,5 +1,5 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -10,6 +10,7 @@ import { EXECUTABLE } from '../../infra/release/build.mjs'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { md5, writePackage } from '../helpers/tarball.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
+import { stageUpgrade } from '../../shared/upgrade/stage.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const version = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version as string
@@ -109,15 +110,59 @@ describe('release build: one executable with the application beside it, run with
     expect(probe()).toBe(0)
   })
 
-  it('upgrades to the next release with its upgrade package: softwareVersion changes, bootId does not (spec 4.11)', async () => {
-    const before = await status()
+  /** The next release's upgrade package, built by the first upgrade test. */
+  let next: { name: string; bytes: Buffer }
+  const upgradeStatus = async () => (await device.post('/gtw/cwai/System/UpgradeStatus', {}, mtk)).body.resData
+
+  it('refuses a package whose MD5 is not its name\'s or that holds an unsafe entry, before anything is staged (spec 4.11)', async () => {
     const upgradeOut = path.join(work, 'upgrade')
     mkdirSync(upgradeOut)
     const [name] = await packRelease(upgradeOut, '--version', bumped, '--upgrade-only')
     expect(name).toMatch(new RegExp(`^${PRODUCT}-V${bumped.replace(/\./g, '\\.')}-[0-9a-f]{32}\\.tar\\.gz$`))
-    const bytes = readFileSync(path.join(upgradeOut, name!))
-    expect(name).toBe(`${PRODUCT}-V${bumped}-${md5(bytes)}.tar.gz`)
-    const uploadId = await uploadFile(device, mtk, bytes, name!, 'upgrade')
+    next = { name: name!, bytes: readFileSync(path.join(upgradeOut, name!)) }
+    expect(name).toBe(`${PRODUCT}-V${bumped}-${md5(next.bytes)}.tar.gz`)
+    const before = await status()
+    const count = listening()
+    const traversal = writePackage(work, { version: bumped, extra: [{ path: '../escaped.sh', data: 'echo escaped\n' }] })
+    const link = writePackage(work, { version: bumped, extra: [{ path: 'dist/passwd', type: 'SymbolicLink', linkpath: '/etc/passwd' }] })
+    const cases: [string, Buffer, string][] = [
+      // The real next release under a name whose MD5 is not its own.
+      [`${PRODUCT}-V${bumped}-${'0'.repeat(32)}.tar.gz`, next.bytes, 'api.error.upgradeMd5Mismatch'],
+      [traversal.name, traversal.bytes, 'api.error.upgradeUnsafePath'],
+      [link.name, link.bytes, 'api.error.upgradeUnsafeLink'],
+    ]
+    for (const [fileName, bytes, messageKey] of cases) {
+      const uploadId = await uploadFile(device, mtk, bytes, fileName, 'upgrade')
+      const answer = await device.post('/gtw/cwai/System/Upgrade', { uploadId }, mtk)
+      expect(answer.body, fileName).toMatchObject({ resCode: 0, resMsg: [{ messageKey }] })
+    }
+    // Nothing staged, no restart: the same process runs the same version.
+    expect(await status()).toMatchObject({ softwareVersion: version, bootId: before.bootId, pendingUpgrade: null, lastUpgrade: null })
+    expect(listening()).toBe(count)
+    expect(await upgradeStatus()).toMatchObject({ softwareVersion: version, pending: null, history: [] })
+    const staging = path.join(device.dataDir, 'upgrade', 'staging')
+    expect(existsSync(staging) ? readdirSync(staging) : []).toEqual([])
+  }, 300_000)
+
+  it('refuses at start-up a kept package whose bytes changed after staging; the running version stays (spec 4.11)', async () => {
+    const before = await status()
+    const kept = writePackage(work, { version: bumped })
+    const pending = await stageUpgrade({
+      dataPath: device.dataDir, file: kept.file, take: 'copy', originalFilename: kept.name, product: PRODUCT,
+      limits: { maxEntries: settings.upgradeMaxEntries.default, maxExpandedBytes: settings.upgradeMaxExpandedBytes.default }, runningVersion: version, requestedBy: 'admin', now: Date.now(),
+    })
+    appendFileSync(pending.packageFile, 'tampered')
+    const count = listening()
+    expect((await device.post('/gtw/cwai/System/Restart', {}, mtk)).body).toMatchObject({ resCode: 1, resData: { restarting: true } })
+    await listeningAgain(count)
+    const after = await status()
+    expect(after).toMatchObject({ softwareVersion: version, bootId: before.bootId, pendingUpgrade: null, lastUpgrade: { version: bumped, fromVersion: version, outcome: 'refused' } })
+    expect(after.lastUpgrade.reason).toMatch(/api\.error\.upgradeMd5Mismatch/)
+  }, 120_000)
+
+  it('upgrades to the next release with its upgrade package: softwareVersion changes, bootId does not (spec 4.11)', async () => {
+    const before = await status()
+    const uploadId = await uploadFile(device, mtk, next.bytes, next.name, 'upgrade')
     const count = listening()
     const answer = await device.post('/gtw/cwai/System/Upgrade', { uploadId }, mtk)
     expect(answer.body).toMatchObject({ resCode: 1, resData: { version: bumped, fromVersion: version, restarting: true } })
