@@ -23,8 +23,10 @@ import { create } from 'tar'
 /** Name of the executable, in the release folder and in the service unit / Dockerfile. */
 export const EXECUTABLE = 'edge-device'
 const PLATFORM = 'linux-x64'
-/** What the device needs from dist/ (not the converter, the CLI bundle or intermediate files). */
-const DIST_PARTS = ['runtime', 'functions', 'console', 'staticfile', 'models', 'build-info.json']
+/** What the device needs from dist/ (not the converter or intermediate files), and device-cli (`edge-device cli`). */
+const DIST_PARTS = ['runtime', 'functions', 'console', 'staticfile', 'models', 'cli', 'build-info.json']
+/** Folders of dist/ whose bundles import npm packages. */
+const BUNDLE_PARTS = ['runtime', 'functions', 'cli']
 /** Native add-ons ship only their linux-x64 binaries. */
 const FOREIGN_BINARIES = /(^|\/)(darwin|win32|linux\/(arm64|arm|ia32|ppc64|s390x))(\/|$)|-(darwin|win32|musl|arm64|arm|ia32)(-|$)/
 /** Packages shipped though no bundle imports them by name: the ffmpeg binary the cameras decode with. */
@@ -50,7 +52,7 @@ async function loadSettings(root) {
 /** npm packages the built bundles import (bare specifiers; the inline source maps are left out). */
 function importedPackages(dist) {
   const names = new Set()
-  const bundles = [...listFiles(path.join(dist, 'runtime')).map((f) => path.join(dist, 'runtime', f)), ...listFiles(path.join(dist, 'functions')).map((f) => path.join(dist, 'functions', f))]
+  const bundles = BUNDLE_PARTS.flatMap((part) => listFiles(path.join(dist, part)).map((f) => path.join(dist, part, f)))
   for (const file of bundles.filter((f) => f.endsWith('.mjs'))) {
     const code = readFileSync(file, 'utf8').replace(/\/\/# sourceMappingURL=.*$/gm, '')
     for (const [, specifier] of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\(\s*)["']((?:@[\w.-]+\/)?\w[\w.-]*(?:\/[\w./-]+)?)["']/g)) {

@@ -13,7 +13,8 @@ import { loadConfig, settings } from '../../shared/config.ts'
  *   server and the server forks the sidecar with `process.execPath` + a script path, which in
  *   a single-executable application is this executable;
  * - `--version`, `--help`;
- * - `--probe`: exit 0 when the device on PORT answers Probe (container HEALTHCHECK; the image has no curl).
+ * - `--probe`: exit 0 when the device on PORT answers Probe (container HEALTHCHECK; the image has no curl);
+ * - `cli <command> ...`: device-cli (runtime/cli/main.ts), so a box without Node manages itself and its siblings.
  */
 declare const RELEASE_VERSION: string
 declare const RELEASE_PRODUCT: string
@@ -41,7 +42,8 @@ function help(): string {
   const rows = Object.values(settings).map((s) => `  ${s.env.padEnd(34)} ${s.kind.padEnd(8)} default ${JSON.stringify(s.default)}\n      ${s.doc}`)
   return [
     `${RELEASE_PRODUCT} ${RELEASE_VERSION}`,
-    `Usage: ${path.basename(process.execPath)} [--version | --help | --probe]`,
+    `Usage: ${path.basename(process.execPath)} [--version | --help | --probe | cli <command> ...]`,
+    '`cli --help` lists the commands of device-cli (one device over HTTP, several on one MQTT broker).',
     'Starts the device (supervisor, server and inference sidecar). Settings come from the',
     'environment (or the JSON file named by CONFIG_FILE):',
     ...rows,
@@ -71,6 +73,13 @@ function run(script: string, args: string[]) {
   })
 }
 
+type RunCli = (argv: string[], io: { out: (text: string) => void; err: (text: string) => void; env: NodeJS.ProcessEnv }) => Promise<number>
+
+async function cli(args: string[]) {
+  const { runCli } = await importer(pathToFileURL(path.join(home, 'dist', 'cli', 'device-cli.mjs')).href) as { runCli: RunCli }
+  process.exitCode = await runCli(args, { out: (text) => console.log(text), err: (text) => console.error(text), env: process.env })
+}
+
 async function probe(): Promise<boolean> {
   const { port, host } = loadConfig()
   const target = ['0.0.0.0', '::', ''].includes(host) ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host
@@ -81,6 +90,10 @@ async function probe(): Promise<boolean> {
 if (first === '--version' || first === '-v') console.log(RELEASE_VERSION)
 else if (first === '--help' || first === '-h') console.log(help())
 else if (first === '--probe') void probe().then((ok) => process.exit(ok ? 0 : 1))
+else if (first === 'cli') cli(rest).catch((error) => {
+  console.error(error)
+  process.exit(1)
+})
 else if (first === undefined) run(path.join(home, 'dist', 'runtime', 'supervisor.mjs'), [])
 else if (/\.(mjs|cjs|js)$/.test(first)) run(first, rest)
 else {

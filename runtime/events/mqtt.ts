@@ -2,6 +2,7 @@ import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
 import { ApiError } from '../../shared/errors/index.ts'
 import { failure, type Envelope } from '../../shared/envelope.ts'
 import { eventKindNames } from '../../shared/events/kinds.ts'
+import { redactUrl } from '../../shared/events/present.ts'
 import type { DeviceEvent, MqttSettings } from '../../shared/events/types.ts'
 import type { Identity, Logger, Services } from '../../shared/handler.ts'
 import { runHandler } from '../http/dispatch.ts'
@@ -298,14 +299,4 @@ export function throttledSave(save: (id: number) => Promise<void>, intervalMs = 
     timer.unref()
   }
   return Object.assign(throttled, { flush: write })
-}
-
-export const redactUrl = (value: string) => {
-  try {
-    const url = new URL(value)
-    if (url.password) url.password = '***'
-    return url.toString()
-  } catch {
-    return '[invalid url]'
-  }
 }

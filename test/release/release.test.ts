@@ -7,7 +7,7 @@ import { extract } from 'tar'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { settings } from '../../shared/config.ts'
 import { EXECUTABLE } from '../../infra/release/build.mjs'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { CHANGED_PASSWORD, freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { md5, writePackage } from '../helpers/tarball.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 import { stageUpgrade } from '../../shared/upgrade/stage.ts'
@@ -101,6 +101,19 @@ describe('release build: one executable with the application beside it, run with
     expect(detected.body.resCode).toBe(1)
     expect(detected.body.resData.areaList.flatMap((area: any) => area.targetList)).toHaveLength(3)
     expect(readlinkSync(`/proc/${pidOf('inference sidecar ready')}/exe`)).toBe(executable)
+  })
+
+  it('runs device-cli: this device over HTTP, and the fleet commands (their MQTT client loads from the release)', async () => {
+    const run = (...args: string[]) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(executable, ['cli', ...args], { env: { PATH: emptyPath, HOME: work } }, (error, stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stdout, stderr }))
+    })
+    const status = await run('status', '--url', device.url, '--password', CHANGED_PASSWORD, '--json')
+    expect(status.code).toBe(0)
+    expect(JSON.parse(status.stdout)).toMatchObject({ softwareVersion: version, supervised: true })
+    const port = await freePort()
+    const fleet = await run('fleet', 'list', '--broker', `mqtt://127.0.0.1:${port}`)
+    expect(fleet.code).toBe(4)
+    expect(fleet.stderr).toMatch(new RegExp(`cannot reach the broker at mqtt://127\\.0\\.0\\.1:${port}`))
   })
 
   /** Exit status of `edge-device --probe` (the container HEALTHCHECK) against the device's port. */

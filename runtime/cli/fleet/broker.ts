@@ -1,6 +1,7 @@
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
 import { uuid } from '../../client/client.ts'
 import type { Envelope } from '../../client/types.ts'
+import { redactUrl } from '../../../shared/events/present.ts'
 import { BrokerError } from '../exit-codes.ts'
 
 /** How the CLI reaches the broker the devices register on (README "Several devices"). */
@@ -51,16 +52,6 @@ const parse = (payload: Buffer): unknown => {
   }
 }
 
-const redact = (url: string) => {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password) parsed.password = '***'
-    return parsed.toString()
-  } catch {
-    return '[invalid url]'
-  }
-}
-
 /**
  * The CLI's view of the devices on one broker: their retained registrations and statuses, kept
  * current while connected, and requests through the MQTT request transport (spec 5.6): a
@@ -92,7 +83,7 @@ export class FleetBroker {
     try {
       client = await mqtt.connectAsync(options.url, connection, false)
     } catch (error) {
-      throw new BrokerError(`cannot reach the broker at ${redact(options.url)}: ${(error as Error).message}`)
+      throw new BrokerError(`cannot reach the broker at ${redactUrl(options.url)}: ${(error as Error).message}`)
     }
     const broker = new FleetBroker(client, options.topicPrefix)
     try {

@@ -21,9 +21,6 @@ export interface FleetValues {
   parallel?: string
   account?: string
   password?: string
-  'chunk-size'?: string
-  retries?: string
-  'state-dir'?: string
   json?: boolean
 }
 
@@ -77,7 +74,8 @@ function failed(deviceId: string, error: unknown): DeviceReport {
   const d = describeError(error)
   const reached = exitCodeOf(error) !== EXIT.NETWORK
   const outcome = String(d.messageKey ?? (reached ? 'failed' : 'unreachable'))
-  return { deviceId, outcome, ok: false, reached, summary: String(d.msgText ?? d.message ?? d.httpStatus ?? ''), error: d }
+  const summary = [d.msgText ?? d.message ?? (d.httpStatus ? `HTTP ${d.httpStatus}` : null), d.recommendedAction].filter(Boolean).join(' · ')
+  return { deviceId, outcome, ok: false, reached, summary, error: d }
 }
 
 async function withHttp(values: FleetValues, io: FleetIo, timeoutMs: number, file: string) {
