@@ -67,7 +67,7 @@ describe('HTTP headers', () => {
 
   it('gives the console a CSP that allows only the device: same origin and its WebSocket listener', async () => {
     const policy = (host: string) =>
-      `default-src 'self'; img-src 'self' data: blob:; connect-src 'self' ws://${host}:*; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'`
+      `default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self' ws://${host}:*; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'`
     const page = await app.request('http://192.168.1.20:8080/console/')
     expect(page.status).toBe(200)
     expect(await page.text()).toContain('<script type="module" src="/console/app.js"></script>')
