@@ -151,6 +151,8 @@ export const settings = {
   audioFfmpegTimeoutMs: s('AUDIO_FFMPEG_TIMEOUT_MS', 'int', 60_000, 'Longest one ffmpeg step on an audio file may take (probe, normalize, decode, convert).'),
   timeService: s('TIME_SERVICE', 'string', '', 'Where NTP servers are written: empty = detect the host\'s running service (systemd-timesyncd, chrony), or one of `systemd-timesyncd`, `chrony`, `none` (refuse).'),
   logoMaxBytes: s('LOGO_MAX_BYTES', 'int', 1 * MB, 'Largest logo upload (purpose `logo`; PNG, JPEG or SVG).'),
+  // Schedules (runtime/schedules, README "Schedules").
+  scheduleClockStart: s('SCHEDULE_CLOCK_START', 'string', '', 'For tests: schedules read a clock that starts at this ISO 8601 instant when the device starts and runs at real speed (a window boundary or a daylight-saving night on purpose); empty = the device\'s clock.'),
 } as const
 
 type Settings = typeof settings

@@ -14,6 +14,8 @@ import type { MetricsService } from './metrics/types.ts'
 import type { NetworkService } from './network/types.ts'
 import type { CamerasService } from './cameras/types.ts'
 import type { StreamTasksService } from './streams/types.ts'
+import type { SchedulesService } from './schedules/types.ts'
+import type { AlarmPoliciesService } from './alarms/types.ts'
 import type { AudioService } from './audio/types.ts'
 import type { DebugService, ImageQualityService, LogoService, TimeService } from './system/types.ts'
 
@@ -127,6 +129,10 @@ export interface Services {
   logo: LogoService
   /** Log level and per-area debug switches applied without restart; log files for download (spec 4.10 System). */
   debug: DebugService
+  /** Weekly schedules in the device's time zone, read by stream tasks and alarm policies (spec 4.10 Schedule; shared/schedules/types.ts). */
+  schedules: SchedulesService
+  /** Alarm policies and alarm pictures (spec 4.10 Linkage / alarm policy; shared/alarms/types.ts). */
+  alarms: AlarmPoliciesService
 }
 
 export interface Ctx extends Services {

@@ -188,5 +188,8 @@ export function createEventSystem(deps: EventChannelDeps) {
     },
   }
 
-  return { events, component, outbox, websocket, backlog }
+  /** Publishes on the device's broker connection (alarm policies' MQTT action); fails while it is not registered. */
+  const publish = (topic: string, payload: string): Promise<void> => mqtt ? mqtt.publish(topic, payload) : Promise.reject(new Error('mqtt is not configured'))
+
+  return { events, component, outbox, websocket, backlog, publish }
 }

@@ -50,8 +50,16 @@ export const EVENT_KINDS = {
     box: '{x, y, width, height} in pixels of the analysed frame', snapshotUrl: 'string; the frame with the object boxed (JPEG, Range supported)' }),
   'object.left': kind('analysis', false, 'A tracked object was not seen for the leave delay (it left, or is hidden).', {
     taskId: 'string', cameraId: 'string', objectId: 'string', label: 'string', dwellMs: 'number; first to last sighting' }),
-  'alarm.raised': kind('analysis', true, 'An analysis task raised an alarm (produced by analysis tasks).', {
-    taskId: 'string', alarmType: 'string', cameraId: 'string or null', message: 'string', imageUrl: 'string or null' }),
+  'alarm.raised': kind('analysis', true, 'A stream task raised an alarm: an alarm policy\'s conditions were met (spec 4.10 Linkage / alarm policy; once per object and stay, within the cooldown), or the pipeline\'s logic node answered true for a tracked object (once per object).', {
+    alarmId: 'string; the alarm\'s id (its picture\'s and clip\'s)', taskId: 'string', cameraId: 'string or null', alarmType: '"policy" or "logic"', message: 'string',
+    policyId: 'string or null; the policy (null for a logic alarm)', policyName: 'string or null',
+    objectId: 'string or null; the tracked object (null when the policy counts several, see objectIds)', objectIds: 'string[]', label: 'string or null',
+    areaId: 'string or null; the region the object was in', count: 'number; objects that met the conditions', dwellMs: 'number or null; how long the object met them',
+    snapshotUrl: 'string or null; the frame with the objects boxed (JPEG, Range supported), kept as long as the event', imageUrl: 'string or null; the same as snapshotUrl',
+    clipUrl: 'string or null; the clip of the policy\'s clip action (video/mp4)' }),
+  'alarm.actionFailed': kind('analysis', false, 'An action of an alarm policy failed after its attempts (webhook, MQTT, clip, audio); the alarm itself is recorded.', {
+    alarmId: 'string', alarmEventId: 'number; the alarm.raised event', policyId: 'string', action: '"webhook", "mqtt", "clip" or "audio"',
+    target: 'string; the URL (no credentials), topic, camera or column', attempts: 'number', reason: 'string' }),
   'passengerFlow.counted': kind('analysis', false, 'A passenger-flow task counted crossings (produced by analysis tasks).', {
     taskId: 'string', cameraId: 'string or null', in: 'number', out: 'number' }),
 } as const satisfies Record<string, EventKindInfo>
