@@ -29,7 +29,7 @@ const cell = (value: string) => {
  * names each row's picture in the archive and collects the files to add after the table.
  */
 async function* table(ctx: Ctx, conditions: SQL[], picture?: (payload: Record<string, unknown>, id: number) => Promise<string>) {
-  yield [...COLUMNS, ...(picture ? ['picture'] : [])].join(',') + '\r\n'
+  yield Buffer.from([...COLUMNS, ...(picture ? ['picture'] : [])].join(',') + '\r\n')
   for (let afterId = 0; !ctx.signal.aborted;) {
     const rows = await ctx.db.select().from(events).where(whereAll([...conditions, gt(events.id, afterId)])).orderBy(asc(events.id)).limit(PAGE)
     if (rows.length === 0) return
@@ -40,7 +40,7 @@ async function* table(ctx: Ctx, conditions: SQL[], picture?: (payload: Record<st
       if (picture) cells.push(await picture(JSON.parse(r.payload), r.id))
       lines.push(cells.map(cell).join(','))
     }
-    yield lines.join('\r\n') + '\r\n'
+    yield Buffer.from(lines.join('\r\n') + '\r\n')
   }
 }
 

@@ -18,6 +18,9 @@ import { lazy } from './lazy.ts'
 
 // Loaded on first use, from their own chunks (runtime/console/step.mjs).
 const Cameras = lazy(() => import('./views/Cameras.ts').then((m) => m.Cameras), { page: true })
+const EventHistory = lazy(() => import('./views/EventHistory.ts').then((m) => m.EventHistory), { page: true })
+const Policies = lazy(() => import('./views/Policies.ts').then((m) => m.Policies), { page: true })
+const Schedules = lazy(() => import('./views/Schedules.ts').then((m) => m.Schedules), { page: true })
 import { Audio } from './views/Audio.ts'
 import { System, LOGO_CHANGED } from './views/System.ts'
 import { LOGO_ROUTE } from '../../shared/system/types.ts'
@@ -31,6 +34,7 @@ const PAGES = {
   detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API',
   cameras: 'Cameras',
   audio: 'Audio', system: 'System',
+  events: 'Events', policies: 'Alarm policies', schedules: 'Schedules',
 } as const
 type Page = keyof typeof PAGES
 /** `#/models?upload=helmet-classifier` → the page and its parameters. */
@@ -157,6 +161,9 @@ export function App() {
       : page === 'cameras' ? html`<${Cameras} client=${client} account=${account} />`
       : page === 'audio' ? html`<${Audio} client=${client} account=${account} />`
       : page === 'system' ? html`<${System} client=${client} account=${account} />`
+      : page === 'events' ? html`<${EventHistory} client=${client} />`
+      : page === 'policies' ? html`<${Policies} client=${client} />`
+      : page === 'schedules' ? html`<${Schedules} client=${client} />`
       : html`<${Device} client=${client} />`}
   </${Shell}>`
 }

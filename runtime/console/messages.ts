@@ -61,6 +61,14 @@ export const MESSAGE_TEXT: Record<string, string> = {
   'api.error.TimeServiceFailed': 'The time service did not take the NTP servers; nothing changed.',
   'api.error.LogoInvalid': 'The logo is not a PNG, JPEG or SVG the device accepts.',
   'api.error.LogFileNotFound': 'This log file no longer exists (rotated away).',
+  // spec 4.10 Schedule, Linkage / alarm policy
+  'api.error.ScheduleNotFound': 'No schedule with this id exists.',
+  'api.error.ScheduleNameExists': 'Another schedule already has this name.',
+  'api.error.ScheduleInUse': 'Stream tasks or alarm policies use this schedule: change them first.',
+  'api.error.AlarmPolicyNotFound': 'No alarm policy with this id exists.',
+  'api.error.AlarmPolicyNameExists': 'Another alarm policy already has this name.',
+  'api.error.AlarmActionUnavailable': 'This device cannot take one of the policy’s actions.',
+  'api.error.AlarmPictureNotFound': 'The alarm’s picture is no longer kept.',
 }
 
 /** spec 7.2 recommended-action codes (and the device's additions), as next steps for a person. */
@@ -147,6 +155,8 @@ const FACT_LABELS: [string, string, (v: unknown) => string][] = [
   ['entry', 'Package entry', String],
   ['limitEntries', 'Entry limit', count],
   ['atLeastBytes', 'Expanded size (at least)', (v) => bytes(v)],
+  // spec 4.10 Schedule: who uses a schedule
+  ['policies', 'Policies using it', (v) => (Array.isArray(v) ? v.map((p) => `“${(p as { policyName?: string }).policyName}”`).join(', ') : String(v))],
 ]
 /** Shown elsewhere (the wait) or together (the image's dimensions). */
 const NOT_FACTS = new Set(['retryAfterSeconds', 'width', 'height'])

@@ -48,8 +48,19 @@ const AudioAction = Type.Object({
   columnId: Id('An audio column (Audio/AddAudioColumn).'),
   audioId: Id('An audio file (Audio/AddAudioFile).'),
 }, { additionalProperties: false })
-export const PolicyActionSchema = Type.Union([WebhookAction, MqttAction, ClipAction, AudioAction])
-export type PolicyAction = Static<typeof PolicyActionSchema>
+const ACTION_SCHEMAS = { webhook: WebhookAction, mqtt: MqttAction, clip: ClipAction, audio: AudioAction }
+export type PolicyAction = Static<typeof WebhookAction> | Static<typeof MqttAction> | Static<typeof ClipAction> | Static<typeof AudioAction>
+/**
+ * One action, chosen by `type` (if/then rather than a union, so that a bad field is reported
+ * against the schema of its own type).
+ */
+export const PolicyActionSchema = Type.Unsafe<PolicyAction>({
+  type: 'object',
+  required: ['type'],
+  properties: { type: { type: 'string', enum: Object.keys(ACTION_SCHEMAS) } },
+  allOf: Object.entries(ACTION_SCHEMAS).map(([type, schema]) => ({ if: { properties: { type: { const: type } }, required: ['type'] }, then: schema })),
+  description: '`{type: "webhook", url, secret?}` · `{type: "mqtt", topic}` · `{type: "clip", preRollS?, postRollS?}` · `{type: "audio", columnId, audioId}`.',
+})
 export type PolicyActionType = PolicyAction['type']
 
 const Name = Type.String({ minLength: 1, maxLength: 64 })
