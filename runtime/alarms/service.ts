@@ -145,6 +145,8 @@ export class AlarmPolicyService implements AlarmPoliciesService {
     if (action.type === 'webhook') {
       const url = URL.canParse(action.url) ? new URL(action.url) : null
       if (!url || !['http:', 'https:'].includes(url.protocol)) throw invalidParam(`/actions/${index}/url`, 'must be an http:// or https:// URL')
+      // fetch refuses them, and a URL is shown back: a receiver authenticates the signature (secret) instead.
+      if (url.username || url.password) throw invalidParam(`/actions/${index}/url`, 'must not hold a user name or password: set a secret, receivers check the signature')
     } else if (action.type === 'clip') {
       if (!this.options.recorder())
         throw new ApiError('AlarmActionUnavailable', { details: { index, action: 'clip', reason: 'this device has no recording service that records clips for alarms' }, msgText: `Action ${index} (clip): this device records no clips for alarms; remove the action.` })

@@ -54,7 +54,7 @@ export const EVENT_KINDS = {
     alarmId: 'string; the alarm\'s id (its picture\'s and clip\'s)', taskId: 'string', cameraId: 'string or null', alarmType: '"policy" or "logic"', message: 'string',
     policyId: 'string or null; the policy (null for a logic alarm)', policyName: 'string or null',
     objectId: 'string or null; the tracked object (null when the policy counts several, see objectIds)', objectIds: 'string[]', label: 'string or null',
-    areaId: 'string or null; the region the object was in', count: 'number; objects that met the conditions', dwellMs: 'number or null; how long the object met them',
+    areaId: 'string or null; the region the object was in', count: 'number; objects that met the conditions', dwellMs: 'number or null; how long the object met them', box: '{x, y, width, height} or null; the (first) object\'s box in pixels of the analysed frame',
     snapshotUrl: 'string or null; the frame with the objects boxed (JPEG, Range supported), kept as long as the event', imageUrl: 'string or null; the same as snapshotUrl',
     clipUrl: 'string or null; the clip of the policy\'s clip action (video/mp4)' }),
   'alarm.actionFailed': kind('analysis', false, 'An action of an alarm policy failed after its attempts (webhook, MQTT, clip, audio); the alarm itself is recorded.', {

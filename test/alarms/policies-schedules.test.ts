@@ -106,6 +106,8 @@ describe('schedules and alarm policies (spec 4.10 Schedule, Linkage / alarm poli
       .toMatchObject({ messageKey: 'api.error.AlarmActionUnavailable', msgCode: '7613', details: { index: 0, action: 'clip' } })
     expect(await refusal(PolicyAdd, { policyName: 'p', conditions: {}, actions: [{ type: 'webhook', url: 'file:///etc/passwd' }] }))
       .toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/actions/0/url' } })
+    expect(await refusal(PolicyAdd, { policyName: 'p', conditions: {}, actions: [{ type: 'mqtt', topic: 'a' }, { type: 'webhook', url: 'http://user:pw@127.0.0.1:9/hook' }] }))
+      .toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/actions/1/url' } })
     expect(await refusal(PolicyAdd, { policyName: 'p', conditions: {}, actions: [{ type: 'mqtt', topic: 'alarms/#' }] }))
       .toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/actions/0/topic' } })
     expect(await refusal(PolicyAdd, { policyName: 'p', conditions: {}, actions: [{ type: 'audio', columnId: 'c', audioId: 'a' }] })).toMatchObject({ messageKey: 'api.error.AudioFileNotFound' })
