@@ -5,6 +5,7 @@ import type { Db } from '../../shared/db/client.ts'
 import { events } from '../../shared/db/schema/index.ts'
 import type { EventsService } from '../../shared/events/types.ts'
 import type { Logger } from '../../shared/handler.ts'
+import { DEFAULT_AREA } from '../../shared/inference/types.ts'
 import type { ClipRecorder } from '../../shared/recording/clip-recorder.ts'
 import type { ImageQualityService } from '../../shared/system/types.ts'
 import type { Frame } from '../cameras/reader.ts'
@@ -70,7 +71,8 @@ export class AlarmRaiser {
       if (!recorder) clipError = 'the device records no clips'
     }
     const label = first?.label ?? null
-    const where = first?.areaId ? ` in ${first.areaId}` : ''
+    // The default area is the whole frame: not worth naming.
+    const where = first?.areaId && first.areaId !== DEFAULT_AREA.areaId ? ` in ${first.areaId}` : ''
     const message = policy
       ? `${policy.policyName}: ${objects.length > 1 ? `${objects.length} × ${label}` : label}${where}${request.dwellMs ? ` for ${Math.round(request.dwellMs / 1000)} s` : ''}`
       : `logic node hit: ${label}${where}`

@@ -5,7 +5,7 @@ import { isCalendarDate, secondsOfDay, type DateException, type TimeWindow, type
 /** What the schema cannot say about a schedule: real dates, windows of some length, a bounded day. */
 export function checkSchedule(windows: readonly WeeklyWindow[], exceptions: readonly DateException[]): void {
   const checkWindow = (field: string, w: TimeWindow) => {
-    if (secondsOfDay(w.start) === secondsOfDay(w.end) % 86_400) throw invalidParam(`${field}/end`, 'must differ from start (00:00 to 24:00 is the whole day)')
+    if (secondsOfDay(w.start) === secondsOfDay(w.end)) throw invalidParam(`${field}/end`, 'must differ from start (00:00 to 24:00 is the whole day)')
   }
   windows.forEach((w, i) => checkWindow(`/windows/${i}`, w))
   const perDay = new Map<string, number>()

@@ -53,6 +53,9 @@ describe('schedules and alarm policies (spec 4.10 Schedule, Linkage / alarm poli
     for (const [input, field] of cases)
       await expect(call(ScheduleAdd, input), JSON.stringify(input)).rejects.toMatchObject({ item: { messageKey: 'api.error.InvalidParam', details: { field } } })
     expect((await call(SchedulePage, {})).total).toBe(0)
+    // The whole day is 00:00 to 24:00; a window from 09:00 to 09:00 would be none or all of it.
+    const { scheduleId } = await call(ScheduleAdd, { scheduleName: 'all day', windows: [{ day: 'mon', start: '00:00', end: '24:00' }] })
+    await call(ScheduleDelete, { scheduleId })
   })
 
   it('is on in its windows in the device\'s zone; an edit and a zone change apply at once', async () => {

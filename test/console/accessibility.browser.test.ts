@@ -15,6 +15,7 @@ const PAGES = {
   detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API',
   cameras: 'Cameras',
   audio: 'Audio', system: 'System',
+  events: 'Events', policies: 'Alarm policies', schedules: 'Schedules',
 }
 /** Pages whose table must be shown when checked (the narrow layout turns tables into cards). */
 const TABLES: Partial<Record<keyof typeof PAGES, string>> = { tasks: 'tasks', algorithms: 'algorithms', models: 'models' }
