@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { eq } from 'drizzle-orm'
-import type { PolicyAction } from '../../shared/alarms/types.ts'
+import { CLIP_LIMITS, type PolicyAction } from '../../shared/alarms/types.ts'
 import type { Db } from '../../shared/db/client.ts'
 import { events } from '../../shared/db/schema/index.ts'
 import type { EventsService } from '../../shared/events/types.ts'
@@ -66,7 +66,7 @@ export class AlarmRaiser {
     let clipError: string | null = null
     if (clip) {
       const recorder = this.deps.recorder()
-      clipUrl = recorder ? await recorder.recordEvent({ cameraId: request.cameraId, eventId: alarmId, preRollS: clip.preRollS ?? 5, postRollS: clip.postRollS ?? 10, at: frame.time })
+      clipUrl = recorder ? await recorder.recordEvent({ cameraId: request.cameraId, eventId: alarmId, preRollS: clip.preRollS ?? CLIP_LIMITS.defaultPreRollS, postRollS: clip.postRollS ?? CLIP_LIMITS.defaultPostRollS, at: frame.time })
         .then((r) => r.clipUrl, (error: Error) => { clipError = error.message; return null }) : null
       if (!recorder) clipError = 'the device records no clips'
     }

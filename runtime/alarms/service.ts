@@ -7,6 +7,7 @@ import { POLICY_LIMITS } from '../../shared/alarms/types.ts'
 import type { AudioService } from '../../shared/audio/types.ts'
 import type { Db } from '../../shared/db/client.ts'
 import { alarmPolicies } from '../../shared/db/schema/index.ts'
+import { KeyedMutex } from '../../shared/keyed-mutex.ts'
 import { ApiError, invalidParam } from '../../shared/errors/index.ts'
 import type { Clock, Identity, Logger } from '../../shared/handler.ts'
 import type { ClipRecorder } from '../../shared/recording/clip-recorder.ts'
@@ -42,6 +43,8 @@ const view = (row: PolicyRow): PolicyView => ({
  */
 export class AlarmPolicyService implements AlarmPoliciesService {
   readonly #rows = new Map<string, PolicyRow>()
+  /** Writes one at a time: a name is checked unique and stored in one step, a deleted policy stays deleted. */
+  readonly #writes = new KeyedMutex()
 
   constructor(private readonly options: AlarmPolicyServiceOptions) {}
 
@@ -59,7 +62,11 @@ export class AlarmPolicyService implements AlarmPoliciesService {
     return out
   }
 
-  async add(input: AddPolicyInput, identity: Identity): Promise<{ policyId: string }> {
+  add(input: AddPolicyInput, identity: Identity): Promise<{ policyId: string }> {
+    return this.#writes.run('', () => this.#add(input, identity))
+  }
+
+  async #add(input: AddPolicyInput, identity: Identity): Promise<{ policyId: string }> {
     const now = this.options.clock.now()
     const row: PolicyRow = {
       policyId: randomUUID(), policyName: input.policyName, enabled: input.enabled ?? true, conditions: input.conditions, scheduleId: input.scheduleId ?? null,
@@ -72,7 +79,11 @@ export class AlarmPolicyService implements AlarmPoliciesService {
     return { policyId: row.policyId }
   }
 
-  async update(input: UpdatePolicyInput): Promise<PolicyView> {
+  update(input: UpdatePolicyInput): Promise<PolicyView> {
+    return this.#writes.run('', () => this.#update(input))
+  }
+
+  async #update(input: UpdatePolicyInput): Promise<PolicyView> {
     const old = this.#row(input.policyId)
     const row: PolicyRow = {
       ...old, policyName: input.policyName ?? old.policyName, enabled: input.enabled ?? old.enabled, conditions: input.conditions ?? old.conditions,
@@ -86,7 +97,11 @@ export class AlarmPolicyService implements AlarmPoliciesService {
     return view(row)
   }
 
-  async remove(policyId: string): Promise<void> {
+  remove(policyId: string): Promise<void> {
+    return this.#writes.run('', () => this.#remove(policyId))
+  }
+
+  async #remove(policyId: string): Promise<void> {
     this.#row(policyId)
     await this.options.db.delete(alarmPolicies).where(eq(alarmPolicies.policyId, policyId))
     this.#rows.delete(policyId)
@@ -105,7 +120,11 @@ export class AlarmPolicyService implements AlarmPoliciesService {
     return view(this.#row(policyId))
   }
 
-  async setEnabled(policyIds: string[], enabled: boolean): Promise<PolicyView[]> {
+  setEnabled(policyIds: string[], enabled: boolean): Promise<PolicyView[]> {
+    return this.#writes.run('', () => this.#setEnabled(policyIds, enabled))
+  }
+
+  async #setEnabled(policyIds: string[], enabled: boolean): Promise<PolicyView[]> {
     const missing = policyIds.filter((id) => !this.#rows.has(id))
     if (missing.length > 0) throw new ApiError('AlarmPolicyNotFound', { details: { policyIds: missing } })
     const updatedAt = this.options.clock.now()

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../shared/db/client.ts'
 import { schedules } from '../../shared/db/schema/index.ts'
+import { KeyedMutex } from '../../shared/keyed-mutex.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Identity, Logger } from '../../shared/handler.ts'
 import type { DeviceTimeZone } from '../../shared/system/types.ts'
@@ -36,6 +37,8 @@ const RECHECK_MS = 3_600_000
 export class ScheduleService implements SchedulesService {
   readonly #rows = new Map<string, Row>()
   readonly #gates = new Map<string, CachedGate>()
+  /** Writes one at a time: a name is checked unique and stored in one step, a deleted schedule stays deleted. */
+  readonly #writes = new KeyedMutex()
 
   constructor(private readonly options: ScheduleServiceOptions) {
     options.time.onTimeZoneChange(() => this.#gates.clear())
@@ -58,7 +61,11 @@ export class ScheduleService implements SchedulesService {
     return gate
   }
 
-  async add(input: AddScheduleInput, identity: Identity): Promise<{ scheduleId: string }> {
+  add(input: AddScheduleInput, identity: Identity): Promise<{ scheduleId: string }> {
+    return this.#writes.run('', () => this.#add(input, identity))
+  }
+
+  async #add(input: AddScheduleInput, identity: Identity): Promise<{ scheduleId: string }> {
     const exceptions = input.exceptions ?? []
     checkSchedule(input.windows, exceptions)
     this.#uniqueName(input.scheduleName, null)
@@ -73,7 +80,11 @@ export class ScheduleService implements SchedulesService {
     return { scheduleId: row.scheduleId }
   }
 
-  async update(input: UpdateScheduleInput): Promise<ScheduleView> {
+  update(input: UpdateScheduleInput): Promise<ScheduleView> {
+    return this.#writes.run('', () => this.#update(input))
+  }
+
+  async #update(input: UpdateScheduleInput): Promise<ScheduleView> {
     const old = this.#row(input.scheduleId)
     const row: Row = {
       ...old,
@@ -90,7 +101,11 @@ export class ScheduleService implements SchedulesService {
     return this.get(row.scheduleId)
   }
 
-  async remove(scheduleId: string): Promise<void> {
+  remove(scheduleId: string): Promise<void> {
+    return this.#writes.run('', () => this.#remove(scheduleId))
+  }
+
+  async #remove(scheduleId: string): Promise<void> {
     const row = this.#row(scheduleId)
     await this.options.db.transaction(async (tx) => {
       const users = await scheduleUsers(tx, scheduleId)

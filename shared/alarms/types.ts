@@ -1,6 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { Identity } from '../handler.ts'
 import { PageNumber, PageSize } from '../http/paging.ts'
+import { CLIP_LIMITS, POLICY_LIMITS } from './limits.ts'
+
+export { ACTION_DELIVERY, CLIP_LIMITS, POLICY_LIMITS } from './limits.ts'
 
 /**
  * Linkage / alarm policies (spec 4.10 `/gtw/cwai/AlarmStrage/`): conditions on the objects a
@@ -8,12 +11,6 @@ import { PageNumber, PageSize } from '../http/paging.ts'
  * with the event history); the actions add a webhook, an MQTT message, a clip, a sound.
  * `ctx.alarms`; runtime/alarms/.
  */
-
-export const POLICY_LIMITS = { actions: 8, maxDwellS: 86_400, maxCooldownS: 86_400, maxCount: 100, defaultCooldownS: 60 } as const
-/** Deliveries of the webhook and MQTT actions: attempts, the first retry's delay (doubling), one attempt's time limit. */
-export const ACTION_DELIVERY = { attempts: 3, backoffMs: 1000, timeoutMs: 5000 } as const
-/** Pre- and post-roll of the clip action (seconds). */
-export const CLIP_LIMITS = { maxPreRollS: 60, maxPostRollS: 300, defaultPreRollS: 5, defaultPostRollS: 10 } as const
 
 export const PolicyId = Type.String({ minLength: 1, maxLength: 64, description: 'The id `add` answered.' })
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 128, description })
@@ -61,7 +58,6 @@ export const PolicyActionSchema = Type.Unsafe<PolicyAction>({
   allOf: Object.entries(ACTION_SCHEMAS).map(([type, schema]) => ({ if: { properties: { type: { const: type } }, required: ['type'] }, then: schema })),
   description: '`{type: "webhook", url, secret?}` · `{type: "mqtt", topic}` · `{type: "clip", preRollS?, postRollS?}` · `{type: "audio", columnId, audioId}`.',
 })
-export type PolicyActionType = PolicyAction['type']
 
 const Name = Type.String({ minLength: 1, maxLength: 64 })
 const Actions = Type.Array(PolicyActionSchema, { maxItems: POLICY_LIMITS.actions, description: 'What an alarm does besides being recorded (alarm.raised with its snapshot).' })

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import type { CameraView, StreamTaskStatus } from '../../client/types.ts'
 import type { PolicyAction, PolicyConditions, PolicyView } from '../../../shared/alarms/types.ts'
+import { CLIP_LIMITS, POLICY_LIMITS } from '../../../shared/alarms/limits.ts'
 import type { AudioColumnView, AudioFileView } from '../../../shared/audio/types.ts'
 import type { ScheduleView } from '../../../shared/schedules/types.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
@@ -18,7 +19,7 @@ const conditionsText = (c: PolicyConditions, choices: Choices) => [
   c.minDwellS ? `for ${c.minDwellS} s` : '', c.logicResult ? 'logic node hit' : '',
 ].filter(Boolean).join(', ')
 const actionText = (a: PolicyView['actions'][number]) => a.type === 'webhook' ? `webhook ${a.url}` : a.type === 'mqtt' ? `MQTT ${a.topic}`
-  : a.type === 'clip' ? `clip −${a.preRollS ?? 5} s/+${a.postRollS ?? 10} s` : `sound on column ${a.columnId}`
+  : a.type === 'clip' ? `clip −${a.preRollS ?? CLIP_LIMITS.defaultPreRollS} s/+${a.postRollS ?? CLIP_LIMITS.defaultPostRollS} s` : `sound on column ${a.columnId}`
 
 /**
  * Alarm policies (spec 4.10 Linkage / alarm policy, README "Alarm policies"): the list with its
@@ -90,9 +91,9 @@ function PolicyForm({ client, choices, policy, onSaved, onCancel }: { client: De
   const [form, setForm] = useState({
     policyName: policy?.policyName ?? '', scope: c.taskId ? `task:${c.taskId}` : c.cameraId ? `camera:${c.cameraId}` : '',
     areaId: c.areaId ?? '', label: c.label ?? '', minCount: String(c.minCount ?? 1), minDwellS: String(c.minDwellS ?? 0), logicResult: !!c.logicResult,
-    scheduleId: policy?.scheduleId ?? '', cooldownS: String(policy?.cooldownS ?? 60),
+    scheduleId: policy?.scheduleId ?? '', cooldownS: String(policy?.cooldownS ?? POLICY_LIMITS.defaultCooldownS),
     webhookUrl: find('webhook')?.url ?? '', webhookSecret: '', mqttTopic: find('mqtt')?.topic ?? '',
-    clip: !!find('clip'), preRollS: String(find('clip')?.preRollS ?? 5), postRollS: String(find('clip')?.postRollS ?? 10),
+    clip: !!find('clip'), preRollS: String(find('clip')?.preRollS ?? CLIP_LIMITS.defaultPreRollS), postRollS: String(find('clip')?.postRollS ?? CLIP_LIMITS.defaultPostRollS),
     columnId: find('audio')?.columnId ?? '', audioId: find('audio')?.audioId ?? '',
   })
   const [busy, setBusy] = useState(false)
