@@ -61,15 +61,7 @@ export class AlarmRaiser {
     const snapshotUrl = await frameJpeg(frame, this.deps.imageQuality.current().snapshot, overlaySvg(frame, objects))
       .then((jpeg) => this.deps.pictures.save(alarmId, jpeg))
       .catch((error: Error) => { this.deps.log.warn({ alarmId, err: error.message }, 'alarm snapshot not kept'); return null })
-    const clip = policy?.actions.find((a) => a.type === 'clip')
-    let clipUrl: string | null = null
-    let clipError: string | null = null
-    if (clip) {
-      const recorder = this.deps.recorder()
-      clipUrl = recorder ? await recorder.recordEvent({ cameraId: request.cameraId, eventId: alarmId, preRollS: clip.preRollS ?? CLIP_LIMITS.defaultPreRollS, postRollS: clip.postRollS ?? CLIP_LIMITS.defaultPostRollS, at: frame.time })
-        .then((r) => r.clipUrl, (error: Error) => { clipError = error.message; return null }) : null
-      if (!recorder) clipError = 'the device records no clips'
-    }
+    const { clipUrl, clipError } = await this.#clip(request, alarmId)
     const label = first?.label ?? null
     // The default area is the whole frame: not worth naming.
     const where = first?.areaId && first.areaId !== DEFAULT_AREA.areaId ? ` in ${first.areaId}` : ''
@@ -89,5 +81,16 @@ export class AlarmRaiser {
     if (clipError) void this.deps.actions.failed(event, policy.policyId, 'clip', request.cameraId, 1, clipError)
     this.deps.actions.dispatch(event, policy.actions, policy.policyId)
     return id
+  }
+
+  /** The policy's clip, asked of the recorder: the URL it will be served at, or why there is none. */
+  async #clip(request: AlarmRequest, alarmId: string): Promise<{ clipUrl: string | null; clipError: string | null }> {
+    const clip = request.policy?.actions.find((a) => a.type === 'clip')
+    if (!clip) return { clipUrl: null, clipError: null }
+    const recorder = this.deps.recorder()
+    if (!recorder) return { clipUrl: null, clipError: 'the device records no clips' }
+    const preRollS = clip.preRollS ?? CLIP_LIMITS.defaultPreRollS, postRollS = clip.postRollS ?? CLIP_LIMITS.defaultPostRollS
+    return recorder.recordEvent({ cameraId: request.cameraId, eventId: alarmId, preRollS, postRollS, at: request.frame.time })
+      .then((r) => ({ clipUrl: r.clipUrl, clipError: null }), (error: Error) => ({ clipUrl: null, clipError: error.message }))
   }
 }
