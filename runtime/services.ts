@@ -38,6 +38,13 @@ import { StoredLogo } from './system/logo.ts'
 import { DebugSettingsService } from './system/debug.ts'
 import { logDirOf } from './device.ts'
 import { RuntimeBackupService } from './backup/service.ts'
+import { ScheduleService } from './schedules/service.ts'
+import { scheduleClock } from './schedules/clock.ts'
+import { AlarmPolicyService } from './alarms/service.ts'
+import { AlarmPictures } from './alarms/pictures.ts'
+import { AlarmActions } from './alarms/actions.ts'
+import { AlarmRaiser } from './alarms/raiser.ts'
+import { clipRecorderOf } from '../shared/recording/clip-recorder.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -170,15 +177,28 @@ export async function createServices(config: Config, log: Logger, options: Servi
   // Cameras (spec 4.10 Camera): one reader (an ffmpeg child) per camera; stopped before the database closes.
   const cameras = new CameraService({ db: database.db, config, clock, log: log.child({ area: 'cameras' }), events: eventSystem.events, uploads, imageQuality })
   components.push({ name: 'cameras', start: () => cameras.start(), stop: () => cameras.stop() })
+  // Schedules and alarm policies (spec 4.10 Schedule, Linkage / alarm policy): read by the stream
+  // tasks on every frame; alarm actions still going out are abandoned after the tasks stop.
+  const schedules = new ScheduleService({ db: database.db, now: scheduleClock(config.scheduleClockStart, clock), time, log: log.child({ area: 'schedules' }) })
+  const alarmPictures = new AlarmPictures(config.dataPath, config.fileServiceBaseUrl, config.eventRetentionMs)
+  const alarmLog = log.child({ area: 'alarms' })
+  const alarmActions = new AlarmActions({ log: alarmLog, events: eventSystem.events, publish: eventSystem.publish, audio: { playOnColumn: (request) => audio.playOnColumn(request) } })
+  const recorder = () => clipRecorderOf((services as unknown as { recording?: unknown }).recording)
+  const alarms: AlarmPolicyService = new AlarmPolicyService({
+    db: database.db, clock, log: alarmLog, schedules, streams: () => streams, cameras, audio: () => audio, recorder, pictures: alarmPictures,
+  })
+  const raiser = new AlarmRaiser({ db: database.db, log: alarmLog, events: eventSystem.events, imageQuality, pictures: alarmPictures, actions: alarmActions, recorder })
+  components.push({ name: 'schedules-and-alarms', start: async () => { await schedules.start(); await alarms.start() }, stop: () => alarmActions.stop() })
   // Stream tasks (spec 4.9 TaskCreate): resumed in the background once cameras and the sidecar run; stopped first.
   const streamLog = log.child({ area: 'streams' })
-  const streams = new StreamTaskService({ db: database.db, clock, log: streamLog, inference: inference.inference, cameras, algorithms: algorithmRegistry,
-    metrics: metrics.streamTaskMetrics(),
+  const streams: StreamTaskService = new StreamTaskService({ db: database.db, clock, log: streamLog, inference: inference.inference, cameras, algorithms: algorithmRegistry,
+    metrics: metrics.streamTaskMetrics(), schedules,
     observers: streamObservers({
       config, events: eventSystem.events, imageQuality, log: streamLog, algorithms: algorithmRegistry, faceAlgorithm: config.galleryFaceAlgorithm,
       describeFaces: (algorithmId, image) => inference.inference.describe(algorithmId, image),
       // Recognition searches the face galleries made below (called only once tasks run).
       recognize: (request) => galleries.recognize(request),
+      policies: alarms, schedules, raiser,
     }) })
   metrics.sources.streamTasks = () => streams.list()
   components.push({
@@ -229,6 +249,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
     logo,
     debug,
     backup,
+    schedules,
+    alarms,
   }
 
   return {

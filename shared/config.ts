@@ -159,6 +159,8 @@ export const settings = {
   backupMaxExpandedBytes: s('BACKUP_MAX_EXPANDED_BYTES', 'int', 8192 * MB, 'Largest total size a backup archive may expand to (checked while it is read).'),
   backupRetentionMs: s('BACKUP_RETENTION_MS', 'int', 60 * 60 * 1000, 'How long a produced backup stays on the device for its (ranged) download; a newer backup replaces it at once.'),
   factoryResetTokenTtlMs: s('FACTORY_RESET_TOKEN_TTL_MS', 'int', 60_000, 'Lifetime of the confirmation token that RequestFactoryReset answers; FactoryReset with an older one is refused.'),
+  // Schedules (runtime/schedules, README "Schedules").
+  scheduleClockStart: s('SCHEDULE_CLOCK_START', 'string', '', 'For tests: schedules read a clock that starts at this ISO 8601 instant when the device starts and runs at real speed (a window boundary or a daylight-saving night on purpose); empty = the device\'s clock.'),
 } as const
 
 type Settings = typeof settings

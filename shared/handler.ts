@@ -14,6 +14,8 @@ import type { MetricsService } from './metrics/types.ts'
 import type { NetworkService } from './network/types.ts'
 import type { CamerasService } from './cameras/types.ts'
 import type { StreamTasksService } from './streams/types.ts'
+import type { SchedulesService } from './schedules/types.ts'
+import type { AlarmPoliciesService } from './alarms/types.ts'
 import type { AudioService } from './audio/types.ts'
 import type { DebugService, ImageQualityService, LogoService, TimeService } from './system/types.ts'
 import type { BackupService } from './backup/types.ts'
@@ -130,6 +132,10 @@ export interface Services {
   debug: DebugService
   /** Backup, restore and factory reset (spec 4.10 System; shared/backup/types.ts). */
   backup: BackupService
+  /** Weekly schedules in the device's time zone, read by stream tasks and alarm policies (spec 4.10 Schedule; shared/schedules/types.ts). */
+  schedules: SchedulesService
+  /** Alarm policies and alarm pictures (spec 4.10 Linkage / alarm policy; shared/alarms/types.ts). */
+  alarms: AlarmPoliciesService
 }
 
 export interface Ctx extends Services {

@@ -18,6 +18,9 @@ import { lazy } from './lazy.ts'
 
 // Loaded on first use, from their own chunks (runtime/console/step.mjs).
 const Cameras = lazy(() => import('./views/Cameras.ts').then((m) => m.Cameras), { page: true })
+const EventHistory = lazy(() => import('./views/EventHistory.ts').then((m) => m.EventHistory), { page: true })
+const Policies = lazy(() => import('./views/Policies.ts').then((m) => m.Policies), { page: true })
+const Schedules = lazy(() => import('./views/Schedules.ts').then((m) => m.Schedules), { page: true })
 import { Audio } from './views/Audio.ts'
 import { System, LOGO_CHANGED } from './views/System.ts'
 import { LOGO_ROUTE } from '../../shared/system/types.ts'
@@ -37,6 +40,7 @@ const PAGES = {
   backup: 'Backup and reset',
   network: 'Network',
   galleries: 'Galleries',
+  events: 'Events', policies: 'Alarm policies', schedules: 'Schedules',
 } as const
 type Page = keyof typeof PAGES
 /** `#/models?upload=helmet-classifier` → the page and its parameters. */
@@ -166,6 +170,9 @@ export function App() {
       : page === 'backup' ? html`<${Backup} client=${client} account=${account} onRestarted=${(notice: string) => { sessionStore.clear(); toSignIn(notice) }} />`
       : page === 'network' ? html`<${Network} client=${client} />`
       : page === 'galleries' ? html`<${Galleries} client=${client} account=${account} />`
+      : page === 'events' ? html`<${EventHistory} client=${client} />`
+      : page === 'policies' ? html`<${Policies} client=${client} />`
+      : page === 'schedules' ? html`<${Schedules} client=${client} />`
       : html`<${Device} client=${client} />`}
   </${Shell}>`
 }

@@ -68,6 +68,14 @@ export const MESSAGE_TEXT: Record<string, string> = {
   'api.error.NetworkChangeNotFound': 'This network change no longer waits for confirmation (confirmed, rolled back, or unknown).',
   'api.error.NetworkChangeFailed': 'The device could not apply the network change; the previous configuration is back.',
   'api.error.NetworkConfirmFromOldAddress': 'This console reached the device through the address the change gives up: confirm from the new address.',
+  // spec 4.10 Schedule, Linkage / alarm policy
+  'api.error.ScheduleNotFound': 'No schedule with this id exists.',
+  'api.error.ScheduleNameExists': 'Another schedule already has this name.',
+  'api.error.ScheduleInUse': 'Stream tasks or alarm policies use this schedule: change them first.',
+  'api.error.AlarmPolicyNotFound': 'No alarm policy with this id exists.',
+  'api.error.AlarmPolicyNameExists': 'Another alarm policy already has this name.',
+  'api.error.AlarmActionUnavailable': 'This device cannot take one of the policy’s actions.',
+  'api.error.AlarmPictureNotFound': 'The alarm’s picture is no longer kept.',
 }
 
 /** spec 7.2 recommended-action codes (and the device's additions), as next steps for a person. */
@@ -155,6 +163,8 @@ const FACT_LABELS: [string, string, (v: unknown) => string][] = [
   ['entry', 'Package entry', String],
   ['limitEntries', 'Entry limit', count],
   ['atLeastBytes', 'Expanded size (at least)', (v) => bytes(v)],
+  // spec 4.10 Schedule: who uses a schedule
+  ['policies', 'Policies using it', (v) => (Array.isArray(v) ? v.map((p) => `“${(p as { policyName?: string }).policyName}”`).join(', ') : String(v))],
 ]
 /** Shown elsewhere (the wait) or together (the image's dimensions). */
 const NOT_FACTS = new Set(['retryAfterSeconds', 'width', 'height'])

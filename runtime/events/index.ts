@@ -197,5 +197,8 @@ export function createEventSystem(deps: EventChannelDeps) {
     mqtt?.publishRegistration()
   }
 
-  return { events, component, outbox, websocket, backlog, advertiseHttp }
+  /** Publishes on the device's broker connection (alarm policies' MQTT action); fails while it is not registered. */
+  const publish = (topic: string, payload: string): Promise<void> => mqtt ? mqtt.publish(topic, payload) : Promise.reject(new Error('mqtt is not configured'))
+
+  return { events, component, outbox, websocket, backlog, advertiseHttp, publish }
 }

@@ -207,6 +207,13 @@ export class MqttChannel {
     while (this.pending.length > MAX_IN_FLIGHT && client === this.client && !this.stopped) await new Promise<void>((resolve) => (this.ackWaiter = resolve))
   }
 
+  /** One message (QoS 1) on the device's own connection, once registered: alarm policies' MQTT action. */
+  async publish(topic: string, payload: string): Promise<void> {
+    const client = this.client
+    if (!client || this.state !== 'registered') throw new Error(`mqtt ${this.state}`)
+    await client.publishAsync(topic, payload, { qos: 1 })
+  }
+
   private advanceAcked() {
     const before = this.acked
     while (this.pending.length > 0 && this.pending[0]!.done) this.acked = this.pending.shift()!.id

@@ -100,27 +100,9 @@ export class WebhookTarget {
   }
 
   /** One POST; null on a 2xx answer, else the reason. */
-  private async attempt(event: DeviceEvent, body: string): Promise<string | null> {
+  private attempt(event: DeviceEvent, body: string): Promise<string | null> {
     const { settings } = this.deps
-    const timestamp = Math.floor(Date.now() / 1000)
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      [EVENT_ID_HEADER]: String(event.id),
-      'x-event-kind': event.kind,
-      [TIMESTAMP_HEADER]: String(timestamp),
-    }
-    if (settings.secret) headers[SIGNATURE_HEADER] = signWebhook(settings.secret, timestamp, body)
-    const { signal, dispose } = deadline(settings.timeoutMs, this.stopController.signal)
-    try {
-      const response = await fetch(this.deps.url, { method: 'POST', headers, body, signal, redirect: 'manual' })
-      await response.body?.cancel().catch(() => {})
-      return response.ok ? null : `HTTP ${response.status}`
-    } catch (error) {
-      const e = error as Error
-      return e.name === 'TimeoutError' ? `timeout after ${settings.timeoutMs} ms` : (e.cause as Error)?.message ?? e.message
-    } finally {
-      dispose()
-    }
+    return postEvent(this.deps.url, event, body, { secret: settings.secret, timeoutMs: settings.timeoutMs, signal: this.stopController.signal })
   }
 
   async stop(): Promise<void> {
@@ -130,7 +112,33 @@ export class WebhookTarget {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/**
+ * One signed POST of an event (README "Webhook"; alarm policies' webhook action too): null on a
+ * 2xx answer, else the reason. Redirects are not followed.
+ */
+export async function postEvent(url: string, event: DeviceEvent, body: string, options: { secret: string; timeoutMs: number; signal: AbortSignal }): Promise<string | null> {
+  const timestamp = Math.floor(Date.now() / 1000)
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    [EVENT_ID_HEADER]: String(event.id),
+    'x-event-kind': event.kind,
+    [TIMESTAMP_HEADER]: String(timestamp),
+  }
+  if (options.secret) headers[SIGNATURE_HEADER] = signWebhook(options.secret, timestamp, body)
+  const { signal, dispose } = deadline(options.timeoutMs, options.signal)
+  try {
+    const response = await fetch(url, { method: 'POST', headers, body, signal, redirect: 'manual' })
+    await response.body?.cancel().catch(() => {})
+    return response.ok ? null : `HTTP ${response.status}`
+  } catch (error) {
+    const e = error as Error
+    return e.name === 'TimeoutError' ? `timeout after ${options.timeoutMs} ms` : (e.cause as Error)?.message ?? e.message
+  } finally {
+    dispose()
+  }
+}
+
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve()
     const timer = setTimeout(done, ms)

@@ -4,6 +4,7 @@ import { streamTasks } from '../../shared/db/schema/index.ts'
 import { ApiError, invalidParam, isApiError } from '../../shared/errors/index.ts'
 import type { Clock, Identity, Logger } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
+import type { SchedulesService } from '../../shared/schedules/types.ts'
 import type { StreamTasksService, StreamTaskStatus, TaskCreateInput, TaskUpdateInput } from '../../shared/streams/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
 import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
@@ -23,6 +24,8 @@ export interface StreamTaskServiceOptions {
   observers: StreamObserverFactory[]
   /** Per-task detector latency; a cancelled task's series are removed (README "Metrics"). */
   metrics?: StreamTaskMetrics
+  /** Tasks with a schedule analyse only while it is on (spec 4.10 Schedule). */
+  schedules: Pick<SchedulesService, 'gate'>
 }
 
 function checkCounters(config: TaskConfig | undefined): void {
@@ -73,6 +76,7 @@ export class StreamTaskService implements StreamTasksService {
     const { cameras, inference } = this.options
     checkCounters(input.taskConfig)
     await cameras.ensure(input.cameraId)
+    this.checkSchedule(input.scheduleId ?? null)
     const sourceFps = cameras.sourceFps(input.cameraId)
     if (sourceFps !== null && input.targetFps > sourceFps)
       throw new ApiError('InvalidParam', { details: { field: 'targetFps', targetFps: input.targetFps, sourceFps }, msgText: `targetFps ${input.targetFps} is above the camera's ${sourceFps} fps` })
@@ -80,11 +84,12 @@ export class StreamTaskService implements StreamTasksService {
     const row: StreamTaskRow = {
       taskId: input.taskId, algorithmCode: input.algorithmCode, cameraId: input.cameraId, targetFps: input.targetFps,
       taskConfig: input.taskConfig ?? {}, motionGating: input.motionGating ?? true, minDetectIntervalMs: input.minDetectIntervalMs ?? 1000, enabled: true,
-      createdBy: identity.accountName, createdAt: now, updatedAt: now,
+      scheduleId: input.scheduleId ?? null, createdBy: identity.accountName, createdAt: now, updatedAt: now,
     }
     const existing = this.tasks.get(input.taskId)
     if (existing && existing.row.cameraId === row.cameraId && existing.row.algorithmCode === row.algorithmCode && existing.row.targetFps === row.targetFps &&
-      JSON.stringify(existing.row.taskConfig) === JSON.stringify(row.taskConfig) && existing.row.motionGating === row.motionGating) {
+      JSON.stringify(existing.row.taskConfig) === JSON.stringify(row.taskConfig) && existing.row.motionGating === row.motionGating &&
+      existing.row.scheduleId === row.scheduleId) {
       await this.setEnabled(row.taskId, true)
       return { reused: true }
     }
@@ -145,7 +150,9 @@ export class StreamTaskService implements StreamTasksService {
     const row: StreamTaskRow = {
       ...old, targetFps, taskConfig: input.taskConfig ?? old.taskConfig, motionGating: input.motionGating ?? old.motionGating,
       minDetectIntervalMs: input.minDetectIntervalMs ?? old.minDetectIntervalMs, updatedAt: this.options.clock.now(),
+      scheduleId: input.scheduleId === undefined ? old.scheduleId : input.scheduleId,
     }
+    this.checkSchedule(row.scheduleId)
     const current = this.get(input.taskId)
     // The new config first (thresholds, regions): a config the pipeline refuses changes nothing.
     if (input.taskConfig) await this.options.inference.load(current.handle, row.algorithmCode, row.taskConfig as TaskConfig)
@@ -154,6 +161,10 @@ export class StreamTaskService implements StreamTasksService {
     const task = this.task(row)
     if (row.enabled) await task.start()
     else task.disable()
+  }
+
+  private checkSchedule(scheduleId: string | null): void {
+    if (scheduleId !== null && !this.options.schedules.gate(scheduleId)) throw new ApiError('ScheduleNotFound', { details: { scheduleId } })
   }
 
   private get(taskId: string): StreamTask {
@@ -169,7 +180,7 @@ export class StreamTaskService implements StreamTasksService {
   }
 
   private deps() {
-    const { log, inference, cameras, algorithms, observers, metrics } = this.options
-    return { log, inference, cameras, algorithms, observers, metrics }
+    const { log, inference, cameras, algorithms, observers, metrics, schedules } = this.options
+    return { log, inference, cameras, algorithms, observers, metrics, schedules }
   }
 }

@@ -1,6 +1,7 @@
 import { isApiError } from '../../shared/errors/index.ts'
 import type { Logger } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
+import type { SchedulesService } from '../../shared/schedules/types.ts'
 import type { StreamTaskState, StreamTaskStatus } from '../../shared/streams/types.ts'
 import type { streamTasks } from '../../shared/db/schema/index.ts'
 import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
@@ -25,6 +26,8 @@ export interface StreamTaskDeps {
   observers: StreamObserverFactory[]
   /** Detector latency per task for the metrics endpoint (README "Metrics"). */
   metrics?: Pick<StreamTaskMetrics, 'detectorLatency'>
+  /** The task's schedule, asked on every frame (spec 4.10 Schedule). */
+  schedules: Pick<SchedulesService, 'gate'>
 }
 
 /** Frames waiting for the detector; beyond this the oldest is dropped (real time over every frame). */
@@ -62,6 +65,8 @@ export class StreamTask {
   private framesFailed = 0
   private motionSkipped = 0
   private objectsEntered = 0
+  private scheduleSkipped = 0
+  private scheduleOpen = true
   private observers: StreamObserver[] = []
 
   constructor(readonly row: StreamTaskRow, private readonly deps: StreamTaskDeps) {}
@@ -144,7 +149,31 @@ export class StreamTask {
     }
   }
 
+  /**
+   * spec 4.10 Schedule: outside its windows the task reads frames but analyses none; the objects
+   * it tracked leave when the schedule turns off, and its observers start afresh when it turns on.
+   */
+  private async scheduled(): Promise<boolean> {
+    const gate = this.row.scheduleId ? this.deps.schedules.gate(this.row.scheduleId) : null
+    const open = gate?.active ?? true
+    if (open !== this.scheduleOpen) {
+      this.scheduleOpen = open
+      if (open) this.observers = this.deps.observers.map((make) => make(this.row))
+      else {
+        const left = this.tracker.clear()
+        for (const observer of this.observers) await observer.onStop?.(left)
+      }
+    }
+    if (open && this.state === 'idle') this.setState('running', null)
+    if (!open) {
+      this.scheduleSkipped++
+      if (this.state === 'running' || this.state === 'idle') this.setState('idle', `outsideSchedule: "${gate!.scheduleName}" until ${gate!.nextChangeLocal ?? 'never'}`)
+    }
+    return open
+  }
+
   private async process(frame: Frame): Promise<void> {
+    if (!(await this.scheduled())) return
     const now = Date.now()
     // Motion gating: the detector runs on motion, while objects are tracked, and at the minimum interval.
     if (this.row.motionGating) {
@@ -200,6 +229,7 @@ export class StreamTask {
       minDetectIntervalMs: this.row.minDetectIntervalMs,
       enabled: this.row.enabled,
       taskConfig: this.row.taskConfig,
+      scheduleId: this.row.scheduleId,
       inputFps: this.inputRate.perSecond(now),
       processedFps: this.processedRate.perSecond(now),
       framesIn: this.framesIn,
@@ -207,6 +237,7 @@ export class StreamTask {
       framesProcessed: this.framesProcessed,
       framesFailed: this.framesFailed,
       motionSkipped: this.motionSkipped,
+      scheduleSkipped: this.scheduleSkipped,
       discardRate: this.framesIn > 0 ? Math.round((this.framesDropped / this.framesIn) * 10_000) / 10_000 : 0,
       detectorLatencyP50Ms: this.detectorLatency.percentile(50),
       detectorLatencyP99Ms: this.detectorLatency.percentile(99),

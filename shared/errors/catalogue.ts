@@ -323,6 +323,22 @@ export const catalogue = {
   MqttNotRegistered: entry('3001', 'api.error.MqttNotRegistered',
     'The device has not completed its MQTT connection and registration; the request was not run.', A.RETRY_LATER, { retryable: true, retryAfterSeconds: 1 }),
 
+  // ── schedules and alarm policies (spec 4.10 Schedule, Linkage / alarm policy) ────────
+  ScheduleNotFound: entry('7601', 'api.error.ScheduleNotFound',
+    'No schedule with this scheduleId exists.', A.CHECK_REQUEST_PARAMETERS),
+  ScheduleNameExists: entry('7602', 'api.error.ScheduleNameExists',
+    'Another schedule already has this name.', A.CHECK_REQUEST_PARAMETERS),
+  ScheduleInUse: entry('7603', 'api.error.ScheduleInUse',
+    'Stream tasks or alarm policies use this schedule (details.taskIds, details.policies): change them first.', A.NONE),
+  AlarmPolicyNotFound: entry('7611', 'api.error.AlarmPolicyNotFound',
+    'No alarm policy with this policyId exists.', A.CHECK_REQUEST_PARAMETERS),
+  AlarmPolicyNameExists: entry('7612', 'api.error.AlarmPolicyNameExists',
+    'Another alarm policy already has this name.', A.CHECK_REQUEST_PARAMETERS),
+  AlarmActionUnavailable: entry('7613', 'api.error.AlarmActionUnavailable',
+    'This device cannot take one of the policy\'s actions (details.index, details.reason); nothing was saved.', A.CHECK_REQUEST_PARAMETERS),
+  AlarmPictureNotFound: entry('7614', 'api.error.AlarmPictureNotFound',
+    'The alarm has no stored picture (none was taken, or it was removed with the old events).', A.NONE, { httpStatus: 404 }),
+
   // ── runtime ─────────────────────────────────────────────────────────────────────────
   RouteNotFound: entry('404', 'api.error.RouteNotFound',
     'No endpoint is mounted at this path.', A.CHECK_REQUEST_PARAMETERS, { httpStatus: 404 }),

@@ -62,8 +62,16 @@ export const EVENT_KINDS = {
     taskId: 'string', cameraId: 'string', objectId: 'string; the object of object.entered', label: "string; the object's label",
     name: 'string; the person\'s name, or "unknown" below the threshold', personId: 'string or null', galleryId: 'string or null',
     similarity: 'number; cosine similarity of the best gallery person', faceBox: "{x, y, width, height}; the face in the camera's pixels" }),
-  'alarm.raised': kind('analysis', true, 'An analysis task raised an alarm (produced by analysis tasks).', {
-    taskId: 'string', alarmType: 'string', cameraId: 'string or null', message: 'string', imageUrl: 'string or null' }),
+  'alarm.raised': kind('analysis', true, 'A stream task raised an alarm: an alarm policy\'s conditions were met (spec 4.10 Linkage / alarm policy; once per object and stay, within the cooldown), or the pipeline\'s logic node answered true for a tracked object (once per object).', {
+    alarmId: 'string; the alarm\'s id (its picture\'s and clip\'s)', taskId: 'string', cameraId: 'string or null', alarmType: '"policy" or "logic"', message: 'string',
+    policyId: 'string or null; the policy (null for a logic alarm)', policyName: 'string or null',
+    objectId: 'string or null; the tracked object (null when the policy counts several, see objectIds)', objectIds: 'string[]', label: 'string or null',
+    areaId: 'string or null; the region the object was in', count: 'number; objects that met the conditions', dwellMs: 'number or null; how long the object met them', box: '{x, y, width, height} or null; the (first) object\'s box in pixels of the analysed frame',
+    snapshotUrl: 'string or null; the frame with the objects boxed (JPEG, Range supported), kept as long as the event', imageUrl: 'string or null; the same as snapshotUrl',
+    clipUrl: 'string or null; the clip of the policy\'s clip action (video/mp4)' }),
+  'alarm.actionFailed': kind('analysis', false, 'An action of an alarm policy failed after its attempts (webhook, MQTT, clip, audio); the alarm itself is recorded.', {
+    alarmId: 'string', alarmEventId: 'number; the alarm.raised event', policyId: 'string', action: '"webhook", "mqtt", "clip" or "audio"',
+    target: 'string; the URL (no credentials), topic, camera or column', attempts: 'number', reason: 'string' }),
   'passengerFlow.counted': kind('analysis', false, "A tracked object crossed a stream task's counter line (taskConfig.counters); one event per crossing.", {
     taskId: 'string', cameraId: 'string or null', counterId: 'string', counterName: 'string', objectId: 'string', label: 'string',
     in: 'number; 1 when it crossed from the line\'s left to its right (looking from `from` to `to`), else 0', out: 'number; 1 the other way, else 0' }),

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { and, eq, gte, inArray, lt, type SQL } from 'drizzle-orm'
+import { and, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm'
 import { events } from '../db/schema/index.ts'
 import { invalidParam } from '../errors/index.ts'
 import { eventKindNames } from './kinds.ts'
@@ -37,3 +37,21 @@ export function eventConditions(filter: EventFilterInput, restrictKinds?: readon
 }
 
 export const whereAll = (conditions: SQL[]) => (conditions.length ? and(...conditions) : undefined)
+
+/** EventPage's filters on the payload: the camera, task and label of analysis events (README "Event endpoints"). */
+export const PayloadFilter = {
+  cameraId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Events of this camera (payload.cameraId).' })),
+  taskId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Events of this stream task (payload.taskId).' })),
+  label: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Events about objects with this label (payload.label).' })),
+}
+
+export function payloadConditions(filter: { cameraId?: string; taskId?: string; label?: string }): SQL[] {
+  return (['cameraId', 'taskId', 'label'] as const).filter((field) => filter[field] !== undefined)
+    .map((field) => sql`json_extract(${events.payload}, ${`$.${field}`}) = ${filter[field]}`)
+}
+
+/**
+ * The recording area's event for a clip written after another event (`payload.eventId`,
+ * `payload.clipUrl`): EventPage gives each event the clip recorded for it.
+ */
+export const CLIP_READY_KIND = 'recording.clipReady'

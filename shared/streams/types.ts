@@ -7,6 +7,8 @@ import type { Identity } from '../handler.ts'
  * one algorithm, the same pipelines and `taskConfig` as PTask*. `ctx.streams` owns their
  * lifecycle; implementation in `runtime/streams/`.
  */
+const ScheduleRef = Type.String({ minLength: 1, maxLength: 64, description: 'spec 4.10 Schedule: the task analyses only while this schedule is on (state `idle` otherwise); absent: always.' })
+
 export const TaskCreateInput = Type.Object({
   taskId: Type.String({ minLength: 1, maxLength: 128 }),
   algorithmCode: Type.String({ minLength: 1, maxLength: 128 }),
@@ -16,16 +18,19 @@ export const TaskCreateInput = Type.Object({
   mvDebug: Type.Optional(Type.Unknown()),
   motionGating: Type.Optional(Type.Boolean({ default: true, description: 'Run the detector only on motion, while objects are tracked, and at minDetectIntervalMs otherwise.' })),
   minDetectIntervalMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000, default: 1000, description: 'With motion gating: the detector still runs at least this often.' })),
+  scheduleId: Type.Optional(ScheduleRef),
 }, { additionalProperties: false })
 export type TaskCreateInput = Static<typeof TaskCreateInput>
 
 /**
  * - `running`: frames arrive and are analysed.
+ * - `idle`: frames arrive, but the task's schedule is off: none is analysed (`stateReason`
+ *   names the schedule and when it turns on).
  * - `waiting`: the camera is offline, deleted or not connected yet (`stateReason` says which);
  *   the task resumes by itself.
  * - `disabled`: switched off (Task/switch, batch stop): settings kept, nothing read.
  */
-export type StreamTaskState = 'running' | 'waiting' | 'disabled'
+export type StreamTaskState = 'running' | 'idle' | 'waiting' | 'disabled'
 
 /** Task/update: the parameters and regions of a stream task (`taskConfig.regions`, spec 2.4). */
 export const TaskUpdateInput = Type.Object({
@@ -34,6 +39,7 @@ export const TaskUpdateInput = Type.Object({
   taskConfig: Type.Optional(TaskConfigSchema),
   motionGating: Type.Optional(TaskCreateInput.properties.motionGating),
   minDetectIntervalMs: Type.Optional(TaskCreateInput.properties.minDetectIntervalMs),
+  scheduleId: Type.Optional(Type.Union([ScheduleRef, Type.Null()], { description: 'A schedule (spec 4.10 Schedule); null: analyse always.' })),
 }, { additionalProperties: false })
 export type TaskUpdateInput = Static<typeof TaskUpdateInput>
 
@@ -49,6 +55,8 @@ export interface StreamTaskStatus {
   minDetectIntervalMs: number
   enabled: boolean
   taskConfig: Record<string, unknown>
+  /** The task's schedule, null when it analyses always. */
+  scheduleId: string | null
   /** Over the last 10 s: frames delivered by the camera reader, frames analysed. */
   inputFps: number
   processedFps: number
@@ -59,6 +67,8 @@ export interface StreamTaskStatus {
   framesProcessed: number
   framesFailed: number
   motionSkipped: number
+  /** Since start: frames not analysed because the task's schedule was off. */
+  scheduleSkipped: number
   discardRate: number
   detectorLatencyP50Ms: number | null
   detectorLatencyP99Ms: number | null

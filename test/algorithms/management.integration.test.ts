@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import yauzl from 'yauzl'
+import { unzip } from '../helpers/zip.ts'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { helmetClassifier } from '../helpers/tiny-models.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
@@ -17,18 +17,6 @@ const root = path.resolve(import.meta.dirname, '../..')
 const shipped = (id: string) => JSON.parse(readFileSync(path.join(root, 'models/manifests', `${id}.json`), 'utf8'))
 const sample1 = readFileSync(samplePath(1)).toString('base64')
 const targetsOf = (resData: any): any[] => resData.areaList.flatMap((a: any) => a.targetList)
-
-/** Entries of a zip archive: name → bytes. */
-async function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
-  const zip = await yauzl.fromBufferPromise(bytes, { lazyEntries: true })
-  const out = new Map<string, Buffer>()
-  for await (const entry of zip.eachEntry()) {
-    const chunks: Buffer[] = []
-    for await (const chunk of await zip.openReadStreamPromise(entry)) chunks.push(chunk as Buffer)
-    out.set(entry.fileName, Buffer.concat(chunks))
-  }
-  return out
-}
 
 /** Names of the regular files of a tar.gz (ustar headers, 512-byte blocks). */
 function tarNames(gz: Buffer): string[] {

@@ -18,6 +18,7 @@ const PAGES = {
   backup: 'Backup and reset',
   network: 'Network',
   galleries: 'Galleries',
+  events: 'Events', policies: 'Alarm policies', schedules: 'Schedules',
 }
 /** Pages whose table must be shown when checked (the narrow layout turns tables into cards). */
 const TABLES: Partial<Record<keyof typeof PAGES, string>> = { tasks: 'tasks', algorithms: 'algorithms', models: 'models', galleries: 'gallery-items' }

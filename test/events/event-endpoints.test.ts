@@ -42,7 +42,7 @@ describe('Event endpoints', () => {
     expect(all.rows.map((r: any) => r.kind)).toEqual(['passengerFlow.counted', 'passengerFlow.counted', 'passengerFlow.counted'])
     const page3 = await call(EventPage, { pageSize: 3, pageNum: 3 })
     expect(page3.rows.map((r: any) => r.kind)).toEqual(['device.started'])
-    expect(page3.rows[0]).toEqual({ id: expect.any(Number), kind: 'device.started', time: '2026-03-01T10:15:00.000Z', source: 'runtime', payload: { softwareVersion: '1.0.0', buildHash: 'x', startedAt: T0 } })
+    expect(page3.rows[0]).toEqual({ id: expect.any(Number), kind: 'device.started', time: '2026-03-01T10:15:00.000Z', source: 'runtime', payload: { softwareVersion: '1.0.0', buildHash: 'x', startedAt: T0 }, thumbnailUrl: null, clipUrl: null })
 
     const byKind = await call(EventPage, { kinds: ['login.locked', 'alarm.raised'] })
     expect(byKind.rows.map((r: any) => r.kind)).toEqual(['alarm.raised', 'login.locked'])
@@ -65,7 +65,7 @@ describe('Event endpoints', () => {
   })
 
   it('exports alarm events as streamed CSV, quoted and safe for spreadsheets', async () => {
-    const response: Response = await call(ExportAlarms, {})
+    const response: Response = await call(ExportAlarms, { format: 'csv' })
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8')
     expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="alarms-.*\.csv"$/)
@@ -75,7 +75,7 @@ describe('Event endpoints', () => {
     expect(lines.filter(Boolean)).toHaveLength(3)
     expect(lines[1]).toMatch(/^\d+,2026-03-01T10:15:01\.000Z,login\.locked,login,"\{""accountName"":""=HYPERLINK\(\\""x\\""\)""/)
     expect(lines[2]).toContain(',alarm.raised,camera-7,"{""taskId"":""task-1""')
-    const onlyLogin: Response = await call(ExportAlarms, { kinds: ['login.locked', 'device.started'] })
+    const onlyLogin: Response = await call(ExportAlarms, { kinds: ['login.locked', 'device.started'], format: 'csv' })
     expect((await onlyLogin.text()).trim().split('\r\n')).toHaveLength(2)
   })
 

@@ -16,8 +16,8 @@ const rate = (v: number) => `${v.toFixed(1)} fps`
 const ms = (v: number | null) => (v === null ? '-' : `${formatCount(Math.round(v))} ms`)
 const percent = (v: number) => `${(v * 100).toFixed(1)} %`
 const seconds = (msValue: unknown) => `${(Number(msValue) / 1000).toFixed(1)} s`
-/** A task's state in words (`disabled`: switched off, README "Stream tasks"). */
-export const stateText = (s: StreamTaskStatus) => (s.state === 'running' ? 'Running' : s.state === 'waiting' ? 'Waiting' : 'Stopped')
+/** A task's state in words (`disabled`: switched off, `idle`: outside its schedule, README "Stream tasks"). */
+export const stateText = (s: StreamTaskStatus) => (s.state === 'running' ? 'Running' : s.state === 'waiting' ? 'Waiting' : s.state === 'idle' ? 'Outside its schedule' : 'Stopped')
 
 /** The run details in words (README "Stream tasks" QueryTaskStatus). */
 const FIGURES: [string, string, (s: StreamTaskStatus) => string][] = [
@@ -26,6 +26,7 @@ const FIGURES: [string, string, (s: StreamTaskStatus) => string][] = [
   ['Frames in', 'framesIn', (s) => formatCount(s.framesIn)],
   ['Discarded', 'discard', (s) => `${formatCount(s.framesDropped)} (${percent(s.discardRate)})`],
   ['Skipped without motion', 'motionSkipped', (s) => (s.motionGating ? formatCount(s.motionSkipped) : 'motion gating off')],
+  ['Skipped outside the schedule', 'scheduleSkipped', (s) => (s.scheduleId ? formatCount(s.scheduleSkipped) : 'no schedule')],
   ['Detector latency p50 / p99', 'detectorLatency', (s) => `${ms(s.detectorLatencyP50Ms)} / ${ms(s.detectorLatencyP99Ms)}`],
   ['Frame to result p99', 'criticalPathLatencyP99Ms', (s) => ms(s.criticalPathLatencyP99Ms)],
   ['Tracked objects now', 'trackedObjects', (s) => formatCount(s.trackedObjects)],

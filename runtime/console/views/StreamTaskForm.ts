@@ -2,6 +2,7 @@ import { html } from 'htm/preact'
 import { useEffect, useState } from 'preact/hooks'
 import { uuid, type DeviceClient } from '../../client/client.ts'
 import type { AlgorithmRow, CameraView } from '../../client/types.ts'
+import type { ScheduleView } from '../../../shared/schedules/types.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
 
 /** Offered first when installed: the algorithm a camera is most often watched with. */
@@ -24,6 +25,8 @@ export function StreamTaskForm({ client, cameras, cameraId, onCreated }: {
   const [targetFps, setTargetFps] = useState('5')
   const [motionGating, setMotionGating] = useState(true)
   const [taskId, setTaskId] = useState('')
+  const [schedules, setSchedules] = useState<ScheduleView[]>([])
+  const [scheduleId, setScheduleId] = useState('')
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<unknown>(null)
 
@@ -32,6 +35,7 @@ export function StreamTaskForm({ client, cameras, cameraId, onCreated }: {
       setAlgorithms(page.rows)
       setAlgorithm((page.rows.find((a) => a.algorithmId === PREFERRED_ALGORITHM) ?? page.rows[0])?.algorithmId ?? '')
     }, setAlgorithmError)
+    client.call<{ rows: ScheduleView[] }>('/gtw/cwai/schedule/page', { pageNum: 1, pageSize: 500 }).then((page) => setSchedules(page.rows), () => undefined)
   }, [])
   useEffect(() => { if (!camera && cameras?.[0]) setCamera(cameras[0].cameraId) }, [cameras])
 
@@ -41,7 +45,7 @@ export function StreamTaskForm({ client, cameras, cameraId, onCreated }: {
     setError(null)
     try {
       const id = taskId.trim() || uuid()
-      await client.streamTaskCreate({ taskId: id, algorithmCode: algorithm, cameraId: camera, targetFps: Number(targetFps), motionGating })
+      await client.streamTaskCreate({ taskId: id, algorithmCode: algorithm, cameraId: camera, targetFps: Number(targetFps), motionGating, ...(scheduleId ? { scheduleId } : {}) })
       setTaskId('')
       onCreated(id)
     } catch (e) {
@@ -78,6 +82,12 @@ export function StreamTaskForm({ client, cameras, cameraId, onCreated }: {
     <p class="hint" id="stream-fps-hint">At most the camera’s own frame rate. Frames the detector cannot keep up with are dropped (oldest first) and counted.</p>
     <label class="check"><input type="checkbox" checked=${motionGating} disabled=${busy} data-testid="stream-motion"
       onChange=${(e: Event) => setMotionGating((e.target as HTMLInputElement).checked)} /> Motion gating: run the detector on motion, while objects are tracked, and at least once a second</label>
+    <label>Schedule
+      <select name="scheduleId" value=${scheduleId} disabled=${busy} data-testid="stream-schedule" onChange=${(e: Event) => setScheduleId((e.target as HTMLSelectElement).value)}>
+        <option value="">Always (no schedule)</option>
+        ${schedules.map((s) => html`<option value=${s.scheduleId}>${s.scheduleName}</option>`)}
+      </select>
+    </label>
     <label>Task id (optional)
       <input name="taskId" value=${taskId} maxLength=${128} disabled=${busy} placeholder="generated when empty" data-testid="stream-task-id"
         onInput=${(e: Event) => setTaskId((e.target as HTMLInputElement).value)} />

@@ -17,6 +17,8 @@ export const streamTasks = sqliteTable('stream_tasks', {
   minDetectIntervalMs: integer('min_detect_interval_ms').notNull(),
   /** A disabled task keeps its settings and reads nothing (Task/switch, batch stop). */
   enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+  /** spec 4.10 Schedule: outside its windows the task reads frames but analyses none; null = always. */
+  scheduleId: text('schedule_id'),
   createdBy: text('created_by'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),

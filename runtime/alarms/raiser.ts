@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto'
+import { eq } from 'drizzle-orm'
+import { CLIP_LIMITS, type PolicyAction } from '../../shared/alarms/types.ts'
+import type { Db } from '../../shared/db/client.ts'
+import { events } from '../../shared/db/schema/index.ts'
+import type { EventsService } from '../../shared/events/types.ts'
+import type { Logger } from '../../shared/handler.ts'
+import { DEFAULT_AREA } from '../../shared/inference/types.ts'
+import type { ClipRecorder } from '../../shared/recording/clip-recorder.ts'
+import type { ImageQualityService } from '../../shared/system/types.ts'
+import type { Frame } from '../cameras/reader.ts'
+import { toDeviceEvent } from '../events/outbox.ts'
+import type { Track } from '../streams/tracker.ts'
+import { frameJpeg } from '../system/image-quality.ts'
+import type { AlarmActions } from './actions.ts'
+import type { AlarmPictures } from './pictures.ts'
+
+/** What an alarm is about: a policy's conditions met (or a logic node's hit) on a task's frame. */
+export interface AlarmRequest {
+  alarmType: 'policy' | 'logic'
+  policy: { policyId: string; policyName: string; actions: readonly PolicyAction[] } | null
+  taskId: string
+  cameraId: string
+  frame: Frame
+  objects: readonly Track[]
+  dwellMs: number | null
+}
+
+export interface AlarmRaiserDeps {
+  db: Db
+  log: Logger
+  events: Pick<EventsService, 'emit'>
+  imageQuality: Pick<ImageQualityService, 'current'>
+  pictures: AlarmPictures
+  actions: AlarmActions
+  /** `ctx.recording` when it records clips for alarms (shared/recording/clip-recorder.ts). */
+  recorder(): ClipRecorder | null
+}
+
+const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+/** The frame with the alarm's objects boxed in red and labelled. */
+function overlaySvg(frame: Frame, objects: readonly Track[]): string {
+  const boxes = objects.map(({ box, label }) => `<rect x="${box.x}" y="${box.y}" width="${box.width}" height="${box.height}" fill="none" stroke="#ff2020" stroke-width="3"/>` +
+    `<text x="${box.x + 4}" y="${Math.max(16, box.y - 4)}" font-family="sans-serif" font-size="16" fill="#ff2020">${escapeXml(label)}</text>`)
+  return `<svg width="${frame.width}" height="${frame.height}">${boxes.join('')}</svg>`
+}
+
+/**
+ * Raises one alarm: its snapshot kept with the events, the policy's clip asked of the recorder,
+ * the `alarm.raised` event written, then the policy's other actions sent in the background.
+ * A snapshot that cannot be written (a full disk) leaves the alarm without one; the alarm stands.
+ */
+export class AlarmRaiser {
+  constructor(private readonly deps: AlarmRaiserDeps) {}
+
+  async raise(request: AlarmRequest): Promise<number> {
+    const { policy, frame, objects } = request
+    const alarmId = randomUUID()
+    const first = objects[0]
+    const snapshotUrl = await frameJpeg(frame, this.deps.imageQuality.current().snapshot, overlaySvg(frame, objects))
+      .then((jpeg) => this.deps.pictures.save(alarmId, jpeg))
+      .catch((error: Error) => { this.deps.log.warn({ alarmId, err: error.message }, 'alarm snapshot not kept'); return null })
+    const { clipUrl, clipError } = await this.#clip(request, alarmId)
+    const label = first?.label ?? null
+    // The default area is the whole frame: not worth naming.
+    const where = first?.areaId && first.areaId !== DEFAULT_AREA.areaId ? ` in ${first.areaId}` : ''
+    const message = policy
+      ? `${policy.policyName}: ${objects.length > 1 ? `${objects.length} × ${label}` : label}${where}${request.dwellMs ? ` for ${Math.round(request.dwellMs / 1000)} s` : ''}`
+      : `logic node hit: ${label}${where}`
+    const id = await this.deps.events.emit('alarm.raised', {
+      alarmId, taskId: request.taskId, cameraId: request.cameraId, alarmType: request.alarmType, message,
+      policyId: policy?.policyId ?? null, policyName: policy?.policyName ?? null,
+      objectId: objects.length === 1 ? first!.id : null, objectIds: objects.map((o) => o.id), label, areaId: first?.areaId ?? null,
+      count: objects.length, dwellMs: request.dwellMs, box: first?.box ?? null,
+      snapshotUrl, imageUrl: snapshotUrl, clipUrl,
+    })
+    if (!policy) return id
+    const [row] = await this.deps.db.select().from(events).where(eq(events.id, id))
+    const event = toDeviceEvent(row!)
+    if (clipError) void this.deps.actions.failed(event, policy.policyId, 'clip', request.cameraId, 1, clipError)
+    this.deps.actions.dispatch(event, policy.actions, policy.policyId)
+    return id
+  }
+
+  /** The policy's clip, asked of the recorder: the URL it will be served at, or why there is none. */
+  async #clip(request: AlarmRequest, alarmId: string): Promise<{ clipUrl: string | null; clipError: string | null }> {
+    const clip = request.policy?.actions.find((a) => a.type === 'clip')
+    if (!clip) return { clipUrl: null, clipError: null }
+    const recorder = this.deps.recorder()
+    if (!recorder) return { clipUrl: null, clipError: 'the device records no clips' }
+    const preRollS = clip.preRollS ?? CLIP_LIMITS.defaultPreRollS, postRollS = clip.postRollS ?? CLIP_LIMITS.defaultPostRollS
+    return recorder.recordEvent({ cameraId: request.cameraId, eventId: alarmId, preRollS, postRollS, at: request.frame.time })
+      .then((r) => ({ clipUrl: r.clipUrl, clipError: null }), (error: Error) => ({ clipUrl: null, clipError: error.message }))
+  }
+}

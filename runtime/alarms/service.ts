@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto'
+import { eq } from 'drizzle-orm'
+import type {
+  AddPolicyInput, AlarmPoliciesService, PagePoliciesInput, PolicyAction, PolicyActionView, PolicyView, UpdatePolicyInput,
+} from '../../shared/alarms/types.ts'
+import { POLICY_LIMITS } from '../../shared/alarms/types.ts'
+import type { AudioService } from '../../shared/audio/types.ts'
+import type { Db } from '../../shared/db/client.ts'
+import { alarmPolicies } from '../../shared/db/schema/index.ts'
+import { KeyedMutex } from '../../shared/keyed-mutex.ts'
+import { ApiError, invalidParam } from '../../shared/errors/index.ts'
+import type { Clock, Identity, Logger } from '../../shared/handler.ts'
+import type { ClipRecorder } from '../../shared/recording/clip-recorder.ts'
+import type { SchedulesService } from '../../shared/schedules/types.ts'
+import type { StreamTasksService } from '../../shared/streams/types.ts'
+import type { AlarmPictures } from './pictures.ts'
+
+export type PolicyRow = typeof alarmPolicies.$inferSelect
+
+export interface AlarmPolicyServiceOptions {
+  db: Db
+  clock: Clock
+  log: Logger
+  schedules: Pick<SchedulesService, 'gate'>
+  /** Stream tasks (made after this service). */
+  streams(): Pick<StreamTasksService, 'has'>
+  cameras: { ensure(cameraId: string): Promise<void> }
+  audio(): Pick<AudioService, 'fileOf' | 'columns'>
+  recorder(): ClipRecorder | null
+  pictures: AlarmPictures
+}
+
+const view = (row: PolicyRow): PolicyView => ({
+  policyId: row.policyId, policyName: row.policyName, enabled: row.enabled, conditions: row.conditions, scheduleId: row.scheduleId, cooldownS: row.cooldownS,
+  actions: row.actions.map((a): PolicyActionView => a.type === 'webhook' ? { type: 'webhook', url: a.url, secretSet: !!a.secret } : a),
+  createdAt: String(row.createdAt), updateTime: String(row.updatedAt),
+})
+
+/**
+ * `ctx.alarms` (spec 4.10 Linkage / alarm policy, `/gtw/cwai/AlarmStrage/`): policies stored in
+ * libsql and kept in memory, where each stream task's observer reads them on every analysed
+ * frame (runtime/streams/observers/alarm-policies.ts): an edit or a switch applies at once.
+ */
+export class AlarmPolicyService implements AlarmPoliciesService {
+  readonly #rows = new Map<string, PolicyRow>()
+  /** Writes one at a time: a name is checked unique and stored in one step, a deleted policy stays deleted. */
+  readonly #writes = new KeyedMutex()
+
+  constructor(private readonly options: AlarmPolicyServiceOptions) {}
+
+  async start(): Promise<void> {
+    for (const row of await this.options.db.select().from(alarmPolicies)) this.#rows.set(row.policyId, row)
+  }
+
+  /** The switched-on policies whose task or camera condition takes in this task. */
+  forTask(taskId: string, cameraId: string): PolicyRow[] {
+    const out: PolicyRow[] = []
+    for (const row of this.#rows.values()) {
+      const { conditions: c } = row
+      if (row.enabled && (c.taskId === undefined || c.taskId === taskId) && (c.cameraId === undefined || c.cameraId === cameraId)) out.push(row)
+    }
+    return out
+  }
+
+  add(input: AddPolicyInput, identity: Identity): Promise<{ policyId: string }> {
+    return this.#writes.run('', () => this.#add(input, identity))
+  }
+
+  async #add(input: AddPolicyInput, identity: Identity): Promise<{ policyId: string }> {
+    const now = this.options.clock.now()
+    const row: PolicyRow = {
+      policyId: randomUUID(), policyName: input.policyName, enabled: input.enabled ?? true, conditions: input.conditions, scheduleId: input.scheduleId ?? null,
+      cooldownS: input.cooldownS ?? POLICY_LIMITS.defaultCooldownS, actions: input.actions ?? [], createdBy: identity.accountName, createdAt: now, updatedAt: now,
+    }
+    await this.#check(row)
+    await this.options.db.insert(alarmPolicies).values(row)
+    this.#rows.set(row.policyId, row)
+    this.options.log.info({ policyId: row.policyId, policyName: row.policyName }, 'alarm policy added')
+    return { policyId: row.policyId }
+  }
+
+  update(input: UpdatePolicyInput): Promise<PolicyView> {
+    return this.#writes.run('', () => this.#update(input))
+  }
+
+  async #update(input: UpdatePolicyInput): Promise<PolicyView> {
+    const old = this.#row(input.policyId)
+    const row: PolicyRow = {
+      ...old, policyName: input.policyName ?? old.policyName, enabled: input.enabled ?? old.enabled, conditions: input.conditions ?? old.conditions,
+      scheduleId: input.scheduleId === undefined ? old.scheduleId : input.scheduleId, cooldownS: input.cooldownS ?? old.cooldownS,
+      actions: input.actions ? keepSecrets(input.actions, old.actions) : old.actions, updatedAt: this.options.clock.now(),
+    }
+    await this.#check(row)
+    await this.options.db.update(alarmPolicies).set(row).where(eq(alarmPolicies.policyId, row.policyId))
+    this.#rows.set(row.policyId, row)
+    this.options.log.info({ policyId: row.policyId, policyName: row.policyName }, 'alarm policy updated')
+    return view(row)
+  }
+
+  remove(policyId: string): Promise<void> {
+    return this.#writes.run('', () => this.#remove(policyId))
+  }
+
+  async #remove(policyId: string): Promise<void> {
+    this.#row(policyId)
+    await this.options.db.delete(alarmPolicies).where(eq(alarmPolicies.policyId, policyId))
+    this.#rows.delete(policyId)
+    this.options.log.info({ policyId }, 'alarm policy deleted')
+  }
+
+  async page(query: PagePoliciesInput) {
+    const needle = query.policyName?.toLowerCase() ?? ''
+    const matching = [...this.#rows.values()].filter((r) => r.policyName.toLowerCase().includes(needle) &&
+      (query.taskId === undefined || r.conditions.taskId === query.taskId) && (query.cameraId === undefined || r.conditions.cameraId === query.cameraId))
+      .sort((a, b) => a.createdAt - b.createdAt || a.policyId.localeCompare(b.policyId))
+    return { total: matching.length, rows: matching.slice((query.pageNum - 1) * query.pageSize, query.pageNum * query.pageSize).map(view) }
+  }
+
+  async get(policyId: string): Promise<PolicyView> {
+    return view(this.#row(policyId))
+  }
+
+  setEnabled(policyIds: string[], enabled: boolean): Promise<PolicyView[]> {
+    return this.#writes.run('', () => this.#setEnabled(policyIds, enabled))
+  }
+
+  async #setEnabled(policyIds: string[], enabled: boolean): Promise<PolicyView[]> {
+    const missing = policyIds.filter((id) => !this.#rows.has(id))
+    if (missing.length > 0) throw new ApiError('AlarmPolicyNotFound', { details: { policyIds: missing } })
+    const updatedAt = this.options.clock.now()
+    await this.options.db.transaction(async (tx) => {
+      for (const policyId of policyIds) await tx.update(alarmPolicies).set({ enabled, updatedAt }).where(eq(alarmPolicies.policyId, policyId))
+    })
+    return policyIds.map((id) => {
+      const row = { ...this.#row(id), enabled, updatedAt }
+      this.#rows.set(id, row)
+      return view(row)
+    })
+  }
+
+  picture(alarmId: string): Promise<string> {
+    return this.options.pictures.file(alarmId)
+  }
+
+  #row(policyId: string): PolicyRow {
+    const row = this.#rows.get(policyId)
+    if (!row) throw new ApiError('AlarmPolicyNotFound', { details: { policyId } })
+    return row
+  }
+
+  /** Everything a policy refers to exists, and the device can take each of its actions. */
+  async #check(row: PolicyRow): Promise<void> {
+    for (const other of this.#rows.values())
+      if (other.policyName === row.policyName && other.policyId !== row.policyId) throw new ApiError('AlarmPolicyNameExists', { details: { policyName: row.policyName, policyId: other.policyId } })
+    const { taskId, cameraId } = row.conditions
+    if (taskId !== undefined && !this.options.streams().has(taskId)) throw new ApiError('NotCreated', { details: { field: '/conditions/taskId', taskId } })
+    if (cameraId !== undefined) await this.options.cameras.ensure(cameraId)
+    if (row.scheduleId !== null && !this.options.schedules.gate(row.scheduleId)) throw new ApiError('ScheduleNotFound', { details: { scheduleId: row.scheduleId } })
+    if (row.actions.filter((a) => a.type === 'clip').length > 1) throw invalidParam('/actions', 'at most one clip action')
+    for (const [index, action] of row.actions.entries()) await this.#checkAction(index, action)
+  }
+
+  async #checkAction(index: number, action: PolicyAction): Promise<void> {
+    if (action.type === 'webhook') {
+      const url = URL.canParse(action.url) ? new URL(action.url) : null
+      if (!url || !['http:', 'https:'].includes(url.protocol)) throw invalidParam(`/actions/${index}/url`, 'must be an http:// or https:// URL')
+      // fetch refuses them, and a URL is shown back: a receiver authenticates the signature (secret) instead.
+      if (url.username || url.password) throw invalidParam(`/actions/${index}/url`, 'must not hold a user name or password: set a secret, receivers check the signature')
+    } else if (action.type === 'clip') {
+      if (!this.options.recorder())
+        throw new ApiError('AlarmActionUnavailable', { details: { index, action: 'clip', reason: 'this device has no recording service that records clips for alarms' }, msgText: `Action ${index} (clip): this device records no clips for alarms; remove the action.` })
+    } else if (action.type === 'audio') {
+      await this.options.audio().fileOf(action.audioId)
+      const columns = await this.options.audio().columns({ pageNum: 1, pageSize: 100_000 })
+      if (!columns.rows.some((c) => c.columnId === action.columnId)) throw new ApiError('AudioColumnNotFound', { details: { index, columnId: action.columnId } })
+    }
+  }
+}
+
+/** An update's webhook action without `secret` keeps the secret the same URL had. */
+function keepSecrets(actions: PolicyAction[], old: PolicyAction[]): PolicyAction[] {
+  return actions.map((a) => {
+    if (a.type !== 'webhook' || a.secret !== undefined) return a
+    const before = old.find((o): o is Extract<PolicyAction, { type: 'webhook' }> => o.type === 'webhook' && o.url === a.url)
+    return before?.secret ? { ...a, secret: before.secret } : a
+  })
+}

@@ -1,0 +1,177 @@
+import { html } from 'htm/preact'
+import { useEffect, useState } from 'preact/hooks'
+import type { DeviceClient } from '../../client/client.ts'
+import type { CameraView, StreamTaskStatus } from '../../client/types.ts'
+import type { PolicyAction, PolicyConditions, PolicyView } from '../../../shared/alarms/types.ts'
+import { CLIP_LIMITS, POLICY_LIMITS } from '../../../shared/alarms/limits.ts'
+import type { AudioColumnView, AudioFileView } from '../../../shared/audio/types.ts'
+import type { ScheduleView } from '../../../shared/schedules/types.ts'
+import { ErrorPanel } from '../components/ErrorPanel.ts'
+
+const POLICY = '/gtw/cwai/AlarmStrage/'
+type Failure = { error: unknown; context: string } | null
+/** What the editor needs to offer: the tasks, cameras, schedules and audio a policy can name. */
+interface Choices { tasks: StreamTaskStatus[]; cameras: CameraView[]; schedules: ScheduleView[]; columns: AudioColumnView[]; files: AudioFileView[] }
+
+const conditionsText = (c: PolicyConditions, choices: Choices) => [
+  c.taskId ? `task ${c.taskId}` : c.cameraId ? `camera ${choices.cameras.find((x) => x.cameraId === c.cameraId)?.cameraName ?? c.cameraId}` : 'any task',
+  c.label ? c.label : 'any object', c.areaId ? `in ${c.areaId}` : '', (c.minCount ?? 1) > 1 ? `at least ${c.minCount}` : '',
+  c.minDwellS ? `for ${c.minDwellS} s` : '', c.logicResult ? 'logic node hit' : '',
+].filter(Boolean).join(', ')
+const actionText = (a: PolicyView['actions'][number]) => a.type === 'webhook' ? `webhook ${a.url}` : a.type === 'mqtt' ? `MQTT ${a.topic}`
+  : a.type === 'clip' ? `clip −${a.preRollS ?? CLIP_LIMITS.defaultPreRollS} s/+${a.postRollS ?? CLIP_LIMITS.defaultPostRollS} s` : `sound on column ${a.columnId}`
+
+/**
+ * Alarm policies (spec 4.10 Linkage / alarm policy, README "Alarm policies"): the list with its
+ * on/off switches, and the editor: conditions on a task's objects and a schedule → actions.
+ */
+export function Policies({ client }: { client: DeviceClient }) {
+  const [rows, setRows] = useState<PolicyView[] | null>(null)
+  const [choices, setChoices] = useState<Choices>({ tasks: [], cameras: [], schedules: [], columns: [], files: [] })
+  const [failure, setFailure] = useState<Failure>(null)
+  const [notice, setNotice] = useState<string | null>(null)
+  const [editing, setEditing] = useState<PolicyView | 'new' | null>(null)
+  const page = <T>(route: string) => client.call<{ rows: T[] }>(route, { pageNum: 1, pageSize: 500 }).then((p) => p.rows, () => [] as T[])
+  const load = () => client.call<{ rows: PolicyView[] }>(`${POLICY}page`, { pageNum: 1, pageSize: 500 }).then((p) => setRows(p.rows), (e) => setFailure({ error: e, context: 'Policies' }))
+  useEffect(() => {
+    load()
+    Promise.all([
+      client.streamTaskPage(), client.cameraPage({ pageSize: 500 }), page<ScheduleView>('/gtw/cwai/schedule/page'),
+      page<AudioColumnView>('/gtw/cwai/Audio/AudioColumnPage'), page<AudioFileView>('/gtw/cwai/Audio/AudioFilePage'),
+    ]).then(([tasks, cameras, schedules, columns, files]) => setChoices({ tasks: tasks.rows, cameras: cameras.rows, schedules, columns, files }),
+      (e) => setFailure({ error: e, context: 'Tasks and cameras' }))
+  }, [])
+  const act = async (context: string, work: () => Promise<string>) => {
+    setFailure(null)
+    try {
+      setNotice(await work())
+      await load()
+    } catch (e) {
+      setFailure({ error: e, context })
+    }
+  }
+  const scheduleName = (id: string | null) => (id ? choices.schedules.find((s) => s.scheduleId === id)?.scheduleName ?? id : 'always')
+
+  return html`<main class="policies" id="main">
+    <h1 tabindex="-1">Alarm policies</h1>
+    <div class="stack">
+      <section class="panel stack" aria-labelledby="policy-list-heading">
+        <h2 id="policy-list-heading">Policies</h2>
+        ${notice ? html`<p class="notice" role="status" data-testid="policies-notice">${notice}</p>` : null}
+        <${ErrorPanel} error=${failure?.error} context=${failure?.context} />
+        ${rows?.length === 0 ? html`<p>No alarm policies yet.</p>` : null}
+        ${rows?.length ? html`<div class="table-wrap"><table data-testid="policies">
+          <caption class="sr-only">Alarm policies</caption>
+          <thead><tr><th scope="col">Name</th><th scope="col">When</th><th scope="col">Schedule</th><th scope="col">Actions</th><th scope="col">On</th><th scope="col"><span class="sr-only">Edit</span></th></tr></thead>
+          <tbody>${rows.map((p) => html`<tr key=${p.policyId} data-policy-id=${p.policyId}>
+            <th scope="row">${p.policyName}</th>
+            <td class="wrap">${conditionsText(p.conditions, choices)}<div class="hint">cooldown ${p.cooldownS} s per object</div></td>
+            <td>${scheduleName(p.scheduleId)}</td>
+            <td class="wrap">${['alarm with snapshot', ...p.actions.map(actionText)].join(', ')}</td>
+            <td><label class="check"><input type="checkbox" checked=${p.enabled} aria-label=${`${p.policyName} switched on`} data-testid="policy-enabled"
+              onChange=${(e: Event) => { const on = (e.target as HTMLInputElement).checked; act(`Switch ${p.policyName}`, async () => { await client.call(`${POLICY}switch`, { policyIds: [p.policyId], enabled: on }); return `${p.policyName} is ${on ? 'on' : 'off'}.` }) }} /></label></td>
+            <td><div class="actions">
+              <button type="button" class="secondary" aria-label=${`Edit ${p.policyName}`} onClick=${() => { setNotice(null); setEditing(p) }}>Edit</button>
+              <button type="button" class="danger-outline" aria-label=${`Delete ${p.policyName}`}
+                onClick=${() => act(`Delete ${p.policyName}`, async () => { await client.call(`${POLICY}delete`, { policyId: p.policyId }); return `Deleted the policy ${p.policyName}.` })}>Delete</button>
+            </div></td>
+          </tr>`)}</tbody>
+        </table></div>` : null}
+        ${editing ? null : html`<div class="row"><button type="button" onClick=${() => { setNotice(null); setEditing('new') }} data-testid="policy-new">New policy</button></div>`}
+      </section>
+      ${editing ? html`<${PolicyForm} key=${editing === 'new' ? 'new' : editing.policyId} client=${client} choices=${choices} policy=${editing === 'new' ? null : editing}
+        onSaved=${(m: string) => { setEditing(null); setNotice(m); load() }} onCancel=${() => setEditing(null)} />` : null}
+    </div>
+  </main>`
+}
+
+function PolicyForm({ client, choices, policy, onSaved, onCancel }: { client: DeviceClient; choices: Choices; policy: PolicyView | null; onSaved: (m: string) => void; onCancel: () => void }) {
+  const c = policy?.conditions ?? { label: 'person' }
+  const find = <T extends PolicyAction['type']>(type: T) => policy?.actions.find((a) => a.type === type) as Extract<PolicyView['actions'][number], { type: T }> | undefined
+  const [form, setForm] = useState({
+    policyName: policy?.policyName ?? '', scope: c.taskId ? `task:${c.taskId}` : c.cameraId ? `camera:${c.cameraId}` : '',
+    areaId: c.areaId ?? '', label: c.label ?? '', minCount: String(c.minCount ?? 1), minDwellS: String(c.minDwellS ?? 0), logicResult: !!c.logicResult,
+    scheduleId: policy?.scheduleId ?? '', cooldownS: String(policy?.cooldownS ?? POLICY_LIMITS.defaultCooldownS),
+    webhookUrl: find('webhook')?.url ?? '', webhookSecret: '', mqttTopic: find('mqtt')?.topic ?? '',
+    clip: !!find('clip'), preRollS: String(find('clip')?.preRollS ?? CLIP_LIMITS.defaultPreRollS), postRollS: String(find('clip')?.postRollS ?? CLIP_LIMITS.defaultPostRollS),
+    columnId: find('audio')?.columnId ?? '', audioId: find('audio')?.audioId ?? '',
+  })
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<unknown>(null)
+  const set = (key: keyof typeof form) => (e: Event) => {
+    const target = e.target as HTMLInputElement
+    setForm((f) => ({ ...f, [key]: target.type === 'checkbox' ? target.checked : target.value }))
+  }
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    setBusy(true)
+    setError(null)
+    const [scopeKind, scopeId] = form.scope.split(/:(.*)/s)
+    const conditions: PolicyConditions = {
+      ...(scopeKind === 'task' ? { taskId: scopeId } : scopeKind === 'camera' ? { cameraId: scopeId } : {}),
+      ...(form.areaId.trim() ? { areaId: form.areaId.trim() } : {}), ...(form.label.trim() ? { label: form.label.trim() } : {}),
+      minCount: Number(form.minCount), minDwellS: Number(form.minDwellS), ...(form.logicResult ? { logicResult: true } : {}),
+    }
+    const actions: PolicyAction[] = [
+      ...(form.webhookUrl.trim() ? [{ type: 'webhook' as const, url: form.webhookUrl.trim(), ...(form.webhookSecret ? { secret: form.webhookSecret } : {}) }] : []),
+      ...(form.mqttTopic.trim() ? [{ type: 'mqtt' as const, topic: form.mqttTopic.trim() }] : []),
+      ...(form.clip ? [{ type: 'clip' as const, preRollS: Number(form.preRollS), postRollS: Number(form.postRollS) }] : []),
+      ...(form.columnId && form.audioId ? [{ type: 'audio' as const, columnId: form.columnId, audioId: form.audioId }] : []),
+    ]
+    const body = { policyName: form.policyName.trim(), conditions, scheduleId: form.scheduleId || null, cooldownS: Number(form.cooldownS), actions }
+    try {
+      if (policy) await client.call(`${POLICY}update`, { policyId: policy.policyId, ...body })
+      else await client.call(`${POLICY}add`, body)
+      onSaved(`${policy ? 'Saved' : 'Added'} the policy ${body.policyName}.`)
+    } catch (e) {
+      setError(e)
+    } finally {
+      setBusy(false)
+    }
+  }
+  const number = (key: keyof typeof form, label: string, min: number, max: number, hint?: string) => html`<label>${label}
+    <input type="number" min=${min} max=${max} step="any" value=${form[key] as string} required onInput=${set(key)} data-testid=${`policy-${key}`} />
+    ${hint ? html`<span class="hint">${hint}</span>` : null}</label>`
+  const text = (key: keyof typeof form, label: string, extra: Record<string, unknown> = {}) => html`<label>${label}
+    <input value=${form[key] as string} onInput=${set(key)} data-testid=${`policy-${key}`} ...${extra} /></label>`
+  return html`<form class="panel stack" onSubmit=${submit} aria-busy=${busy} aria-labelledby="policy-form-heading" data-testid="policy-form">
+    <h2 id="policy-form-heading">${policy ? `Edit ${policy.policyName}` : 'New alarm policy'}</h2>
+    ${text('policyName', 'Name', { required: true, maxLength: 64 })}
+    <fieldset class="stack"><legend>When</legend>
+      <label>Task or camera<select value=${form.scope} onChange=${set('scope')} data-testid="policy-scope">
+        <option value="">Any stream task</option>
+        ${choices.tasks.map((t) => html`<option value=${`task:${t.taskId}`}>Task ${t.taskId}</option>`)}
+        ${choices.cameras.map((x) => html`<option value=${`camera:${x.cameraId}`}>Camera ${x.cameraName}</option>`)}
+      </select></label>
+      ${text('label', 'Label (e.g. person; empty: any)', { maxLength: 64 })}
+      ${text('areaId', 'Region (areaId of the task\'s regions; empty: anywhere)', { maxLength: 64 })}
+      ${number('minDwellS', 'For at least (seconds)', 0, 86_400)}
+      ${number('minCount', 'At least this many objects at once', 1, 100, '1: one alarm per object')}
+      <label class="check"><input type="checkbox" checked=${form.logicResult} onChange=${set('logicResult')} /> Only objects the pipeline's logic node flags</label>
+      <label>Schedule<select value=${form.scheduleId} onChange=${set('scheduleId')} data-testid="policy-schedule">
+        <option value="">Always</option>
+        ${choices.schedules.map((s) => html`<option value=${s.scheduleId}>${s.scheduleName}</option>`)}
+      </select></label>
+      ${number('cooldownS', 'Cooldown per object (seconds)', 0, 86_400)}
+    </fieldset>
+    <fieldset class="stack"><legend>Then</legend>
+      <p class="hint">Every alarm is recorded with its snapshot (events page, alarm export).</p>
+      ${text('webhookUrl', 'Webhook URL (POST, empty: none)', { type: 'url', maxLength: 2048 })}
+      ${form.webhookUrl ? text('webhookSecret', policy && find('webhook')?.secretSet ? 'Webhook secret (kept when empty)' : 'Webhook secret (optional)', { type: 'password', maxLength: 256, autocomplete: 'new-password' }) : null}
+      ${text('mqttTopic', 'MQTT topic (empty: none)', { maxLength: 256 })}
+      <label class="check"><input type="checkbox" checked=${form.clip} onChange=${set('clip')} data-testid="policy-clip" /> Record a clip</label>
+      ${form.clip ? html`<div class="row">${number('preRollS', 'Seconds before', 0, 60)}${number('postRollS', 'Seconds after', 0, 300)}</div>` : null}
+      <div class="row">
+        <label>Play on audio column<select value=${form.columnId} onChange=${set('columnId')}><option value="">None</option>
+          ${choices.columns.map((x) => html`<option value=${x.columnId}>${x.columnName}</option>`)}</select></label>
+        <label>Audio file<select value=${form.audioId} onChange=${set('audioId')}><option value="">None</option>
+          ${choices.files.map((x) => html`<option value=${x.audioId}>${x.audioName}</option>`)}</select></label>
+      </div>
+    </fieldset>
+    <div class="row">
+      <button type="submit" disabled=${busy || !form.policyName.trim()} data-testid="policy-save">${policy ? 'Save' : 'Add policy'}</button>
+      <button type="button" class="secondary" onClick=${onCancel}>Cancel</button>
+    </div>
+    <${ErrorPanel} error=${error} context="Save policy" />
+  </form>`
+}

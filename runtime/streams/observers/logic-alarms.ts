@@ -1,0 +1,24 @@
+import type { Logger } from '../../../shared/handler.ts'
+import type { AlarmRaiser } from '../../alarms/raiser.ts'
+import type { StreamObserverFactory } from './types.ts'
+
+export interface LogicAlarmDeps {
+  log: Logger
+  raiser: Pick<AlarmRaiser, 'raise'>
+}
+
+/** A tracked object whose target the pipeline's logic node answered true for (bLogicResult, spec 2.6) raises `alarm.raised` once. */
+export const logicAlarms = (deps: LogicAlarmDeps): StreamObserverFactory => (row) => {
+  const raised = new Set<string>()
+  return {
+    async onAnalysis({ frame, tracks, left }) {
+      for (const track of left) raised.delete(track.id)
+      for (const track of tracks) {
+        if (track.target?.bLogicResult !== true || raised.has(track.id)) continue
+        raised.add(track.id)
+        await deps.raiser.raise({ alarmType: 'logic', policy: null, taskId: row.taskId, cameraId: row.cameraId, frame, objects: [track], dwellMs: track.lastSeen - track.firstSeen })
+          .catch((error: Error) => deps.log.error({ taskId: row.taskId, objectId: track.id, err: error.message }, 'logic alarm not raised'))
+      }
+    },
+  }
+}
