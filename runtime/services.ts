@@ -28,6 +28,9 @@ import { RuntimeLoginThrottle } from './auth/login-throttle.ts'
 import { removeLeftoverProducedFiles, scratchDirOf } from '../shared/http/produced-file.ts'
 import { DeviceMetrics } from './metrics/index.ts'
 import { HostNetworkService } from './network/service.ts'
+import { StreamTokens } from './auth/stream-tokens.ts'
+import { RecordingManager } from './recording/service.ts'
+import { LiveViewService } from './live/service.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -155,6 +158,13 @@ export async function createServices(config: Config, log: Logger, options: Servi
     start: () => { streams.start().catch((error: Error) => log.error({ err: error.message }, 'stream tasks failed to resume')) },
     stop: () => streams.stop(),
   })
+  // Recording and live view (spec 4.10 System: recording, Live stream): the cameras' streams
+  // copied without re-encoding; media URLs carry stream tokens. Stopped before cameras and tasks.
+  const streamTokens = new StreamTokens(clock)
+  const recording = new RecordingManager({ db: database.db, config, log: log.child({ area: 'recording' }), events: eventSystem.events, cameras, space: () => uploads.capacity() })
+  components.push({ name: 'recording', start: () => recording.start(), stop: () => recording.stop() })
+  const live = new LiveViewService({ config, clock, log: log.child({ area: 'live' }), cameras, streams, streamTokens, events: eventSystem.events })
+  components.push({ name: 'live', start: () => live.start(), stop: () => live.stopAll() })
   // Face galleries (spec 4.10): vectors in libsql; the sidecar's recognizer nodes search them through the client.
   const galleries = new GalleryService({
     db: database.db, clock, log: log.child({ area: 'galleries' }), inference: inference.inference, uploads, algorithmId: config.galleryFaceAlgorithm,
@@ -186,6 +196,9 @@ export async function createServices(config: Config, log: Logger, options: Servi
     network,
     cameras,
     streams,
+    streamTokens,
+    recording,
+    live,
   }
 
   return {

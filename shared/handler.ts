@@ -14,6 +14,9 @@ import type { MetricsService } from './metrics/types.ts'
 import type { NetworkService } from './network/types.ts'
 import type { CamerasService } from './cameras/types.ts'
 import type { StreamTasksService } from './streams/types.ts'
+import type { StreamTokenService } from './auth/stream-tokens.ts'
+import type { RecordingService } from './recording/types.ts'
+import type { LiveService } from './live/types.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -40,8 +43,10 @@ import type { StreamTasksService } from './streams/types.ts'
  * - `session-any`: a valid `mtk`, even while a password change is pending (password change, sign-out).
  * - `scrape`: as `session`, or `Authorization: Bearer <METRICS_TOKEN>` when that setting is set
  *   (a Prometheus scraper holds no `mtk`); `ctx.identity` is null when the token was used.
+ * - `stream`: as `session`, or a stream token (`?token=`) granted for this route and the `?id=`
+ *   of the request (media URLs a `<video>` plays; shared/auth/stream-tokens.ts).
  */
-export type AuthMode = 'anonymous' | 'session' | 'session-any' | 'scrape'
+export type AuthMode = 'anonymous' | 'session' | 'session-any' | 'scrape' | 'stream'
 
 /**
  * - `json`: body parsed as JSON under the 1 MB limit (spec 8) and validated against `input`.
@@ -115,6 +120,12 @@ export interface Services {
   cameras: CamerasService
   /** Stream tasks: continuous analysis of a camera (spec 4.9 TaskCreate; shared/streams/types.ts). */
   streams: StreamTasksService
+  /** Tokens in media URLs (`auth: 'stream'` routes), for players that cannot send mtk (shared/auth/stream-tokens.ts). */
+  streamTokens: StreamTokenService
+  /** Recording: settings, event and continuous clips, retention (spec 4.10 System: recording; shared/recording/types.ts). */
+  recording: RecordingService
+  /** Live view sessions (spec 4.10 Live stream; shared/live/types.ts). */
+  live: LiveService
 }
 
 export interface Ctx extends Services {

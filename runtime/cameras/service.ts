@@ -16,7 +16,7 @@ import type { AddCameraInput, UpdateCameraInput } from '../../shared/cameras/inp
 import { parseSourceUrl, redactedUrl, urlWithCredentials, USB_DEVICE } from '../../shared/cameras/url.ts'
 import { toFullPicture } from '../tasks/full-picture.ts'
 import { CameraChannel } from './channel.ts'
-import { ffmpegBinary, rtspTimeoutOption, withResolvedHost } from './ffmpeg.ts'
+import { ffmpegBinary, inputArgs, rtspTimeoutOption, withResolvedHost } from './ffmpeg.ts'
 import { failure, FfmpegReader, httpSourceKind, SnapshotReader, type Frame, type Reader, type ReaderHandlers } from './reader.ts'
 
 type CameraRow = typeof cameras.$inferSelect
@@ -51,6 +51,7 @@ export class CameraService implements CamerasService {
   /** Consumer streams per camera: camera id → consumer id → channel. */
   private readonly streams = new Map<string, Map<string, CameraChannel>>()
   private readonly removeListeners: ((cameraId: string, consumers: string[]) => void)[] = []
+  private readonly sourceListeners: ((cameraId: string) => void)[] = []
   private readonly binary: string
   private rtspTimeoutOption: Promise<string> | null = null
 
@@ -159,6 +160,7 @@ export class CameraService implements CamerasService {
     await this.close(row.cameraId)
     this.register(row, channel, input.verify === false)
     await Promise.all([...(this.streams.get(row.cameraId)?.values() ?? [])].map((stream) => stream.restart()))
+    for (const listener of this.sourceListeners) listener(row.cameraId)
     if (current.videoFile && current.videoFile !== row.videoFile) await rm(path.join(this.config.dataPath, current.videoFile), { force: true })
   }
 
@@ -235,6 +237,30 @@ export class CameraService implements CamerasService {
   /** Called after a camera is deleted with the consumers whose streams it ended. */
   onRemove(listener: (cameraId: string, consumers: string[]) => void): void {
     this.removeListeners.push(listener)
+  }
+
+  /** Called after a camera's source changed (update): readers of its own (recording, live view) start again on it. */
+  onSourceChange(listener: (cameraId: string) => void): void {
+    this.sourceListeners.push(listener)
+  }
+
+  /** The camera's source type; CameraNotFound. */
+  async sourceType(cameraId: string): Promise<SourceType> {
+    return (this.channels.get(cameraId)?.row ?? (await this.row(cameraId))).sourceType
+  }
+
+  /**
+   * ffmpeg input arguments of the camera's current source, for a process that copies its video
+   * without decoding it (recording, live view), and the password to redact from its messages.
+   * HTTP (snapshot, MJPEG) and USB sources carry no stream to copy: StreamSourceUnsupported.
+   */
+  async copyInput(cameraId: string): Promise<{ args: string[]; password: string | null }> {
+    const row = this.channels.get(cameraId)?.row ?? (await this.row(cameraId))
+    const options = { timeoutMs: this.config.cameraConnectTimeoutMs, rtspTimeoutOption: await this.timeoutOption() }
+    if (row.sourceType === 'rtsp')
+      return { args: inputArgs({ sourceType: 'rtsp', input: await this.resolved(urlWithCredentials(row.url!, row.username, row.password)) }, options), password: row.password }
+    if (row.sourceType === 'file') return { args: inputArgs({ sourceType: 'file', input: path.join(this.config.dataPath, row.videoFile!) }, options), password: null }
+    throw new ApiError('StreamSourceUnsupported', { details: { cameraId, sourceType: row.sourceType } })
   }
 
   /** Consumers reading a camera (stream task ids). */
@@ -348,8 +374,7 @@ export class CameraService implements CamerasService {
 
   private async reader(row: CameraRow, handlers: ReaderHandlers, fps = this.config.cameraMonitorFps): Promise<Reader> {
     const timing = { fps, connectTimeoutMs: this.config.cameraConnectTimeoutMs, stallTimeoutMs: this.config.cameraStallTimeoutMs }
-    this.rtspTimeoutOption ??= rtspTimeoutOption(this.binary, timing.connectTimeoutMs)
-    const option = await this.rtspTimeoutOption.catch((error: Error) => { this.rtspTimeoutOption = null; throw failure('CameraSourceFailed', error.message) })
+    const option = await this.timeoutOption()
     const ffmpeg = (sourceType: 'rtsp' | 'mjpeg' | 'file' | 'usb', input: string) =>
       new FfmpegReader(this.binary, { sourceType, input }, { ...timing, rtspTimeoutOption: option }, row.password, handlers)
     switch (row.sourceType) {
@@ -366,6 +391,12 @@ export class CameraService implements CamerasService {
         return new SnapshotReader(row.url!, authorization, { ...timing, maxBytes: this.config.maxEncodedImageBytes }, handlers)
       }
     }
+  }
+
+  /** The RTSP timeout option of this ffmpeg binary, asked once. */
+  private timeoutOption(): Promise<string> {
+    this.rtspTimeoutOption ??= rtspTimeoutOption(this.binary, this.config.cameraConnectTimeoutMs)
+    return this.rtspTimeoutOption.catch((error: Error) => { this.rtspTimeoutOption = null; throw failure('CameraSourceFailed', error.message) })
   }
 
   private resolved(url: string): Promise<string> {

@@ -4,7 +4,7 @@ import { isApiError } from '../../shared/errors/index.ts'
 import type { EventsService } from '../../shared/events/types.ts'
 import type { Logger } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
-import type { StreamTaskState, StreamTaskStatus } from '../../shared/streams/types.ts'
+import type { StreamTaskResult, StreamTaskState, StreamTaskStatus } from '../../shared/streams/types.ts'
 import { keepRenderedPicture } from '../tasks/full-picture.ts'
 import type { streamTasks } from '../../shared/db/schema/index.ts'
 import type { CameraService, CameraStream } from '../cameras/service.ts'
@@ -53,6 +53,8 @@ export class StreamTask {
   private readonly detectorLatency = new Samples()
   private readonly criticalLatency = new Samples()
   private framesIn = 0
+  /** The detector's latest result on this task's frames (live view overlay). */
+  latest: StreamTaskResult | null = null
   private framesDropped = 0
   private motionSkipped = 0
   private objectsEntered = 0
@@ -151,6 +153,7 @@ export class StreamTask {
     const detections: Detection[] = outcome.result.areaList.flatMap((area) => area.targetList).map((target) => ({
       box: target.box, label: target.confidence[0]?.label ?? 'object', confidence: target.confidence[0]?.confidence ?? 0,
     }))
+    this.latest = { taskId: this.row.taskId, cameraId: this.row.cameraId, time: frame.time, width: frame.width, height: frame.height, objects: detections }
     const { entered, left } = this.tracker.update(detections, frame.time)
     for (const track of entered) await this.entered(track, frame)
     for (const track of left) await this.left(track)
