@@ -32,6 +32,12 @@ export interface RecorderTiming {
   graceMs: number
 }
 
+/**
+ * Wall-clock times of segments are estimates (segmenter.ts): a clip takes this much more
+ * video at each end, so that it covers its pre- and post-roll for sure.
+ */
+const CLOCK_MARGIN_MS = 500
+
 /** An event clip waiting for its post-roll: [from, until] in wall-clock ms; until is null while the object is there. */
 interface PendingClip {
   key: string
@@ -138,9 +144,10 @@ export class CameraRecorder {
     for (const clip of [...this.pending]) {
       // A visit longer than the longest clip is closed at that length.
       if (clip.until === null && now >= clip.start + this.timing.maxClipSeconds * 1000) clip.until = clip.start + this.timing.maxClipSeconds * 1000
-      if (clip.until === null || (recordedTo < clip.until && now < clip.until + this.timing.graceMs)) continue
+      if (clip.until === null || (recordedTo < clip.until + CLOCK_MARGIN_MS && now < clip.until + this.timing.graceMs)) continue
       this.pending.splice(this.pending.indexOf(clip), 1)
-      const { from, until } = clip
+      const from = clip.from - CLOCK_MARGIN_MS
+      const until = clip.until + CLOCK_MARGIN_MS
       const segments = this.ring.filter((s) => s.wallEnd > from && s.wallStart < until)
       if (segments.length > 0) jobs.push({ cameraId: this.cameraId, kind: 'event', segments, event: clip.event })
       else this.log.warn({ eventId: clip.event.id }, 'no recorded video covers the event; no clip')
@@ -158,7 +165,7 @@ export class CameraRecorder {
   /** Deletes segments that no pre-roll, waiting clip or continuous clip can still need. */
   private async prune(now: number): Promise<void> {
     let keepFrom = now - (this.settings.preRollSeconds + 2 * this.timing.segmentSeconds + 5) * 1000
-    for (const clip of this.pending) keepFrom = Math.min(keepFrom, clip.from)
+    for (const clip of this.pending) keepFrom = Math.min(keepFrom, clip.from - CLOCK_MARGIN_MS)
     const old = this.ring.filter((s) => s.wallEnd < keepFrom && (this.settings.mode !== 'continuous' || s.seq < this.continuousFrom))
     if (old.length === 0) return
     this.ring = this.ring.filter((s) => !old.includes(s))

@@ -89,7 +89,10 @@ export class Segmenter {
       const match = /^([^,]+),([\d.]+),([\d.]+)\s*$/.exec(line)
       if (!match) continue
       const [, name, start, end] = match
-      this.anchor = Math.min(this.anchor, now - Number(end) * 1000)
+      // The last segment of a run (ffmpeg stopping) is cut short, and its line is written as it
+      // exits, not when a later key frame arrives: it does not move the anchor.
+      const whole = Number(end) - Number(start) >= this.options.segmentSeconds - 0.05
+      if (whole || this.anchor === Infinity) this.anchor = Math.min(this.anchor, now - Number(end) * 1000)
       const segment = { seq: ++this.seq, file: path.join(this.options.dir, path.basename(name!)), wallStart: this.anchor + Number(start) * 1000, wallEnd: this.anchor + Number(end) * 1000, bytes: 0 }
       this.announced = this.announced.then(() => stat(segment.file)).then((s) => {
         if (run === this.run) this.options.onSegment({ ...segment, bytes: s.size })

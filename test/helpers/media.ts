@@ -1,4 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process'
+import { rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 
 /** The device's own ffmpeg (@ffmpeg-installer), for preparing test media and grabbing frames. */
@@ -29,11 +30,23 @@ export function frameJpeg(file: string, seconds = 0): Promise<Buffer> {
 /**
  * A test source made of pieces of a video, `[from, to)` in seconds, one after another,
  * encoded again as H.264 with a key frame every second (like the footage; a copy cut would
- * keep frames of the next group of pictures at each joint).
+ * keep frames of the next group of pictures at each joint), the whole `repeat` times (copied):
+ * the test RTSP server ends its sessions where it loops the file when several clients read it,
+ * so a test that needs an unbroken stream uses a file longer than itself.
  */
-export function spliceVideo(source: string, pieces: [number, number][], target: string): void {
+export function spliceVideo(source: string, pieces: [number, number][], target: string, repeat = 1): void {
   const trims = pieces.map(([from, to], i) => `[0:v]trim=${from}:${to},setpts=PTS-STARTPTS[p${i}]`).join(';')
   const filter = `${trims};${pieces.map((_, i) => `[p${i}]`).join('')}concat=n=${pieces.length}:v=1:a=0[v]`
+  const once = repeat > 1 ? `${target}.once.mp4` : target
   execFileSync(FFMPEG, ['-hide_banner', '-loglevel', 'error', '-i', source, '-filter_complex', filter, '-map', '[v]',
-    '-c:v', 'libx264', '-preset', 'veryfast', '-profile:v', 'main', '-pix_fmt', 'yuv420p', '-r', '10', '-g', '10', '-keyint_min', '10', '-sc_threshold', '0', '-y', target])
+    '-c:v', 'libx264', '-preset', 'veryfast', '-profile:v', 'main', '-pix_fmt', 'yuv420p', '-r', '10', '-g', '10', '-keyint_min', '10', '-sc_threshold', '0', '-y', once])
+  if (repeat === 1) return
+  const list = `${target}.txt`
+  writeFileSync(list, `file '${once}'\n`.repeat(repeat))
+  try {
+    execFileSync(FFMPEG, ['-hide_banner', '-loglevel', 'error', '-f', 'concat', '-safe', '0', '-i', list, '-c', 'copy', '-y', target])
+  } finally {
+    rmSync(list, { force: true })
+    rmSync(once, { force: true })
+  }
 }

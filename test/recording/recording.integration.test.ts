@@ -12,12 +12,13 @@ import { connectEvents, type WsRecorder } from '../helpers/ws-client.ts'
 const root = path.resolve(import.meta.dirname, '../..')
 const VIDEO = path.resolve(root, '../shared/media/one-by-one-person-detection.mp4')
 /**
- * The source, looped: the third visit of the footage (see test/streams: walks in at 49 s, has
- * left at 69 s) with the empty room before it (44-49 s) and after it (69-73 s) twice each, so
- * the person walks in at 10 s and has left at 30 s of its 38 s, and a clip with its rolls never
- * spans the server's loop (where the RTSP session ends and the device reconnects).
+ * The source: the third visit of the footage (see test/streams; the person walks in just after
+ * 49 s and is out of the picture at 70 s), after 12 s of the empty room (45-49 s, three times)
+ * and before 8 s of it (70-72 s, four times), so the person walks in at about 12 s of every
+ * 41 s; five times over (205 s), longer than the tests that read it.
  */
-const PIECES: [number, number][] = [[44, 49], [44, 49], [49, 69], [69, 73], [69, 73]]
+const PIECES: [number, number][] = [[45, 49], [45, 49], [45, 49], [49, 70], [70, 72], [70, 72], [70, 72], [70, 72]]
+const LOOPS = 5
 const PRE_ROLL = 3
 const POST_ROLL = 2
 const SEGMENT_SECONDS = 2
@@ -43,7 +44,7 @@ describe('recording: event clips, continuous clips, retention by budget, clip fi
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'recording-test-'))
     const source = path.join(dir, 'visit.mp4')
-    spliceVideo(VIDEO, PIECES, source)
+    spliceVideo(VIDEO, PIECES, source, LOOPS)
     rtsp = await startRtspServer(source, await freePort())
     device = await startDevice({ env: { RECORD_SEGMENT_SECONDS: String(SEGMENT_SECONDS), RECORD_CONTINUOUS_CHUNK_SECONDS: '6', RECORD_CHECK_INTERVAL_MS: '500' } })
     mtk = await device.adminToken()
@@ -89,11 +90,13 @@ describe('recording: event clips, continuous clips, retention by budget, clip fi
     recordingSince = Date.now()
     expect((await post('/v1/cwai/aihost/TaskCreate', { taskId: 'visits', algorithmCode: 'person-detector', cameraId, targetFps: 5 })).body.resCode).toBe(1)
 
-    // The first visit that began once the ring held its pre-roll: one loop of 38 s at most, then the visit and its post-roll.
+    // The first visit that began once the ring held its pre-roll: 41 s at most, then the visit and its post-roll.
     const entered = await ws.waitFor((f) => f.type === 'event' && f.event.kind === 'object.entered' && f.event.payload.taskId === 'visits' &&
       Date.parse(f.event.time) >= recordingSince + (PRE_ROLL + EDGE_SLACK_SECONDS) * 1000, 90_000).then((f) => f.event)
     const left = await ws.waitFor((f) => f.type === 'event' && f.event.kind === 'object.left' && f.event.payload.objectId === entered.payload.objectId, 60_000).then((f) => f.event)
     const ready = await ws.waitFor((f) => f.type === 'event' && f.event.kind === 'recording.clipReady' && f.event.payload.eventId === entered.id, 60_000).then((f) => f.event)
+    // Later visits are not needed: the clip of this one is the oldest footage from here on.
+    expect((await post('/v1/cwai/aihost/TaskCancle', { taskId: 'visits' })).body.resCode).toBe(1)
     const enteredAt = Date.parse(entered.time)
     const leftAt = Date.parse(left.time)
     expect(ready.payload).toMatchObject({ cameraId, kind: 'event', eventKind: 'object.entered', taskId: 'visits', objectId: entered.payload.objectId, clipUrl: `/gtw/cwai/File/Clip?id=${ready.payload.clipId}` })
@@ -125,7 +128,6 @@ describe('recording: event clips, continuous clips, retention by budget, clip fi
     // The clip is found by its event.
     const page = (await post('/gtw/cwai/System/RecordClipPage', { eventId: entered.id })).body.resData
     expect(page).toEqual({ total: 1, rows: [expect.objectContaining({ clipId: ready.payload.clipId, bytes: statSync(file).size, durationMs: ready.payload.durationMs })] })
-    expect((await post('/v1/cwai/aihost/TaskCancle', { taskId: 'visits' })).body.resCode).toBe(1)
   })
 
   it('serves a clip with a single Range (206, 416), as video/mp4, only with an mtk or the clip\'s own playback token', async () => {
@@ -166,7 +168,6 @@ describe('recording: event clips, continuous clips, retention by budget, clip fi
   })
 
   it('continuous recording keeps clips; over a small budget the oldest footage goes first, with an event', { timeout: 180_000 }, async () => {
-    const [eventClip] = (await post('/gtw/cwai/System/RecordClipPage', { kind: 'event', pageSize: 1 })).body.resData.rows
     expect((await post('/gtw/cwai/System/SetRecordParam', { cameras: [{ cameraId, mode: 'continuous', preRollSeconds: PRE_ROLL, postRollSeconds: POST_ROLL }] })).body.resCode).toBe(1)
     // Three continuous clips of about 6 s (the chunk setting).
     const continuous = await until(async () => {
@@ -183,19 +184,22 @@ describe('recording: event clips, continuous clips, retention by budget, clip fi
 
     const before = (await post('/gtw/cwai/System/QueryRecordParam', {})).body.resData
     const all = (await post('/gtw/cwai/System/RecordClipPage', { pageSize: 100 })).body.resData.rows
-    const oldestFirst = [...all].sort((a: any, b: any) => a.startTime - b.startTime)
-    // A budget that holds what is there now minus the oldest clip (the event clip): it must go, and only it.
-    const budget = Number(before.usage.clipBytes) + Number(before.usage.ringBytes) - 1 - Math.floor(eventClip.bytes / 2)
-    expect(oldestFirst[0].clipId).toBe(eventClip.clipId)
+    // The event clip of the visit above is the oldest.
+    const [oldest] = [...all].sort((a: any, b: any) => a.startTime - b.startTime)
+    expect(oldest.kind).toBe('event')
+    // A budget that holds what is there now minus half the oldest clip: it must go first.
+    const budget = Number(before.usage.clipBytes) + Number(before.usage.ringBytes) - Math.floor(oldest.bytes / 2)
     expect((await post('/gtw/cwai/System/SetRecordParam', { budgetBytes: String(budget) })).body.resData.budgetBytes).toBe(String(budget))
     const deleted = await ws.waitFor((f) => f.type === 'event' && f.event.kind === 'recording.footageDeleted', 30_000).then((f) => f.event)
-    expect(deleted.payload).toMatchObject({ reason: 'budget', oldestStartTime: eventClip.startTime })
-    expect(deleted.payload.clipIds[0]).toBe(eventClip.clipId)
+    expect(deleted.payload).toMatchObject({ reason: 'budget', oldestStartTime: oldest.startTime })
+    expect(deleted.payload.clipIds[0]).toBe(oldest.clipId)
     // Oldest first: every clip deleted is older than every clip kept.
     const kept = (await post('/gtw/cwai/System/RecordClipPage', { pageSize: 100 })).body.resData.rows
-    expect(kept.map((c: any) => c.clipId)).not.toContain(eventClip.clipId)
-    for (const clip of kept) expect(clip.startTime).toBeGreaterThan(deleted.payload.newestEndTime - 300)
-    expect((await fetch(device.url + eventClip.clipUrl, { headers: { mtk } })).status).toBe(404)
+    expect(kept.map((c: any) => c.clipId)).not.toContain(oldest.clipId)
+    const deletedStarts = all.filter((c: any) => deleted.payload.clipIds.includes(c.clipId)).map((c: any) => c.startTime)
+    expect(deletedStarts).toHaveLength(deleted.payload.clips)
+    for (const clip of kept) expect(clip.startTime).toBeGreaterThanOrEqual(Math.max(...deletedStarts))
+    expect((await fetch(device.url + oldest.clipUrl, { headers: { mtk } })).status).toBe(404)
     // Recording goes on within the budget.
     const after = await until(async () => {
       const params = (await post('/gtw/cwai/System/QueryRecordParam', {})).body.resData
