@@ -30,6 +30,8 @@ export interface RecorderTiming {
   continuousChunkSeconds: number
   /** A clip whose end no segment reaches (the camera went offline) is written with what exists this long after its end. */
   graceMs: number
+  /** Wall-clock ms (segments and events are in wall-clock time). */
+  now(): number
 }
 
 /**
@@ -125,14 +127,14 @@ export class CameraRecorder {
     void (async () => {
       do {
         this.again = false
-        for (const job of this.readyJobs(Date.now())) {
+        for (const job of this.readyJobs(this.timing.now())) {
           try {
             await this.write(job)
           } catch (error) {
             this.log.error({ err: (error as Error).message, kind: job.kind, eventId: job.event?.id }, 'a clip could not be written')
           }
         }
-        await this.prune(Date.now())
+        await this.prune(this.timing.now())
       } while (this.again)
       this.working = false
     })()

@@ -174,7 +174,7 @@ export class RecordingManager implements RecordingService {
     })
     recorder = new CameraRecorder(cameraId, settings, segmenter, {
       segmentSeconds: config.recordSegmentSeconds, maxClipSeconds: config.recordMaxClipSeconds,
-      continuousChunkSeconds: config.recordContinuousChunkSeconds, graceMs: config.cameraStallTimeoutMs + 20_000,
+      continuousChunkSeconds: config.recordContinuousChunkSeconds, graceMs: config.cameraStallTimeoutMs + 20_000, now: Date.now,
     }, (job) => this.writeClip(job), recorderLog)
     this.recorders.set(cameraId, recorder)
     recorder.start()
