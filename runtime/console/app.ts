@@ -14,13 +14,16 @@ import { Logs } from './views/Logs.ts'
 import { ApiExplorer } from './views/ApiExplorer.ts'
 import { Metrics } from './views/Metrics.ts'
 import { MetricsHistory } from './metrics-history.ts'
+import { Live } from './views/Live.ts'
+import { Recordings } from './views/Recordings.ts'
 
 type Screen =
   | { name: 'signin'; notice: string | null }
   | { name: 'change'; account: string; password: string | null; forced: boolean }
   | { name: 'app' }
 
-const PAGES = { detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API' } as const
+const PAGES = { detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API',
+  live: 'Live', recordings: 'Recordings' } as const
 type Page = keyof typeof PAGES
 /** `#/models?upload=helmet-classifier` → the page and its parameters. */
 const route = (): { page: Page; params: URLSearchParams } => {
@@ -128,6 +131,8 @@ export function App() {
       : page === 'logs' ? html`<${Logs} client=${client} />`
       : page === 'api' ? html`<${ApiExplorer} client=${client} />`
       : page === 'metrics' ? html`<${Metrics} history=${metrics} />`
+      : page === 'live' ? html`<${Live} client=${client} />`
+      : page === 'recordings' ? html`<${Recordings} client=${client} />`
       : html`<${Device} client=${client} />`}
   </${Shell}>`
 }

@@ -13,7 +13,8 @@ import { CHANGED_PASSWORD, INITIAL_PASSWORD, startDevice, type DeviceProcess } f
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const SAMPLE = path.resolve('node_modules/@vladmandic/face-api/demo/sample1.jpg')
 /** The console's pages (runtime/console/app.ts PAGES): hash → main heading. */
-const PAGES = { detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API' }
+const PAGES = { detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API',
+  live: 'Live', recordings: 'Recordings' }
 /** Pages whose table must be shown when checked (the narrow layout turns tables into cards). */
 const TABLES: Partial<Record<keyof typeof PAGES, string>> = { tasks: 'tasks', algorithms: 'algorithms', models: 'models' }
 
