@@ -10,6 +10,8 @@ export interface BenchDevice {
   url: string
   /** The device's DATA_DIR (fresh, removed by stop()). */
   dataDir: string
+  /** The runtime's process id (its ffmpeg children, CPU time from /proc). */
+  pid: number
   /** Signs in with DoLogin (spec 4.1) and returns the `mtk`. */
   signIn(): Promise<string>
   stop(): Promise<void>
@@ -43,6 +45,7 @@ export async function startBenchDevice(env: Record<string, string> = {}): Promis
     return {
       url,
       dataDir,
+      pid: child.process.pid!,
       async signIn() {
         const response = await fetch(`${url}/gtw/cwai/login/DoLogin`, {
           method: 'POST', headers: { 'content-type': 'application/json' },

@@ -9,6 +9,6 @@ export default defineHandler({
   summary: 'The stream of a live view session: fragmented MP4 (video/mp4, init segment then a fragment at least every 100 ms, starting at a key frame), until the session ends; the URL from LiveStream/request (?id=&token=). A second GET of the same session replaces the first. LiveSessionNotFound, LiveStreamUnavailable.',
   input: LiveMediaInput,
   handle(input, ctx) {
-    return ctx.live.play(input.id)
+    return ctx.live.play(input.id, ctx.identity!)
   },
 })

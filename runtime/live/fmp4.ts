@@ -5,8 +5,11 @@
  */
 
 export interface Fragment {
-  data: Buffer
+  moof: Buffer
+  mdat: Buffer
   keyframe: boolean
+  /** tfdt's baseMediaDecodeTime, in the track's timescale. */
+  decodeTime: number
 }
 
 /** Largest box accepted: a fragment holds about 100 ms of video. */
@@ -43,6 +46,32 @@ function trexFlags(moov: Buffer): number {
   const root = [...boxes(moov, 0, moov.length)].find((b) => b.type === 'moov')
   const trex = root && path(moov, root, ['mvex', 'trex'])
   return trex && trex.end - trex.body >= 24 ? moov.readUInt32BE(trex.body + 20) : 0
+}
+
+/** Where a moof's tfdt box is and its version (0: 32-bit time, 1: 64-bit). */
+function tfdtOf(moof: Buffer): { at: number; version: number } | null {
+  const root = [...boxes(moof, 0, moof.length)][0]
+  const tfdt = root && path(moof, root, ['traf', 'tfdt'])
+  return tfdt ? { at: tfdt.body + 4, version: moof[tfdt.body]! } : null
+}
+
+function decodeTimeOf(moof: Buffer): number {
+  const tfdt = tfdtOf(moof)
+  if (!tfdt) return 0
+  return tfdt.version === 1 ? Number(moof.readBigUInt64BE(tfdt.at)) : moof.readUInt32BE(tfdt.at)
+}
+
+/**
+ * A copy of the moof with its decode time moved back by `offset` (a viewer's stream starts
+ * at 0 whenever it joins: players start at time 0 and would wait for the gap to play out).
+ */
+export function shiftedMoof(moof: Buffer, offset: number): Buffer {
+  const tfdt = tfdtOf(moof)
+  if (!tfdt || offset === 0) return moof
+  const copy = Buffer.from(moof)
+  if (tfdt.version === 1) copy.writeBigUInt64BE(BigInt(Math.max(0, decodeTimeOf(moof) - offset)), tfdt.at)
+  else copy.writeUInt32BE(Math.max(0, decodeTimeOf(moof) - offset), tfdt.at)
+  return copy
 }
 
 /** The flags of the first sample of a moof: trun's first_sample_flags, its first per-sample flags, tfhd's default, else trex's. */
@@ -126,7 +155,7 @@ export class Fmp4Splitter {
     } else if (type === 'moof') this.moof = box
     else if (type === 'mdat' && this.moof) {
       const flags = firstSampleFlags(this.moof, this.trexDefault)
-      out.push({ data: Buffer.concat([this.moof, box]), keyframe: flags !== null && (flags & NON_SYNC) === 0 })
+      out.push({ moof: this.moof, mdat: box, keyframe: flags !== null && (flags & NON_SYNC) === 0, decodeTime: decodeTimeOf(this.moof) })
       this.moof = null
     }
   }

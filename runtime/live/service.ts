@@ -117,8 +117,8 @@ export class LiveViewService implements LiveService {
     this.end(sessionId, 'stopped')
   }
 
-  async play(sessionId: string): Promise<Response> {
-    const session = this.get(sessionId)
+  async play(sessionId: string, identity: Identity): Promise<Response> {
+    const session = this.own(sessionId, identity)
     const tap = this.tap(session.cameraId)
     // Between upstream runs (a reconnect) the player waits for the next key frame.
     await tap.ready(this.options.config.cameraConnectTimeoutMs + 5000)
@@ -134,8 +134,8 @@ export class LiveViewService implements LiveService {
     return new Response(stream, { headers: { 'Content-Type': 'video/mp4', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' } })
   }
 
-  overlay(sessionId: string): Response {
-    const session = this.get(sessionId)
+  overlay(sessionId: string, identity: Identity): Response {
+    const session = this.own(sessionId, identity)
     if (!session.overlay) throw this.gone(sessionId, 'requested without overlay')
     session.endOverlay?.()
     const { stream, end } = overlayStream(() => this.options.streams.latestResult(session.cameraId), () => { session.endOverlay = null })

@@ -1,7 +1,7 @@
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Logger } from '../../shared/handler.ts'
 import { CopyProcess } from '../cameras/copy-process.ts'
-import { codecOf, Fmp4Splitter, type Fragment } from './fmp4.ts'
+import { codecOf, Fmp4Splitter, shiftedMoof, type Fragment } from './fmp4.ts'
 
 /**
  * Fragmented MP4 from ffmpeg without re-encoding: a fragment at every key frame and at
@@ -16,10 +16,14 @@ export const LIVE_OUTPUT = [
 /** Video since the last key frame kept for a joining viewer, at most this much. */
 const GOP_CACHE_BYTES = 8 * 1024 * 1024
 
+/** Writes a fragment with the viewer's own time line; false when it was refused. */
+const send = (viewer: Viewer, state: { start: number }, fragment: Fragment) =>
+  viewer.write(shiftedMoof(fragment.moof, state.start), fragment.mdat)
+
 /** One viewer's end of the tap. */
 export interface Viewer {
-  /** Queues bytes; false when the viewer's buffer is full (it then skips to the next key frame). */
-  write(data: Buffer): boolean
+  /** Queues these bytes, all or none; false when the viewer's buffer is full (it then skips to the next key frame). */
+  write(...parts: Buffer[]): boolean
   /** The stream ended (the upstream failed or the session ended); the player may reconnect. */
   end(): void
 }
@@ -45,7 +49,8 @@ export class LiveTap {
   private splitter = new Fmp4Splitter()
   private gop: Fragment[] = []
   private gopBytes = 0
-  private readonly viewers = new Map<Viewer, { waitingForKey: boolean }>()
+  /** Each viewer's state: skipping to a key frame, and the decode time its stream starts at. */
+  private readonly viewers = new Map<Viewer, { waitingForKey: boolean; start: number }>()
   private waiters: { resolve(mimeType: string): void; reject(error: ApiError): void }[] = []
   mimeType: string | null = null
 
@@ -86,9 +91,10 @@ export class LiveTap {
   /** Adds a viewer: the init segment and the current group of pictures first. False until the stream is ready. */
   attach(viewer: Viewer): boolean {
     if (!this.splitter.init || this.gop.length === 0) return false
-    this.viewers.set(viewer, { waitingForKey: false })
+    const state = { waitingForKey: false, start: this.gop[0]!.decodeTime }
+    this.viewers.set(viewer, state)
     viewer.write(this.splitter.init)
-    for (const fragment of this.gop) viewer.write(fragment.data)
+    for (const fragment of this.gop) send(viewer, state, fragment)
     return true
   }
 
@@ -115,7 +121,7 @@ export class LiveTap {
     // A group of pictures larger than the cache is not kept: joiners wait for the next key frame.
     if (this.gop.length > 0 || fragment.keyframe) {
       this.gop.push(fragment)
-      this.gopBytes += fragment.data.length
+      this.gopBytes += fragment.moof.length + fragment.mdat.length
       if (this.gopBytes > GOP_CACHE_BYTES) this.gop = []
     }
     if (!this.mimeType && this.splitter.init && fragment.keyframe) {
@@ -125,7 +131,7 @@ export class LiveTap {
     }
     for (const [viewer, state] of this.viewers) {
       if (state.waitingForKey && !fragment.keyframe) continue
-      state.waitingForKey = !viewer.write(fragment.data)
+      state.waitingForKey = !send(viewer, state, fragment)
     }
   }
 

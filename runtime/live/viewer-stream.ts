@@ -19,9 +19,9 @@ export function viewerStream(onCancel: () => void): { stream: ReadableStream<Uin
     },
   }, new ByteLengthQueuingStrategy({ highWaterMark: VIEWER_BUFFER_BYTES }))
   const viewer: Viewer = {
-    write(data) {
+    write(...parts) {
       if (closed || (controller.desiredSize ?? 0) <= 0) return false
-      controller.enqueue(data)
+      for (const part of parts) controller.enqueue(part)
       return true
     },
     end() {

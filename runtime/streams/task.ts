@@ -53,11 +53,11 @@ export class StreamTask {
   private readonly detectorLatency = new Samples()
   private readonly criticalLatency = new Samples()
   private framesIn = 0
-  /** The detector's latest result on this task's frames (live view overlay). */
-  latest: StreamTaskResult | null = null
   private framesDropped = 0
   private motionSkipped = 0
   private objectsEntered = 0
+  /** The detector's latest result on this task's frames (live view overlay). */
+  latest: StreamTaskResult | null = null
 
   constructor(readonly row: StreamTaskRow, private readonly deps: StreamTaskDeps) {}
 

@@ -46,7 +46,7 @@ export interface LiveService {
   request(input: LiveRequestInput, identity: Identity): Promise<LiveSessionView>
   keepAlive(sessionId: string, identity: Identity): LiveSessionView
   stop(sessionId: string, identity: Identity): void
-  /** The session's stream (replaces a stream the session already plays). */
-  play(sessionId: string): Promise<Response>
-  overlay(sessionId: string): Response
+  /** The session's stream (replaces a stream the session already plays); sessions belong to the account that requested them. */
+  play(sessionId: string, identity: Identity): Promise<Response>
+  overlay(sessionId: string, identity: Identity): Response
 }

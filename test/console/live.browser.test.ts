@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { launchBrowser, openConsole } from '../helpers/browser.ts'
 import { CHANGED_PASSWORD, freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { addRtspCamera } from '../helpers/cameras.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { childProcesses, until } from '../helpers/processes.ts'
 
@@ -27,13 +28,7 @@ beforeAll(async () => {
     launchBrowser(),
   ])
   mtk = await device.adminToken()
-  let added = await device.post('/gtw/cwai/Camera/add', { cameraName: 'office', sourceType: 'rtsp', url: rtsp.url }, mtk)
-  for (let retry = 0; retry < 3 && added.body.resMsg[0]?.retryable; retry++) {
-    await new Promise((resolve) => setTimeout(resolve, 1000))
-    added = await device.post('/gtw/cwai/Camera/add', { cameraName: 'office', sourceType: 'rtsp', url: rtsp.url }, mtk)
-  }
-  expect(added.body.resMsg).toEqual([])
-  cameraId = added.body.resData.cameraId
+  cameraId = await addRtspCamera(device, mtk, rtsp.url)
 })
 afterAll(async () => {
   await browser?.close()

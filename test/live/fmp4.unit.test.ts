@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { codecOf, Fmp4Splitter } from '../../runtime/live/fmp4.ts'
+import { codecOf, Fmp4Splitter, shiftedMoof } from '../../runtime/live/fmp4.ts'
 import { LIVE_OUTPUT } from '../../runtime/live/tap.ts'
 import { FFMPEG } from '../helpers/media.ts'
 
@@ -27,7 +27,7 @@ describe('fragmented MP4 splitter of the live view', () => {
     expect(packetKeys.filter(Boolean).length).toBeGreaterThanOrEqual(SECONDS)
     expect(fragments[0]!.keyframe).toBe(true)
     // Together they are the stream, byte for byte, but for the index ffmpeg appends when it ends (mfra).
-    const joined = Buffer.concat([splitter.init!, ...fragments.map((f) => f.data)])
+    const joined = Buffer.concat([splitter.init!, ...fragments.flatMap((f) => [f.moof, f.mdat])])
     expect(joined).toEqual(stream.subarray(0, joined.length))
     expect(stream.toString('latin1', joined.length + 4, joined.length + 8)).toBe('mfra')
     expect(stream.readUInt32BE(joined.length)).toBe(stream.length - joined.length)
@@ -38,7 +38,7 @@ describe('fragmented MP4 splitter of the live view', () => {
     const splitter = new Fmp4Splitter()
     const pieces = []
     for (let at = 0; at < stream.length; at += 1000) pieces.push(...splitter.push(stream.subarray(at, at + 1000)))
-    expect(pieces.map((f) => [f.keyframe, f.data.length])).toEqual(whole.map((f) => [f.keyframe, f.data.length]))
+    expect(pieces.map((f) => [f.keyframe, f.moof.length, f.mdat.length, f.decodeTime])).toEqual(whole.map((f) => [f.keyframe, f.moof.length, f.mdat.length, f.decodeTime]))
   })
 
   it('names the codec from the avcC box (profile, constraints, level)', () => {
@@ -47,6 +47,23 @@ describe('fragmented MP4 splitter of the live view', () => {
     // The footage is H.264 Main (77 = 0x4d), level 3.1 (0x1f) by ffprobe.
     const level = Number(execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=level', '-of', 'csv=p=0', VIDEO], { encoding: 'utf8' }).trim())
     expect(codecOf(splitter.init!)).toBe(`avc1.4d40${level.toString(16).padStart(2, '0')}`)
+  })
+
+  it('moves a fragment\'s decode time back, so that a viewer joining later starts at 0', () => {
+    const fragments = new Fmp4Splitter().push(stream)
+    const joined = fragments.findIndex((f, i) => i > 0 && f.keyframe)
+    const start = fragments[joined]!.decodeTime
+    expect(start).toBeGreaterThan(0)
+    const shifted = fragments.slice(joined).map((f) => ({ ...f, moof: shiftedMoof(f.moof, start) }))
+    // Read again from the bytes: the same fragments, each earlier by `start`.
+    const again = new Fmp4Splitter()
+    const init = new Fmp4Splitter()
+    init.push(stream)
+    const reread = again.push(Buffer.concat([init.init!, ...shifted.flatMap((f) => [f.moof, f.mdat])]))
+    expect(reread.map((f) => f.decodeTime)).toEqual(fragments.slice(joined).map((f) => f.decodeTime - start))
+    expect(reread[0]!.decodeTime).toBe(0)
+    // The original is untouched.
+    expect(new Fmp4Splitter().push(stream)[joined]!.decodeTime).toBe(start)
   })
 
   it('refuses a stream that is not MP4', () => {

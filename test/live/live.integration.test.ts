@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { addRtspCamera } from '../helpers/cameras.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { childProcesses, until } from '../helpers/processes.ts'
 import { keyFrames, probe } from '../helpers/media.ts'
@@ -49,13 +50,7 @@ describe('live view (spec 4.10 Live stream)', () => {
     rtsp = await startRtspServer(VIDEO, await freePort())
     device = await startDevice({ env: { LIVE_IDLE_TIMEOUT_MS: String(IDLE_MS), LIVE_MAX_VIEWERS_PER_CAMERA: String(MAX_VIEWERS) } })
     mtk = await device.adminToken()
-    let added = await post('/gtw/cwai/Camera/add', { cameraName: 'office', sourceType: 'rtsp', url: rtsp.url })
-    for (let retry = 0; retry < 3 && added.body.resMsg[0]?.retryable; retry++) {
-      await new Promise((resolve) => setTimeout(resolve, 1000))
-      added = await post('/gtw/cwai/Camera/add', { cameraName: 'office', sourceType: 'rtsp', url: rtsp.url })
-    }
-    expect(added.body.resMsg).toEqual([])
-    cameraId = added.body.resData.cameraId
+    cameraId = await addRtspCamera(device, mtk, rtsp.url)
   })
   afterAll(async () => {
     await device?.stop()
@@ -125,10 +120,18 @@ describe('live view (spec 4.10 Live stream)', () => {
     const past = await post('/gtw/cwai/LiveStream/request', { cameraId })
     expect(past.status).toBe(429)
     expect(firstError(past.body)).toMatchObject({ messageKey: 'api.error.LiveViewerLimit', retryable: true, details: { scope: 'camera', cameraId, limit: MAX_VIEWERS } })
-    const streams = await Promise.all(sessions.map(async (s) => read(await fetch(device.url + s.url), 2500)))
-    for (const { bytes } of streams) expect(bytes.length).toBeGreaterThan(10_000)
+    const first = read(await fetch(device.url + sessions[0].url), 6000)
+    // The second viewer joins the running stream 3 s later: its stream starts at 0 all the same (a player starts there).
+    await new Promise((resolve) => setTimeout(resolve, 3000))
+    for (const s of sessions) expect((await post('/gtw/cwai/LiveStream/keepAlive', { sessionId: s.sessionId })).body.resCode).toBe(1)
+    const second = await read(await fetch(device.url + sessions[1].url), 2500)
     // The camera's reader and one live ffmpeg for both viewers.
     expect(ffmpegs()).toBe(2)
+    for (const { bytes } of [await first, second]) expect(bytes.length).toBeGreaterThan(10_000)
+    const joined = path.join(dir, 'joined.mp4')
+    writeFileSync(joined, second.bytes)
+    const startTime = Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=start_time', '-of', 'csv=p=0', joined], { encoding: 'utf8' }))
+    expect(startTime).toBeLessThan(0.5)
     for (const s of sessions) await post('/gtw/cwai/LiveStream/stop', { sessionId: s.sessionId })
     // The last session gone, the upstream stops.
     await until(async () => ffmpegs() === 1, 'the live ffmpeg to stop')

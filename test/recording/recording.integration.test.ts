@@ -4,6 +4,7 @@ import path from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { addRtspCamera } from '../helpers/cameras.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { until } from '../helpers/processes.ts'
 import { frameJpeg, probe, spliceVideo } from '../helpers/media.ts'
@@ -49,14 +50,7 @@ describe('recording: event clips, continuous clips, retention by budget, clip fi
     device = await startDevice({ env: { RECORD_SEGMENT_SECONDS: String(SEGMENT_SECONDS), RECORD_CONTINUOUS_CHUNK_SECONDS: '6', RECORD_CHECK_INTERVAL_MS: '500' } })
     mtk = await device.adminToken()
     ws = connectEvents(device.wsPort, { mtk })
-    let added = await post('/gtw/cwai/Camera/add', { cameraName: 'office', sourceType: 'rtsp', url: rtsp.url })
-    // A just-started RTSP server may refuse the first session while it prepares the media (retryable).
-    for (let retry = 0; retry < 3 && added.body.resMsg[0]?.retryable; retry++) {
-      await new Promise((resolve) => setTimeout(resolve, 1000))
-      added = await post('/gtw/cwai/Camera/add', { cameraName: 'office', sourceType: 'rtsp', url: rtsp.url })
-    }
-    expect(added.body.resMsg).toEqual([])
-    cameraId = added.body.resData.cameraId
+    cameraId = await addRtspCamera(device, mtk, rtsp.url)
     expect((await post('/gtw/cwai/aihost/PTaskCreate', { taskId: 'frames', algorithmCode: 'person-detector', algorithmUpdateTime: String(Date.now()) })).body.resCode).toBe(1)
   })
   afterAll(async () => {

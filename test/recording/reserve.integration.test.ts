@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { addRtspCamera } from '../helpers/cameras.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { childProcesses, until } from '../helpers/processes.ts'
 import { connectEvents, type WsRecorder } from '../helpers/ws-client.ts'
@@ -59,13 +60,7 @@ describe('recording at the disk safety reserve (spec 8)', () => {
     })
     mtk = await device.adminToken()
     ws = connectEvents(device.wsPort, { mtk })
-    let added = await post('/gtw/cwai/Camera/add', { cameraName: 'office', sourceType: 'rtsp', url: rtsp.url })
-    for (let retry = 0; retry < 3 && added.body.resMsg[0]?.retryable; retry++) {
-      await new Promise((resolve) => setTimeout(resolve, 1000))
-      added = await post('/gtw/cwai/Camera/add', { cameraName: 'office', sourceType: 'rtsp', url: rtsp.url })
-    }
-    expect(added.body.resMsg).toEqual([])
-    cameraId = added.body.resData.cameraId
+    cameraId = await addRtspCamera(device, mtk, rtsp.url)
     poller = setInterval(() => { leastFree = Math.min(leastFree, free()) }, 50)
   })
   afterAll(async () => {

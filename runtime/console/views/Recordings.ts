@@ -78,8 +78,10 @@ export function Recordings({ client }: { client: DeviceClient }) {
               <td data-label="After (s)"><input type="number" min="0" max="300" aria-label=${`Seconds after the event, ${camera.cameraName}`} value=${record.postRollSeconds} onChange=${(e: Event) => set({ postRollSeconds: Number((e.target as HTMLInputElement).value) })} /></td>
               <td data-label="State">${record.state}</td></tr>`
           })}</tbody></table></div>
-          <p><label>Keep clips for <input type="number" min="0" max="3650" value=${param.retentionDays} onChange=${(e: Event) => save({ retentionDays: Number((e.target as HTMLInputElement).value) })} /> days</label>
-          · <label>at most <input type="number" min="0" value=${Math.round(Number(param.budgetBytes) / MB)} onChange=${(e: Event) => save({ budgetBytes: String(Math.round(Number((e.target as HTMLInputElement).value) * MB)) })} /> MB (0: up to the disk reserve)</label></p>
+          <div class="filters">
+            <label>Keep clips (days, 0: no limit)<input type="number" min="0" max="3650" value=${param.retentionDays} onChange=${(e: Event) => save({ retentionDays: Number((e.target as HTMLInputElement).value) })} data-testid="retention-days" /></label>
+            <label>Space for recordings (MB, 0: up to the disk reserve)<input type="number" min="0" value=${Math.round(Number(param.budgetBytes) / MB)} onChange=${(e: Event) => save({ budgetBytes: String(Math.round(Number((e.target as HTMLInputElement).value) * MB)) })} data-testid="budget" /></label>
+          </div>
           <p class="hint">${param.usage.clips} clip(s), ${formatBytes(Number(param.usage.clipBytes), true)}; ${formatBytes(Number(param.usage.availableForRecordingBytes), true)} free above the disk reserve.</p>` : html`<p class="hint">Loading…</p>`}
       </section>
       <section class="panel" aria-labelledby="clips">
