@@ -60,7 +60,7 @@ export class RecordingManager implements RecordingService {
     this.store = new RecordingStore(db, config, () => Date.now())
     this.retention = new Retention({
       store: this.store, space: options.space, headroomBytes: config.recordHeadroomBytes, dataPath: config.dataPath, events, log,
-      ringBytes: () => [...this.recorders.values()].reduce((sum, r) => sum + r.ringBytes, 0),
+      ringBytes: () => this.ringBytes(),
     })
     options.cameras.onRemove((cameraId) => {
       this.store.deleteCamera(cameraId).then(() => this.sync(), (error: Error) => log.error({ err: error.message, cameraId }, 'recording settings of a deleted camera not removed'))
@@ -86,7 +86,7 @@ export class RecordingManager implements RecordingService {
 
   async params(): Promise<RecordParamView> {
     const [retention, rows, totals, space] = await Promise.all([this.store.retention(), this.store.cameras(), this.store.totals(), this.options.space()])
-    const ringBytes = [...this.recorders.values()].reduce((sum, r) => sum + r.ringBytes, 0)
+    const ringBytes = this.ringBytes()
     return {
       retentionDays: retention.retentionDays,
       budgetBytes: String(retention.budgetBytes),
@@ -126,6 +126,10 @@ export class RecordingManager implements RecordingService {
     const row = await this.store.clip(clipId)
     if (!row) throw new ApiError('ClipNotFound', { details: { clipId } })
     return { clip: clipView(row), file: path.join(this.options.config.dataPath, row.file) }
+  }
+
+  private ringBytes(): number {
+    return [...this.recorders.values()].reduce((sum, r) => sum + r.ringBytes, 0)
   }
 
   private cameraView(row: CameraSettingRow): CameraRecordView {
