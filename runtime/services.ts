@@ -44,7 +44,9 @@ import { AlarmPolicyService } from './alarms/service.ts'
 import { AlarmPictures } from './alarms/pictures.ts'
 import { AlarmActions } from './alarms/actions.ts'
 import { AlarmRaiser } from './alarms/raiser.ts'
-import { clipRecorderOf } from '../shared/recording/clip-recorder.ts'
+import { StreamTokens } from './auth/stream-tokens.ts'
+import { RecordingManager } from './recording/service.ts'
+import { LiveViewService } from './live/service.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -183,7 +185,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const alarmPictures = new AlarmPictures(config.dataPath, config.fileServiceBaseUrl, config.eventRetentionMs)
   const alarmLog = log.child({ area: 'alarms' })
   const alarmActions = new AlarmActions({ log: alarmLog, events: eventSystem.events, publish: eventSystem.publish, audio: { playOnColumn: (request) => audio.playOnColumn(request) } })
-  const recorder = () => clipRecorderOf((services as unknown as { recording?: unknown }).recording)
+  // Recording is made below; alarms reach it only once tasks run.
+  const recorder = () => recording
   const alarms: AlarmPolicyService = new AlarmPolicyService({
     db: database.db, clock, log: alarmLog, schedules, streams: () => streams, cameras, audio: () => audio, recorder, pictures: alarmPictures,
   })
@@ -206,6 +209,13 @@ export async function createServices(config: Config, log: Logger, options: Servi
     start: () => { streams.start().catch((error: Error) => log.error({ err: error.message }, 'stream tasks failed to resume')) },
     stop: () => streams.stop(),
   })
+  // Recording and live view (spec 4.10 System: recording, Live stream): the cameras' streams
+  // copied without re-encoding; media URLs carry stream tokens. Stopped before cameras and tasks.
+  const streamTokens = new StreamTokens(clock)
+  const recording = new RecordingManager({ db: database.db, config, log: log.child({ area: 'recording' }), events: eventSystem.events, cameras, space: () => uploads.capacity() })
+  components.push({ name: 'recording', start: () => recording.start(), stop: () => recording.stop() })
+  const live = new LiveViewService({ config, clock, log: log.child({ area: 'live' }), cameras, streams, streamTokens, events: eventSystem.events })
+  components.push({ name: 'live', start: () => live.start(), stop: () => live.stopAll() })
   // Face, body and things galleries (spec 4.10): vectors in libsql; the sidecar's recognizer nodes search them through the client.
   const galleries = new GalleryService({
     db: database.db, clock, log: log.child({ area: 'galleries' }), inference: inference.inference, uploads,
@@ -251,6 +261,9 @@ export async function createServices(config: Config, log: Logger, options: Servi
     backup,
     schedules,
     alarms,
+    streamTokens,
+    recording,
+    live,
   }
 
   return {

@@ -113,6 +113,18 @@ export const settings = {
   cameraReconnectMaxMs: s('CAMERA_RECONNECT_MAX_MS', 'int', 30_000, 'Largest reconnect delay of an offline camera.'),
   cameraMonitorFps: s('CAMERA_MONITOR_FPS', 'number', 1, 'Frames per second a camera is decoded at for its status and capture while no task analyses it (also the poll rate of HTTP snapshot sources).'),
   cameraVideoMaxBytes: s('CAMERA_VIDEO_MAX_BYTES', 'int', 2048 * MB, 'Largest video file a file camera accepts (upload purpose `video`).'),
+  // ── recording and live view (spec 4.10 System: recording, Live stream) ─────────────────
+  recordRetentionDays: s('RECORD_RETENTION_DAYS', 'number', 7, 'Default retention of recorded clips in days (0 = kept until the budget or the disk reserve needs the space); System/SetRecordParam stores another value.'),
+  recordBudgetBytes: s('RECORD_BUDGET_BYTES', 'int', 0, 'Default disk budget of all recordings together, ring segments included (0 = only the disk safety reserve limits them); System/SetRecordParam stores another value.'),
+  recordSegmentSeconds: s('RECORD_SEGMENT_SECONDS', 'number', 2, 'Length of the segments a recording camera writes, cut at the next key frame: the granularity of pre-roll and of clip edges.'),
+  recordMaxClipSeconds: s('RECORD_MAX_CLIP_SECONDS', 'int', 600, 'Longest event clip: a visit that lasts longer is closed this long after its start.'),
+  recordContinuousChunkSeconds: s('RECORD_CONTINUOUS_CHUNK_SECONDS', 'int', 300, 'Continuous recording is kept as clips of about this length.'),
+  recordHeadroomBytes: s('RECORD_HEADROOM_BYTES', 'int', 32 * MB, 'Free space above the disk safety reserve (spec 8) and upload reservations that recording keeps: below it the oldest footage is deleted, and with none left recording is suspended.'),
+  recordCheckIntervalMs: s('RECORD_CHECK_INTERVAL_MS', 'int', 1000, 'How often recording checks free space, the budget and retention while it writes.'),
+  liveIdleTimeoutMs: s('LIVE_IDLE_TIMEOUT_MS', 'int', 30_000, 'A live view session without LiveStream/keepAlive for this long ends (its stream closes).'),
+  liveMaxViewersPerCamera: s('LIVE_MAX_VIEWERS_PER_CAMERA', 'int', 4, 'Most live view sessions open on one camera (LiveViewerLimit beyond).'),
+  liveMaxSessions: s('LIVE_MAX_SESSIONS', 'int', 16, 'Most live view sessions open on the device (LiveViewerLimit beyond).'),
+  clipLinkTtlMs: s('CLIP_LINK_TTL_MS', 'int', 10 * 60 * 1000, 'Validity of a clip playback link (File/ClipPlayUrl): a `<video>` element cannot send an mtk.'),
 
   wsPort: s('WS_PORT', 'int', 9000, 'Event WebSocket listener port (spec 6).'),
   wsHost: s('WS_HOST', 'string', '0.0.0.0', 'Event WebSocket listener address (spec 6).'),

@@ -19,6 +19,9 @@ import type { AlarmPoliciesService } from './alarms/types.ts'
 import type { AudioService } from './audio/types.ts'
 import type { DebugService, ImageQualityService, LogoService, TimeService } from './system/types.ts'
 import type { BackupService } from './backup/types.ts'
+import type { StreamTokenService } from './auth/stream-tokens.ts'
+import type { RecordingService } from './recording/types.ts'
+import type { LiveService } from './live/types.ts'
 
 /**
  * The handler contract (ARCHITECTURE.md, "The handler contract").
@@ -45,8 +48,10 @@ import type { BackupService } from './backup/types.ts'
  * - `session-any`: a valid `mtk`, even while a password change is pending (password change, sign-out).
  * - `scrape`: as `session`, or `Authorization: Bearer <METRICS_TOKEN>` when that setting is set
  *   (a Prometheus scraper holds no `mtk`); `ctx.identity` is null when the token was used.
+ * - `stream`: as `session`, or a stream token (`?token=`) granted for this route and the `?id=`
+ *   of the request (media URLs a `<video>` plays; shared/auth/stream-tokens.ts).
  */
-export type AuthMode = 'anonymous' | 'session' | 'session-any' | 'scrape'
+export type AuthMode = 'anonymous' | 'session' | 'session-any' | 'scrape' | 'stream'
 
 /**
  * - `json`: body parsed as JSON under the 1 MB limit (spec 8) and validated against `input`.
@@ -136,6 +141,12 @@ export interface Services {
   schedules: SchedulesService
   /** Alarm policies and alarm pictures (spec 4.10 Linkage / alarm policy; shared/alarms/types.ts). */
   alarms: AlarmPoliciesService
+  /** Tokens in media URLs (`auth: 'stream'` routes), for players that cannot send mtk (shared/auth/stream-tokens.ts). */
+  streamTokens: StreamTokenService
+  /** Recording: settings, event and continuous clips, retention (spec 4.10 System: recording; shared/recording/types.ts). */
+  recording: RecordingService
+  /** Live view sessions (spec 4.10 Live stream; shared/live/types.ts). */
+  live: LiveService
 }
 
 export interface Ctx extends Services {

@@ -20,6 +20,7 @@ export const requirements = [
   { file: '/usr/lib/python3/dist-packages/gi/__init__.py', debian: 'python3-gi', for: 'the RTSP server of the camera tests (test/helpers/rtsp-server.py)' },
   { file: '/usr/lib/x86_64-linux-gnu/girepository-1.0/GstRtspServer-1.0.typelib', debian: 'gir1.2-gst-rtsp-server-1.0', for: 'the RTSP server of the camera tests (GStreamer gst-rtsp-server)' },
   { file: '/usr/lib/x86_64-linux-gnu/gstreamer-1.0/libgstisomp4.so', debian: 'gstreamer1.0-plugins-good', for: 'mp4 demuxing and RTP payloading in that RTSP server' },
+  { executable: 'ffprobe', debian: 'ffmpeg', for: 'the recording and live view tests, which measure clips and streams with a tool apart from the device\'s own ffmpeg' },
 ]
 
 // mosquitto installs into /usr/sbin, which a non-root PATH often lacks.

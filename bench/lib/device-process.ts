@@ -8,7 +8,7 @@ import { BENCH_DIR } from './report.ts'
 
 export interface BenchDevice {
   url: string
-  /** The server process (its sidecar and camera readers are its children). */
+  /** The server process (its sidecar, camera readers and other ffmpeg children are its children; CPU time from /proc). */
   pid: number
   /** The device's DATA_DIR (fresh, removed by stop()). */
   dataDir: string

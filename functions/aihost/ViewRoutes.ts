@@ -12,7 +12,7 @@ export default defineHandler({
       path: r.path,
       methods: r.methods,
       authenticated: r.auth !== 'anonymous',
-      auth: r.auth === 'anonymous' ? 'none' : r.auth === 'scrape' ? 'mtk-or-scrape-token' : 'mtk',
+      auth: r.auth === 'anonymous' ? 'none' : r.auth === 'scrape' ? 'mtk-or-scrape-token' : r.auth === 'stream' ? 'mtk-or-stream-token' : 'mtk',
       body: r.body,
       summary: r.summary,
       ...(r.protocol ? { protocol: r.protocol } : {}),

@@ -3,7 +3,7 @@ import type { AudioPlayer } from '../../shared/audio/types.ts'
 import type { DeviceEvent, EventsService } from '../../shared/events/types.ts'
 import type { Logger } from '../../shared/handler.ts'
 import { eventJson } from '../events/outbox.ts'
-import { redactUrl } from '../events/mqtt.ts'
+import { redactUrl } from '../../shared/events/present.ts'
 import { postEvent, sleep } from '../events/webhook.ts'
 
 export interface AlarmActionDeps {

@@ -9,6 +9,7 @@ import { DEFAULT_AREA } from '../../shared/inference/types.ts'
 import type { ClipRecorder } from '../../shared/recording/clip-recorder.ts'
 import type { ImageQualityService } from '../../shared/system/types.ts'
 import type { Frame } from '../cameras/reader.ts'
+import { inFramePixels } from '../streams/analysis-size.ts'
 import { toDeviceEvent } from '../events/outbox.ts'
 import type { Track } from '../streams/tracker.ts'
 import { frameJpeg } from '../system/image-quality.ts'
@@ -39,9 +40,10 @@ export interface AlarmRaiserDeps {
 
 const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
-/** The frame with the alarm's objects boxed in red and labelled. */
+/** The frame with the alarm's objects boxed in red and labelled (boxes are in the camera's pixels, the frame may be smaller). */
 function overlaySvg(frame: Frame, objects: readonly Track[]): string {
-  const boxes = objects.map(({ box, label }) => `<rect x="${box.x}" y="${box.y}" width="${box.width}" height="${box.height}" fill="none" stroke="#ff2020" stroke-width="3"/>` +
+  const boxes = objects.map(({ box: source, label }) => ({ label, box: inFramePixels(source, frame) }))
+    .map(({ box, label }) => `<rect x="${box.x}" y="${box.y}" width="${box.width}" height="${box.height}" fill="none" stroke="#ff2020" stroke-width="3"/>` +
     `<text x="${box.x + 4}" y="${Math.max(16, box.y - 4)}" font-family="sans-serif" font-size="16" fill="#ff2020">${escapeXml(label)}</text>`)
   return `<svg width="${frame.width}" height="${frame.height}">${boxes.join('')}</svg>`
 }

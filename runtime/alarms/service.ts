@@ -157,18 +157,22 @@ export class AlarmPolicyService implements AlarmPoliciesService {
     if (cameraId !== undefined) await this.options.cameras.ensure(cameraId)
     if (row.scheduleId !== null && !this.options.schedules.gate(row.scheduleId)) throw new ApiError('ScheduleNotFound', { details: { scheduleId: row.scheduleId } })
     if (row.actions.filter((a) => a.type === 'clip').length > 1) throw invalidParam('/actions', 'at most one clip action')
-    for (const [index, action] of row.actions.entries()) await this.#checkAction(index, action)
+    for (const [index, action] of row.actions.entries()) await this.#checkAction(index, action, cameraId)
   }
 
-  async #checkAction(index: number, action: PolicyAction): Promise<void> {
+  async #checkAction(index: number, action: PolicyAction, cameraId: string | undefined): Promise<void> {
     if (action.type === 'webhook') {
       const url = URL.canParse(action.url) ? new URL(action.url) : null
       if (!url || !['http:', 'https:'].includes(url.protocol)) throw invalidParam(`/actions/${index}/url`, 'must be an http:// or https:// URL')
       // fetch refuses them, and a URL is shown back: a receiver authenticates the signature (secret) instead.
       if (url.username || url.password) throw invalidParam(`/actions/${index}/url`, 'must not hold a user name or password: set a secret, receivers check the signature')
     } else if (action.type === 'clip') {
-      if (!this.options.recorder())
+      const recorder = this.options.recorder()
+      if (!recorder)
         throw new ApiError('AlarmActionUnavailable', { details: { index, action: 'clip', reason: 'this device has no recording service that records clips for alarms' }, msgText: `Action ${index} (clip): this device records no clips for alarms; remove the action.` })
+      // A policy for one camera can be checked now; for other policies each alarm's camera is (alarm.actionFailed).
+      if (cameraId !== undefined && !recorder.records(cameraId))
+        throw new ApiError('AlarmActionUnavailable', { details: { index, action: 'clip', cameraId, reason: 'the camera does not record: set its recording mode to events or continuous (SetRecordParam)' }, msgText: `Action ${index} (clip): camera ${cameraId} does not record; set its recording mode to events or continuous first.` })
     } else if (action.type === 'audio') {
       await this.options.audio().fileOf(action.audioId)
       const columns = await this.options.audio().columns({ pageNum: 1, pageSize: 100_000 })

@@ -24,7 +24,8 @@ export const EXCLUDED_TABLES: TableExclusion[] = [
   { match: /^login_throttle$/, why: 'sign-in throttle of this device (blocks of client addresses)', onRestore: 'keep' },
   { match: /^(events|event_cursors|webhook_dead_letters)$/, why: 'the event outbox and its delivery state (history, not settings)', onRestore: 'keep' },
   { match: /^(upload_sessions|upload_chunks)$/, why: 'uploads in flight (the restore\'s own upload among them)', onRestore: 'keep' },
-  { match: /^recording(s|_segments|_files)$/, why: 'recordings are never in a backup', onRestore: 'keep' },
+  // Each camera's recording mode (recording_cameras) is a setting and is backed up.
+  { match: /^recording_clips$/, why: 'recorded clips (their files are never in a backup)', onRestore: 'keep' },
 ]
 
 /**
@@ -65,6 +66,7 @@ export const EXCLUDED_FOLDERS: Record<string, string> = {
   backup: 'produced backups',
   restore: 'staged restores',
   recordings: 'recordings are never in a backup',
+  alarms: 'alarm snapshots (history like the events they belong to)',
 }
 
 /** What a factory reset keeps in DATA_DIR: the software and its install record, nothing else. */

@@ -62,10 +62,10 @@ export interface InputSpec {
 }
 
 /**
- * ffmpeg arguments that read one source and write raw RGB frames to stdout at `fps`. Each source type may only use its own protocols
+ * ffmpeg arguments that open one source. Each source type may only use its own protocols
  * (`-protocol_whitelist`), so a URL cannot make ffmpeg read local files.
  */
-export function readerArgs(spec: InputSpec, options: { fps: number; timeoutMs: number; rtspTimeoutOption: string; maxSide?: number | null }): string[] {
+export function inputArgs(spec: InputSpec, options: { timeoutMs: number; rtspTimeoutOption: string }): string[] {
   const micros = String(options.timeoutMs * 1000)
   const input: string[] = []
   switch (spec.sourceType) {
@@ -88,6 +88,13 @@ export function readerArgs(spec: InputSpec, options: { fps: number; timeoutMs: n
     // 1 s of stream is enough to learn size and rate; the default 5 s delays every (re)connect.
     '-analyzeduration', '1000000',
     ...input, '-i', spec.input,
+  ]
+}
+
+/** ffmpeg arguments that read one source and write raw RGB frames to stdout at `fps`, at most `maxSide` on the longest side. */
+export function readerArgs(spec: InputSpec, options: { fps: number; timeoutMs: number; rtspTimeoutOption: string; maxSide?: number | null }): string[] {
+  return [
+    ...inputArgs(spec, options),
     '-map', '0:v:0', '-an', '-sn', '-dn', '-vf', videoFilter(options.fps, options.maxSide ?? null),
     '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
   ]

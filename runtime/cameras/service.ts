@@ -17,8 +17,9 @@ import { toFullPicture } from '../tasks/full-picture.ts'
 import { frameJpeg } from '../system/image-quality.ts'
 import type { ImageQualityService } from '../../shared/system/types.ts'
 import { CameraChannel } from './channel.ts'
+import type { CopyInput } from './copy-process.ts'
 import { CredentialRelay } from './credential-relay.ts'
-import { ffmpegBinary, rtspTimeoutOption, withResolvedHost, type InputSpec } from './ffmpeg.ts'
+import { ffmpegBinary, inputArgs, rtspTimeoutOption, withResolvedHost, type InputSpec } from './ffmpeg.ts'
 import { failure, FfmpegReader, httpSourceKind, SnapshotReader, type Frame, type Reader, type ReaderHandlers } from './reader.ts'
 
 type CameraRow = typeof cameras.$inferSelect
@@ -55,6 +56,7 @@ export class CameraService implements CamerasService {
   /** Consumer streams per camera: camera id → consumer id → channel. */
   private readonly streams = new Map<string, Map<string, CameraChannel>>()
   private readonly removeListeners: ((cameraId: string, consumers: string[]) => void)[] = []
+  private readonly sourceListeners: ((cameraId: string) => void)[] = []
   private readonly binary: string
   private rtspTimeoutOption: Promise<string> | null = null
   /** Source URLs with credentials reach ffmpeg through it, not through its command line. */
@@ -166,6 +168,7 @@ export class CameraService implements CamerasService {
     await this.close(row.cameraId)
     this.register(row, channel, input.verify === false)
     await Promise.all([...(this.streams.get(row.cameraId)?.values() ?? [])].map((stream) => stream.restart()))
+    for (const listener of this.sourceListeners) listener(row.cameraId)
     if (current.videoFile && current.videoFile !== row.videoFile) await rm(path.join(this.config.dataPath, current.videoFile), { force: true })
   }
 
@@ -243,6 +246,34 @@ export class CameraService implements CamerasService {
   onRemove(listener: (cameraId: string, consumers: string[]) => void): void {
     this.removeListeners.push(listener)
   }
+
+  /** Called after a camera's source changed (update): readers of its own (recording, live view) start again on it. */
+  onSourceChange(listener: (cameraId: string) => void): void {
+    this.sourceListeners.push(listener)
+  }
+
+  /** The camera's source type; CameraNotFound. */
+  async sourceType(cameraId: string): Promise<SourceType> {
+    return (this.channels.get(cameraId)?.row ?? (await this.row(cameraId))).sourceType
+  }
+
+  /**
+   * ffmpeg input arguments of the camera's current source, for a process that copies its video
+   * without decoding it (recording, live view), and the password to redact from its messages;
+   * credentials reach ffmpeg through the relay's ticket, which the copy process binds to its child.
+   * HTTP (snapshot, MJPEG) and USB sources carry no stream to copy: StreamSourceUnsupported.
+   */
+  async copyInput(cameraId: string): Promise<CopyInput> {
+    const row = this.channels.get(cameraId)?.row ?? (await this.row(cameraId))
+    const options = { timeoutMs: this.config.cameraConnectTimeoutMs, rtspTimeoutOption: await this.timeoutOption() }
+    if (row.sourceType === 'rtsp') {
+      const spec = await this.urlInput('rtsp', row)
+      return { args: inputArgs(spec, options), password: row.password, ticket: spec.ticket }
+    }
+    if (row.sourceType === 'file') return { args: inputArgs({ sourceType: 'file', input: path.join(this.config.dataPath, row.videoFile!) }, options), password: null }
+    throw new ApiError('StreamSourceUnsupported', { details: { cameraId, sourceType: row.sourceType } })
+  }
+
 
   /** Consumers reading a camera (stream task ids). */
   consumers(cameraId: string): string[] {
@@ -355,8 +386,7 @@ export class CameraService implements CamerasService {
 
   private async reader(row: CameraRow, handlers: ReaderHandlers, fps = this.config.cameraMonitorFps, maxSide: number | null = null): Promise<Reader> {
     const timing = { fps, maxSide, connectTimeoutMs: this.config.cameraConnectTimeoutMs, stallTimeoutMs: this.config.cameraStallTimeoutMs }
-    this.rtspTimeoutOption ??= rtspTimeoutOption(this.binary, timing.connectTimeoutMs)
-    const option = await this.rtspTimeoutOption.catch((error: Error) => { this.rtspTimeoutOption = null; throw failure('CameraSourceFailed', error.message) })
+    const option = await this.timeoutOption()
     const ffmpeg = (spec: InputSpec) => new FfmpegReader(this.binary, spec, { ...timing, rtspTimeoutOption: option }, row.password, handlers)
     switch (row.sourceType) {
       case 'rtsp':
@@ -380,6 +410,12 @@ export class CameraService implements CamerasService {
     if (!row.username && !row.password) return { sourceType, input: url }
     const ticket = await this.relay.ticket(url)
     return { sourceType, input: ticket.url, ticket }
+  }
+
+  /** The RTSP timeout option of this ffmpeg binary, asked once. */
+  private timeoutOption(): Promise<string> {
+    this.rtspTimeoutOption ??= rtspTimeoutOption(this.binary, this.config.cameraConnectTimeoutMs)
+    return this.rtspTimeoutOption.catch((error: Error) => { this.rtspTimeoutOption = null; throw failure('CameraSourceFailed', error.message) })
   }
 
   private resolved(url: string): Promise<string> {

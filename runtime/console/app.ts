@@ -27,6 +27,8 @@ import { LOGO_ROUTE } from '../../shared/system/types.ts'
 import { Backup } from './views/Backup.ts'
 const Network = lazy(() => import('./views/Network.ts').then((m) => m.Network), { page: true })
 import { Galleries } from './views/Galleries.ts'
+const Live = lazy(() => import('./views/Live.ts').then((m) => m.Live), { page: true })
+const Recordings = lazy(() => import('./views/Recordings.ts').then((m) => m.Recordings), { page: true })
 
 type Screen =
   | { name: 'signin'; notice: string | null }
@@ -41,6 +43,7 @@ const PAGES = {
   network: 'Network',
   galleries: 'Galleries',
   events: 'Events', policies: 'Alarm policies', schedules: 'Schedules',
+  live: 'Live', recordings: 'Recordings',
 } as const
 type Page = keyof typeof PAGES
 /** `#/models?upload=helmet-classifier` → the page and its parameters. */
@@ -173,6 +176,8 @@ export function App() {
       : page === 'events' ? html`<${EventHistory} client=${client} />`
       : page === 'policies' ? html`<${Policies} client=${client} />`
       : page === 'schedules' ? html`<${Schedules} client=${client} />`
+      : page === 'live' ? html`<${Live} client=${client} />`
+      : page === 'recordings' ? html`<${Recordings} client=${client} />`
       : html`<${Device} client=${client} />`}
   </${Shell}>`
 }

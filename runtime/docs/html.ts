@@ -65,7 +65,8 @@ function example(route: DocRoute) {
 
 function routeSection(route: DocRoute) {
   const auth = route.auth === 'anonymous' ? '<span class="badge anon">no mtk</span>'
-    : route.auth === 'scrape' ? '<span class="badge">mtk or Bearer METRICS_TOKEN</span>' : '<span class="badge">mtk</span>'
+    : route.auth === 'scrape' ? '<span class="badge">mtk or Bearer METRICS_TOKEN</span>'
+    : route.auth === 'stream' ? '<span class="badge">mtk or ?token= stream token</span>' : '<span class="badge">mtk</span>'
   const body = { json: 'application/json', multipart: 'multipart/form-data', none: 'no body (query parameters)' }[route.body]
   return `<section id="${anchor(route.path)}"><h3>${escape(route.path)}</h3>
 <p>${route.methods.map((m) => `<span class="badge">${m}</span>`).join('')}${auth}<span class="badge">${escape(body)}</span></p>

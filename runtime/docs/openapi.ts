@@ -59,6 +59,7 @@ function operation(route: DocRoute, method: string) {
   // spec 5.2: every route but DoLogin and Probe needs mtk; the metrics route also takes the scrape token.
   if (route.auth === 'anonymous') op.security = []
   if (route.auth === 'scrape') op.security = [{ mtk: [] }, { scrapeToken: [] }]
+  if (route.auth === 'stream') op.security = [{ mtk: [] }, { streamToken: [] }]
   if (route.body === 'json' && method !== 'GET' && method !== 'HEAD') {
     op.requestBody = { required: true, content: { 'application/json': { schema: input } } }
   } else if (route.body === 'multipart') {
@@ -95,6 +96,7 @@ export function buildOpenApi(routes: DocRoute[], info: { softwareVersion: string
       securitySchemes: {
         mtk: { type: 'apiKey', in: 'header', name: 'mtk', description: 'Session token from DoLogin (spec 2.2).' },
         scrapeToken: { type: 'http', scheme: 'bearer', description: 'The configured METRICS_TOKEN (README "Metrics"), for a Prometheus scraper; only where an operation lists it.' },
+        streamToken: { type: 'apiKey', in: 'query', name: 'token', description: 'A stream token from LiveStream/request or File/ClipPlayUrl (README "Live view"), for media players that cannot send mtk; only where an operation lists it.' },
       },
       schemas: { Envelope, MessageItem },
     },

@@ -13,6 +13,7 @@ import type { HttpAdvertisement } from './advertise.ts'
 import { Outbox } from './outbox.ts'
 import { ChannelSettingsStore } from './settings-store.ts'
 import { WebhookTarget } from './webhook.ts'
+import { Tail } from './tail.ts'
 import { EventWebSocketServer } from './websocket.ts'
 import type { DeviceMetrics, EventChannel } from '../metrics/index.ts'
 
@@ -151,9 +152,37 @@ export function createEventSystem(deps: EventChannelDeps) {
     }
   }
 
+  // In-process subscribers (EventsService.subscribe): a tail each, from the newest event when
+  // the system starts (or when they subscribe later); not persisted.
+  const subscribers = new Set<{ tail: Tail | null; open(): Tail }>()
+  const subscribe: EventsService['subscribe'] = (kinds, listener) => {
+    const subscriber = {
+      tail: null as Tail | null,
+      open: () => new Tail({
+        outbox, from: outbox.lastId, kinds, pollMs: config.eventPollMs, log, name: 'subscriber',
+        deliver: async (batch) => {
+          for (const event of batch) {
+            try {
+              await listener(event)
+            } catch (error) {
+              log.error({ err: error, eventId: event.id, kind: event.kind }, 'an event subscriber failed')
+            }
+          }
+        },
+      }),
+    }
+    subscribers.add(subscriber)
+    if (started) (subscriber.tail = subscriber.open()).start()
+    return () => {
+      subscribers.delete(subscriber)
+      void subscriber.tail?.stop()
+    }
+  }
+
   const events: EventsService = {
     emit: (kind, payload, options) => outbox.emit(kind, payload, options),
     settings,
+    subscribe,
   }
 
   const component = {
@@ -162,6 +191,7 @@ export function createEventSystem(deps: EventChannelDeps) {
       await outbox.init()
       await prune()
       started = true
+      for (const subscriber of subscribers) (subscriber.tail = subscriber.open()).start()
       await websocket.start()
       log.info({ port: websocket.port, host: config.wsHost }, 'events websocket listening')
       await serially(async () => {
@@ -184,7 +214,7 @@ export function createEventSystem(deps: EventChannelDeps) {
       while (behind() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
       await serially(async () => {
         started = false
-        await Promise.all([mqtt?.stop(), ...webhooks.map((w) => w.stop()), websocket.stop()])
+        await Promise.all([mqtt?.stop(), ...webhooks.map((w) => w.stop()), websocket.stop(), ...[...subscribers].map((s) => s.tail?.stop())])
         mqtt = null
         webhooks = []
       })

@@ -8,6 +8,7 @@ import type { Ctx, HandlerDefinition, Identity, Services } from '../../shared/ha
 import type { RouteEntry, RouteTable } from './route-table.ts'
 import type { InputValidator } from './validate.ts'
 import { scrapeTokenAccepted } from '../auth/scrape-token.ts'
+import { STREAM_TOKEN_PARAM } from '../../shared/auth/stream-tokens.ts'
 import { attachNodeBody } from '../../shared/http/node-body.ts'
 import { jsonBytes } from '../../shared/http/json-bytes.ts'
 import { BodyTooLarge, bodyTooLargeError, discard, DRAIN_CAP_BYTES, limitBody, limitRequestBody, type LimitedBody } from './body-limit.ts'
@@ -47,7 +48,9 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
     let identity: Identity | null = null
     // A scraper's token (README "Metrics") stands for no account: the handler runs without an identity.
     const scraper = route.auth === 'scrape' && scrapeTokenAccepted(services.config.metricsToken, c.req.header('authorization'))
-    if (route.auth !== 'anonymous' && !scraper) {
+    // A media URL's stream token (README "Live view") stands for the account that was granted it.
+    if (route.auth === 'stream') identity = services.streamTokens.verify(c.req.query(STREAM_TOKEN_PARAM), route.path, c.req.query('id'))
+    if (route.auth !== 'anonymous' && !scraper && !identity) {
       // spec 5.2-5.3: every route but DoLogin and Probe needs a valid mtk; otherwise HTTP 401.
       identity = await services.sessions.resolve(c.req.header('mtk'))
       if (!identity) return errorResponse(c, new ApiError('Unauthorized'))

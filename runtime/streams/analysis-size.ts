@@ -46,3 +46,9 @@ export function inSourcePixels(result: DetectionResultCore, frame: Frame): Detec
     })),
   }
 }
+
+/** A box in the camera's pixels drawn on the frame as analysed (possibly smaller). */
+export function inFramePixels(box: { x: number; y: number; width: number; height: number }, frame: Frame): { x: number; y: number; width: number; height: number } {
+  const scale = frame.width / frame.source.width
+  return { x: Math.round(box.x * scale), y: Math.round(box.y * scale), width: Math.round(box.width * scale), height: Math.round(box.height * scale) }
+}

@@ -5,7 +5,7 @@ import { ApiError, invalidParam, isApiError } from '../../shared/errors/index.ts
 import type { Clock, Identity, Logger } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
 import type { SchedulesService } from '../../shared/schedules/types.ts'
-import type { StreamTasksService, StreamTaskStatus, TaskCreateInput, TaskUpdateInput } from '../../shared/streams/types.ts'
+import type { StreamTasksService, StreamTaskResult, StreamTaskStatus, TaskCreateInput, TaskUpdateInput } from '../../shared/streams/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
 import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 import type { CameraService } from '../cameras/service.ts'
@@ -125,6 +125,13 @@ export class StreamTaskService implements StreamTasksService {
 
   list(): StreamTaskStatus[] {
     return [...this.tasks.values()].map((task) => task.status()).sort((a, b) => Number(a.createdAt) - Number(b.createdAt))
+  }
+
+  latestResult(cameraId: string): StreamTaskResult | null {
+    let newest: StreamTaskResult | null = null
+    for (const task of this.tasks.values())
+      if (task.row.cameraId === cameraId && task.latest && (!newest || task.latest.time > newest.time)) newest = task.latest
+    return newest
   }
 
   async setEnabled(taskId: string, enabled: boolean): Promise<void> {

@@ -2,7 +2,7 @@ import { isApiError } from '../../shared/errors/index.ts'
 import type { Logger } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
 import type { SchedulesService } from '../../shared/schedules/types.ts'
-import type { StreamTaskState, StreamTaskStatus } from '../../shared/streams/types.ts'
+import type { StreamTaskResult, StreamTaskState, StreamTaskStatus } from '../../shared/streams/types.ts'
 import type { streamTasks } from '../../shared/db/schema/index.ts'
 import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 import type { CameraService, CameraStream } from '../cameras/service.ts'
@@ -68,6 +68,8 @@ export class StreamTask {
   private scheduleSkipped = 0
   private scheduleOpen = true
   private observers: StreamObserver[] = []
+  /** The detector's latest result on this task's frames (live view overlay). */
+  latest: StreamTaskResult | null = null
 
   constructor(readonly row: StreamTaskRow, private readonly deps: StreamTaskDeps) {}
 
@@ -195,6 +197,11 @@ export class StreamTask {
     const detections: Detection[] = result.areaList.flatMap((area) => area.targetList.map((target) => ({
       box: target.box, label: target.confidence[0]?.label ?? 'object', confidence: target.confidence[0]?.confidence ?? 0, areaId: area.areaId, target,
     })))
+    // The live view draws these over the camera's picture: its own size and pixels.
+    this.latest = {
+      taskId: this.row.taskId, cameraId: this.row.cameraId, time: frame.time, width: frame.source.width, height: frame.source.height,
+      objects: detections.map(({ box, label, confidence }) => ({ box, label, confidence })),
+    }
     const { entered, left } = this.tracker.update(detections, frame.time)
     this.objectsEntered += entered.length
     const analysis = { frame, result, tracks: this.tracker.objects, entered, left }

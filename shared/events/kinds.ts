@@ -75,6 +75,17 @@ export const EVENT_KINDS = {
   'passengerFlow.counted': kind('analysis', false, "A tracked object crossed a stream task's counter line (taskConfig.counters); one event per crossing.", {
     taskId: 'string', cameraId: 'string or null', counterId: 'string', counterName: 'string', objectId: 'string', label: 'string',
     in: 'number; 1 when it crossed from the line\'s left to its right (looking from `from` to `to`), else 0', out: 'number; 1 the other way, else 0' }),
+  'recording.clipReady': kind('recording', false, 'A recorded clip was written (spec 4.10 System: recording): an event clip around an object\'s visit (object.entered to object.left) or an alarm, with the pre- and post-roll, or a piece of continuous recording. The clip is the follow-up of the event `eventId`; fetch it at `clipUrl` (video/mp4, Range supported).', {
+    clipId: 'string', clipUrl: 'string; GET with mtk, or a playback link from File/ClipPlayUrl', cameraId: 'string', kind: '"event" or "continuous"',
+    eventId: 'number or null; the object.entered or alarm.raised event the clip belongs to', eventKind: 'string or null', taskId: 'string or null', objectId: 'string or null',
+    startTime: 'number; ms since epoch of the first frame', endTime: 'number; ms since epoch after the last frame', durationMs: 'number; video in the file (less than the span when the camera reconnected meanwhile)', bytes: 'number' }),
+  'recording.footageDeleted': kind('recording', true, 'Recorded clips were deleted before their retention days were over, to stay within the recording budget or above the disk safety reserve (spec 8); the oldest footage goes first.', {
+    reason: '"budget" or "reserve"', clips: 'number; clips deleted', bytes: 'number; bytes freed', clipIds: 'string[]; the first 50',
+    oldestStartTime: 'number; start of the oldest clip deleted', newestEndTime: 'number; end of the newest clip deleted' }),
+  'recording.suspended': kind('recording', true, 'A camera\'s recording stopped writing: the disk is at its safety reserve and no recorded footage is left to delete. It resumes by itself when space returns (recording.resumed); analysis goes on.', {
+    cameraId: 'string', reason: '"reserve"', availableBytes: 'number; free after the reserve and upload reservations' }),
+  'recording.resumed': kind('recording', false, 'A suspended camera recording writes again.', {
+    cameraId: 'string' }),
 } as const satisfies Record<string, EventKindInfo>
 
 export type EventKind = keyof typeof EVENT_KINDS

@@ -28,6 +28,13 @@ export interface EventsService {
   emit(kind: EventKind, payload: Record<string, unknown>, options?: EmitOptions): Promise<number>
   /** Runtime settings of the channels (System endpoints). */
   settings: ChannelSettingsService
+  /**
+   * In-process subscription (recording, live view): `listener` gets every committed event of
+   * `kinds` written after the events system started (or after this call, when later), in id
+   * order, at most once and not across restarts. A listener that throws is logged, not retried.
+   * Returns the unsubscribe function.
+   */
+  subscribe(kinds: readonly EventKind[], listener: (event: DeviceEvent) => void | Promise<void>): () => void
 }
 
 export interface MqttSettings {

@@ -1,7 +1,7 @@
 /**
  * The "record a clip" action of alarm policies (spec 4.10 Linkage / alarm policy): what the
- * recording area offers alarms on `ctx.recording`. Alarm policies use it when it is there and
- * refuse a clip action (AlarmActionUnavailable) when it is not.
+ * recording area offers alarms on `ctx.recording`. A camera whose recording mode is off keeps no
+ * ring of footage, so its alarms get no clip (AlarmActionUnavailable).
  */
 export interface ClipRequest {
   cameraId: string
@@ -20,8 +20,6 @@ export interface ClipRecorder {
    * (`clipUrl` of the alarm, playable once the post-roll is written).
    */
   recordEvent(request: ClipRequest): Promise<{ clipUrl: string }>
+  /** Whether the camera keeps the footage a clip is cut from (its recording mode is not off). */
+  records(cameraId: string): boolean
 }
-
-/** `ctx.recording` when it offers clips for alarms. */
-export const clipRecorderOf = (recording: unknown): ClipRecorder | null =>
-  typeof (recording as Partial<ClipRecorder> | undefined)?.recordEvent === 'function' ? recording as ClipRecorder : null

@@ -80,6 +80,18 @@ export interface StreamTaskStatus {
   createdAt: string
 }
 
+/** A stream task's latest detector result (live view overlay). */
+export interface StreamTaskResult {
+  taskId: string
+  cameraId: string
+  /** When the analysed frame was decoded, ms since epoch. */
+  time: number
+  /** The camera's picture size; boxes are in its pixels (whatever size the frame was analysed at). */
+  width: number
+  height: number
+  objects: { box: { x: number; y: number; width: number; height: number }; label: string; confidence: number }[]
+}
+
 export interface StreamTasksService {
   /**
    * Creates and starts the task (an existing taskId with the same camera and algorithm is
@@ -97,4 +109,6 @@ export interface StreamTasksService {
   setEnabled(taskId: string, enabled: boolean): Promise<void>
   /** Changes rate, taskConfig (regions, thresholds) or gating; the pipeline is reconfigured and the reader restarted. */
   update(input: TaskUpdateInput): Promise<void>
+  /** The newest detector result of the tasks analysing a camera, null before any (read-only; live view overlay). */
+  latestResult(cameraId: string): StreamTaskResult | null
 }

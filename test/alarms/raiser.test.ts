@@ -12,7 +12,7 @@ import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 import { until } from '../helpers/processes.ts'
 
 /** A grey 64×48 frame with one object in it. */
-const frame = { rgb: Buffer.alloc(64 * 48 * 3, 128), width: 64, height: 48, time: Date.parse('2026-03-02T08:00:00Z') }
+const frame = { rgb: Buffer.alloc(64 * 48 * 3, 128), width: 64, height: 48, source: { width: 64, height: 48 }, time: Date.parse('2026-03-02T08:00:00Z') }
 const person: Track = { id: '7', label: 'person', confidence: 0.9, box: { x: 8, y: 4, width: 20, height: 40 }, areaId: 'door', firstSeen: frame.time - 5000, lastSeen: frame.time, hits: 25, confirmed: true }
 
 // The one producer of alarm.raised, on real services: the snapshot kept, the clip asked of the recording area.
@@ -42,7 +42,7 @@ describe('raising an alarm (spec 4.10 Linkage / alarm policy)', () => {
   const payloadOf = async (id: number) => JSON.parse((await t.runtime.services.db.select().from(events).where(eq(events.id, id)))[0]!.payload)
 
   it('keeps the snapshot with the alarm and puts the recorder\'s clip URL in it', async () => {
-    recorder = { recordEvent: async (r) => { asked.push(r); return { clipUrl: `/gtw/cwai/File/Clip?id=${r.eventId}` } } }
+    recorder = { records: () => true, recordEvent: async (r) => { asked.push(r); return { clipUrl: `/gtw/cwai/File/Clip?id=${r.eventId}` } } }
     const policy = { policyId: 'p-1', policyName: 'door loitering', actions: [{ type: 'clip' as const, preRollS: 4 }] }
     const id = await raiser.raise(request(policy))
     const payload = await payloadOf(id)
@@ -63,7 +63,7 @@ describe('raising an alarm (spec 4.10 Linkage / alarm policy)', () => {
   })
 
   it('an alarm stands when its clip cannot be had: no clipUrl, and an alarm.actionFailed naming the clip', async () => {
-    recorder = { recordEvent: async () => { throw new Error('camera cam-1 records nothing') } }
+    recorder = { records: () => false, recordEvent: async () => { throw new Error('camera cam-1 records nothing') } }
     const id = await raiser.raise(request({ policyId: 'p-2', policyName: 'p2', actions: [{ type: 'clip' }] }))
     expect((await payloadOf(id)).clipUrl).toBeNull()
     const failed = await until(async () => (await t.runtime.services.db.select().from(events).where(eq(events.kind, 'alarm.actionFailed')))[0], 'the failure event', 5000)

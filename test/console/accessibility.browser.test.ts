@@ -19,6 +19,7 @@ const PAGES = {
   network: 'Network',
   galleries: 'Galleries',
   events: 'Events', policies: 'Alarm policies', schedules: 'Schedules',
+  live: 'Live', recordings: 'Recordings',
 }
 /** Pages whose table must be shown when checked (the narrow layout turns tables into cards). */
 const TABLES: Partial<Record<keyof typeof PAGES, string>> = { tasks: 'tasks', algorithms: 'algorithms', models: 'models', galleries: 'gallery-items' }

@@ -4,6 +4,7 @@ import type { ImageQualityService } from '../../../shared/system/types.ts'
 import { frameJpeg } from '../../system/image-quality.ts'
 import { keepRenderedPicture } from '../../tasks/full-picture.ts'
 import type { Frame } from '../../cameras/reader.ts'
+import { inFramePixels } from '../analysis-size.ts'
 import type { Track } from '../tracker.ts'
 import type { StreamObserverFactory } from './types.ts'
 
@@ -15,8 +16,7 @@ export interface ObjectEventDeps {
 
 /** The snapshot of an entering object: the analysed frame with its box drawn (box in the camera's pixels, drawn at the frame's size), kept and served by URL. */
 async function snapshot(track: Track, frame: Frame, deps: ObjectEventDeps): Promise<string> {
-  const scale = frame.width / frame.source.width
-  const [x, y, width, height] = [track.box.x, track.box.y, track.box.width, track.box.height].map((v) => Math.round(v * scale))
+  const { x, y, width, height } = inFramePixels(track.box, frame)
   const svg = `<svg width="${frame.width}" height="${frame.height}"><rect x="${x}" y="${y}" width="${width}" height="${height}" fill="none" stroke="#00ff00" stroke-width="3"/></svg>`
   // JPEG quality and size cap: System image quality, read at every snapshot.
   const jpeg = await frameJpeg(frame, deps.imageQuality.current().snapshot, svg)

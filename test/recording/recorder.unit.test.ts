@@ -1,0 +1,95 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { CameraRecorder, type ClipJob, type RecorderSettings } from '../../runtime/recording/recorder.ts'
+import type { Segment, Segmenter } from '../../runtime/recording/segmenter.ts'
+import { createLogger } from '../../runtime/log.ts'
+
+const SEGMENT_MS = 2000
+let now = 0
+const timing = { segmentSeconds: SEGMENT_MS / 1000, maxClipSeconds: 60, continuousChunkSeconds: 6, graceMs: 30_000, now: () => now }
+const log = createLogger('silent')
+const segmenter = { start() {}, async stop() {}, async restart() {} } as unknown as Segmenter
+
+describe('a camera recorder: which segments make a clip, and when', () => {
+  let dir: string
+  let jobs: ClipJob[]
+  let seq: number
+  /** Wall-clock origin; `now` follows the segments, as a camera's time does. */
+  const t0 = 1_000_000
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 20))
+  const recorder = (settings: RecorderSettings) => new CameraRecorder('cam', settings, segmenter, timing, async (job) => { jobs.push(job) }, log)
+  /** Segments covering [from, to) ms after t0, 2 s each. */
+  const feed = async (r: CameraRecorder, from: number, to: number) => {
+    for (let at = from; at < to; at += SEGMENT_MS) {
+      const file = path.join(dir, `${++seq}.mp4`)
+      writeFileSync(file, 'x'.repeat(100))
+      const segment: Segment = { seq, file, wallStart: t0 + at, wallEnd: t0 + at + SEGMENT_MS, bytes: 100 }
+      now = segment.wallEnd + 50
+      r.onSegment(segment)
+      await settle()
+    }
+  }
+  const span = (job: ClipJob) => [job.segments[0]!.wallStart - t0, job.segments.at(-1)!.wallEnd - t0]
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'recorder-unit-'))
+    jobs = []
+    seq = 0
+    now = t0
+  })
+  afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('an object\'s visit: from the segment holding entry − pre-roll to the one holding leaving + post-roll, once recorded that far', async () => {
+    const r = recorder({ mode: 'events', preRollSeconds: 3, postRollSeconds: 2 })
+    await feed(r, 0, 10_000)
+    r.entered({ id: 7, kind: 'object.entered', taskId: 't', objectId: 'o' }, t0 + 10_000)
+    await feed(r, 10_000, 20_000)
+    r.left('t', 'o', t0 + 19_000)
+    await settle()
+    // Recorded to 20 s: the post-roll (to 21 s, and the half-second margin) is not there yet.
+    expect(jobs).toEqual([])
+    await feed(r, 20_000, 22_000)
+    expect(jobs).toHaveLength(1)
+    // Entry at 10 s − 3 s − 0.5 s margin lies in the segment [6, 8); leaving + 2 s + margin in [20, 22).
+    expect(span(jobs[0]!)).toEqual([6000, 22_000])
+    expect(jobs[0]).toMatchObject({ cameraId: 'cam', kind: 'event', event: { id: 7, taskId: 't', objectId: 'o' } })
+    // The same visit does not give a second clip.
+    await feed(r, 24_000, 30_000)
+    expect(jobs).toHaveLength(1)
+  })
+
+  it('an alarm: its pre- and post-roll around it; a visit longer than the longest clip is closed at that length', async () => {
+    const r = recorder({ mode: 'events', preRollSeconds: 4, postRollSeconds: 4 })
+    await feed(r, 0, 10_000)
+    r.alarm({ id: 9, kind: 'alarm.raised', taskId: null, objectId: null }, t0 + 10_000)
+    await feed(r, 10_000, 16_000)
+    expect(jobs.map(span)).toEqual([[4000, 16_000]])
+
+    // A visit that started 61 s ago and goes on: closed at 60 s after its entry.
+    const long = recorder({ mode: 'events', preRollSeconds: 0, postRollSeconds: 0 })
+    jobs = []
+    long.entered({ id: 10, kind: 'object.entered', taskId: 't', objectId: 'stays' }, t0)
+    await feed(long, 0, 62_000)
+    expect(jobs.map(span)).toEqual([[0, 62_000]])
+  })
+
+  it('keeps the ring to what pre-roll and waiting clips need, deleting older segment files', async () => {
+    const r = recorder({ mode: 'events', preRollSeconds: 2, postRollSeconds: 0 })
+    await feed(r, 0, 40_000)
+    // Pre-roll 2 s + two segments + 5 s: segments ending before 11 s ago are gone.
+    const kept = r.ring.map((s) => s.wallStart - t0)
+    expect(kept[0]).toBe(28_000)
+    expect(existsSync(path.join(dir, '1.mp4'))).toBe(false)
+    expect(existsSync(path.join(dir, `${seq}.mp4`))).toBe(true)
+    expect(r.ringBytes).toBe(kept.length * 100)
+  })
+
+  it('continuous: consecutive clips of the chunk length, each segment in exactly one', async () => {
+    const r = recorder({ mode: 'continuous', preRollSeconds: 0, postRollSeconds: 0 })
+    await feed(r, 0, 20_000)
+    expect(jobs.map(span)).toEqual([[0, 6000], [6000, 12_000], [12_000, 18_000]])
+    expect(jobs.every((j) => j.kind === 'continuous' && j.event === null)).toBe(true)
+  })
+})
