@@ -210,7 +210,8 @@ describe('alarm policies and schedules on a camera with the real runtime, sideca
     const whole_ = await fetch(device.url + snapshot, { headers: { mtk } })
     expect(whole_.headers.get('content-type')).toBe('image/jpeg')
     const jpeg = Buffer.from(await whole_.arrayBuffer())
-    expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width: 768, height: 432 })
+    // The analysed frame: the person detector letterboxes to 512, so the footage (768 × 432) is decoded at 512 × 288.
+    expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width: 512, height: 288 })
     const part = await fetch(device.url + snapshot, { headers: { mtk, range: 'bytes=2-9' } })
     expect(part.status).toBe(206)
     expect(Buffer.from(await part.arrayBuffer())).toEqual(jpeg.subarray(2, 10))

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 import { unzip } from '../helpers/zip.ts'
 import type { Identity } from '../../shared/handler.ts'
-import { events, streamTasks } from '../../shared/db/schema/index.ts'
+import { cameras, events, streamTasks } from '../../shared/db/schema/index.ts'
 import { InputValidator } from '../../runtime/http/validate.ts'
 import ScheduleAdd from '../../functions/schedule/add.ts'
 import ScheduleUpdate from '../../functions/schedule/update.ts'
@@ -105,8 +105,10 @@ describe('schedules and alarm policies (spec 4.10 Schedule, Linkage / alarm poli
   it('policies: what they refer to exists, secrets are never answered, switches keep them', async () => {
     expect(await refusal(PolicyAdd, { policyName: 'p', conditions: { taskId: 'no-task' } })).toMatchObject({ messageKey: 'api.error.NotCreated', details: { taskId: 'no-task' } })
     expect(await refusal(PolicyAdd, { policyName: 'p', conditions: { cameraId: 'no-camera' } })).toMatchObject({ messageKey: 'api.error.CameraNotFound' })
-    expect(await refusal(PolicyAdd, { policyName: 'p', conditions: {}, actions: [{ type: 'clip', preRollS: 3 }] }))
-      .toMatchObject({ messageKey: 'api.error.AlarmActionUnavailable', msgCode: '7613', details: { index: 0, action: 'clip' } })
+    // A clip is cut from the camera's recording: a camera that does not record cannot have one.
+    await t.runtime.services.db.insert(cameras).values({ cameraId: 'not-recording', cameraName: 'not recording', sourceType: 'http', url: 'http://127.0.0.1:9/snapshot.jpg', createdAt: 0, updatedAt: 0 })
+    expect(await refusal(PolicyAdd, { policyName: 'p', conditions: { cameraId: 'not-recording' }, actions: [{ type: 'clip', preRollS: 3 }] }))
+      .toMatchObject({ messageKey: 'api.error.AlarmActionUnavailable', msgCode: '7613', details: { index: 0, action: 'clip', cameraId: 'not-recording' } })
     expect(await refusal(PolicyAdd, { policyName: 'p', conditions: {}, actions: [{ type: 'webhook', url: 'file:///etc/passwd' }] }))
       .toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/actions/0/url' } })
     expect(await refusal(PolicyAdd, { policyName: 'p', conditions: {}, actions: [{ type: 'mqtt', topic: 'a' }, { type: 'webhook', url: 'http://user:pw@127.0.0.1:9/hook' }] }))

@@ -29,15 +29,17 @@ const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 
 /**
  * Answers a restart changes by themselves, whatever the data: what a running camera or task
- * measures (and whether an image task is loaded yet). Everything else must match.
+ * measures (and whether an image task is loaded yet), the time. Everything else must match.
  */
-const STREAM_STATS = ['state', 'stateReason', 'inputFps', 'processedFps', 'framesIn', 'framesProcessed', 'framesFailed', 'framesDropped', 'motionSkipped', 'discardRate',
+const STREAM_STATS = ['state', 'stateReason', 'inputFps', 'processedFps', 'framesIn', 'framesProcessed', 'framesFailed', 'framesDropped', 'motionSkipped', 'scheduleSkipped', 'discardRate',
   'detectorLatencyP50Ms', 'detectorLatencyP99Ms', 'criticalPathLatencyP99Ms', 'trackedObjects', 'objectsEntered', 'lastError']
 const VOLATILE: Record<string, string[]> = {
   '/gtw/cwai/Camera/page': ['status', 'lastError', 'lastErrorKey', 'width', 'height', 'fps'],
   '/gtw/cwai/Task/page': STREAM_STATS,
   '/gtw/cwai/Task/detail': STREAM_STATS,
   '/v1/cwai/aihost/QueryTaskList': ['loaded'],
+  // The schedules' clock.
+  '/gtw/cwai/schedule/page': ['now', 'localTime'],
 }
 /** List routes whose answers are not the device's data: the outbox (kept, not restored) and the host's USB cameras. */
 const NOT_COMPARED = new Set(['/gtw/cwai/Event/EventPage', '/gtw/cwai/Camera/usbList'])

@@ -5,7 +5,7 @@ import { createConnection, createServer as createTcpServer, type Server as TcpSe
 import path from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { closedPort, freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 import { childProcesses, isAlive as alive, until } from '../helpers/processes.ts'
@@ -117,7 +117,7 @@ describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', ()
       [{ sourceType: 'rtsp', url: `rtsp://cam-user:${WRONG_PASSWORD}@127.0.0.1:${rtspPort}/cam` }, 'api.error.CameraAuthFailed'],
       [{ sourceType: 'rtsp', url: `rtsp://127.0.0.1:${rtspPort}/cam` }, 'api.error.CameraAuthFailed'],
       [{ sourceType: 'rtsp', url: `rtsp://127.0.0.1:${rtspPort}/nothing-here`, username: 'cam-user', password: PASSWORD }, 'api.error.CameraStreamNotFound'],
-      [{ sourceType: 'rtsp', url: `rtsp://127.0.0.1:${await freePort()}/cam` }, 'api.error.CameraUnreachable'],
+      [{ sourceType: 'rtsp', url: `rtsp://127.0.0.1:${await closedPort()}/cam` }, 'api.error.CameraUnreachable'],
       [{ sourceType: 'rtsp', url: `rtsp://127.0.0.1:${silentPort}/cam` }, 'api.error.CameraUnreachable'],
       [{ sourceType: 'rtsp', url: 'rtsp://no-such-host.invalid/cam' }, 'api.error.CameraUnreachable'],
       [{ sourceType: 'rtsp', url: '/etc/passwd' }, 'api.error.CameraUrlInvalid'],

@@ -132,8 +132,8 @@ describe('console: schedules, alarm policies and the event history', () => {
     const item = page.locator(`[data-event-id="${alarm.id}"]`)
     await item.waitFor()
     expect(await item.getByTestId('event-text').textContent()).toMatch(/^person at the door: person for \d+ s$/)
-    // The snapshot was fetched with the mtk and decoded.
-    await expect.poll(() => item.getByTestId('event-thumbnail').evaluate((img: HTMLImageElement) => img.complete ? img.naturalWidth : 0)).toBe(768)
+    // The snapshot was fetched with the mtk and decoded: the analysed frame, 512 wide (the person detector's size).
+    await expect.poll(() => item.getByTestId('event-thumbnail').evaluate((img: HTMLImageElement) => img.complete ? img.naturalWidth : 0)).toBe(512)
     await page.getByTestId('filter-label').fill('car')
     await page.getByTestId('filter-apply').click()
     await page.getByTestId('no-events').waitFor()

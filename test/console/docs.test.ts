@@ -51,8 +51,9 @@ describe('packaged interface documents (spec 4.11, 9)', () => {
       expect(Object.keys(item).sort(), route.path).toEqual(route.methods.map((m) => m.toLowerCase()).sort())
       for (const operation of Object.values<any>(item)) {
         // spec 5.2: only DoLogin and Probe are anonymous; OpenAPI says so with `security: []`.
-        // The metrics route takes the mtk or the scrape token.
+        // The metrics route takes the mtk or the scrape token, media routes the mtk or a stream token.
         if (route.auth === 'mtk-or-scrape-token') expect(operation.security, route.path).toEqual([{ mtk: [] }, { scrapeToken: [] }])
+        else if (route.auth === 'mtk-or-stream-token') expect(operation.security, route.path).toEqual([{ mtk: [] }, { streamToken: [] }])
         else if (route.authenticated) expect(operation.security, route.path).toBeUndefined()
         else expect(operation.security, route.path).toEqual([])
       }
@@ -60,6 +61,8 @@ describe('packaged interface documents (spec 4.11, 9)', () => {
     expect(spec.components.securitySchemes.mtk).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'mtk' }))
     expect(spec.components.securitySchemes.scrapeToken).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }))
     expect(mounted.filter((r) => r.auth === 'mtk-or-scrape-token').map((r) => r.path)).toEqual(['/gtw/cwai/System/Metrics'])
+    expect(mounted.filter((r) => r.auth === 'mtk-or-stream-token').map((r) => r.path).sort()).toEqual(['/gtw/cwai/File/Clip', '/gtw/cwai/LiveStream/overlay', '/gtw/cwai/LiveStream/play'])
+    expect(spec.components.securitySchemes.streamToken).toEqual(expect.objectContaining({ type: 'apiKey', in: 'query', name: 'token' }))
   })
 
   it('every request schema in the OpenAPI document is valid JSON Schema 2020-12', async () => {

@@ -52,6 +52,22 @@ export async function freePort(): Promise<number> {
   })
 }
 
+/**
+ * A loopback port nothing listens on, for "connection refused". Not an ephemeral port: a
+ * client connecting to a free ephemeral port can be given that same port as its own and
+ * connect to itself (TCP simultaneous open), reading back what it sent.
+ */
+export async function closedPort(): Promise<number> {
+  const { connect } = await import('node:net')
+  const refuses = (port: number) => new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    socket.once('connect', () => { socket.destroy(); resolve(false) })
+    socket.once('error', () => resolve(true))
+  })
+  for (let port = 9; port < 1024; port++) if (await refuses(port)) return port
+  throw new Error('every port below 1024 answers on 127.0.0.1')
+}
+
 const root = path.resolve(import.meta.dirname, '../..')
 
 /** Starts the built runtime (`dist/runtime/server.mjs`) on an ephemeral port with its own data folder. */
