@@ -17,7 +17,7 @@ CREATE TABLE `body_gallery_images` (
 );
 --> statement-breakpoint
 CREATE INDEX `body_gallery_images_item_idx` ON `body_gallery_images` (`gallery_id`,`item_id`);--> statement-breakpoint
-CREATE INDEX `body_gallery_images_descriptor_idx` ON `body_gallery_images` (libsql_vector_idx(`descriptor`, 'metric=cosine', 'compress_neighbors=float1bit', 'max_neighbors=32'));--> statement-breakpoint
+CREATE INDEX `body_gallery_images_descriptor_idx` ON `body_gallery_images` (libsql_vector_idx(`descriptor`, 'metric=cosine', 'compress_neighbors=float1bit', 'max_neighbors=32', 'search_l=400'));--> statement-breakpoint
 CREATE TABLE `body_gallery_items` (
 	`gallery_id` text NOT NULL,
 	`item_id` text NOT NULL,
@@ -47,7 +47,7 @@ CREATE TABLE `things_gallery_images` (
 );
 --> statement-breakpoint
 CREATE INDEX `things_gallery_images_item_idx` ON `things_gallery_images` (`gallery_id`,`item_id`);--> statement-breakpoint
-CREATE INDEX `things_gallery_images_descriptor_idx` ON `things_gallery_images` (libsql_vector_idx(`descriptor`, 'metric=cosine', 'compress_neighbors=float1bit', 'max_neighbors=32'));--> statement-breakpoint
+CREATE INDEX `things_gallery_images_descriptor_idx` ON `things_gallery_images` (libsql_vector_idx(`descriptor`, 'metric=cosine', 'compress_neighbors=float1bit', 'max_neighbors=32', 'search_l=400'));--> statement-breakpoint
 CREATE TABLE `things_gallery_items` (
 	`gallery_id` text NOT NULL,
 	`item_id` text NOT NULL,
@@ -57,3 +57,6 @@ CREATE TABLE `things_gallery_items` (
 	`updated_at` integer NOT NULL,
 	PRIMARY KEY(`gallery_id`, `item_id`)
 );
+--> statement-breakpoint
+DROP INDEX `gallery_faces_descriptor_idx`;--> statement-breakpoint
+CREATE INDEX `gallery_faces_descriptor_idx` ON `gallery_faces` (libsql_vector_idx(`descriptor`, 'metric=cosine', 'compress_neighbors=float1bit', 'max_neighbors=32', 'search_l=400'));
