@@ -10,9 +10,9 @@ import { until } from '../helpers/processes.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts'
 import { unzip } from '../helpers/zip.ts'
+import { PERSON_VIDEO } from '../helpers/video.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
-const VIDEO = path.resolve(root, '../shared/media/one-by-one-person-detection.mp4')
 /**
  * The visits in the footage, read from its frames one second apart: [first frame with the
  * person, last frame with them] in seconds — in view for 13, 21, 19, 11, 27 and 11 s, with 4 to
@@ -52,7 +52,7 @@ describe('alarm policies and schedules on a camera with the real runtime, sideca
    * session with an error while it prepares the media: retried as the device advises.
    */
   const rtspCamera = async (cameraName: string) => {
-    let server = await startRtspServer(VIDEO, await freePort())
+    let server = await startRtspServer(PERSON_VIDEO, await freePort())
     servers.push(server)
     const exits: string[] = []
     let added = await post('/gtw/cwai/Camera/add', { cameraName, sourceType: 'rtsp', url: server.url })
@@ -61,7 +61,7 @@ describe('alarm policies and schedules on a camera with the real runtime, sideca
       // A server ended from outside (by another process on this machine) is started again.
       if (server.process.exitCode !== null || server.process.signalCode !== null) {
         exits.push(`server exited: ${server.process.exitCode ?? server.process.signalCode}`)
-        servers.splice(servers.indexOf(server), 1, server = await startRtspServer(VIDEO, await freePort()))
+        servers.splice(servers.indexOf(server), 1, server = await startRtspServer(PERSON_VIDEO, await freePort()))
       }
       added = await post('/gtw/cwai/Camera/add', { cameraName, sourceType: 'rtsp', url: server.url })
     }

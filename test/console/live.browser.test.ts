@@ -11,8 +11,8 @@ import { CHANGED_PASSWORD, freePort, startDevice, type DeviceProcess } from '../
 import { addRtspCamera } from '../helpers/cameras.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { childProcesses, until } from '../helpers/processes.ts'
+import { PERSON_VIDEO } from '../helpers/video.ts'
 
-const VIDEO = path.resolve(import.meta.dirname, '../../../shared/media/one-by-one-person-detection.mp4')
 const IDLE_MS = 5000
 
 let device: DeviceProcess
@@ -22,7 +22,7 @@ let mtk: string
 let cameraId: string
 
 beforeAll(async () => {
-  rtsp = await startRtspServer(VIDEO, await freePort())
+  rtsp = await startRtspServer(PERSON_VIDEO, await freePort())
   ;[device, browser] = await Promise.all([
     startDevice({ env: { LIVE_IDLE_TIMEOUT_MS: String(IDLE_MS), RECORD_CONTINUOUS_CHUNK_SECONDS: '4' } }),
     launchBrowser(),

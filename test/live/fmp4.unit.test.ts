@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest'
 import { codecOf, Fmp4Splitter, shiftedMoof } from '../../runtime/live/fmp4.ts'
 import { LIVE_OUTPUT } from '../../runtime/live/tap.ts'
 import { FFMPEG } from '../helpers/media.ts'
+import { PERSON_VIDEO } from '../helpers/video.ts'
 
-const VIDEO = path.resolve(import.meta.dirname, '../../../shared/media/one-by-one-person-detection.mp4')
 const SECONDS = 6
 
 /** The live output of ffmpeg for the first seconds of the footage, as the tap gets it. */
-const stream = execFileSync(FFMPEG, ['-hide_banner', '-loglevel', 'error', '-t', String(SECONDS), '-i', VIDEO, ...LIVE_OUTPUT], { maxBuffer: 64 * 1024 * 1024 })
+const stream = execFileSync(FFMPEG, ['-hide_banner', '-loglevel', 'error', '-t', String(SECONDS), '-i', PERSON_VIDEO, ...LIVE_OUTPUT], { maxBuffer: 64 * 1024 * 1024 })
 /** Its packets in decode order, by ffprobe reading the same bytes: whether each is a key frame. */
 const packetKeys = execFileSync('ffprobe', ['-v', 'error', '-i', 'pipe:0', '-select_streams', 'v:0', '-show_entries', 'packet=flags', '-of', 'csv=p=0'], { input: stream, encoding: 'utf8' })
   .split('\n').filter((l) => l.trim()).map((flags) => flags.includes('K'))
@@ -45,7 +45,7 @@ describe('fragmented MP4 splitter of the live view', () => {
     const splitter = new Fmp4Splitter()
     splitter.push(stream)
     // The footage is H.264 Main (77 = 0x4d), level 3.1 (0x1f) by ffprobe.
-    const level = Number(execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=level', '-of', 'csv=p=0', VIDEO], { encoding: 'utf8' }).trim())
+    const level = Number(execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=level', '-of', 'csv=p=0', PERSON_VIDEO], { encoding: 'utf8' }).trim())
     expect(codecOf(splitter.init!)).toBe(`avc1.4d40${level.toString(16).padStart(2, '0')}`)
   })
 

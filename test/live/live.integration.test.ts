@@ -8,9 +8,8 @@ import { addRtspCamera } from '../helpers/cameras.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { childProcesses, until } from '../helpers/processes.ts'
 import { keyFrames, probe } from '../helpers/media.ts'
+import { PERSON_VIDEO } from '../helpers/video.ts'
 
-const root = path.resolve(import.meta.dirname, '../..')
-const VIDEO = path.resolve(root, '../shared/media/one-by-one-person-detection.mp4')
 const IDLE_MS = 6000
 const MAX_VIEWERS = 2
 
@@ -47,7 +46,7 @@ describe('live view (spec 4.10 Live stream)', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'live-test-'))
-    rtsp = await startRtspServer(VIDEO, await freePort())
+    rtsp = await startRtspServer(PERSON_VIDEO, await freePort())
     device = await startDevice({ env: { LIVE_IDLE_TIMEOUT_MS: String(IDLE_MS), LIVE_MAX_VIEWERS_PER_CAMERA: String(MAX_VIEWERS) } })
     mtk = await device.adminToken()
     cameraId = await addRtspCamera(device, mtk, rtsp.url)

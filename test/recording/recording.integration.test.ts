@@ -9,9 +9,8 @@ import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { until } from '../helpers/processes.ts'
 import { frameJpeg, probe, spliceVideo } from '../helpers/media.ts'
 import { connectEvents, type WsRecorder } from '../helpers/ws-client.ts'
+import { PERSON_VIDEO } from '../helpers/video.ts'
 
-const root = path.resolve(import.meta.dirname, '../..')
-const VIDEO = path.resolve(root, '../shared/media/one-by-one-person-detection.mp4')
 /**
  * The source: the third visit of the footage (see test/streams; the person walks in just after
  * 49 s and is out of the picture at 70 s), after 12 s of the empty room (45-49 s, three times)
@@ -45,7 +44,7 @@ describe('recording: event clips, continuous clips, retention by budget, clip fi
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'recording-test-'))
     const source = path.join(dir, 'visit.mp4')
-    spliceVideo(VIDEO, PIECES, source, LOOPS)
+    spliceVideo(PERSON_VIDEO, PIECES, source, LOOPS)
     rtsp = await startRtspServer(source, await freePort())
     device = await startDevice({ env: { RECORD_SEGMENT_SECONDS: String(SEGMENT_SECONDS), RECORD_CONTINUOUS_CHUNK_SECONDS: '6', RECORD_CHECK_INTERVAL_MS: '500' } })
     mtk = await device.adminToken()

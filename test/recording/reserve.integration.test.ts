@@ -8,9 +8,8 @@ import { addRtspCamera } from '../helpers/cameras.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { childProcesses, until } from '../helpers/processes.ts'
 import { connectEvents, type WsRecorder } from '../helpers/ws-client.ts'
+import { PERSON_VIDEO } from '../helpers/video.ts'
 
-const root = path.resolve(import.meta.dirname, '../..')
-const VIDEO = path.resolve(root, '../shared/media/one-by-one-person-detection.mp4')
 const MB = 1024 * 1024
 const RESERVE = 24 * MB
 const HEADROOM = 2 * MB
@@ -50,7 +49,7 @@ describe('recording at the disk safety reserve (spec 8)', () => {
   beforeAll(async () => {
     mountPoint = mkdtempSync(path.join(tmpdir(), 'record-reserve-'))
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', mountPoint])
-    rtsp = await startRtspServer(VIDEO, await freePort())
+    rtsp = await startRtspServer(PERSON_VIDEO, await freePort())
     device = await startDevice({
       dataDir: path.join(mountPoint, 'data'),
       env: {
