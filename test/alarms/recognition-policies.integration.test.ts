@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { addRtspCamera } from '../helpers/cameras.ts'
 import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { until } from '../helpers/processes.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
@@ -56,13 +57,7 @@ describe('alarm policies with recognition conditions (watch list, stranger) on a
   })
 
   it('a watch-list policy raises one alarm per pass naming the person; deleted from the gallery, the face raises the stranger policy instead', { timeout: 300_000 }, async () => {
-    let added = await post('/gtw/cwai/Camera/add', { cameraName: 'door', sourceType: 'rtsp', url: rtsp.url })
-    for (let retry = 0; retry < 3 && added.body.resMsg[0]?.retryable; retry++) {
-      await new Promise((resolve) => setTimeout(resolve, 1000))
-      added = await post('/gtw/cwai/Camera/add', { cameraName: 'door', sourceType: 'rtsp', url: rtsp.url })
-    }
-    expect(added.body.resMsg).toEqual([])
-    const cameraId = added.body.resData.cameraId
+    const cameraId = await addRtspCamera(device, mtk, rtsp.url, 'door')
 
     // A task that does not recognize faces: a recognition condition on it is refused, and so is one without a task.
     await ok('/v1/cwai/aihost/TaskCreate', { taskId: 'door', algorithmCode: 'face-detection', cameraId, targetFps: 5 })

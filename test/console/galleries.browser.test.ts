@@ -42,13 +42,19 @@ async function dropFiles(page: Page, selector: string, files: { name: string; ty
   await page.dispatchEvent(selector, 'drop', { dataTransfer: transfer })
 }
 
+/** A console page (1280 px wide) opened and signed in. */
+async function signedIn(route: string, heading: string) {
+  const session = await openConsole(browser, device.url, 1280)
+  await session.page.goto(`${device.url}/console/#/${route}`)
+  await session.page.getByLabel('Password').fill(CHANGED_PASSWORD)
+  await session.page.getByRole('button', { name: 'Sign in' }).click()
+  await session.page.getByRole('heading', { name: heading, level: 1 }).waitFor()
+  return session
+}
+
 describe('console: galleries', () => {
   it('builds a face gallery, adds pictures by drop, searches by image and imports an archive with per-row errors (1280 px)', { timeout: 240_000 }, async () => {
-    const { page, foreignRequests, pageErrors, screenshot, context } = await openConsole(browser, device.url, 1280)
-    await page.goto(device.url + '/console/#/galleries')
-    await page.getByLabel('Password').fill(CHANGED_PASSWORD)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'Galleries', level: 1 }).waitFor()
+    const { page, foreignRequests, pageErrors, screenshot, context } = await signedIn('galleries', 'Galleries')
     await page.getByText('No face gallery yet.').waitFor()
 
     // A gallery and a person, made in the page.
@@ -134,11 +140,7 @@ describe('console: galleries', () => {
   })
 
   it('adds faces from a detection result and from a search result (cropped in the browser) to persons; search by image finds them', { timeout: 240_000 }, async () => {
-    const { page, foreignRequests, pageErrors, screenshot, context } = await openConsole(browser, device.url, 1280)
-    await page.goto(device.url + '/console/#/detect')
-    await page.getByLabel('Password').fill(CHANGED_PASSWORD)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'Detection', level: 1 }).waitFor()
+    const { page, foreignRequests, pageErrors, screenshot, context } = await signedIn('detect', 'Detection')
 
     // Detection on a group photo: every face offers "Add to gallery".
     const group = readFileSync(samplePath(4))
