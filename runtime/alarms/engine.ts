@@ -1,4 +1,5 @@
-import type { PolicyConditions } from '../../shared/alarms/types.ts'
+import type { PolicyConditions, RecognitionCondition } from '../../shared/alarms/types.ts'
+import type { ObjectRecognition } from '../../shared/galleries/types.ts'
 import type { Track } from '../streams/tracker.ts'
 
 /** What the evaluator needs of a policy. */
@@ -20,10 +21,18 @@ export interface AlarmCandidate<P extends PolicyRule = PolicyRule> {
 /** An object meeting a policy's conditions since `since` (ms); `raised`: this stay already gave its alarm (or was held back by the cooldown). */
 interface Stay { since: number; raised: boolean }
 
+/** Whom an object's recognition names, per `seen`: a watch-list person of the galleries, or nobody. */
+const SEEN: Record<RecognitionCondition['seen'], (r: ObjectRecognition, c: RecognitionCondition) => boolean> = {
+  watchList: (r, c) => r.personId !== null && (c.galleryIds === undefined || c.galleryIds.includes(r.galleryId!)),
+  stranger: (r) => r.personId === null,
+}
+
 const matches = (c: PolicyConditions, track: Track): boolean =>
   (c.label === undefined || track.label === c.label) &&
   (c.areaId === undefined || track.areaId === c.areaId) &&
-  (c.logicResult !== true || track.target?.bLogicResult === true)
+  (c.logicResult !== true || track.target?.bLogicResult === true) &&
+  // No face seen yet: neither a watch-list person nor a stranger.
+  (c.recognition === undefined || (track.recognition !== undefined && SEEN[c.recognition.seen](track.recognition, c.recognition)))
 
 /**
  * The conditions of the alarm policies over one stream task's tracked objects (spec 4.10

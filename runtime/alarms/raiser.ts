@@ -65,16 +65,20 @@ export class AlarmRaiser {
       .catch((error: Error) => { this.deps.log.warn({ alarmId, err: error.message }, 'alarm snapshot not kept'); return null })
     const { clipUrl, clipError } = await this.#clip(request, alarmId)
     const label = first?.label ?? null
+    // The person the task's recognition named (or "unknown"), when it saw the object's face.
+    const seen = first?.recognition ?? null
+    const who = seen ? ` ${seen.name}` : ''
     // The default area is the whole frame: not worth naming.
     const where = first?.areaId && first.areaId !== DEFAULT_AREA.areaId ? ` in ${first.areaId}` : ''
     const message = policy
-      ? `${policy.policyName}: ${objects.length > 1 ? `${objects.length} × ${label}` : label}${where}${request.dwellMs ? ` for ${Math.round(request.dwellMs / 1000)} s` : ''}`
-      : `logic node hit: ${label}${where}`
+      ? `${policy.policyName}: ${objects.length > 1 ? `${objects.length} × ${label}` : `${label}${who}`}${where}${request.dwellMs ? ` for ${Math.round(request.dwellMs / 1000)} s` : ''}`
+      : `logic node hit: ${label}${who}${where}`
     const id = await this.deps.events.emit('alarm.raised', {
       alarmId, taskId: request.taskId, cameraId: request.cameraId, alarmType: request.alarmType, message,
       policyId: policy?.policyId ?? null, policyName: policy?.policyName ?? null,
       objectId: objects.length === 1 ? first!.id : null, objectIds: objects.map((o) => o.id), label, areaId: first?.areaId ?? null,
       count: objects.length, dwellMs: request.dwellMs, box: first?.box ?? null,
+      personId: seen?.personId ?? null, name: seen?.name ?? null, galleryId: seen?.galleryId ?? null, similarity: seen?.similarity ?? null,
       snapshotUrl, imageUrl: snapshotUrl, clipUrl,
     })
     if (!policy) return id

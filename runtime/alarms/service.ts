@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import type {
-  AddPolicyInput, AlarmPoliciesService, PagePoliciesInput, PolicyAction, PolicyActionView, PolicyView, UpdatePolicyInput,
+  AddPolicyInput, AlarmPoliciesService, PagePoliciesInput, PolicyAction, PolicyActionView, PolicyConditions, PolicyView, UpdatePolicyInput,
 } from '../../shared/alarms/types.ts'
 import { POLICY_LIMITS } from '../../shared/alarms/types.ts'
 import type { AudioService } from '../../shared/audio/types.ts'
@@ -13,6 +13,7 @@ import type { Clock, Identity, Logger } from '../../shared/handler.ts'
 import type { ClipRecorder } from '../../shared/recording/clip-recorder.ts'
 import type { SchedulesService } from '../../shared/schedules/types.ts'
 import type { StreamTasksService } from '../../shared/streams/types.ts'
+import type { TaskConfig } from '../../shared/tasks/types.ts'
 import type { AlarmPictures } from './pictures.ts'
 
 export type PolicyRow = typeof alarmPolicies.$inferSelect
@@ -23,7 +24,7 @@ export interface AlarmPolicyServiceOptions {
   log: Logger
   schedules: Pick<SchedulesService, 'gate'>
   /** Stream tasks (made after this service). */
-  streams(): Pick<StreamTasksService, 'has'>
+  streams(): Pick<StreamTasksService, 'has' | 'status'>
   cameras: { ensure(cameraId: string): Promise<void> }
   audio(): Pick<AudioService, 'fileOf' | 'columns'>
   recorder(): ClipRecorder | null
@@ -155,9 +156,28 @@ export class AlarmPolicyService implements AlarmPoliciesService {
     const { taskId, cameraId } = row.conditions
     if (taskId !== undefined && !this.options.streams().has(taskId)) throw new ApiError('NotCreated', { details: { field: '/conditions/taskId', taskId } })
     if (cameraId !== undefined) await this.options.cameras.ensure(cameraId)
+    this.#checkRecognition(row.conditions)
     if (row.scheduleId !== null && !this.options.schedules.gate(row.scheduleId)) throw new ApiError('ScheduleNotFound', { details: { scheduleId: row.scheduleId } })
     if (row.actions.filter((a) => a.type === 'clip').length > 1) throw invalidParam('/actions', 'at most one clip action')
     for (const [index, action] of row.actions.entries()) await this.#checkAction(index, action, cameraId)
+  }
+
+  /**
+   * A recognition condition reads what one stream task's recognition says of its objects: it
+   * needs that task (taskId) with taskConfig.recognition, and watch-list galleries it searches.
+   */
+  #checkRecognition({ taskId, recognition }: PolicyConditions): void {
+    if (!recognition) return
+    const unavailable = (field: string, reason: string) =>
+      new ApiError('AlarmConditionUnavailable', { details: { field, reason }, msgText: `Condition ${field}: ${reason}.` })
+    if (recognition.seen === 'stranger' && recognition.galleryIds)
+      throw invalidParam('/conditions/recognition/galleryIds', 'only for seen "watchList": a stranger is a face that matched nobody in the task\'s galleries')
+    if (taskId === undefined) throw unavailable('/conditions/taskId', 'a recognition condition needs the taskId of a stream task with taskConfig.recognition')
+    const config = (this.options.streams().status(taskId).taskConfig as TaskConfig).recognition
+    if (!config) throw unavailable('/conditions/recognition', `stream task ${taskId} does not recognize faces: set its taskConfig.recognition (Task/update) first`)
+    const searched = config.galleryIds ?? []
+    const never = searched.length === 0 ? [] : (recognition.galleryIds ?? []).filter((id) => !searched.includes(id))
+    if (never.length > 0) throw unavailable('/conditions/recognition/galleryIds', `stream task ${taskId} searches only ${searched.join(', ')}, never ${never.join(', ')}`)
   }
 
   async #checkAction(index: number, action: PolicyAction, cameraId: string | undefined): Promise<void> {

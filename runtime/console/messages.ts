@@ -76,6 +76,7 @@ export const MESSAGE_TEXT: Record<string, string> = {
   'api.error.AlarmPolicyNameExists': 'Another alarm policy already has this name.',
   'api.error.AlarmActionUnavailable': 'This device cannot take one of the policy’s actions.',
   'api.error.AlarmPictureNotFound': 'The alarm’s picture is no longer kept.',
+  'api.error.AlarmConditionUnavailable': 'A condition of the policy can never be met on its task (e.g. face recognition on a task that recognizes no faces).',
 }
 
 /** spec 7.2 recommended-action codes (and the device's additions), as next steps for a person. */

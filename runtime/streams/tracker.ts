@@ -1,3 +1,4 @@
+import type { ObjectRecognition } from '../../shared/galleries/types.ts'
 import type { Target, TargetBox } from '../../shared/inference/types.ts'
 
 export interface Detection {
@@ -15,6 +16,11 @@ export interface Track extends Detection {
   lastSeen: number
   hits: number
   confirmed: boolean
+  /**
+   * The latest answer of the task's recognition (runtime/streams/observers/recognition.ts),
+   * set once a face in the object's box was described; absent before (and without recognition).
+   */
+  recognition?: ObjectRecognition
 }
 
 export interface TrackerOptions {

@@ -15,6 +15,20 @@ export { ACTION_DELIVERY, CLIP_LIMITS, POLICY_LIMITS } from './limits.ts'
 export const PolicyId = Type.String({ minLength: 1, maxLength: 64, description: 'The id `add` answered.' })
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 128, description })
 
+/**
+ * Who a stream task's recognition saw (README "Alarm policies"): `watchList` — a person of the
+ * named galleries (any of the task's when absent) at or above the task's threshold; `stranger`
+ * — a face was seen and described but matched nobody. An object whose face was not seen yet is
+ * neither.
+ */
+export const RecognitionConditionSchema = Type.Object({
+  seen: Type.Union([Type.Literal('watchList'), Type.Literal('stranger')], { description: '"watchList": a person of the galleries was recognized; "stranger": a face matched nobody.' }),
+  galleryIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+    minItems: 1, maxItems: 32, uniqueItems: true, description: 'watchList only: the person must be of one of these face galleries (among those the task searches); absent: any.',
+  })),
+}, { additionalProperties: false, description: 'Only objects the task\'s recognition named (taskConfig.recognition; needs taskId).' })
+export type RecognitionCondition = Static<typeof RecognitionConditionSchema>
+
 export const PolicyConditionsSchema = Type.Object({
   taskId: Type.Optional(Id('Only this stream task\'s objects.')),
   cameraId: Type.Optional(Id('Only objects of tasks on this camera.')),
@@ -23,6 +37,7 @@ export const PolicyConditionsSchema = Type.Object({
   minCount: Type.Optional(Type.Integer({ minimum: 1, maximum: POLICY_LIMITS.maxCount, default: 1, description: '1: one alarm per object; more: one alarm when at least this many objects meet the conditions at once.' })),
   minDwellS: Type.Optional(Type.Number({ minimum: 0, maximum: POLICY_LIMITS.maxDwellS, default: 0, description: 'Seconds an object must have met the other conditions (in the region) first.' })),
   logicResult: Type.Optional(Type.Boolean({ description: 'true: only objects whose pipeline logic node answered true (bLogicResult, spec 2.6).' })),
+  recognition: Type.Optional(RecognitionConditionSchema),
 }, { additionalProperties: false })
 export type PolicyConditions = Static<typeof PolicyConditionsSchema>
 

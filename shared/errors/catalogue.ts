@@ -353,6 +353,8 @@ export const catalogue = {
     'This device cannot take one of the policy\'s actions (details.index, details.reason); nothing was saved.', A.CHECK_REQUEST_PARAMETERS),
   AlarmPictureNotFound: entry('7614', 'api.error.AlarmPictureNotFound',
     'The alarm has no stored picture (none was taken, or it was removed with the old events).', A.NONE, { httpStatus: 404 }),
+  AlarmConditionUnavailable: entry('7615', 'api.error.AlarmConditionUnavailable',
+    'A condition of the policy can never be met on its task (details.field, details.reason: the task does not recognize faces); nothing was saved.', A.CHECK_REQUEST_PARAMETERS),
 
   // ── runtime ─────────────────────────────────────────────────────────────────────────
   RouteNotFound: entry('404', 'api.error.RouteNotFound',

@@ -68,7 +68,10 @@ export const EVENT_KINDS = {
     objectId: 'string or null; the tracked object (null when the policy counts several, see objectIds)', objectIds: 'string[]', label: 'string or null',
     areaId: 'string or null; the region the object was in', count: 'number; objects that met the conditions', dwellMs: 'number or null; how long the object met them', box: '{x, y, width, height} or null; the (first) object\'s box in pixels of the analysed frame',
     snapshotUrl: 'string or null; the frame with the objects boxed (JPEG, Range supported), kept as long as the event', imageUrl: 'string or null; the same as snapshotUrl',
-    clipUrl: 'string or null; the clip of the policy\'s clip action (video/mp4)' }),
+    clipUrl: 'string or null; the clip of the policy\'s clip action (video/mp4)',
+    personId: 'string or null; the person the task\'s recognition named the (first) object as (taskConfig.recognition; null for a stranger or before its face was seen)',
+    name: 'string or null; that person\'s name, "unknown" for a stranger, null when no face was seen', galleryId: 'string or null; the person\'s face gallery',
+    similarity: 'number or null; cosine similarity of the best gallery person (below the task\'s threshold for a stranger)' }),
   'alarm.actionFailed': kind('analysis', false, 'An action of an alarm policy failed after its attempts (webhook, MQTT, clip, audio); the alarm itself is recorded.', {
     alarmId: 'string', alarmEventId: 'number; the alarm.raised event', policyId: 'string', action: '"webhook", "mqtt", "clip" or "audio"',
     target: 'string; the URL (no credentials), topic, camera or column', attempts: 'number', reason: 'string' }),

@@ -31,6 +31,18 @@ export interface RecognizeRequest {
   galleryIds: string[]
 }
 
+/**
+ * What a stream task's recognition said of one tracked object (README "Stream tasks"): the best
+ * gallery person at or above the task's threshold, else `unknown` with `personId` null.
+ */
+export interface ObjectRecognition {
+  name: string
+  personId: string | null
+  galleryId: string | null
+  /** Cosine similarity of the best gallery person (0 when the galleries hold no face). */
+  similarity: number
+}
+
 /** The best candidate per descriptor (null when the galleries hold no image). */
 export type Recognize = (request: RecognizeRequest) => Promise<(GalleryMatch | null)[]>
 

@@ -70,4 +70,42 @@ describe('alarm policy conditions over tracked objects (spec 4.10 Linkage / alar
     evaluator.evaluate([], [], 11_000, () => true)
     expect(run(evaluator, rule, 12_000, 14_000, (at) => [track('2', 6000, at)])).toEqual([[12_000, ['2']]])
   })
+
+  describe('recognition conditions (the task\'s recognition, kept on each track)', () => {
+    const alice = { name: 'Alice', personId: 'p1', galleryId: 'staff', similarity: 0.82 }
+    const bob = { name: 'Bob', personId: 'p2', galleryId: 'visitors', similarity: 0.75 }
+    const nobody = { name: 'unknown', personId: null, galleryId: null, similarity: 0.41 }
+    /** Faces tracked from 0 s; each named from 1 s on (its face described then): Alice, Bob, a stranger; one face never seen. */
+    const tracks = (at: number) => [
+      track('alice', 0, at, { label: 'face', ...(at >= 1000 ? { recognition: alice } : {}) }),
+      track('bob', 0, at, { label: 'face', ...(at >= 1000 ? { recognition: bob } : {}) }),
+      track('stranger', 0, at, { label: 'face', ...(at >= 1000 ? { recognition: nobody } : {}) }),
+      track('unseen', 0, at, { label: 'face' }),
+    ]
+
+    it('watch list: a person of the named galleries, any gallery when none is named; once per object, when it is named', () => {
+      expect(run(new PolicyEvaluator(), policy({ recognition: { seen: 'watchList', galleryIds: ['staff'] } }), 0, 5000, tracks)).toEqual([[1000, ['alice']]])
+      expect(run(new PolicyEvaluator(), policy({ recognition: { seen: 'watchList' } }), 0, 5000, tracks)).toEqual([[1000, ['alice']], [1000, ['bob']]])
+    })
+
+    it('stranger: a face described that matched nobody, not an object whose face was not seen yet', () => {
+      expect(run(new PolicyEvaluator(), policy({ recognition: { seen: 'stranger' } }), 0, 5000, tracks)).toEqual([[1000, ['stranger']]])
+    })
+
+    it('the dwell counts from when the object was named; the other conditions still apply', () => {
+      expect(run(new PolicyEvaluator(), policy({ recognition: { seen: 'stranger' }, minDwellS: 2 }), 0, 5000, tracks)).toEqual([[3000, ['stranger']]])
+      expect(run(new PolicyEvaluator(), policy({ recognition: { seen: 'watchList' }, label: 'person' }), 0, 5000, tracks)).toEqual([])
+    })
+
+    it('an answer that changes (a better view) ends one stay and may begin the other kind\'s', () => {
+      // Taken for a stranger at 1 s, named Alice from 2 s on: one alarm of each policy, at the time of each answer.
+      const changing = (at: number) => [track('1', 0, at, { label: 'face', ...(at >= 2000 ? { recognition: alice } : at >= 1000 ? { recognition: nobody } : {}) })]
+      const evaluator = new PolicyEvaluator()
+      const rules = [{ ...policy({ recognition: { seen: 'stranger' } }), policyId: 'stranger' }, { ...policy({ recognition: { seen: 'watchList' } }), policyId: 'watch' }]
+      const alarms: [number, string][] = []
+      for (let at = 0; at <= 5000; at += 200)
+        for (const alarm of evaluator.evaluate(rules, changing(at), at, () => true)) alarms.push([at, alarm.policy.policyId])
+      expect(alarms).toEqual([[1000, 'stranger'], [2000, 'watch']])
+    })
+  })
 })

@@ -50,7 +50,7 @@ describe('raising an alarm (spec 4.10 Linkage / alarm policy)', () => {
       taskId: 'door-task', cameraId: 'cam-1', alarmType: 'policy', policyId: 'p-1', policyName: 'door loitering', objectId: '7', objectIds: ['7'],
       label: 'person', areaId: 'door', count: 1, dwellMs: 5000, box: person.box, message: 'door loitering: person in door for 5 s',
       snapshotUrl: `/gtw/cwai/Event/AlarmPicture?id=${payload.alarmId}`, imageUrl: `/gtw/cwai/Event/AlarmPicture?id=${payload.alarmId}`,
-      clipUrl: `/gtw/cwai/File/Clip?id=${payload.alarmId}`,
+      clipUrl: `/gtw/cwai/File/Clip?id=${payload.alarmId}`, personId: null, name: null, galleryId: null, similarity: null,
     })
     expect(asked).toEqual([{ cameraId: 'cam-1', eventId: payload.alarmId, preRollS: 4, postRollS: 10, at: frame.time }])
     const jpeg = readFileSync(await t.runtime.services.alarms.picture(payload.alarmId))
@@ -60,6 +60,17 @@ describe('raising an alarm (spec 4.10 Linkage / alarm policy)', () => {
     const redness = (x: number, y: number) => data[(y * 64 + x) * 3]! - data[(y * 64 + x) * 3 + 1]!
     expect(redness(8, 24)).toBeGreaterThan(60)
     expect(Math.abs(redness(40, 24))).toBeLessThan(10)
+  })
+
+  it('names the person the task\'s recognition saw (a stranger as "unknown")', async () => {
+    recorder = null
+    const named = { ...person, label: 'face', recognition: { name: 'Alice', personId: 'p1', galleryId: 'staff', similarity: 0.82 } }
+    const policy = { policyId: 'p-3', policyName: 'watch list', actions: [] }
+    const alice = await payloadOf(await raiser.raise({ ...request(policy), objects: [named] }))
+    expect(alice).toMatchObject({ personId: 'p1', name: 'Alice', galleryId: 'staff', similarity: 0.82, message: 'watch list: face Alice in door for 5 s' })
+    const stranger = { ...named, recognition: { name: 'unknown', personId: null, galleryId: null, similarity: 0.41 } }
+    expect(await payloadOf(await raiser.raise({ ...request(policy), objects: [stranger] })))
+      .toMatchObject({ personId: null, name: 'unknown', galleryId: null, similarity: 0.41, message: 'watch list: face unknown in door for 5 s' })
   })
 
   it('an alarm stands when its clip cannot be had: no clipUrl, and an alarm.actionFailed naming the clip', async () => {

@@ -106,6 +106,12 @@ describe('console: schedules, alarm policies and the event history', () => {
     await page.getByTestId('policy-minDwellS').fill('3')
     await page.getByTestId('policy-schedule').selectOption({ label: 'shop hours' })
     await page.getByTestId('policy-mqttTopic').fill('shop/alarms')
+    // "A stranger seen" on a task that recognizes no faces: the device's refusal is shown, nothing is saved.
+    await page.getByTestId('policy-seen').selectOption('stranger')
+    await page.getByTestId('policy-save').click()
+    expect(await page.getByTestId('policy-form').getByTestId('error-key').textContent()).toBe('api.error.AlarmConditionUnavailable')
+    expect((await api('/gtw/cwai/AlarmStrage/page', {})).rows).toEqual([])
+    await page.getByTestId('policy-seen').selectOption('')
     await page.getByTestId('policy-save').click()
     await expect.poll(() => page.getByTestId('policies-notice').textContent()).toBe('Added the policy person at the door.')
     const [policy] = (await api('/gtw/cwai/AlarmStrage/page', {})).rows

@@ -3,8 +3,10 @@
  * in real Chromium against the real device: a gallery and a person made in the page, face
  * pictures added by a real drop and by the file chooser (a picture without a face refused with
  * the count), search by image with the matches shown, an archive imported with its progress
- * and per-row errors, and a broken archive's failure.
+ * and per-row errors, and a broken archive's failure; faces of a detection result and of a
+ * search result added to persons ("Add to gallery": cropped in the browser, uploaded).
  */
+import { readFileSync } from 'node:fs'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
@@ -12,6 +14,7 @@ import { launchBrowser, openConsole } from '../helpers/browser.ts'
 import { CHANGED_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { zipOf } from '../helpers/zip.ts'
 import { cropFace, samplePhoto, type SamplePhoto } from '../galleries/faces.ts'
+import { samplePath, samplePeople } from '../inference/helpers.ts'
 
 let device: DeviceProcess
 let browser: Browser
@@ -39,13 +42,19 @@ async function dropFiles(page: Page, selector: string, files: { name: string; ty
   await page.dispatchEvent(selector, 'drop', { dataTransfer: transfer })
 }
 
+/** A console page (1280 px wide) opened and signed in. */
+async function signedIn(route: string, heading: string) {
+  const session = await openConsole(browser, device.url, 1280)
+  await session.page.goto(`${device.url}/console/#/${route}`)
+  await session.page.getByLabel('Password').fill(CHANGED_PASSWORD)
+  await session.page.getByRole('button', { name: 'Sign in' }).click()
+  await session.page.getByRole('heading', { name: heading, level: 1 }).waitFor()
+  return session
+}
+
 describe('console: galleries', () => {
   it('builds a face gallery, adds pictures by drop, searches by image and imports an archive with per-row errors (1280 px)', { timeout: 240_000 }, async () => {
-    const { page, foreignRequests, pageErrors, screenshot, context } = await openConsole(browser, device.url, 1280)
-    await page.goto(device.url + '/console/#/galleries')
-    await page.getByLabel('Password').fill(CHANGED_PASSWORD)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'Galleries', level: 1 }).waitFor()
+    const { page, foreignRequests, pageErrors, screenshot, context } = await signedIn('galleries', 'Galleries')
     await page.getByText('No face gallery yet.').waitFor()
 
     // A gallery and a person, made in the page.
@@ -124,6 +133,77 @@ describe('console: galleries', () => {
     // The other kinds are galleries of their own: none yet.
     await page.getByLabel('Kind of gallery').selectOption('things')
     await page.getByText('No things gallery yet.').waitFor()
+
+    expect(foreignRequests).toEqual([])
+    expect(pageErrors.filter((e) => !/Failed to load resource/.test(e))).toEqual([])
+    await context.close()
+  })
+
+  it('adds faces from a detection result and from a search result (cropped in the browser) to persons; search by image finds them', { timeout: 240_000 }, async () => {
+    const { page, foreignRequests, pageErrors, screenshot, context } = await signedIn('detect', 'Detection')
+
+    // Detection on a group photo: every face offers "Add to gallery".
+    const group = readFileSync(samplePath(4))
+    const { width } = await sharp(group).metadata()
+    await page.getByTestId('algorithm').selectOption('face-detection')
+    await page.getByTestId('file').setInputFiles({ name: 'group.jpg', mimeType: 'image/jpeg', buffer: group })
+    await page.getByTestId('detect').click()
+    await page.getByTestId('targets').waitFor()
+    const rows = page.getByTestId('targets').locator('tbody tr')
+    const faces = await rows.count()
+    expect(faces).toBe(samplePeople[3])
+    expect(await page.getByRole('button', { name: /^Add face \d+ to a gallery$/ }).count()).toBe(faces)
+    const boxOf = (row: number) => rows.nth(row).evaluate((tr) => ['x', 'y', 'Width', 'Height'].map((k) => Number(tr.querySelector(`[data-label="${k}"]`)!.textContent)))
+
+    // The first face to a person that exists already: the device's refusal is shown, nothing is added.
+    await page.getByRole('button', { name: 'Add face 1 to a gallery' }).click()
+    const form = page.getByTestId('add-face')
+    await form.getByTestId('add-face-gallery').selectOption({ label: 'Staff' })
+    await form.getByLabel('New person id').fill('p0')
+    await form.getByLabel("New person's name").fill('Ann again')
+    await form.getByRole('button', { name: 'Add face' }).click()
+    expect(await form.getByTestId('error-key').textContent()).toBe('api.error.GalleryPersonExists')
+    // Then to a new person, Dee.
+    await form.getByLabel('New person id').fill('p4')
+    await form.getByLabel("New person's name").fill('Dee')
+    await form.getByRole('button', { name: 'Add face' }).click()
+    expect(await form.getByTestId('face-added').textContent()).toBe('Face 1 added to Dee (Staff).')
+    const dee = await boxOf(0)
+    await screenshot('galleries-add-from-detection')
+
+    // Search by image with the photo mirrored: Dee's face finds Dee first.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Galleries', exact: true }).click()
+    await page.locator('li.item[data-item-id="p4"] img.thumb').waitFor()
+    const mirrored = await sharp(group).flop().jpeg({ quality: 90 }).toBuffer()
+    const search = async () => {
+      await page.getByTestId('search-file').setInputFiles({ name: 'mirrored.jpg', mimeType: 'image/jpeg', buffer: mirrored })
+      const regions = page.getByTestId('search-results').locator('li[data-region]')
+      await expect.poll(() => regions.count()).toBe(faces)
+      const boxes = await regions.evaluateAll((lis) => lis.map((li) => li.getAttribute('data-box')!.split(',').map(Number)))
+      /** The region of the mirrored photo where a face of the original lies. */
+      const regionOf = ([x, , w]: number[]) => boxes.findIndex(([rx, , rw]) => Math.abs(rx! + rw! / 2 - (width! - x! - w! / 2)) < w! / 2)
+      return { regions, regionOf }
+    }
+    let { regions, regionOf } = await search()
+    const deeRegion = regionOf(dee)
+    expect(deeRegion).toBeGreaterThanOrEqual(0)
+    const best = regions.nth(deeRegion).locator('tbody tr').first()
+    expect(await best.getAttribute('data-item-id')).toBe('p4')
+    expect(parseFloat((await best.getByTestId('similarity').textContent())!)).toBeGreaterThan(70)
+
+    // From the search result: another face to a new person, Eve; listed at once, and found by the next search.
+    const other = (deeRegion + 1) % faces
+    await regions.nth(other).getByRole('button', { name: `Add face ${other + 1} to a gallery` }).click()
+    const fromSearch = regions.nth(other).getByTestId('add-face')
+    await fromSearch.getByLabel('New person id').fill('p5')
+    await fromSearch.getByLabel("New person's name").fill('Eve')
+    await fromSearch.getByRole('button', { name: 'Add face' }).click()
+    expect(await fromSearch.getByTestId('face-added').textContent()).toBe(`Face ${other + 1} added to Eve (Staff).`)
+    await page.locator('li.item[data-item-id="p5"] img.thumb').waitFor()
+    await expect.poll(() => page.locator('[data-testid="galleries"] li').filter({ hasText: 'Staff' }).getByTestId('counts').textContent()).toBe('4 persons · 4 pictures')
+    ;({ regions } = await search())
+    expect(await regions.nth(other).locator('tbody tr').first().getAttribute('data-item-id')).toBe('p5')
+    expect(await regions.nth(deeRegion).locator('tbody tr').first().getAttribute('data-item-id')).toBe('p4')
 
     expect(foreignRequests).toEqual([])
     expect(pageErrors.filter((e) => !/Failed to load resource/.test(e))).toEqual([])

@@ -4,8 +4,7 @@
  * room of ../shared/media, one after the other, each in its own lane — served by the RTSP
  * server; one person is registered, the other is not.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
@@ -13,35 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { until } from '../helpers/processes.ts'
-import { FFMPEG, PERSON_VIDEO } from '../helpers/video.ts'
 import { cropFace, samplePhoto } from '../galleries/faces.ts'
+import { makeFaceFootage, type FaceLane } from './face-footage.ts'
 
-/** Face pictures are this tall in the footage; the registered one crosses the top lane, the other the bottom one. */
-const FACE_HEIGHT = 180
-const LANES = { registered: 20, unregistered: 230 }
-/** Seconds of the footage's 16 s loop when each face is on screen (moving left to right). */
-const ON_SCREEN = { registered: [1, 7], unregistered: [9, 15] } as const
-
-/** The test footage: the empty room of the person video, with the two faces overlaid in turn. */
-function makeFootage(dir: string, registered: Buffer, unregistered: Buffer): string {
-  const background = path.join(dir, 'room.png')
-  execFileSync(FFMPEG, ['-v', 'error', '-ss', '1', '-i', PERSON_VIDEO, '-frames:v', '1', '-y', background])
-  writeFileSync(path.join(dir, 'registered.png'), registered)
-  writeFileSync(path.join(dir, 'unregistered.png'), unregistered)
-  const lane = (input: string, face: keyof typeof LANES, out: string) => {
-    const [from, to] = ON_SCREEN[face]
-    return `[${input}][${face}]overlay=x='40+(t-${from})*80':y=${LANES[face]}:enable='between(t,${from},${to})'[${out}]`
-  }
-  const file = path.join(dir, 'faces.mp4')
-  execFileSync(FFMPEG, [
-    '-v', 'error', '-loop', '1', '-framerate', '10', '-i', background,
-    '-loop', '1', '-framerate', '10', '-i', path.join(dir, 'registered.png'),
-    '-loop', '1', '-framerate', '10', '-i', path.join(dir, 'unregistered.png'),
-    '-filter_complex', `[1]scale=-2:${FACE_HEIGHT}[registered];[2]scale=-2:${FACE_HEIGHT}[unregistered];${lane('0', 'registered', 'a')};${lane('a', 'unregistered', 'v')}`,
-    '-map', '[v]', '-t', '16', '-r', '10', '-c:v', 'libx264', '-preset', 'veryfast', '-g', '10', '-pix_fmt', 'yuv420p', '-y', file,
-  ])
-  return file
-}
+/** The registered face crosses the top lane in the first half of the footage's 16 s loop, the other one the bottom lane in the second. */
+const lanes = (registered: Buffer, unregistered: Buffer): FaceLane[] => [
+  { name: 'registered', png: registered, y: 20, onScreen: [1, 7] },
+  { name: 'unregistered', png: unregistered, y: 230, onScreen: [9, 15] },
+]
 
 describe('recognition in a stream task (one recognition per tracked object, refreshed on a better view)', () => {
   let device: DeviceProcess
@@ -66,7 +44,7 @@ describe('recognition in a stream task (one recognition per tracked object, refr
     await ok('/gtw/cwai/Library/AddPerson', { galleryId: 'staff', personId: 'p1', name: 'Alice' })
     await ok('/gtw/cwai/Library/AddPersonImage', { galleryId: 'staff', personId: 'p1', imageBase64: registered.toString('base64') })
     const png = (jpeg: Buffer) => sharp(jpeg).png().toBuffer()
-    rtsp = await startRtspServer(makeFootage(dir, await png(registered), await png(unregistered)), await freePort())
+    rtsp = await startRtspServer(makeFaceFootage(dir, lanes(await png(registered), await png(unregistered)), 16), await freePort())
   }, 120_000)
   afterAll(async () => {
     await device?.stop()

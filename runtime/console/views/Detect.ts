@@ -218,7 +218,7 @@ export function Detect({ client, account, memory, tasks }: { client: DeviceClien
         <${Capabilities} capabilities=${capabilities} error=${capabilityError} />
       </form>
       <div class="panel result-panel" ref=${resultPanel}>
-        ${result ? html`<${Result} client=${client} result=${result} timings=${timings} />` : html`<p class="placeholder">The result appears here.</p>`}
+        ${result ? html`<${Result} client=${client} result=${result} timings=${timings} picture=${file} account=${account} />` : html`<p class="placeholder">The result appears here.</p>`}
       </div>
     </div>
   </main>`

@@ -15,7 +15,8 @@ const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`
 /**
  * Galleries (spec 4.10 Face, Body, Things gallery): the galleries of a kind with their counts;
  * the open gallery's items (persons) with their pictures, images added by drop; search by
- * image; and, for face galleries, the import of an archive (spec 4.10 File import).
+ * image (a face found added to a person from there); and, for face galleries, the import of an
+ * archive (spec 4.10 File import).
  */
 export function Galleries({ client, account }: { client: DeviceClient; account: string }) {
   const [kind, setKind] = useState<GalleryKind>('face')
@@ -27,14 +28,15 @@ export function Galleries({ client, account }: { client: DeviceClient; account: 
   const [name, setName] = useState('')
   const [busy, setBusy] = useState(false)
   const [confirming, setConfirming] = useState<Gallery | null>(null)
-  // Bumped when an import ends: the open gallery's items are read again.
-  const [imported, setImported] = useState(0)
+  // Bumped when pictures are added outside the items list (an import, a search result's face): the open gallery's items are read again.
+  const [version, setVersion] = useState(0)
 
   const load = () => galleries.galleries().then((page) => {
     setRows(page.rows)
     setOpenId((id) => page.rows.some((g) => g.galleryId === id) ? id : page.rows[0]?.galleryId ?? null)
   }, (e) => setError({ error: e, context: 'Galleries' }))
   useEffect(() => { setRows(null); setOpenId(null); setError(null); load() }, [galleries])
+  const picturesAdded = () => { load(); setVersion((n) => n + 1) }
 
   const add = async (event: Event) => {
     event.preventDefault()
@@ -93,9 +95,9 @@ export function Galleries({ client, account }: { client: DeviceClient; account: 
           </form>
         </section>
         <div class="stack">
-          ${open ? html`<${GalleryItems} client=${client} account=${account} galleries=${galleries} gallery=${open} version=${imported} onChanged=${load} />` : null}
-          <${GallerySearch} client=${client} account=${account} galleries=${galleries} gallery=${open} />
-          ${open && kind === 'face' ? html`<${GalleryImport} key=${open.galleryId} client=${client} account=${account} gallery=${open} onDone=${() => { load(); setImported((n) => n + 1) }} />` : null}
+          ${open ? html`<${GalleryItems} client=${client} account=${account} galleries=${galleries} gallery=${open} version=${version} onChanged=${load} />` : null}
+          <${GallerySearch} client=${client} account=${account} galleries=${galleries} gallery=${open} onAdded=${picturesAdded} />
+          ${open && kind === 'face' ? html`<${GalleryImport} key=${open.galleryId} client=${client} account=${account} gallery=${open} onDone=${picturesAdded} />` : null}
         </div>
       </div>
     </div>

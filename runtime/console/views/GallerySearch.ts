@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import type { Gallery, GalleryClient, SearchRegion } from '../../client/galleries.ts'
 import { galleryKinds } from '../../../shared/galleries/kinds.ts'
+import { AddFaceToGallery } from '../components/AddFaceToGallery.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
 import { IMAGE_ACCEPT, isAcceptedImage, uploadBrowserFile } from '../upload.ts'
 
@@ -11,20 +12,25 @@ const TOP_K = 5
 /**
  * Search by image (spec 4.10): an image dropped or chosen is uploaded and searched in the open
  * gallery (or all of the kind); each region found (face, person, or the whole image) is listed
- * with its closest items and their similarity, best first.
+ * with its closest items and their similarity, best first. A face found can be added to a
+ * person of a face gallery ("Add to gallery"; `onAdded` afterwards).
  */
-export function GallerySearch({ client, account, galleries, gallery }: { client: DeviceClient; account: string; galleries: GalleryClient; gallery: Gallery | null }) {
+export function GallerySearch({ client, account, galleries, gallery, onAdded }: {
+  client: DeviceClient; account: string; galleries: GalleryClient; gallery: Gallery | null; onAdded: () => void
+}) {
   const info = galleryKinds[galleries.kind]
   const [file, setFile] = useState<File | null>(null)
   const [busy, setBusy] = useState(false)
   const [dragging, setDragging] = useState(false)
   const [regions, setRegions] = useState<SearchRegion[] | null>(null)
   const [error, setError] = useState<unknown>(null)
+  const [adding, setAdding] = useState<number | null>(null)
 
   const search = async (chosen: File | null | undefined) => {
     if (!chosen || busy) return
     setFile(chosen)
     setRegions(null)
+    setAdding(null)
     setError(null)
     if (!isAcceptedImage(chosen)) { setError(new Error(`${chosen.name} is not a JPEG, PNG or BMP image.`)); return }
     setBusy(true)
@@ -58,7 +64,9 @@ export function GallerySearch({ client, account, galleries, gallery }: { client:
     ${regions?.length === 0 ? html`<p class="notice" role="status" data-testid="search-none">No ${what} found in the image.</p>` : null}
     ${regions && regions.length > 0 ? html`<ol class="regions" data-testid="search-results" aria-label="Search results">
       ${regions.map((region, i) => html`<li data-region=${i} data-box=${[region.box.x, region.box.y, region.box.width, region.box.height].join(",")}>
-        <p>${info.subject ? `${info.subject.noun[0]!.toUpperCase()}${info.subject.noun.slice(1)} ${i + 1}` : 'The image'} at ${region.box.x}, ${region.box.y} (${region.box.width} × ${region.box.height} px)</p>
+        <p>${info.subject ? `${info.subject.noun[0]!.toUpperCase()}${info.subject.noun.slice(1)} ${i + 1}` : 'The image'} at ${region.box.x}, ${region.box.y} (${region.box.width} × ${region.box.height} px)
+          ${galleries.kind === 'face' && file ? html` <button type="button" class="secondary" aria-label=${`Add face ${i + 1} to a gallery`} aria-expanded=${adding === i}
+            onClick=${() => setAdding(adding === i ? null : i)}>Add to gallery</button>` : null}</p>
         ${region.matches.length === 0 ? html`<p class="hint">No match.</p>` : html`<table class="matches">
           <thead><tr><th scope="col">${info.noun}</th><th scope="col">Id</th><th scope="col">Gallery</th><th scope="col">Similarity</th></tr></thead>
           <tbody>${region.matches.map((m) => html`<tr data-item-id=${m.itemId}>
@@ -66,6 +74,8 @@ export function GallerySearch({ client, account, galleries, gallery }: { client:
             <td data-testid="similarity">${(m.similarity * 100).toFixed(1)} %</td>
           </tr>`)}</tbody>
         </table>`}
+        ${adding === i && file ? html`<${AddFaceToGallery} client=${client} account=${account} picture=${file} box=${region.box} title=${`Face ${i + 1}`}
+          galleryId=${gallery?.galleryId} onAdded=${onAdded} onClose=${() => setAdding(null)} />` : null}
       </li>`)}
     </ol>` : null}
   </section>`

@@ -13,10 +13,12 @@ type Failure = { error: unknown; context: string } | null
 /** What the editor needs to offer: the tasks, cameras, schedules and audio a policy can name. */
 interface Choices { tasks: StreamTaskStatus[]; cameras: CameraView[]; schedules: ScheduleView[]; columns: AudioColumnView[]; files: AudioFileView[] }
 
+/** Recognition conditions (README "Alarm policies"). */
+const SEEN_TEXT = { watchList: 'a watch-list person seen', stranger: 'a stranger seen' }
 const conditionsText = (c: PolicyConditions, choices: Choices) => [
   c.taskId ? `task ${c.taskId}` : c.cameraId ? `camera ${choices.cameras.find((x) => x.cameraId === c.cameraId)?.cameraName ?? c.cameraId}` : 'any task',
   c.label ? c.label : 'any object', c.areaId ? `in ${c.areaId}` : '', (c.minCount ?? 1) > 1 ? `at least ${c.minCount}` : '',
-  c.minDwellS ? `for ${c.minDwellS} s` : '', c.logicResult ? 'logic node hit' : '',
+  c.minDwellS ? `for ${c.minDwellS} s` : '', c.logicResult ? 'logic node hit' : '', c.recognition ? SEEN_TEXT[c.recognition.seen] + (c.recognition.galleryIds ? ` of ${c.recognition.galleryIds.join(', ')}` : '') : '',
 ].filter(Boolean).join(', ')
 const actionText = (a: PolicyView['actions'][number]) => a.type === 'webhook' ? `webhook ${a.url}` : a.type === 'mqtt' ? `MQTT ${a.topic}`
   : a.type === 'clip' ? `clip −${a.preRollS ?? CLIP_LIMITS.defaultPreRollS} s/+${a.postRollS ?? CLIP_LIMITS.defaultPostRollS} s` : `sound on column ${a.columnId}`
@@ -69,7 +71,12 @@ export function Policies({ client }: { client: DeviceClient }) {
             <td>${scheduleName(p.scheduleId)}</td>
             <td class="wrap">${['alarm with snapshot', ...p.actions.map(actionText)].join(', ')}</td>
             <td><label class="check"><input type="checkbox" checked=${p.enabled} aria-label=${`${p.policyName} switched on`} data-testid="policy-enabled"
-              onChange=${(e: Event) => { const on = (e.target as HTMLInputElement).checked; act(`Switch ${p.policyName}`, async () => { await client.call(`${POLICY}switch`, { policyIds: [p.policyId], enabled: on }); return `${p.policyName} is ${on ? 'on' : 'off'}.` }) }} /></label></td>
+              onChange=${(e: Event) => { const on = (e.target as HTMLInputElement).checked; act(`Switch ${p.policyName}`, async () => {
+                // The switched row at once: a render with the old row would set the box back until the list is read again.
+                const { rows: [switched] } = await client.call<{ rows: PolicyView[] }>(`${POLICY}switch`, { policyIds: [p.policyId], enabled: on })
+                setRows((all) => all?.map((r) => (r.policyId === switched!.policyId ? switched! : r)) ?? all)
+                return `${p.policyName} is ${on ? 'on' : 'off'}.`
+              }) }} /></label></td>
             <td><div class="actions">
               <button type="button" class="secondary" aria-label=${`Edit ${p.policyName}`} onClick=${() => { setNotice(null); setEditing(p) }}>Edit</button>
               <button type="button" class="danger-outline" aria-label=${`Delete ${p.policyName}`}
@@ -91,6 +98,7 @@ function PolicyForm({ client, choices, policy, onSaved, onCancel }: { client: De
   const [form, setForm] = useState({
     policyName: policy?.policyName ?? '', scope: c.taskId ? `task:${c.taskId}` : c.cameraId ? `camera:${c.cameraId}` : '',
     areaId: c.areaId ?? '', label: c.label ?? '', minCount: String(c.minCount ?? 1), minDwellS: String(c.minDwellS ?? 0), logicResult: !!c.logicResult,
+    seen: c.recognition?.seen ?? '', seenGalleries: c.recognition?.galleryIds?.join(', ') ?? '',
     scheduleId: policy?.scheduleId ?? '', cooldownS: String(policy?.cooldownS ?? POLICY_LIMITS.defaultCooldownS),
     webhookUrl: find('webhook')?.url ?? '', webhookSecret: '', mqttTopic: find('mqtt')?.topic ?? '',
     clip: !!find('clip'), preRollS: String(find('clip')?.preRollS ?? CLIP_LIMITS.defaultPreRollS), postRollS: String(find('clip')?.postRollS ?? CLIP_LIMITS.defaultPostRollS),
@@ -107,10 +115,12 @@ function PolicyForm({ client, choices, policy, onSaved, onCancel }: { client: De
     setBusy(true)
     setError(null)
     const [scopeKind, scopeId] = form.scope.split(/:(.*)/s)
+    const galleryIds = form.seenGalleries.split(',').map((id) => id.trim()).filter(Boolean)
     const conditions: PolicyConditions = {
       ...(scopeKind === 'task' ? { taskId: scopeId } : scopeKind === 'camera' ? { cameraId: scopeId } : {}),
       ...(form.areaId.trim() ? { areaId: form.areaId.trim() } : {}), ...(form.label.trim() ? { label: form.label.trim() } : {}),
       minCount: Number(form.minCount), minDwellS: Number(form.minDwellS), ...(form.logicResult ? { logicResult: true } : {}),
+      ...(form.seen ? { recognition: { seen: form.seen as 'watchList' | 'stranger', ...(form.seen === 'watchList' && galleryIds.length ? { galleryIds } : {}) } } : {}),
     }
     const actions: PolicyAction[] = [
       ...(form.webhookUrl.trim() ? [{ type: 'webhook' as const, url: form.webhookUrl.trim(), ...(form.webhookSecret ? { secret: form.webhookSecret } : {}) }] : []),
@@ -148,6 +158,11 @@ function PolicyForm({ client, choices, policy, onSaved, onCancel }: { client: De
       ${number('minDwellS', 'For at least (seconds)', 0, 86_400)}
       ${number('minCount', 'At least this many objects at once', 1, 100, '1: one alarm per object')}
       <label class="check"><input type="checkbox" checked=${form.logicResult} onChange=${set('logicResult')} /> Only objects the pipeline's logic node flags</label>
+      <label>Face recognition (a task with recognition)<select value=${form.seen} onChange=${set('seen')} data-testid="policy-seen">
+        <option value="">Anyone</option>
+        ${Object.entries(SEEN_TEXT).map(([value, text]) => html`<option value=${value}>${text[0]!.toUpperCase()}${text.slice(1)}</option>`)}
+      </select></label>
+      ${form.seen === 'watchList' ? text('seenGalleries', 'Of the face galleries (ids, comma-separated; empty: any the task searches)', { maxLength: 2100 }) : null}
       <label>Schedule<select value=${form.scheduleId} onChange=${set('scheduleId')} data-testid="policy-schedule">
         <option value="">Always</option>
         ${choices.schedules.map((s) => html`<option value=${s.scheduleId}>${s.scheduleName}</option>`)}

@@ -1,8 +1,9 @@
 import { html } from 'htm/preact'
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { allTargets, type Area, type DetectionResult, type Target } from '../../client/types.ts'
 import type { DeviceClient } from '../../client/client.ts'
 import { usePicture } from '../picture.ts'
+import { AddFaceToGallery } from '../components/AddFaceToGallery.ts'
 
 const ms = (v: number) => `${Math.round(v)} ms`
 /** The sidecar's own stages (header, admission, decode, pipeline, overlay); `node.*` are inside `pipeline`. */
@@ -14,6 +15,7 @@ const decided = (area: Area) => {
   return judged.length ? { met: judged.filter((t) => t.bLogicResult).length, of: judged.length } : null
 }
 
+const isFace = (t: Target) => (t.confidence ?? []).some((c) => c.label === 'face')
 const best = (t: Target) => [...(t.confidence ?? [])].sort((a, b) => b.confidence - a.confidence)[0]
 
 /** The raw JSON with the (large) fullPicture abbreviated. */
@@ -25,8 +27,11 @@ const rawJson = (result: DetectionResult) => JSON.stringify({
 /**
  * A detection result (spec 2.6): the annotated fullPicture (URL or data URL), the targets of
  * every area merged, overlays for landmarks (pixel coordinates) and mask polygons (normalized).
+ * Given the original picture (and the account, for its upload), each face offers "Add to gallery".
  */
-export function Result({ client, result, timings }: { client: DeviceClient; result: DetectionResult; timings?: Record<string, number> | null }) {
+export function Result({ client, result, timings, picture: original, account }: {
+  client: DeviceClient; result: DetectionResult; timings?: Record<string, number> | null; picture?: File | null; account?: string
+}) {
   const targets = allTargets(result)
   // A URL-mode fullPicture (README "Image detection") needs the mtk, which an <img> cannot send.
   const picture = usePicture(client, result.fullPicture)
@@ -34,6 +39,9 @@ export function Result({ client, result, timings }: { client: DeviceClient; resu
   const [showLandmarks, setShowLandmarks] = useState(true)
   const [showPolygons, setShowPolygons] = useState(true)
   const [selected, setSelected] = useState<number | null>(null)
+  const [adding, setAdding] = useState<number | null>(null)
+  const canAdd = !!original && account !== undefined && targets.some(isFace)
+  useEffect(() => setAdding(null), [result])
   const landmarkCount = targets.reduce((n, t) => n + (t.landmark?.length ?? 0), 0)
   const polygonCount = targets.filter((t) => (t.maskPolygon?.length ?? 0) > 2).length
 
@@ -66,16 +74,20 @@ export function Result({ client, result, timings }: { client: DeviceClient; resu
     <div class="table-wrap">
       <table class="cards" data-testid="targets">
         <caption class="sr-only">Detected targets</caption>
-        <thead><tr><th scope="col">#</th><th scope="col">Label</th><th scope="col">Confidence</th><th scope="col">x</th><th scope="col">y</th><th scope="col">Width</th><th scope="col">Height</th><th scope="col">Landmarks</th></tr></thead>
+        <thead><tr><th scope="col">#</th><th scope="col">Label</th><th scope="col">Confidence</th><th scope="col">x</th><th scope="col">y</th><th scope="col">Width</th><th scope="col">Height</th><th scope="col">Landmarks</th>${canAdd ? html`<th scope="col"><span class="sr-only">Gallery</span></th>` : null}</tr></thead>
         <tbody>${targets.map((t, i) => {
           const top = best(t)
           return html`<tr tabindex="0" aria-selected=${selected === i} onFocus=${() => setSelected(i)} onMouseEnter=${() => setSelected(i)}>
             <td data-label="#">${i + 1}</td><td data-label="Label">${(t.confidence ?? []).map((c) => c.label).join(', ') || '-'}</td><td data-label="Confidence">${top ? top.confidence.toFixed(3) : '-'}</td>
             <td data-label="x">${Math.round(t.box.x)}</td><td data-label="y">${Math.round(t.box.y)}</td><td data-label="Width">${Math.round(t.box.width)}</td><td data-label="Height">${Math.round(t.box.height)}</td><td data-label="Landmarks">${t.landmark?.length ?? 0}</td>
+            ${canAdd ? html`<td>${isFace(t) ? html`<button type="button" class="secondary" aria-label=${`Add face ${i + 1} to a gallery`} aria-expanded=${adding === i}
+              onClick=${() => setAdding(adding === i ? null : i)}>Add to gallery</button>` : null}</td>` : null}
           </tr>`
         })}</tbody>
       </table>
     </div>
+    ${canAdd && adding !== null && targets[adding] ? html`<${AddFaceToGallery} key=${adding} client=${client} account=${account!} picture=${original!}
+      box=${targets[adding]!.box} title=${`Face ${adding + 1}`} onClose=${() => setAdding(null)} />` : null}
     <details class="raw"><summary>Raw JSON</summary><pre data-testid="raw-json">${rawJson(result)}</pre></details>
   </section>`
 }

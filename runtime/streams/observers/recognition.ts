@@ -1,6 +1,6 @@
 import type { AlgorithmRegistry } from '../../../shared/algorithms/types.ts'
 import type { EventsService } from '../../../shared/events/types.ts'
-import { UNKNOWN_LABEL, type DescribedRegion, type Recognize } from '../../../shared/galleries/types.ts'
+import { UNKNOWN_LABEL, type DescribedRegion, type ObjectRecognition, type Recognize } from '../../../shared/galleries/types.ts'
 import type { Logger } from '../../../shared/handler.ts'
 import type { ImageSource, TargetBox } from '../../../shared/inference/types.ts'
 import type { TaskConfig } from '../../../shared/tasks/types.ts'
@@ -43,23 +43,22 @@ function crop(frame: Frame, box: TargetBox): { image: ImageSource & { kind: 'rgb
   return { image: { kind: 'rgb', width, height, data }, left, top, scale }
 }
 
-interface Identity { name: string; personId: string | null; galleryId: string | null; similarity: number }
-
 /**
  * Recognition in stream tasks (README "Stream tasks"), when `taskConfig.recognition` is set:
  * one recognition per tracked object — its face cut from the frame (the largest face in its box
  * with a margin), described by the sidecar and searched in the task's galleries — repeated when
  * a clearly better view arrives (larger box × detector confidence). Each new or changed answer
- * is an `object.recognized` event. Runs beside the frame loop, one recognition at a time per
- * task, so the detector does not wait for it.
+ * is an `object.recognized` event, and the answer is kept on the track (`track.recognition`)
+ * for the observers after this one (alarm policies' recognition condition). Runs beside the
+ * frame loop, one recognition at a time per task, so the detector does not wait for it.
  */
 export const recognition = (deps: RecognitionDeps): StreamObserverFactory => (row) => {
   const config = (row.taskConfig as TaskConfig).recognition
   if (!config) return {}
   const recognizer = deps.algorithms.get(deps.faceAlgorithm)?.manifest.nodes.find((node) => node.action === 'recognizer')
   const threshold = config.threshold ?? (recognizer && 'scoreThreshold' in recognizer ? recognizer.scoreThreshold : 1)
-  /** object id → the best view tried and the answer so far. */
-  const objects = new Map<string, { tried: number; identity: Identity | null }>()
+  /** object id → the quality of the best view tried. */
+  const tried = new Map<string, number>()
   let running: Promise<void> | null = null
 
   const recognize = async (track: Track, frame: Frame) => {
@@ -69,13 +68,12 @@ export const recognition = (deps: RecognitionDeps): StreamObserverFactory => (ro
     const face = faces.sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height)[0]
     if (!face) return
     const [match] = await deps.recognize({ kind: 'face', descriptors: [face.descriptor], galleryIds: config.galleryIds ?? [] })
-    const identity: Identity = match && match.similarity >= threshold
+    const identity: ObjectRecognition = match && match.similarity >= threshold
       ? { name: match.name, personId: match.itemId, galleryId: match.galleryId, similarity: match.similarity }
       : { name: UNKNOWN_LABEL, personId: null, galleryId: null, similarity: match?.similarity ?? 0 }
-    const known = objects.get(track.id)
-    if (!known) return // the object left meanwhile
-    const changed = known.identity?.personId !== identity.personId || !known.identity
-    known.identity = identity
+    if (!tried.has(track.id)) return // the object left meanwhile
+    const changed = !track.recognition || track.recognition.personId !== identity.personId
+    track.recognition = identity
     if (!changed) return
     const faceBox = {
       x: Math.round(cut.left / cut.scale + face.box.x / cut.scale), y: Math.round(cut.top / cut.scale + face.box.y / cut.scale),
@@ -88,27 +86,25 @@ export const recognition = (deps: RecognitionDeps): StreamObserverFactory => (ro
 
   return {
     async onAnalysis({ frame, tracks, left }) {
-      for (const track of left) objects.delete(track.id)
+      for (const track of left) tried.delete(track.id)
       if (running) return
       // The object whose view improved most on the best one tried (never tried first).
       let best: { track: Track; gain: number } | null = null
       for (const track of tracks) {
-        const known = objects.get(track.id)
-        const gain = known ? quality(track) / known.tried : Infinity
+        const before = tried.get(track.id)
+        const gain = before ? quality(track) / before : Infinity
         if (gain >= BETTER_VIEW && (!best || gain > best.gain)) best = { track, gain }
       }
       if (!best) return
       const { track } = best
-      const known = objects.get(track.id) ?? { tried: 0, identity: null }
-      known.tried = quality(track)
-      objects.set(track.id, known)
+      tried.set(track.id, quality(track))
       running = recognize(track, frame)
         .catch((error: Error) => deps.log.warn({ taskId: row.taskId, objectId: track.id, err: error.message }, 'stream task recognition failed'))
         .finally(() => { running = null })
     },
     async onStop() {
       await running
-      objects.clear()
+      tried.clear()
     },
   }
 }

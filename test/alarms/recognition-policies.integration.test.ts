@@ -1,0 +1,110 @@
+/**
+ * Alarm policies on what a stream task's recognition saw (README "Alarm policies", conditions
+ * `recognition`): footage of a registered face crossing an empty room of ../shared/media
+ * (ffmpeg's overlay filter, the recognition stream test's helper) on the real device, sidecar
+ * and RTSP server. A watch-list policy names the person; once the person is deleted from the
+ * gallery, the same face is a stranger.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import sharp from 'sharp'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { addRtspCamera } from '../helpers/cameras.ts'
+import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { until } from '../helpers/processes.ts'
+import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
+import { cropFace, samplePhoto } from '../galleries/faces.ts'
+import { makeFaceFootage } from '../streams/face-footage.ts'
+
+/** The face is on screen from 1 s to 7 s of each 11 s loop: each pass is a new object (the tracker lets it leave after 2.5 s). */
+const ON_SCREEN = [1, 7] as const
+const LOOP_S = 11
+/** The recognizer's default threshold (README "Face galleries"). */
+const THRESHOLD = 0.7
+
+describe('alarm policies with recognition conditions (watch list, stranger) on a camera', () => {
+  let device: DeviceProcess
+  let mtk: string
+  let rtsp: RtspServer
+  let dir: string
+  const post = (route: string, body: unknown) => device.post(route, body, mtk)
+  const ok = async (route: string, body: unknown) => {
+    const answer = (await post(route, body)).body
+    expect(answer.resMsg, `${route}: ${JSON.stringify(answer.resMsg)}`).toEqual([])
+    return answer.resData
+  }
+  const refusal = async (body: unknown) => (await post('/gtw/cwai/AlarmStrage/add', body)).body.resMsg[0]
+  const eventsOf = async (kind: string) =>
+    (await ok('/gtw/cwai/Event/EventPage', { pageNum: 1, pageSize: 500, kinds: [kind], taskId: 'door' })).rows.reverse().map((e: any) => ({ id: e.id, ...e.payload }))
+
+  beforeAll(async () => {
+    device = await startDevice()
+    mtk = await device.adminToken()
+    dir = mkdtempSync(path.join(tmpdir(), 'watch-list-'))
+    const face = await cropFace(await samplePhoto(device, mtk, 1), 0)
+    await ok('/gtw/cwai/Library/AddLibrary', { galleryId: 'staff', name: 'Staff' })
+    await ok('/gtw/cwai/Library/AddPerson', { galleryId: 'staff', personId: 'p1', name: 'Alice' })
+    await ok('/gtw/cwai/Library/AddPersonImage', { galleryId: 'staff', personId: 'p1', imageBase64: face.toString('base64') })
+    const footage = makeFaceFootage(dir, [{ name: 'alice', png: await sharp(face).png().toBuffer(), y: 40, onScreen: ON_SCREEN }], LOOP_S)
+    rtsp = await startRtspServer(footage, await freePort())
+  }, 120_000)
+  afterAll(async () => {
+    await device?.stop()
+    device?.cleanup()
+    await rtsp?.stop()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('a watch-list policy raises one alarm per pass naming the person; deleted from the gallery, the face raises the stranger policy instead', { timeout: 300_000 }, async () => {
+    const cameraId = await addRtspCamera(device, mtk, rtsp.url, 'door')
+
+    // A task that does not recognize faces: a recognition condition on it is refused, and so is one without a task.
+    await ok('/v1/cwai/aihost/TaskCreate', { taskId: 'door', algorithmCode: 'face-detection', cameraId, targetFps: 5 })
+    const watch = { policyName: 'watch list', conditions: { taskId: 'door', recognition: { seen: 'watchList', galleryIds: ['staff'] } } }
+    expect(await refusal(watch)).toMatchObject({
+      messageKey: 'api.error.AlarmConditionUnavailable', details: { field: '/conditions/recognition', reason: expect.stringContaining('does not recognize faces') },
+    })
+    expect(await refusal({ ...watch, conditions: { cameraId, recognition: { seen: 'stranger' } } }))
+      .toMatchObject({ messageKey: 'api.error.AlarmConditionUnavailable', details: { field: '/conditions/taskId' } })
+    await ok('/gtw/cwai/Task/update', { taskId: 'door', taskConfig: { recognition: { galleryIds: ['staff'] } } })
+    // Galleries the task does not search could never match; a stranger belongs to no gallery.
+    expect(await refusal({ ...watch, conditions: { taskId: 'door', recognition: { seen: 'watchList', galleryIds: ['visitors'] } } }))
+      .toMatchObject({ messageKey: 'api.error.AlarmConditionUnavailable', details: { field: '/conditions/recognition/galleryIds' } })
+    expect(await refusal({ ...watch, conditions: { taskId: 'door', recognition: { seen: 'stranger', galleryIds: ['staff'] } } }))
+      .toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/conditions/recognition/galleryIds' } })
+
+    const { policyId: watchId } = await ok('/gtw/cwai/AlarmStrage/add', watch)
+    const { policyId: strangerId } = await ok('/gtw/cwai/AlarmStrage/add', { policyName: 'strangers', conditions: { taskId: 'door', recognition: { seen: 'stranger' } } })
+    const alarms = async (policyId: string) => (await eventsOf('alarm.raised')).filter((a: any) => a.policyId === policyId)
+
+    // Alice's first pass: one watch-list alarm naming her, the similarity her recognition found; no stranger.
+    const [first] = await until(async () => { const a = await alarms(watchId); return a.length > 0 && a }, 'a watch-list alarm', 120_000)
+    const recognized = (await eventsOf('object.recognized')).find((e: any) => e.objectId === first.objectId)
+    expect(recognized).toMatchObject({ name: 'Alice', personId: 'p1' })
+    expect(first).toMatchObject({
+      taskId: 'door', cameraId, alarmType: 'policy', policyName: 'watch list', objectId: first.objectId, label: 'face',
+      personId: 'p1', name: 'Alice', galleryId: 'staff', similarity: recognized.similarity, message: 'watch list: face Alice',
+    })
+    expect(first.similarity).toBeGreaterThanOrEqual(THRESHOLD)
+    await until(async () => (await eventsOf('object.left')).some((e: any) => e.objectId === first.objectId), 'the first pass to end', 60_000)
+    expect((await alarms(watchId)).filter((a: any) => a.objectId === first.objectId)).toHaveLength(1)
+    expect(await alarms(strangerId)).toEqual([])
+
+    // Alice deleted while the task is off (no recognition in flight): her next pass is a stranger's.
+    await ok('/gtw/cwai/Task/switch', { taskId: 'door', enabled: false })
+    await ok('/gtw/cwai/Library/DeletePerson', { galleryId: 'staff', personId: 'p1' })
+    const before = (await eventsOf('alarm.raised')).at(-1).id
+    await ok('/gtw/cwai/Task/switch', { taskId: 'door', enabled: true })
+    const [stranger] = await until(async () => { const a = await alarms(strangerId); return a.length > 0 && a }, 'a stranger alarm', 120_000)
+    expect(stranger).toMatchObject({ policyName: 'strangers', label: 'face', personId: null, name: 'unknown', galleryId: null, message: 'strangers: face unknown' })
+    expect(stranger.similarity).toBeLessThan(THRESHOLD)
+    await until(async () => (await eventsOf('object.left')).some((e: any) => e.objectId === stranger.objectId), 'the stranger\'s pass to end', 60_000)
+    // Since the deletion: stranger alarms only, one per pass (a later pass may have begun meanwhile).
+    const after = (await eventsOf('alarm.raised')).filter((a: any) => a.id > before)
+    expect(after[0]).toMatchObject({ policyId: strangerId, objectId: stranger.objectId })
+    expect(after.filter((a: any) => a.policyId !== strangerId)).toEqual([])
+    expect(new Set(after.map((a: any) => a.objectId)).size).toBe(after.length)
+    await ok('/v1/cwai/aihost/TaskCancle', { taskId: 'door' })
+  })
+})
