@@ -59,7 +59,7 @@ export function Result({ client, result, timings, picture: original, account }: 
     ${timings ? html`<p class="hint">Inference <strong data-testid="inference-time">${ms(stagesTotal(timings))}</strong> (${
       Object.entries(timings).filter(([k]) => !k.startsWith('node.')).map(([k, v]) => `${k} ${ms(v)}`).join(', ')})</p>` : null}
     <ul class="areas" data-testid="areas">${result.areaList.map((area) => html`<li>
-      ${result.areaList.length > 1 || area.areaName ? html`<span>${area.areaName || area.areaId}: </span>` : null}Detected: <strong data-testid="area-detected">${area.bDetected ? 'yes' : 'no'}</strong>
+      ${result.areaList.length > 1 || area.areaName ? html`<span>${area.areaName || area.areaId}: </span>` : null}<abbr title="bDetected (spec 2.6): the area's logic condition, not whether targets were found; a pipeline without a logic node answers no">Area logic triggered</abbr>: <strong data-testid="area-detected">${area.bDetected ? 'yes' : 'no'}</strong>
       ${decided(area) ? html` · condition met by <span data-testid="area-met">${decided(area)!.met}</span> of ${decided(area)!.of} target(s)` : null}
     </li>`)}</ul>
     <div class="toggles" role="group" aria-label="Overlays">
