@@ -143,3 +143,14 @@ export function classifyFailure(messages: string): ErrorId {
   if (/Decoder \(codec [^)]*\) not found|Invalid data found when processing input|does not contain any stream|Stream map '0:v:0' matches no streams|matches no streams|could not find codec parameters|Unsupported codec|no decoder/i.test(messages)) return 'CameraUnsupportedCodec'
   return 'CameraSourceFailed'
 }
+
+/**
+ * The error of an ffmpeg run that ended. A source that never described its stream within the
+ * connect timeout did not answer, whatever ffmpeg calls it at the stage where it gave up ("Invalid
+ * data found" when an RTSP reply times out).
+ */
+export function classifyExit(messages: string, run: { describedInput: boolean; elapsedMs: number; connectTimeoutMs: number }): ErrorId {
+  const known = classifyFailure(messages)
+  const silent = !run.describedInput && run.elapsedMs >= run.connectTimeoutMs
+  return silent && (known === 'CameraUnsupportedCodec' || known === 'CameraSourceFailed') ? 'CameraUnreachable' : known
+}

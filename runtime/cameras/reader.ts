@@ -3,7 +3,7 @@ import sharp from 'sharp'
 import { ApiError } from '../../shared/errors/index.ts'
 import { catalogue, type ErrorId } from '../../shared/errors/catalogue.ts'
 import { redactText } from '../../shared/cameras/url.ts'
-import { classifyFailure, parseInputStream, parseOutputSize, readerArgs, type InputSpec } from './ffmpeg.ts'
+import { classifyExit, classifyFailure, parseInputStream, parseOutputSize, readerArgs, type InputSpec } from './ffmpeg.ts'
 
 /** One decoded frame: packed RGB, 3 bytes per pixel, at the reader's analysis size. */
 export interface Frame {
@@ -59,6 +59,8 @@ export class FfmpegReader implements Reader {
   private sourceSize: { width: number; height: number } | null = null
   private lastProgress = 0
   private hadFrame = false
+  /** ffmpeg printed the source's stream: the source answered. */
+  private describedInput = false
   private watchdog: NodeJS.Timeout | null = null
   private exited: Promise<void> = Promise.resolve()
 
@@ -81,13 +83,15 @@ export class FfmpegReader implements Reader {
     if (child.pid !== undefined) this.spec.ticket?.bind(child.pid)
     child.once('close', () => this.spec.ticket?.close())
     this.lastProgress = Date.now()
+    const startedAt = this.lastProgress
     this.exited = new Promise((resolve) => child.once('close', () => resolve()))
     child.once('error', (error) => this.fail('CameraSourceFailed', `ffmpeg could not start: ${error.message}`))
     child.once('close', (code, signal) => {
       this.clearWatchdog()
       if (this.stopped || this.failed) return
       const last = this.lastMessage()
-      this.fail(classifyFailure(this.lines.join('\n')), signal ? `ffmpeg ended by ${signal}` : last ?? `ffmpeg ended (exit code ${code})`)
+      const run = { describedInput: this.describedInput, elapsedMs: Date.now() - startedAt, connectTimeoutMs: this.timing.connectTimeoutMs }
+      this.fail(classifyExit(this.lines.join('\n'), run), signal ? `ffmpeg ended by ${signal}` : last ?? `ffmpeg ended (exit code ${code})`)
     })
     let partial = ''
     child.stderr!.setEncoding('utf8')
@@ -107,6 +111,7 @@ export class FfmpegReader implements Reader {
     if (!this.size) {
       const input = parseInputStream(line)
       if (input && !line.includes('rawvideo')) {
+        this.describedInput = true
         this.handlers.onInfo(input)
         if (input.width && input.height) this.sourceSize = { width: input.width, height: input.height }
       }

@@ -15,6 +15,7 @@ const VIDEO = PERSON_VIDEO
 const PASSWORD = 's3cret-Cam'
 const WRONG_PASSWORD = 'wrong-Cam-pw'
 const CONNECT_TIMEOUT_MS = 6000
+const DEVICE_ENV = { CAMERA_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS), CAMERA_STALL_TIMEOUT_MS: '4000', CAMERA_RECONNECT_MIN_MS: '500', CAMERA_RECONNECT_MAX_MS: '1000' }
 
 const ffmpegChildren = (pid: number) => childProcesses(pid, 'ffmpeg')
 
@@ -70,9 +71,7 @@ describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', ()
     silent = createTcpServer((socket) => { silentSockets.push(socket) })
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
     silentPort = (silent.address() as { port: number }).port
-    device = await startDevice({
-      env: { CAMERA_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS), CAMERA_STALL_TIMEOUT_MS: '4000', CAMERA_RECONNECT_MIN_MS: '500', CAMERA_RECONNECT_MAX_MS: '1000' },
-    })
+    device = await startDevice({ env: DEVICE_ENV })
     mtk = await device.adminToken()
   })
   afterAll(async () => {
@@ -271,7 +270,8 @@ describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', ()
     // A restart resumes the stored cameras; a stop ends their readers with the device.
     await device.stop()
     expect(readers.filter(alive)).toEqual([])
-    device = await startDevice({ dataDir: device.dataDir, env: { CAMERA_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS) } })
+    // The same camera timings as before: a first attempt that fails (a busy RTSP server) is retried within a second.
+    device = await startDevice({ dataDir: device.dataDir, env: DEVICE_ENV })
     mtk = await device.adminToken()
     await until(async () => (await rowOf(rtspCamera))?.status === 'online', 'the RTSP camera online after the restart')
     const after = ffmpegChildren(device.process.pid!)
