@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { IouTracker, type Detection } from '../../runtime/streams/tracker.ts'
 
 const person = (x: number, y: number, width = 100, height = 300): Detection => ({ box: { x, y, width, height }, label: 'person', confidence: 0.8 })
-const options = { minIou: 0.2, maxCentreShift: 0.6, confirmHits: 2, leaveAfterMs: 2500 }
+const options = { minIou: 0.2, maxCentreShift: 0.6, confirmHits: 2, leaveAfterMs: 2500, maxPredictMs: 2000 }
 
 describe('IouTracker', () => {
   it('one person walking across, then leaving through the edge while the box shrinks, is one object', () => {
