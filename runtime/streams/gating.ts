@@ -19,6 +19,7 @@ export interface TrackedBox {
  * Why the detector runs on a frame, or why not:
  * - `motion`: something moved and nothing is tracked;
  * - `newMotion`: motion off the tracked objects (someone new, or an object the tracker lost);
+ * - `walking`: a tracked object moves as a whole (WALKING_SHARE);
  * - `interval`: the interval that applies ran out (minDetectIntervalMs with nothing tracked,
  *   trackedDetectIntervalMs while objects are);
  * - `stationary`: a tracked object shows no motion, checked at minDetectIntervalMs;
@@ -26,7 +27,7 @@ export interface TrackedBox {
  * - `tracked` (skipped): every motion lies on the tracked objects, their interval runs.
  */
 export type GateDecision =
-  | { detect: true; reason: 'motion' | 'newMotion' | 'interval' | 'stationary' }
+  | { detect: true; reason: 'motion' | 'newMotion' | 'walking' | 'interval' | 'stationary' }
   | { detect: false; reason: 'still' | 'tracked' }
 
 /**
@@ -38,6 +39,14 @@ export type GateDecision =
  */
 export const TRACKED_MARGIN = 0.25
 
+/**
+ * A motion region at least this share of a tracked box's area means the object moves as a
+ * whole (walks) rather than in parts (arms at a table): it is followed at the frame rate, as
+ * Frigate detects moving objects on every frame, so a counter line sees its last steps.
+ */
+export const WALKING_SHARE = 0.5
+
+const area = (box: TargetBox) => box.width * box.height
 const grow = (box: TargetBox, share: number): TargetBox => ({
   x: box.x - box.width * share, y: box.y - box.height * share, width: box.width * (1 + 2 * share), height: box.height * (1 + 2 * share),
 })
@@ -49,19 +58,22 @@ const overlaps = (a: TargetBox, b: TargetBox) =>
 /**
  * Motion gating, as Frigate drives detection by motion regions: with nothing tracked the
  * detector runs on motion and at the minimum interval; with objects tracked it runs at once
- * for motion off their boxes (as much as counts as motion on its own), otherwise at the tracked
- * interval, and at the minimum interval when an object shows no motion at all (it may have
- * gone without moving the picture, or stand still).
+ * for motion off their boxes (as much as counts as motion on its own) and for an object that
+ * walks, otherwise at the tracked interval, and at the minimum interval when an object shows
+ * no motion at all (it may have gone without moving the picture, or stand still).
  */
 export function decide(motion: Motion, tracked: TrackedBox[], sinceDetectMs: number, settings: GateSettings): GateDecision {
   if (tracked.length === 0) {
     if (motion.moved) return { detect: true, reason: 'motion' }
     return sinceDetectMs >= settings.minDetectIntervalMs ? { detect: true, reason: 'interval' } : { detect: false, reason: 'still' }
   }
-  const covers = tracked.filter((t) => t.confirmed).map((t) => grow(t.box, TRACKED_MARGIN))
+  const boxes = tracked.filter((t) => t.confirmed).map((t) => t.box)
+  const covers = boxes.map((box) => grow(box, TRACKED_MARGIN))
   let off = 0
   for (const region of motion.regions) if (!covers.some((cover) => contains(cover, region.box))) off += region.cells
   if (off >= motion.minCells) return { detect: true, reason: 'newMotion' }
+  const walking = boxes.some((box) => motion.regions.some((region) => overlaps(box, region.box) && area(region.box) >= WALKING_SHARE * area(box)))
+  if (walking) return { detect: true, reason: 'walking' }
   if (sinceDetectMs >= settings.trackedDetectIntervalMs) return { detect: true, reason: 'interval' }
   const stationary = covers.some((cover) => !motion.regions.some((region) => overlaps(cover, region.box)))
   return stationary && sinceDetectMs >= settings.minDetectIntervalMs ? { detect: true, reason: 'stationary' } : { detect: false, reason: 'tracked' }

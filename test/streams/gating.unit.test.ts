@@ -45,6 +45,13 @@ describe('motion gating: when the detector runs', () => {
     expect(script(frames, [person])).toEqual(['newMotion', 'tracked', 'tracked', 'interval', 'tracked', 'tracked', 'interval', 'tracked', 'tracked', 'interval'])
   })
 
+  it('a tracked object that moves as a whole (walks) is followed at the frame rate', () => {
+    // A striped body shifting 10 px a frame: every cell of it changes, a region as large as most of the box.
+    const stripes = (shift: number) => Array.from({ length: 4 }, (_, k) => ({ x: 210 + shift + 20 * k, y: 70, width: 10, height: 220 }))
+    const frames = Array.from({ length: 6 }, (_, i) => scene(...stripes(i % 2 ? 10 : 0)))
+    expect(script(frames, [person])).toEqual(['newMotion', 'walking', 'walking', 'walking', 'walking', 'walking'])
+  })
+
   it('motion off the tracked boxes runs the detector at once, as much as counts as motion on its own', () => {
     const before: Parameters<typeof scene> = [body]
     // Someone new at x 500: 4 × 8 cells.
