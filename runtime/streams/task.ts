@@ -37,7 +37,7 @@ const QUEUE_CAPACITY = 2
  * Tracking: overlap that continues a track, sightings that make an object, absence that ends
  * it, and how long an unseen track moves on along its velocity (the longest tracked interval).
  */
-const TRACKING = { minIou: 0.2, maxCentreShift: 0.6, confirmHits: 2, leaveAfterMs: 2500, maxPredictMs: MAX_TRACKED_DETECT_INTERVAL_MS }
+export const TRACKING = { minIou: 0.2, maxCentreShift: 0.6, confirmHits: 2, leaveAfterMs: 2500, maxPredictMs: MAX_TRACKED_DETECT_INTERVAL_MS }
 /** After a failed detection (sidecar restarting), wait this long before the next frame. */
 const FAILURE_PAUSE_MS = 1000
 
