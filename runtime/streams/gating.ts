@@ -4,7 +4,7 @@ import type { Motion } from './motion.ts'
 export interface GateSettings {
   /** With nothing tracked and nothing moving, and for a tracked object that stands still: the detector runs at least this often. */
   minDetectIntervalMs: number
-  /** While every motion lies on the tracked objects: the detector runs at most this often (the tracker carries their boxes between). */
+  /** While every motion lies on the tracked objects: the detector runs this often (the tracker carries their boxes between). */
   trackedDetectIntervalMs: number
 }
 

@@ -24,7 +24,7 @@ export const TaskCreateInput = Type.Object({
   minDetectIntervalMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000, default: 1000, description: 'With motion gating: with nothing moving, the detector still runs at least this often (and for a tracked object that stands still).' })),
   trackedDetectIntervalMs: Type.Optional(Type.Integer({
     minimum: 0, maximum: MAX_TRACKED_DETECT_INTERVAL_MS, default: DEFAULT_TRACKED_DETECT_INTERVAL_MS,
-    description: `With motion gating: while objects are tracked and every motion lies on them, the detector runs at most this often (the tracker carries their boxes between); at most ${MAX_TRACKED_DETECT_INTERVAL_MS}, below the 2.5 s after which an unseen object has left.`,
+    description: `With motion gating: while objects are tracked and every motion lies on them, the detector runs this often (the tracker carries their boxes between); at most ${MAX_TRACKED_DETECT_INTERVAL_MS}, below the 2.5 s after which an unseen object has left.`,
   })),
   scheduleId: Type.Optional(ScheduleRef),
 }, { additionalProperties: false })
