@@ -6,6 +6,8 @@ export interface GateSettings {
   minDetectIntervalMs: number
   /** While every motion lies on the tracked objects: the detector runs this often (the tracker carries their boxes between). */
   trackedDetectIntervalMs: number
+  /** Follow a walking object at the frame rate (WALKING_SHARE): the task counts crossings of lines. */
+  followWalkers: boolean
 }
 
 /** A tracked object's box where the tracker predicts it on this frame, in the frame's pixels. */
@@ -19,7 +21,7 @@ export interface TrackedBox {
  * Why the detector runs on a frame, or why not:
  * - `motion`: something moved and nothing is tracked;
  * - `newMotion`: motion off the tracked objects (someone new, or an object the tracker lost);
- * - `walking`: a tracked object moves as a whole (WALKING_SHARE);
+ * - `walking`: a tracked object moves as a whole (WALKING_SHARE) and the task counts line crossings;
  * - `interval`: the interval that applies ran out (minDetectIntervalMs with nothing tracked,
  *   trackedDetectIntervalMs while objects are);
  * - `stationary`: a tracked object shows no motion, checked at minDetectIntervalMs;
@@ -41,8 +43,10 @@ export const TRACKED_MARGIN = 0.25
 
 /**
  * A motion region at least this share of a tracked box's area means the object moves as a
- * whole (walks) rather than in parts (arms at a table): it is followed at the frame rate, as
- * Frigate detects moving objects on every frame, so a counter line sees its last steps.
+ * whole (walks) rather than in parts (arms at a table). A task with counter lines follows it at
+ * the frame rate, as Frigate detects moving objects on every frame, so the line sees its last
+ * steps before it leaves (on the footage, a person leaving passes the exit line within a
+ * frame or two of vanishing); others leave it to the interval and the tracker's prediction.
  */
 export const WALKING_SHARE = 0.5
 
@@ -58,8 +62,8 @@ const overlaps = (a: TargetBox, b: TargetBox) =>
 /**
  * Motion gating, as Frigate drives detection by motion regions: with nothing tracked the
  * detector runs on motion and at the minimum interval; with objects tracked it runs at once
- * for motion off their boxes (as much as counts as motion on its own) and for an object that
- * walks, otherwise at the tracked interval, and at the minimum interval when an object shows
+ * for motion off their boxes (as much as counts as motion on its own) and, counting line
+ * crossings, for an object that walks; otherwise at the tracked interval, and at the minimum interval when an object shows
  * no motion at all (it may have gone without moving the picture, or stand still).
  */
 export function decide(motion: Motion, tracked: TrackedBox[], sinceDetectMs: number, settings: GateSettings): GateDecision {
@@ -72,7 +76,7 @@ export function decide(motion: Motion, tracked: TrackedBox[], sinceDetectMs: num
   let off = 0
   for (const region of motion.regions) if (!covers.some((cover) => contains(cover, region.box))) off += region.cells
   if (off >= motion.minCells) return { detect: true, reason: 'newMotion' }
-  const walking = boxes.some((box) => motion.regions.some((region) => overlaps(box, region.box) && area(region.box) >= WALKING_SHARE * area(box)))
+  const walking = settings.followWalkers && boxes.some((box) => motion.regions.some((region) => overlaps(box, region.box) && area(region.box) >= WALKING_SHARE * area(box)))
   if (walking) return { detect: true, reason: 'walking' }
   if (sinceDetectMs >= settings.trackedDetectIntervalMs) return { detect: true, reason: 'interval' }
   const stationary = covers.some((cover) => !motion.regions.some((region) => overlaps(cover, region.box)))

@@ -9,7 +9,7 @@ import type { CameraService, CameraStream } from '../cameras/service.ts'
 import type { Frame } from '../cameras/reader.ts'
 import type { StreamTaskMetrics } from '../metrics/index.ts'
 import { analysisMaxSide, inFramePixels, inSourcePixels } from './analysis-size.ts'
-import { decide } from './gating.ts'
+import { decide, type GateSettings } from './gating.ts'
 import { MotionDetector } from './motion.ts'
 import { Rate, Samples } from './stats.ts'
 import { IouTracker, type Detection } from './tracker.ts'
@@ -60,6 +60,7 @@ export class StreamTask {
   private readonly tracker = new IouTracker(TRACKING)
   /** When the frame last sent to the detector was decoded. */
   private lastDetectAt = 0
+  private readonly gate: GateSettings
   private readonly inputRate = new Rate()
   private readonly processedRate = new Rate()
   private readonly detectorLatency = new Samples()
@@ -77,7 +78,10 @@ export class StreamTask {
   /** The detector's latest result on this task's frames (live view overlay). */
   latest: StreamTaskResult | null = null
 
-  constructor(readonly row: StreamTaskRow, private readonly deps: StreamTaskDeps) {}
+  constructor(readonly row: StreamTaskRow, private readonly deps: StreamTaskDeps) {
+    const { minDetectIntervalMs, trackedDetectIntervalMs, taskConfig } = row
+    this.gate = { minDetectIntervalMs, trackedDetectIntervalMs, followWalkers: Array.isArray(taskConfig.counters) && taskConfig.counters.length > 0 }
+  }
 
   get handle(): string {
     return handleOf(this.row.taskId)
@@ -186,7 +190,7 @@ export class StreamTask {
     if (this.row.motionGating) {
       const motion = this.motion.detect(frame.rgb, frame.width, frame.height, frame.time)
       const tracked = this.tracker.predict(frame.time).map(({ track, box }) => ({ box: inFramePixels(box, frame), confirmed: track.confirmed }))
-      const decision = decide(motion, tracked, frame.time - this.lastDetectAt, this.row)
+      const decision = decide(motion, tracked, frame.time - this.lastDetectAt, this.gate)
       if (!decision.detect) {
         this.motionSkipped++
         if (decision.reason === 'tracked') this.trackedSkipped++

@@ -3,7 +3,7 @@ import { decide, type TrackedBox } from '../../runtime/streams/gating.ts'
 import { MotionDetector, type Motion } from '../../runtime/streams/motion.ts'
 import { feed, scene } from './scene.ts'
 
-const settings = { minDetectIntervalMs: 1000, trackedDetectIntervalMs: 600 }
+const settings = { minDetectIntervalMs: 1000, trackedDetectIntervalMs: 600, followWalkers: false }
 /** A person standing at x 200–300, y 60–300 (box 100 × 240, so the margin is 25 px × 60 px on each side). */
 const PERSON = { x: 200, y: 60, width: 100, height: 240 }
 const person: TrackedBox = { box: PERSON, confirmed: true }
@@ -45,11 +45,13 @@ describe('motion gating: when the detector runs', () => {
     expect(script(frames, [person])).toEqual(['newMotion', 'tracked', 'tracked', 'interval', 'tracked', 'tracked', 'interval', 'tracked', 'tracked', 'interval'])
   })
 
-  it('a tracked object that moves as a whole (walks) is followed at the frame rate', () => {
+  it('counting line crossings, a tracked object that moves as a whole (walks) is followed at the frame rate', () => {
     // A striped body shifting 10 px a frame: every cell of it changes, a region as large as most of the box.
     const stripes = (shift: number) => Array.from({ length: 4 }, (_, k) => ({ x: 210 + shift + 20 * k, y: 70, width: 10, height: 220 }))
     const frames = Array.from({ length: 6 }, (_, i) => scene(...stripes(i % 2 ? 10 : 0)))
-    expect(script(frames, [person])).toEqual(['newMotion', 'walking', 'walking', 'walking', 'walking', 'walking'])
+    expect(script(frames, [person], { ...settings, followWalkers: true })).toEqual(['newMotion', 'walking', 'walking', 'walking', 'walking', 'walking'])
+    // Without counter lines the walker is left to the tracked interval (and the tracker's prediction).
+    expect(script(frames, [person])).toEqual(['newMotion', 'tracked', 'tracked', 'interval', 'tracked', 'tracked'])
   })
 
   it('motion off the tracked boxes runs the detector at once, as much as counts as motion on its own', () => {
@@ -75,7 +77,7 @@ describe('motion gating: when the detector runs', () => {
   })
 
   it('a tracked object without any motion is checked every minDetectIntervalMs when that comes first', () => {
-    const gate = { minDetectIntervalMs: 400, trackedDetectIntervalMs: 1000 }
+    const gate = { minDetectIntervalMs: 400, trackedDetectIntervalMs: 1000, followWalkers: false }
     const other: TrackedBox = { box: { x: 450, y: 60, width: 100, height: 240 }, confirmed: true }
     // The other person moves; the first shows no motion at all: it may have gone without a trace, or stand still.
     const motion = motionOf([body, { x: 460, y: 70, width: 80, height: 220 }], [body, { x: 470, y: 70, width: 80, height: 220 }])

@@ -155,7 +155,8 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
     expect(status.motionSkipped).toBeGreaterThan(0)
     // README "Motion gating": the people working at the table (about 60 s of the 139) are looked at
     // every trackedDetectIntervalMs, so fewer than half the frames reach the detector (a replay of
-    // the footage, bench/motion-gating.bench.ts, sends it 30 %); every frame would with gating off.
+    // the footage with this counter line, bench/motion-gating.bench.ts, sends it 30 %); every frame
+    // would with gating off.
     expect(status).toMatchObject({ minDetectIntervalMs: 1000, trackedDetectIntervalMs: 1000 })
     expect(status.trackedSkipped).toBeGreaterThan(0)
     expect(status.trackedSkipped).toBeLessThanOrEqual(status.motionSkipped)
