@@ -10,9 +10,8 @@
  * without counter lines (target ≤ 1/3 of every frame: the detector work behind the capacity
  * target of 3×); the person visits, and their counter crossings, that the replay with every
  * frame found and a gated one missed (target 0); the object.entered events (target: no more
- * than with every frame). The
- * capacity run (capacity.bench.ts) measures the machine; this checks the gate itself, the same
- * on any machine. Boxes stay in the analysed frame's pixels (the task scales them to the
+ * than with every frame). The capacity run (capacity.bench.ts) measures the machine; this
+ * checks the gate itself, the same on any machine. Boxes stay in the analysed frame's pixels (the task scales them to the
  * camera's and back; the tracker's thresholds are ratios). `npx tsx bench/motion-gating.bench.ts`
  */
 import { spawn } from 'node:child_process'
@@ -46,7 +45,11 @@ async function analyse(): Promise<{ frames: Analysed[]; width: number; height: n
   await engine.load('replay', 'person-detector')
   const child = spawn(ffmpegBinary(''), ['-hide_banner', '-i', VIDEO, '-map', '0:v:0', '-an', '-vf', videoFilter(FPS, MAX_SIDE), '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { stdio: ['ignore', 'pipe', 'pipe'] })
   let size = null as { width: number; height: number } | null
-  child.stderr.setEncoding('utf8').on('data', (text: string) => { for (const line of text.split('\n')) size ??= parseOutputSize(line) })
+  let messages = ''
+  child.stderr.setEncoding('utf8').on('data', (text: string) => {
+    messages += text
+    for (const line of messages.split('\n')) size ??= parseOutputSize(line)
+  })
   const motion = new MotionDetector()
   const frames: Analysed[] = []
   let pending = Buffer.alloc(0)
