@@ -43,10 +43,11 @@ async function analyse(): Promise<{ frames: Analysed[]; width: number; height: n
   const { InferenceEngine } = await loadBundledEngine()
   const engine = new InferenceEngine({ projectRoot: ROOT, intraOpThreads: 1, limits: { maxEncodedImageBytes: 32 << 20, maxImagePixels: 64_000_000 } })
   await engine.load('replay', 'person-detector')
-  const child = spawn(ffmpegBinary(''), ['-hide_banner', '-i', VIDEO, '-map', '0:v:0', '-an', '-vf', videoFilter(FPS, MAX_SIDE), '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(ffmpegBinary(''), ['-hide_banner', '-nostats', '-i', VIDEO, '-map', '0:v:0', '-an', '-vf', videoFilter(FPS, MAX_SIDE), '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { stdio: ['ignore', 'pipe', 'pipe'] })
   let size = null as { width: number; height: number } | null
   let messages = ''
   child.stderr.setEncoding('utf8').on('data', (text: string) => {
+    if (size) return
     messages += text
     for (const line of messages.split('\n')) size ??= parseOutputSize(line)
   })
