@@ -118,6 +118,7 @@ export class DeviceMetrics implements MetricsService {
     perTask('stream_task_frames_total', 'Frames the camera reader delivered to a stream task since it started.', (t) => t.framesIn, Counter)
     perTask('stream_task_frames_dropped_total', 'Frames a stream task dropped from its full queue (oldest first) since it started.', (t) => t.framesDropped, Counter)
     perTask('stream_task_motion_skipped_total', 'Frames motion gating kept from the detector since the task started.', (t) => t.motionSkipped, Counter)
+    perTask('stream_task_tracked_skipped_total', 'Of those, frames kept from the detector while every motion lay on tracked objects (trackedDetectIntervalMs).', (t) => t.trackedSkipped, Counter)
     new Gauge({
       name: 'upload_sessions', help: 'Upload sessions in the database, by state (spec 3.1).', labelNames: ['state'] as const, registers: [this.registry],
       async collect() {

@@ -5,7 +5,7 @@ import { ApiError, invalidParam, isApiError } from '../../shared/errors/index.ts
 import type { Clock, Identity, Logger } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
 import type { SchedulesService } from '../../shared/schedules/types.ts'
-import type { StreamTasksService, StreamTaskResult, StreamTaskStatus, TaskCreateInput, TaskUpdateInput } from '../../shared/streams/types.ts'
+import { DEFAULT_TRACKED_DETECT_INTERVAL_MS, type StreamTasksService, type StreamTaskResult, type StreamTaskStatus, type TaskCreateInput, type TaskUpdateInput } from '../../shared/streams/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
 import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 import type { CameraService } from '../cameras/service.ts'
@@ -83,12 +83,14 @@ export class StreamTaskService implements StreamTasksService {
     const now = this.options.clock.now()
     const row: StreamTaskRow = {
       taskId: input.taskId, algorithmCode: input.algorithmCode, cameraId: input.cameraId, targetFps: input.targetFps,
-      taskConfig: input.taskConfig ?? {}, motionGating: input.motionGating ?? true, minDetectIntervalMs: input.minDetectIntervalMs ?? 1000, enabled: true,
+      taskConfig: input.taskConfig ?? {}, motionGating: input.motionGating ?? true, minDetectIntervalMs: input.minDetectIntervalMs ?? 1000,
+      trackedDetectIntervalMs: input.trackedDetectIntervalMs ?? DEFAULT_TRACKED_DETECT_INTERVAL_MS, enabled: true,
       scheduleId: input.scheduleId ?? null, createdBy: identity.accountName, createdAt: now, updatedAt: now,
     }
     const existing = this.tasks.get(input.taskId)
     if (existing && existing.row.cameraId === row.cameraId && existing.row.algorithmCode === row.algorithmCode && existing.row.targetFps === row.targetFps &&
       JSON.stringify(existing.row.taskConfig) === JSON.stringify(row.taskConfig) && existing.row.motionGating === row.motionGating &&
+      existing.row.minDetectIntervalMs === row.minDetectIntervalMs && existing.row.trackedDetectIntervalMs === row.trackedDetectIntervalMs &&
       existing.row.scheduleId === row.scheduleId) {
       await this.setEnabled(row.taskId, true)
       return { reused: true }
@@ -156,7 +158,8 @@ export class StreamTaskService implements StreamTasksService {
       throw new ApiError('InvalidParam', { details: { field: 'targetFps', targetFps, sourceFps }, msgText: `targetFps ${targetFps} is above the camera's ${sourceFps} fps` })
     const row: StreamTaskRow = {
       ...old, targetFps, taskConfig: input.taskConfig ?? old.taskConfig, motionGating: input.motionGating ?? old.motionGating,
-      minDetectIntervalMs: input.minDetectIntervalMs ?? old.minDetectIntervalMs, updatedAt: this.options.clock.now(),
+      minDetectIntervalMs: input.minDetectIntervalMs ?? old.minDetectIntervalMs,
+      trackedDetectIntervalMs: input.trackedDetectIntervalMs ?? old.trackedDetectIntervalMs, updatedAt: this.options.clock.now(),
       scheduleId: input.scheduleId === undefined ? old.scheduleId : input.scheduleId,
     }
     this.checkSchedule(row.scheduleId)

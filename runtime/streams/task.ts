@@ -2,13 +2,14 @@ import { isApiError } from '../../shared/errors/index.ts'
 import type { Logger } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
 import type { SchedulesService } from '../../shared/schedules/types.ts'
-import type { StreamTaskResult, StreamTaskState, StreamTaskStatus } from '../../shared/streams/types.ts'
+import { MAX_TRACKED_DETECT_INTERVAL_MS, type StreamTaskResult, type StreamTaskState, type StreamTaskStatus } from '../../shared/streams/types.ts'
 import type { streamTasks } from '../../shared/db/schema/index.ts'
 import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 import type { CameraService, CameraStream } from '../cameras/service.ts'
 import type { Frame } from '../cameras/reader.ts'
 import type { StreamTaskMetrics } from '../metrics/index.ts'
-import { analysisMaxSide, inSourcePixels } from './analysis-size.ts'
+import { analysisMaxSide, inFramePixels, inSourcePixels } from './analysis-size.ts'
+import { decide, type GateSettings } from './gating.ts'
 import { MotionDetector } from './motion.ts'
 import { Rate, Samples } from './stats.ts'
 import { IouTracker, type Detection } from './tracker.ts'
@@ -32,8 +33,11 @@ export interface StreamTaskDeps {
 
 /** Frames waiting for the detector; beyond this the oldest is dropped (real time over every frame). */
 const QUEUE_CAPACITY = 2
-/** Tracking: overlap that continues a track, sightings that make an object, absence that ends it. */
-const TRACKING = { minIou: 0.2, maxCentreShift: 0.6, confirmHits: 2, leaveAfterMs: 2500 }
+/**
+ * Tracking: overlap that continues a track, sightings that make an object, absence that ends
+ * it, and how long an unseen track moves on along its velocity (the longest tracked interval).
+ */
+export const TRACKING = { minIou: 0.2, maxCentreShift: 0.6, confirmHits: 2, leaveAfterMs: 2500, maxPredictMs: MAX_TRACKED_DETECT_INTERVAL_MS }
 /** After a failed detection (sidecar restarting), wait this long before the next frame. */
 const FAILURE_PAUSE_MS = 1000
 
@@ -54,7 +58,9 @@ export class StreamTask {
   private loop: Promise<void> = Promise.resolve()
   private readonly motion = new MotionDetector()
   private readonly tracker = new IouTracker(TRACKING)
+  /** When the frame last sent to the detector was decoded. */
   private lastDetectAt = 0
+  private readonly gate: GateSettings
   private readonly inputRate = new Rate()
   private readonly processedRate = new Rate()
   private readonly detectorLatency = new Samples()
@@ -64,6 +70,7 @@ export class StreamTask {
   private framesProcessed = 0
   private framesFailed = 0
   private motionSkipped = 0
+  private trackedSkipped = 0
   private objectsEntered = 0
   private scheduleSkipped = 0
   private scheduleOpen = true
@@ -71,7 +78,10 @@ export class StreamTask {
   /** The detector's latest result on this task's frames (live view overlay). */
   latest: StreamTaskResult | null = null
 
-  constructor(readonly row: StreamTaskRow, private readonly deps: StreamTaskDeps) {}
+  constructor(readonly row: StreamTaskRow, private readonly deps: StreamTaskDeps) {
+    const { minDetectIntervalMs, trackedDetectIntervalMs, taskConfig } = row
+    this.gate = { minDetectIntervalMs, trackedDetectIntervalMs, followWalkers: Array.isArray(taskConfig.counters) && taskConfig.counters.length > 0 }
+  }
 
   get handle(): string {
     return handleOf(this.row.taskId)
@@ -176,17 +186,19 @@ export class StreamTask {
 
   private async process(frame: Frame): Promise<void> {
     if (!(await this.scheduled())) return
-    const now = Date.now()
-    // Motion gating: the detector runs on motion, while objects are tracked, and at the minimum interval.
+    // Motion gating (runtime/streams/gating.ts): the tracked boxes where the tracker predicts them on this frame.
     if (this.row.motionGating) {
-      const moved = this.motion.moved(frame.rgb, frame.width, frame.height, frame.time)
-      if (!moved && this.tracker.active === 0 && now - this.lastDetectAt < this.row.minDetectIntervalMs) {
+      const motion = this.motion.detect(frame.rgb, frame.width, frame.height, frame.time)
+      const tracked = this.tracker.predict(frame.time).map(({ track, box }) => ({ box: inFramePixels(box, frame), confirmed: track.confirmed }))
+      const decision = decide(motion, tracked, frame.time - this.lastDetectAt, this.gate)
+      if (!decision.detect) {
         this.motionSkipped++
-        this.processedRate.tick(now)
+        if (decision.reason === 'tracked') this.trackedSkipped++
+        this.processedRate.tick(Date.now())
         return
       }
     }
-    this.lastDetectAt = now
+    this.lastDetectAt = frame.time
     const started = Date.now()
     const outcome = await this.deps.inference.detect({ handle: this.handle, image: { kind: 'rgb', width: frame.width, height: frame.height, data: frame.rgb }, overlay: false })
     const latency = Date.now() - started
@@ -234,6 +246,7 @@ export class StreamTask {
       stateReason: this.stateReason,
       motionGating: this.row.motionGating,
       minDetectIntervalMs: this.row.minDetectIntervalMs,
+      trackedDetectIntervalMs: this.row.trackedDetectIntervalMs,
       enabled: this.row.enabled,
       taskConfig: this.row.taskConfig,
       scheduleId: this.row.scheduleId,
@@ -244,6 +257,7 @@ export class StreamTask {
       framesProcessed: this.framesProcessed,
       framesFailed: this.framesFailed,
       motionSkipped: this.motionSkipped,
+      trackedSkipped: this.trackedSkipped,
       scheduleSkipped: this.scheduleSkipped,
       discardRate: this.framesIn > 0 ? Math.round((this.framesDropped / this.framesIn) * 10_000) / 10_000 : 0,
       detectorLatencyP50Ms: this.detectorLatency.percentile(50),

@@ -21,6 +21,8 @@ export interface Track extends Detection {
    * set once a face in the object's box was described; absent before (and without recognition).
    */
   recognition?: ObjectRecognition
+  /** Movement of the box's centre, px per ms, smoothed over the sightings (0 until the second). */
+  velocity: { x: number; y: number }
 }
 
 export interface TrackerOptions {
@@ -35,7 +37,15 @@ export interface TrackerOptions {
   confirmHits: number
   /** A track not seen for this long has left. */
   leaveAfterMs: number
+  /**
+   * A track unseen carries on along its velocity for at most this long (a detector that runs
+   * at an interval, or misses a frame, still finds the walker where it has got to).
+   */
+  maxPredictMs: number
 }
+
+/** Weight of the newest sighting in the smoothed velocity (boxes jitter a few pixels). */
+const VELOCITY_WEIGHT = 0.5
 
 export const iou = (a: TargetBox, b: TargetBox): number => {
   const x = Math.max(0, Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x))
@@ -47,10 +57,18 @@ export const iou = (a: TargetBox, b: TargetBox): number => {
 
 const centre = (box: TargetBox) => ({ x: box.x + box.width / 2, y: box.y + box.height / 2 })
 
+/** Where `track`'s box is at `now`: its last box moved along its velocity (up to `maxPredictMs`). */
+export function predictBox(track: Track, now: number, maxPredictMs: number): TargetBox {
+  const dt = Math.min(Math.max(0, now - track.lastSeen), maxPredictMs)
+  return { ...track.box, x: track.box.x + track.velocity.x * dt, y: track.box.y + track.velocity.y * dt }
+}
+
 /**
  * Associates detections across frames into objects with stable ids: greedy matching of the
- * highest-overlap pairs of the same label, then of the nearest centres, a track confirmed after `confirmHits` sightings,
- * and ended after `leaveAfterMs` without one. Returns the objects that entered and left.
+ * highest-overlap pairs of the same label, then of the nearest centres, each track's box
+ * first moved to where its velocity has taken it since it was last seen; a track confirmed
+ * after `confirmHits` sightings, and ended after `leaveAfterMs` without one. Returns the
+ * objects that entered and left.
  */
 export class IouTracker {
   private tracks: Track[] = []
@@ -67,7 +85,13 @@ export class IouTracker {
     return this.tracks.filter((track) => track.confirmed)
   }
 
+  /** Every track (tentative ones included) with its box where it should be at `now`. */
+  predict(now: number): { track: Track; box: TargetBox }[] {
+    return this.tracks.map((track) => ({ track, box: predictBox(track, now, this.options.maxPredictMs) }))
+  }
+
   update(detections: Detection[], now: number): { entered: Track[]; left: Track[] } {
+    const predicted = new Map(this.predict(now).map(({ track, box }) => [track, box]))
     const usedTracks = new Set<Track>()
     const usedDetections = new Set<Detection>()
     const entered: Track[] = []
@@ -85,6 +109,12 @@ export class IouTracker {
         if (usedTracks.has(track) || usedDetections.has(detection)) continue
         usedTracks.add(track)
         usedDetections.add(detection)
+        const dt = now - track.lastSeen
+        if (dt > 0) {
+          const seen = { x: (centre(detection.box).x - centre(track.box).x) / dt, y: (centre(detection.box).y - centre(track.box).y) / dt }
+          const w = track.hits === 1 ? 1 : VELOCITY_WEIGHT
+          track.velocity = { x: w * seen.x + (1 - w) * track.velocity.x, y: w * seen.y + (1 - w) * track.velocity.y }
+        }
         Object.assign(track, { box: detection.box, confidence: detection.confidence, areaId: detection.areaId, target: detection.target, lastSeen: now, hits: track.hits + 1 })
         if (!track.confirmed && track.hits >= this.options.confirmHits) {
           track.confirmed = true
@@ -93,17 +123,18 @@ export class IouTracker {
       }
     }
     match((track, detection) => {
-      const overlap = iou(track.box, detection.box)
+      const overlap = iou(predicted.get(track)!, detection.box)
       return overlap >= this.options.minIou ? overlap : null
     })
     match((track, detection) => {
-      const shift = Math.hypot(centre(track.box).x - centre(detection.box).x, centre(track.box).y - centre(detection.box).y)
+      const from = centre(predicted.get(track)!)
+      const shift = Math.hypot(from.x - centre(detection.box).x, from.y - centre(detection.box).y)
       const limit = this.options.maxCentreShift * Math.max(track.box.width, track.box.height)
       return shift <= limit ? -shift : null
     })
     for (const detection of detections) {
       if (usedDetections.has(detection)) continue
-      const track: Track = { ...detection, id: String(this.next++), firstSeen: now, lastSeen: now, hits: 1, confirmed: this.options.confirmHits <= 1 }
+      const track: Track = { ...detection, id: String(this.next++), firstSeen: now, lastSeen: now, hits: 1, confirmed: this.options.confirmHits <= 1, velocity: { x: 0, y: 0 } }
       this.tracks.push(track)
       if (track.confirmed) entered.push(track)
     }

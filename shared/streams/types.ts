@@ -7,6 +7,10 @@ import type { Identity } from '../handler.ts'
  * one algorithm, the same pipelines and `taskConfig` as PTask*. `ctx.streams` owns their
  * lifecycle; implementation in `runtime/streams/`.
  */
+/** While objects are tracked, the detector's interval (README "Stream tasks"): a default, and a bound below the tracker's 2.5 s leave delay. */
+export const DEFAULT_TRACKED_DETECT_INTERVAL_MS = 1000
+export const MAX_TRACKED_DETECT_INTERVAL_MS = 2000
+
 const ScheduleRef = Type.String({ minLength: 1, maxLength: 64, description: 'spec 4.10 Schedule: the task analyses only while this schedule is on (state `idle` otherwise); absent: always.' })
 
 export const TaskCreateInput = Type.Object({
@@ -16,8 +20,12 @@ export const TaskCreateInput = Type.Object({
   targetFps: Type.Number({ exclusiveMinimum: 0, maximum: 60, description: 'Frames per second analysed; at most the source\'s rate.' }),
   taskConfig: Type.Optional(TaskConfigSchema),
   mvDebug: Type.Optional(Type.Unknown()),
-  motionGating: Type.Optional(Type.Boolean({ default: true, description: 'Run the detector only on motion, while objects are tracked, and at minDetectIntervalMs otherwise.' })),
-  minDetectIntervalMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000, default: 1000, description: 'With motion gating: the detector still runs at least this often.' })),
+  motionGating: Type.Optional(Type.Boolean({ default: true, description: 'Run the detector only on motion, at trackedDetectIntervalMs while the motion lies on the tracked objects, and at minDetectIntervalMs otherwise.' })),
+  minDetectIntervalMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000, default: 1000, description: 'With motion gating: with nothing moving, the detector still runs at least this often (and for a tracked object that stands still).' })),
+  trackedDetectIntervalMs: Type.Optional(Type.Integer({
+    minimum: 0, maximum: MAX_TRACKED_DETECT_INTERVAL_MS, default: DEFAULT_TRACKED_DETECT_INTERVAL_MS,
+    description: `With motion gating: while objects are tracked and every motion lies on them, the detector runs this often (the tracker carries their boxes between); at most ${MAX_TRACKED_DETECT_INTERVAL_MS}, below the 2.5 s after which an unseen object has left.`,
+  })),
   scheduleId: Type.Optional(ScheduleRef),
 }, { additionalProperties: false })
 export type TaskCreateInput = Static<typeof TaskCreateInput>
@@ -39,6 +47,7 @@ export const TaskUpdateInput = Type.Object({
   taskConfig: Type.Optional(TaskConfigSchema),
   motionGating: Type.Optional(TaskCreateInput.properties.motionGating),
   minDetectIntervalMs: Type.Optional(TaskCreateInput.properties.minDetectIntervalMs),
+  trackedDetectIntervalMs: Type.Optional(TaskCreateInput.properties.trackedDetectIntervalMs),
   scheduleId: Type.Optional(Type.Union([ScheduleRef, Type.Null()], { description: 'A schedule (spec 4.10 Schedule); null: analyse always.' })),
 }, { additionalProperties: false })
 export type TaskUpdateInput = Static<typeof TaskUpdateInput>
@@ -53,6 +62,7 @@ export interface StreamTaskStatus {
   stateReason: string | null
   motionGating: boolean
   minDetectIntervalMs: number
+  trackedDetectIntervalMs: number
   enabled: boolean
   taskConfig: Record<string, unknown>
   /** The task's schedule, null when it analyses always. */
@@ -60,13 +70,16 @@ export interface StreamTaskStatus {
   /** Over the last 10 s: frames delivered by the camera reader, frames analysed. */
   inputFps: number
   processedFps: number
-  /** Since start: frames delivered, dropped by the full queue (oldest first), skipped by motion gating. */
+  /** Since start: frames delivered, dropped by the full queue (oldest first). */
   framesIn: number
   framesDropped: number
   /** Since start: frames analysed (motion-skipped ones included) and frames whose analysis failed (the capacity runner's counts, spec 2.8). */
   framesProcessed: number
   framesFailed: number
+  /** Since start: frames motion gating kept from the detector, for either reason (`trackedSkipped` among them). */
   motionSkipped: number
+  /** Since start: frames kept from the detector while objects were tracked and every motion lay on them (trackedDetectIntervalMs). */
+  trackedSkipped: number
   /** Since start: frames not analysed because the task's schedule was off. */
   scheduleSkipped: number
   discardRate: number

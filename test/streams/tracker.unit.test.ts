@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { IouTracker, type Detection } from '../../runtime/streams/tracker.ts'
+import { IouTracker, predictBox, type Detection } from '../../runtime/streams/tracker.ts'
 
 const person = (x: number, y: number, width = 100, height = 300): Detection => ({ box: { x, y, width, height }, label: 'person', confidence: 0.8 })
-const options = { minIou: 0.2, maxCentreShift: 0.6, confirmHits: 2, leaveAfterMs: 2500 }
+const options = { minIou: 0.2, maxCentreShift: 0.6, confirmHits: 2, leaveAfterMs: 2500, maxPredictMs: 2000 }
 
 describe('IouTracker', () => {
   it('one person walking across, then leaving through the edge while the box shrinks, is one object', () => {
@@ -45,5 +45,34 @@ describe('IouTracker', () => {
     const step = tracker.update([{ ...person(0, 0), label: 'dog' }], 100)
     expect(step.entered).toEqual([])
     expect(tracker.active).toBe(2)
+  })
+
+  it('between detections a track moves on along its velocity, so a walker seen once a second stays one object', () => {
+    // 100 × 100 boxes walking right 80 px per second (0.08 px/ms), seen twice 200 ms apart, then once a second:
+    // each sighting lies 80 px from the last (IoU 0.11, centres 80 px apart against 60 allowed).
+    // The track each sighting went to.
+    const walk = (tracker: IouTracker) => ([[0, 0], [200, 16], [1200, 96], [2200, 176], [3200, 256]] as const).map(([t, x]) => {
+      tracker.update([person(x, 0, 100, 100)], t)
+      return tracker.predict(t).find(({ track }) => track.lastSeen === t)!.track.id
+    })
+    const predicting = new IouTracker(options)
+    expect(walk(predicting)).toEqual(['1', '1', '1', '1', '1'])
+    const [{ track, box }] = predicting.predict(3700)
+    expect(track.velocity).toEqual({ x: 0.08, y: 0 })
+    expect(box).toEqual({ x: 296, y: 0, width: 100, height: 100 })
+    // Without the prediction every sighting is someone new.
+    expect(walk(new IouTracker({ ...options, maxPredictMs: 0 }))).toEqual(['1', '1', '2', '3', '4'])
+  })
+
+  it('the velocity is smoothed over the sightings, and a track unseen moves on for maxPredictMs at most', () => {
+    const tracker = new IouTracker(options)
+    tracker.update([person(0, 0)], 0)
+    tracker.update([person(20, 10)], 200)
+    // Then 20 px right and none down in 200 ms: half the new velocity, half the old.
+    tracker.update([person(40, 10)], 400)
+    const [{ track }] = tracker.predict(400)
+    expect(track.velocity).toEqual({ x: 0.1, y: 0.025 })
+    expect(predictBox(track, 1400, 2000)).toEqual({ x: 140, y: 35, width: 100, height: 300 })
+    expect(predictBox(track, 9400, 2000)).toEqual({ x: 240, y: 60, width: 100, height: 300 })
   })
 })

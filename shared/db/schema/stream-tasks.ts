@@ -15,6 +15,8 @@ export const streamTasks = sqliteTable('stream_tasks', {
   /** Motion gating (default on) and the detector's minimum interval while nothing moves. */
   motionGating: integer('motion_gating', { mode: 'boolean' }).notNull(),
   minDetectIntervalMs: integer('min_detect_interval_ms').notNull(),
+  /** With motion gating, while objects are tracked and the motion lies on them: the detector's interval (rows from before it: the default). */
+  trackedDetectIntervalMs: integer('tracked_detect_interval_ms').notNull().default(1000),
   /** A disabled task keeps its settings and reads nothing (Task/switch, batch stop). */
   enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
   /** spec 4.10 Schedule: outside its windows the task reads frames but analyses none; null = always. */

@@ -1,0 +1,1 @@
+ALTER TABLE `stream_tasks` ADD `tracked_detect_interval_ms` integer DEFAULT 1000 NOT NULL;
