@@ -21,6 +21,7 @@ export interface RtspServer {
   urls: string[]
   /** Every pipeline started so far, oldest first. */
   media: RtspMedia[]
+  /** The server's current process (started again when it aborts by itself). */
   process: ChildProcess
   stop(): Promise<void>
 }
@@ -41,34 +42,56 @@ export async function startRtspServer(file: string, port: number, mount: string 
   const mounts = typeof mount === 'string' ? [{ path: mount }] : mount
   const specs = mounts.map((m) => m.file ? `${m.path}=${m.file}` : m.path).join(',')
   const args = [SCRIPT, ...(options.shared === false ? ['--unshared'] : []), file, String(port), specs, ...(credentials ? [credentials] : [])]
-  const child = spawn(PYTHON, args, { stdio: ['ignore', 'pipe', 'pipe'] })
   const media: RtspMedia[] = []
+  let stopped = false
   let stderr = ''
-  child.stderr!.on('data', (chunk) => { stderr += chunk })
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`RTSP server did not start\n${stderr}`)), 15_000)
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const [word, path, id] = line.split(' ')
-      if (word === 'start') media.push({ mount: path!, id: Number(id), startedAt: Date.now(), loops: [] })
-      if (word === 'loop') media.find((m) => m.id === Number(id))?.loops.push(Date.now())
-      if (line === 'ready') {
+
+  /** One run of the server; resolves once it listens. */
+  const launch = () => {
+    const child = spawn(PYTHON, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    child.stderr!.on('data', (chunk) => { stderr = (stderr + chunk).slice(-16_384) })
+    const ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`RTSP server did not start\n${stderr}`)), 15_000)
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        const [word, path, id] = line.split(' ')
+        if (word === 'start') media.push({ mount: path!, id: Number(id), startedAt: Date.now(), loops: [] })
+        if (word === 'loop') media.find((m) => m.id === Number(id))?.loops.push(Date.now())
+        if (line === 'ready') {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+      child.once('exit', (code) => {
         clearTimeout(timer)
-        resolve()
-      }
+        reject(new Error(`RTSP server exited with ${code}\n${stderr}`))
+      })
     })
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`RTSP server exited with ${code}\n${stderr}`))
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+    // GStreamer 1.22's RTSP server can abort (gst_rtsp_media_get_rates: assertion failed) when
+    // clients connect and drop quickly; a camera's server is started again, as a camera reboots.
+    child.once('exit', () => {
+      if (stopped) return
+      process.stderr.write(`RTSP server on port ${port} ended (${stderr.trim().split('\n').at(-1) ?? ''}); starting it again\n`)
+      setTimeout(() => {
+        if (stopped) return
+        current = launch()
+        current.ready.catch((error: Error) => process.stderr.write(`${error.message}\n`))
+      }, 200)
     })
-  })
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+    return { child, ready, exited }
+  }
+
+  let current = launch()
+  await current.ready
   const urls = mounts.map((m) => `rtsp://127.0.0.1:${port}${m.path}`)
   return {
     url: urls[0]!,
     urls,
     media,
-    process: child,
+    get process() { return current.child },
     async stop() {
+      stopped = true
+      const { child, exited } = current
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
       await exited
     },
