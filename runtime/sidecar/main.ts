@@ -39,8 +39,9 @@ async function main() {
   // shared/config.ts threadsForMachine: measured best on 2 cores; sharp's own default on glibc is 1).
   sharp.concurrency(Math.max(1, options.intraOpThreads))
   // A decoded image is a Buffer freed only when V8 collects it, and V8 does not hurry for
-  // memory outside its heap: collected here once released images add up, so that the RSS
-  // follows the budget and comes back down after a burst (the supervisor passes --expose-gc).
+  // memory outside its heap: collected here when that memory is wanted (IDLE_RECLAIM_MS), so
+  // that the RSS follows the budget and comes back down after a burst (the supervisor passes
+  // --expose-gc).
   const gc = globalThis.gc
   let unreclaimed = 0
   let idle: NodeJS.Timeout | undefined
