@@ -30,9 +30,13 @@ describe('embedded colour profiles: an sRGB one is not applied, any other is', (
     expect(decoded.data.equals(await sharp(bytes, { ignoreIcc: true }).raw().toBuffer())).toBe(false)
   })
 
-  it('answers false without a profile or with one too short to hold a tag table', () => {
+  it('answers false without a profile, with one too short to hold a tag table, and with a desc tag pointing outside it', async () => {
     expect(isSrgbProfile(undefined)).toBe(false)
     expect(isSrgbProfile(Buffer.alloc(64))).toBe(false)
     expect(iccDescription(Buffer.alloc(64))).toBeNull()
+    const broken = Buffer.from((await profileOf(readFileSync(samplePath(1))))!)
+    for (let i = 0; i < broken.readUInt32BE(128); i++)
+      if (broken.toString('latin1', 132 + i * 12, 136 + i * 12) === 'desc') broken.writeUInt32BE(broken.length + 100, 136 + i * 12)
+    expect(isSrgbProfile(broken)).toBe(false)
   })
 })

@@ -14,8 +14,10 @@ export function iccDescription(icc: Buffer): string | null {
     const type = tag.toString('latin1', 0, 4)
     if (type === 'desc') return tag.toString('latin1', 12, 12 + tag.readUInt32BE(8)).replace(/\0+$/, '')
     if (type === 'mluc' && tag.length >= 28) {
+      // The first record's text, UTF-16BE (an odd last byte is dropped: swap16 needs pairs).
       const start = tag.readUInt32BE(24)
-      return Buffer.from(tag.subarray(start, start + tag.readUInt32BE(20))).swap16().toString('utf16le')
+      const text = Buffer.from(tag.subarray(start, start + tag.readUInt32BE(20)))
+      return text.subarray(0, text.length & ~1).swap16().toString('utf16le')
     }
     return null
   }
@@ -27,5 +29,11 @@ export function iccDescription(icc: Buffer): string | null {
  * built-in`, ...): converting from it to sRGB changes nothing, yet libvips' lcms transform
  * cost ~18 ms of a 1920×1280 decode's ~32 (measured on the sample photos).
  */
-export const isSrgbProfile = (icc: Buffer | undefined): boolean =>
-  icc !== undefined && icc.toString('latin1', 16, 20) === 'RGB ' && /^sRGB\b/.test(iccDescription(icc) ?? '')
+export function isSrgbProfile(icc: Buffer | undefined): boolean {
+  if (icc === undefined || icc.toString('latin1', 16, 20) !== 'RGB ') return false
+  try {
+    return /^sRGB\b/.test(iccDescription(icc) ?? '')
+  } catch {
+    return false // a malformed profile is left to libvips, as before
+  }
+}
