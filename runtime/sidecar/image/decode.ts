@@ -2,6 +2,7 @@ import { open, stat } from 'node:fs/promises'
 import sharp from 'sharp'
 import type { RgbImage } from '../pipeline/rgb-image.ts'
 import { decodeBmp, readBmpHeader } from './bmp.ts'
+import { isSrgbProfile } from './icc.ts'
 import { ImageError } from './image-error.ts'
 
 /** Live media limits (spec 2.5 `maxEncodedImageBytes` / `maxImagePixels`). */
@@ -46,20 +47,23 @@ export function sniffFormat(bytes: Buffer): ImageFormat | null {
   return null
 }
 
-/** Image dimensions from the header only: no pixel is decoded (a decompression bomb allocates nothing). */
-export async function probeDimensions(bytes: Buffer, format: ImageFormat): Promise<{ width: number; height: number }> {
-  if (format === 'bmp') return readBmpHeader(bytes)
+/**
+ * Image dimensions from the header only: no pixel is decoded (a decompression bomb allocates
+ * nothing). `srgbProfile`: its embedded colour profile is sRGB's (icc.ts).
+ */
+export async function probeDimensions(bytes: Buffer, format: ImageFormat): Promise<{ width: number; height: number; srgbProfile: boolean }> {
+  if (format === 'bmp') return { ...readBmpHeader(bytes), srgbProfile: false }
   try {
     const meta = await sharp(bytes, { limitInputPixels: false }).metadata()
     if (!meta.width || !meta.height) throw new Error('no dimensions')
-    return { width: meta.width, height: meta.height }
+    return { width: meta.width, height: meta.height, srgbProfile: isSrgbProfile(meta.icc) }
   } catch {
     throw new ImageError('ImageDecodeFailed', `${format} header is unreadable`)
   }
 }
 
 /** An encoded image whose header passed the checks of spec 7.1; no pixel is decoded yet. */
-export interface CheckedImage { bytes: Buffer; format: ImageFormat; width: number; height: number }
+export interface CheckedImage { bytes: Buffer; format: ImageFormat; width: number; height: number; srgbProfile: boolean }
 
 /**
  * Reads an encoded image and checks its header (spec 7.1): encoded size over
@@ -71,14 +75,14 @@ export async function readCheckedImage(source: EncodedSource, limits: ImageLimit
   const bytes = await readEncoded(source, limits, purpose)
   const format = sniffFormat(bytes)
   if (!format) throw new ImageError('ImageDecodeFailed', 'not a JPEG, PNG or BMP image')
-  const { width, height } = await probeDimensions(bytes, format)
+  const { width, height, srgbProfile } = await probeDimensions(bytes, format)
   checkPixels(width, height, limits)
-  return { bytes, format, width, height }
+  return { bytes, format, width, height, srgbProfile }
 }
 
 /** Decodes a checked image into RGB: JPEG and PNG with sharp, BMP with ./bmp.ts (sharp does not read BMP). */
 export async function decodePixels(image: CheckedImage, limits: ImageLimits): Promise<RgbImage> {
-  return image.format === 'bmp' ? decodeBmp(image.bytes) : decodeWithSharp(image.bytes, limits)
+  return image.format === 'bmp' ? decodeBmp(image.bytes) : decodeWithSharp(image.bytes, limits, image.srgbProfile)
 }
 
 /** Header checks and decode in one (spec 7.1 refusals as for readCheckedImage, corrupt data → ImageDecodeFailed). */
@@ -93,11 +97,12 @@ export function checkPixels(width: number, height: number, limits: ImageLimits):
     })
 }
 
-async function decodeWithSharp(bytes: Buffer, limits: ImageLimits): Promise<RgbImage> {
+async function decodeWithSharp(bytes: Buffer, limits: ImageLimits, srgbProfile: boolean): Promise<RgbImage> {
   try {
     // A camera's EXIF orientation is applied, so the pipeline (and every box) sees the photo
-    // upright, as viewers show it: a portrait phone photo is often stored sideways.
-    const { data, info } = await sharp(bytes, { limitInputPixels: limits.maxImagePixels, failOn: 'error' })
+    // upright, as viewers show it: a portrait phone photo is often stored sideways. An sRGB
+    // profile is not applied: the pixels are sRGB already (icc.ts); any other profile is.
+    const { data, info } = await sharp(bytes, { limitInputPixels: limits.maxImagePixels, failOn: 'error', ignoreIcc: srgbProfile })
       .autoOrient()
       .removeAlpha()
       .toColourspace('srgb')
