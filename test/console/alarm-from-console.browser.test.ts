@@ -184,6 +184,7 @@ describe('console: a policy set from the console raises an alarm found with its 
     expect(duration).toBeGreaterThanOrEqual(PRE_ROLL_S + POST_ROLL_S - 0.5)
     expect(duration).toBeLessThanOrEqual(PRE_ROLL_S + POST_ROLL_S + 2 * EDGE_SLACK_SECONDS)
     await plays(page, 'event-clip')
+    await session.screenshot('alarm-events')
     // The device's record of the clip: the alarm's, as long as what the page plays.
     const [clip] = (await rig.api('/gtw/cwai/System/RecordClipPage', { eventId: alarm.id })).rows
     expect(clip).toMatchObject({ clipUrl: alarm.payload.clipUrl, cameraId: rig.cameraId, kind: 'event', eventKind: 'alarm.raised' })
