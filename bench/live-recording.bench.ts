@@ -43,6 +43,9 @@ const SIZE = { width: 1280, height: 720 }
 const BITS = 16
 const SQUARE = 40
 const CHUNK_SECONDS = 10
+/** The marker video repeats a piece this long (a whole number of key frame intervals); its frames are numbered within it. */
+const PIECE_SECONDS = 60
+const PIECE_FRAMES = PIECE_SECONDS * FPS
 const VIEWERS = 4
 /**
  * GStreamer's RTSP server pauses a shared file-backed stream for several seconds when a client
@@ -59,14 +62,20 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 }
 
-/** The marker video: a moving test picture with the frame number in 16 squares across its top left. */
+/**
+ * The marker video: a moving test picture with the frame number (within a piece of
+ * PIECE_SECONDS) in 16 squares across its top left. The piece is encoded once and repeated
+ * without re-encoding up to `seconds` (encoding the whole took minutes on a loaded machine).
+ */
 function markerVideo(file: string, seconds: number): void {
+  const piece = file.replace(/\.mp4$/, '-piece.mp4')
   const squares = Array.from({ length: BITS }, (_, i) =>
     `drawbox=x=${i * SQUARE}:y=0:w=${SQUARE}:h=${SQUARE}:color=white:t=fill:enable='eq(mod(floor(n/${2 ** i}),2),1)'`)
-  execFileSync(FFMPEG, ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', `testsrc2=size=${SIZE.width}x${SIZE.height}:rate=${FPS}`, '-t', String(seconds),
+  execFileSync(FFMPEG, ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', `testsrc2=size=${SIZE.width}x${SIZE.height}:rate=${FPS}`, '-t', String(PIECE_SECONDS),
     '-vf', [`drawbox=x=0:y=0:w=${BITS * SQUARE}:h=${SQUARE}:color=black:t=fill`, ...squares].join(','),
     '-c:v', 'libx264', '-preset', 'ultrafast', '-profile:v', 'main', '-pix_fmt', 'yuv420p', '-b:v', '3M', '-maxrate', '3M', '-bufsize', '6M',
-    '-g', String(2 * FPS), '-y', file])
+    '-g', String(2 * FPS), '-y', piece])
+  execFileSync(FFMPEG, ['-hide_banner', '-loglevel', 'error', '-stream_loop', String(Math.ceil(seconds / PIECE_SECONDS) - 1), '-i', piece, '-c', 'copy', '-y', file])
 }
 
 /** The frame number in a strip of gray pixels `SQUARE` high (one byte a pixel, `stride` wide). */
@@ -121,12 +130,18 @@ interface Camera {
 }
 
 /**
- * When the server last sent frame n before `seen`: frames are dated by presentation time, which
- * starts at the decoder delay of B-frames (the smallest time seen), not at 0; and the server
+ * When the server last sent a frame showing number n before `seen`: frames are dated by
+ * presentation time, which starts at the decoder delay of B-frames (the smallest time seen),
+ * not at 0; the number repeats every piece of the video (PIECE_FRAMES), so the latest sending
+ * of any of its repeats (a frame is seen well within a piece of being sent); and the server
  * plays the file again from its start when it prepares the stream again (all clients gone).
  */
-const sentAt = (camera: Camera, n: number, seen: number) =>
-  camera.sent.get(n + Math.min(...camera.sent.keys()))?.filter((at) => at <= seen).at(-1)
+function sentAt(camera: Camera, n: number, seen: number): number | undefined {
+  let latest: number | undefined
+  for (let frame = n + Math.min(...camera.sent.keys()); camera.sent.has(frame); frame += PIECE_FRAMES)
+    for (const at of camera.sent.get(frame)!) if (at <= seen && (latest === undefined || at > latest)) latest = at
+  return latest
+}
 
 async function startCamera(file: string, port: number): Promise<Camera> {
   const child = spawnChild('/usr/bin/python3', [path.join(BENCH_DIR, 'lib/marker-rtsp-server.py'), file, String(port), '/cam'], { stdio: ['ignore', 'pipe', 'inherit'] })
@@ -259,18 +274,24 @@ async function main(): Promise<void> {
       if (out.length < ROUNDS) throw new Error('the camera reader restarted in too many rounds')
       return out
     }
-    const load: Record<string, number[]> = { start: loadavg() }
+    const load: Record<string, number[]> = {}
+    /** The load average after a phase, kept for the report and printed as progress. */
+    const done = (phase: string) => {
+      load[phase] = loadavg()
+      console.log(`live-recording: ${phase} done, load average ${load[phase]!.map((v) => v.toFixed(2)).join(' ')}`)
+    }
+    done('start')
     const floors: number[] = []
     for (let round = 0; round < ROUNDS; round++) floors.push(await floorCpu(camera, dir))
     const floor = median(floors)
-    load.floor = loadavg()
+    done('floor')
 
     const recording = await rounds(
       () => post('/gtw/cwai/System/SetRecordParam', { cameras: [{ cameraId, mode: 'continuous' }] }),
       () => post('/gtw/cwai/System/SetRecordParam', { cameras: [{ cameraId, mode: 'off' }] }),
       () => ffmpegChild(device.pid, 'segment_list'))
     const clips = (await post('/gtw/cwai/System/RecordClipPage', { pageSize: 1 })).total as number
-    load.recording = loadavg()
+    done('recording')
 
     /** Opens `count` viewers, each reading its stream to the end, as a player does. */
     const openViewers = async (count: number) => {
@@ -292,7 +313,7 @@ async function main(): Promise<void> {
     const live = (count: number) => rounds(() => openViewers(count), closeViewers, () => ffmpegChild(device.pid, 'frag_keyframe'))
     const oneViewer = await live(1)
     const manyViewers = await live(VIEWERS)
-    load.live = loadavg()
+    done('live')
     // Recording: its ffmpeg, its joins and the runtime's own work for it. Live view: its ffmpeg
     // and the runtime forwarding the stream to each viewer.
     const recordingCpu = median(recording.map((r) => r.process + r.joins + r.runtimeAboveIdle))
@@ -302,7 +323,7 @@ async function main(): Promise<void> {
 
     const floorLatencies = await floorLatency(camera)
     const browserLatencies = await browserLatency(device, camera)
-    load.latency = loadavg()
+    done('latency')
     if (browserLatencies.length < WINDOW_SECONDS * FPS * 0.2) throw new Error(`the browser showed only ${browserLatencies.length} dated frames`)
 
     const percent = (share: number) => Math.round(share * 1000) / 10

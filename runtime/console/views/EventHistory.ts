@@ -116,14 +116,15 @@ function EventRow({ client, row }: { client: DeviceClient; row: Row }) {
   // is announced before its post-roll is recorded: fetched again after the wait the device asks.
   const play = async () => {
     setClip({ url: null, error: null, loading: true, recording: false })
-    for (;;) {
+    while (shown.current) {
       try {
         const blob = await client.picture(row.clipUrl!)
         if (shown.current) setClip({ url: URL.createObjectURL(blob), error: null, loading: false, recording: false })
         return
       } catch (e) {
         const wait = notReadyWait(e)
-        if (wait === null || !shown.current) return void setClip({ url: null, error: e, loading: false, recording: false })
+        if (!shown.current) return
+        if (wait === null) return void setClip({ url: null, error: e, loading: false, recording: false })
         setClip({ url: null, error: null, loading: true, recording: true })
         await new Promise((resolve) => setTimeout(resolve, wait * 1000))
       }
