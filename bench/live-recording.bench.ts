@@ -51,7 +51,8 @@ const VIEWERS = 4
 /**
  * GStreamer's RTSP server pauses a shared file-backed stream for several seconds when a client
  * joins (every client's frames stop meanwhile; not so a camera): measurements start this long
- * after a join, and the camera's own reader is given more than that before it counts as stalled.
+ * after a join, and the camera's own reader is given more than that before it counts as stalled
+ * or its socket times out (a restart would land its CPU in a round).
  */
 const JOIN_SETTLE_MS = 12_000
 /** After a busy window the device tears down what stopped (ffmpeg exits, the ring is deleted, sessions end): the next idle window starts this much later. */
@@ -255,7 +256,7 @@ async function main(): Promise<void> {
   // Long enough for every phase without a loop (the RTSP server would end its sessions there).
   markerVideo(video, ROUNDS * (3 * (2 * WINDOW_SECONDS + 16) + WINDOW_SECONDS + 4) + 2 * WINDOW_SECONDS + 120)
   const camera = await startCamera(video, 18_000 + Math.floor(Math.random() * 2000))
-  const device = await startBenchDevice({ RECORD_CONTINUOUS_CHUNK_SECONDS: String(CHUNK_SECONDS), LIVE_MAX_VIEWERS_PER_CAMERA: String(VIEWERS + 1), CAMERA_STALL_TIMEOUT_MS: String(2 * JOIN_SETTLE_MS) })
+  const device = await startBenchDevice({ RECORD_CONTINUOUS_CHUNK_SECONDS: String(CHUNK_SECONDS), LIVE_MAX_VIEWERS_PER_CAMERA: String(VIEWERS + 1), CAMERA_STALL_TIMEOUT_MS: String(2 * JOIN_SETTLE_MS), CAMERA_CONNECT_TIMEOUT_MS: String(2 * JOIN_SETTLE_MS) })
   const readers: AbortController[] = []
   try {
     const mtk = await device.signIn()
@@ -267,6 +268,8 @@ async function main(): Promise<void> {
     const { cameraId } = await post('/gtw/cwai/Camera/add', { cameraName: 'bench', sourceType: 'rtsp', url: camera.url })
     await sleep(JOIN_SETTLE_MS)
 
+    /** Why rounds were measured again (reported). */
+    const roundsRedone: string[] = []
     /**
      * Rounds of an idle window and a busy one (after `start`, until `stop`): per round the
      * busy process's CPU (`busy()`: the recorder's or the live view's ffmpeg), the children
@@ -276,6 +279,7 @@ async function main(): Promise<void> {
      */
     const rounds = async (start: () => Promise<void>, stop: () => Promise<void>, busy: () => number) => {
       const out: { process: number; joins: number; runtimeIdle: number; runtimeAboveIdle: number }[] = []
+      const redone: string[] = []
       for (let attempt = 0; out.length < ROUNDS && attempt < 3 * ROUNDS; attempt++) {
         const reader = findFfmpegChild(device.pid, 'rawvideo')
         const idle = await cpuWindow([device.pid], device.pid)
@@ -284,10 +288,18 @@ async function main(): Promise<void> {
         const window = await cpuWindow([device.pid, busy()], device.pid)
         await stop()
         await sleep(STOP_SETTLE_MS)
-        if (reader === null || findFfmpegChild(device.pid, 'rawvideo') !== reader || idle.endedChildren > 0) continue
+        const readerNow = findFfmpegChild(device.pid, 'rawvideo')
+        const why = reader === null || readerNow !== reader ? `the camera reader restarted (${reader} → ${readerNow})`
+          : idle.endedChildren > 0 ? `a child of the device ended in the idle window (${(idle.endedChildren * 100).toFixed(2)} % core)` : null
+        if (why) {
+          redone.push(why)
+          console.log(`live-recording: round done again: ${why}`)
+          continue
+        }
         out.push({ process: window.own[1]!, joins: window.endedChildren, runtimeIdle: idle.own[0]!, runtimeAboveIdle: window.own[0]! - idle.own[0]! })
       }
-      if (out.length < ROUNDS) throw new Error('the camera reader restarted in too many rounds')
+      if (out.length < ROUNDS) throw new Error(`too many rounds disturbed: ${redone.join('; ')}`)
+      roundsRedone.push(...redone)
       return out
     }
     const load: Record<string, number[]> = {}
@@ -365,6 +377,7 @@ async function main(): Promise<void> {
       ],
       details: {
         recordingClipsWritten: clips,
+        roundsRedone,
         addedCpuPerViewerPastTheFirstPercent: percent((manyViewersCpu - oneViewerCpu) / (VIEWERS - 1)),
         roundsCpuPercent: {
           floor: floors.map(percent),
