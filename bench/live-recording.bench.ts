@@ -1,9 +1,11 @@
 /**
  * Live view and recording against their floor (README "Live view", "Recording"): a camera is
  * an RTSP server on loopback (bench/lib/marker-rtsp-server.py) sending a 1280×720, 25 fps,
- * ~3 Mbit/s H.264 video whose frames carry their number as 16 black or white squares, and
- * printing when it sent each frame. The floor is ffmpeg copying the same RTSP stream to a
- * file (`-c copy`): what any copy of the stream costs at least.
+ * ~3 Mbit/s H.264 video whose frames carry their number as 16 black or white squares, to each
+ * client from a pipeline of its own (as a camera serves its clients; a shared one stopped every
+ * client for seconds at each join, and the camera's own reader timed out), printing when it
+ * sent each frame. The floor is ffmpeg copying the same RTSP stream to a file (`-c copy`): what
+ * any copy of the stream costs at least.
  *
  * - Live latency: source frame sent → the same frame in Chromium's video element on the
  *   console's Live page (the first time the page can draw it: the video is drawn every 10 ms
@@ -48,13 +50,10 @@ const CHUNK_SECONDS = 10
 const PIECE_SECONDS = 60
 const PIECE_FRAMES = PIECE_SECONDS * FPS
 const VIEWERS = 4
-/**
- * GStreamer's RTSP server pauses a shared file-backed stream for several seconds when a client
- * joins (every client's frames stop meanwhile; not so a camera): measurements start this long
- * after a join, and the camera's own reader is given more than that before it counts as stalled
- * or its socket times out (a restart would land its CPU in a round).
- */
-const JOIN_SETTLE_MS = 12_000
+/** A client that joined the camera (an ffmpeg starting, connecting, reading its first key frame) is measured from this long after. */
+const JOIN_SETTLE_MS = 6000
+/** The console's player starts behind the live edge and plays faster until it catches up: its frames are dated from this long after it starts. */
+const CATCH_UP_MS = 12_000
 /** After a busy window the device tears down what stopped (ffmpeg exits, the ring is deleted, sessions end): the next idle window starts this much later. */
 const STOP_SETTLE_MS = 8000
 const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim())
@@ -139,30 +138,50 @@ async function cpuWindow(pids: number[], parent: number): Promise<{ own: number[
   return { own: after.map((a, i) => share(a.own - before[i]!.own)), endedChildren: share(after[pids.indexOf(parent)]!.children - before[pids.indexOf(parent)]!.children) }
 }
 
+/** One client's pipeline on the camera: when it started, and when it sent each frame (by presentation time in frames; ms since epoch). */
+interface Media {
+  startedAt: number
+  sent: Map<number, number>
+  /** The first frame's presentation time in frames (the decoder delay of B-frames, not 0). */
+  first: number
+}
+
 interface Camera {
   child: Child
   url: string
-  /** When the server sent each frame, by its presentation time in frames: ms since epoch, once per time it was sent. */
-  sent: Map<number, number[]>
+  media: Map<number, Media>
 }
 
 /**
- * When the server last sent a frame showing number n before `seen`: frames are dated by
- * presentation time, which starts at the decoder delay of B-frames (the smallest time seen),
- * not at 0; the number repeats every piece of the video (PIECE_FRAMES), so the latest sending
- * of any of its repeats (a frame is seen well within a piece of being sent); and the server
- * plays the file again from its start when it prepares the stream again (all clients gone).
+ * The pipeline a client that connected after `since` was reading at `seen`: the latest one
+ * started by then (a client that reconnects gets a new one).
  */
-function sentAt(camera: Camera, n: number, seen: number): number | undefined {
+const mediaFor = (camera: Camera, since: number, seen: number) =>
+  [...camera.media.values()].filter((m) => m.startedAt >= since && m.startedAt <= seen).at(-1)
+
+/**
+ * When the pipeline sent the frame showing number n, last before `seen`: the number repeats
+ * every piece of the video (PIECE_FRAMES), and a frame is seen well within a piece of being sent.
+ */
+function sentAt(media: Media | undefined, n: number, seen: number): number | undefined {
   let latest: number | undefined
-  for (let frame = n + Math.min(...camera.sent.keys()); camera.sent.has(frame); frame += PIECE_FRAMES)
-    for (const at of camera.sent.get(frame)!) if (at <= seen && (latest === undefined || at > latest)) latest = at
+  for (let frame = media ? media.first + n : NaN; media?.sent.has(frame); frame += PIECE_FRAMES) {
+    const at = media.sent.get(frame)!
+    if (at <= seen) latest = at
+  }
   return latest
 }
 
+/** Latency (ms) of each frame seen, [number shown, when], by a client that connected after `since`. */
+const latencies = (camera: Camera, since: number, seen: [number, number][]) =>
+  seen.flatMap(([n, at]) => {
+    const sent = sentAt(mediaFor(camera, since, at), n, at)
+    return sent === undefined ? [] : [at - sent]
+  })
+
 async function startCamera(file: string, port: number): Promise<Camera> {
   const child = spawnChild('/usr/bin/python3', [path.join(BENCH_DIR, 'lib/marker-rtsp-server.py'), file, String(port), '/cam'], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const sent = new Map<number, number[]>()
+  const media = new Map<number, Media>()
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the RTSP server did not start')), 15_000)
     createInterface({ input: child.process.stdout! }).on('line', (line) => {
@@ -170,13 +189,18 @@ async function startCamera(file: string, port: number): Promise<Camera> {
         clearTimeout(timer)
         resolve()
       } else if (line.startsWith('{')) {
-        const { pts, at } = JSON.parse(line) as { pts: number; at: number }
-        const frame = Math.round((pts * FPS) / 1e9)
-        sent.set(frame, [...(sent.get(frame) ?? []), at])
+        const event = JSON.parse(line) as { media: number; start?: number; pts?: number; at?: number }
+        if (event.start !== undefined) media.set(event.media, { startedAt: event.start, sent: new Map(), first: Infinity })
+        const pipeline = media.get(event.media)
+        if (pipeline && event.pts !== undefined) {
+          const frame = Math.round((event.pts * FPS) / 1e9)
+          pipeline.sent.set(frame, event.at!)
+          pipeline.first = Math.min(pipeline.first, frame)
+        }
       }
     })
   })
-  return { child, url: `rtsp://127.0.0.1:${port}/cam`, sent }
+  return { child, url: `rtsp://127.0.0.1:${port}/cam`, media }
 }
 
 /** ffmpeg copying the camera to a file: the floor's CPU, as a share of one core. */
@@ -190,23 +214,23 @@ async function floorCpu(camera: Camera, dir: string): Promise<number> {
 
 /** ffmpeg decoding the camera directly, low-delay: the floor of a viewer's latency (ms per frame). */
 async function floorLatency(camera: Camera): Promise<number[]> {
+  const since = Date.now()
   const reader = spawn(FFMPEG, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-fflags', 'nobuffer', '-flags', 'low_delay', '-rtsp_transport', 'tcp', '-i', camera.url,
     '-vf', `crop=${BITS * SQUARE}:${SQUARE}:0:0`, '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'], { stdio: ['ignore', 'pipe', 'ignore'] })
   const frameBytes = BITS * SQUARE * SQUARE
-  const latencies: number[] = []
+  const seen: [number, number][] = []
   let pending = Buffer.alloc(0)
   reader.stdout.on('data', (chunk: Buffer) => {
     const now = Date.now()
     pending = Buffer.concat([pending, chunk])
     while (pending.length >= frameBytes) {
-      const sent = sentAt(camera, numberOf(pending, BITS * SQUARE), now)
-      if (sent !== undefined) latencies.push(now - sent)
+      seen.push([numberOf(pending, BITS * SQUARE), now])
       pending = pending.subarray(frameBytes)
     }
   })
   await sleep(WINDOW_SECONDS * 1000 + JOIN_SETTLE_MS)
   reader.kill('SIGTERM')
-  return latencies.slice(-WINDOW_SECONDS * FPS)
+  return latencies(camera, since, seen).slice(-WINDOW_SECONDS * FPS)
 }
 
 /** The console's Live page in Chromium: each frame shown, its number and expected display time. */
@@ -214,6 +238,7 @@ async function browserLatency(device: BenchDevice, camera: Camera): Promise<numb
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'], headless: true })
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    const since = Date.now()
     await page.goto(`${device.url}/console/#/live`)
     await page.getByLabel('Password').fill('bench-Passw0rd')
     await page.getByRole('button', { name: 'Sign in' }).click()
@@ -238,13 +263,10 @@ async function browserLatency(device: BenchDevice, camera: Camera): Promise<numb
       }, 10)
     })()`)
     const started = Date.now()
-    await sleep(WINDOW_SECONDS * 1000 + JOIN_SETTLE_MS)
+    await sleep(WINDOW_SECONDS * 1000 + CATCH_UP_MS)
     const shown = await page.evaluate('window.shown') as [number, number][]
-    // The first seconds are the join's pause and the player catching up with the live edge.
-    return shown.filter(([, at]) => at > started + JOIN_SETTLE_MS).flatMap(([n, at]) => {
-      const sent = sentAt(camera, n, at)
-      return sent === undefined ? [] : [at - sent]
-    })
+    // The first seconds are the player catching up with the live edge.
+    return latencies(camera, since, shown.filter(([, at]) => at > started + CATCH_UP_MS))
   } finally {
     await browser.close()
   }
@@ -253,10 +275,14 @@ async function browserLatency(device: BenchDevice, camera: Camera): Promise<numb
 async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'bench-live-'))
   const video = path.join(dir, 'marker.mp4')
-  // Long enough for every phase without a loop (the RTSP server would end its sessions there).
-  markerVideo(video, ROUNDS * (3 * (2 * WINDOW_SECONDS + 16) + WINDOW_SECONDS + 4) + 2 * WINDOW_SECONDS + 120)
+  // Long enough for every phase without a loop (the RTSP server would end its sessions there):
+  // the camera's own reader plays it from the camera's addition to the end. The phases' nominal
+  // length (floor, 3 × rounds, latencies), half as much again for rounds measured again, and 2 min.
+  const phases = ROUNDS * (JOIN_SETTLE_MS / 1000 + WINDOW_SECONDS) + 3 * ROUNDS * (2 * WINDOW_SECONDS + (JOIN_SETTLE_MS + STOP_SETTLE_MS) / 1000)
+    + 2 * (WINDOW_SECONDS + CATCH_UP_MS / 1000)
+  markerVideo(video, 1.5 * phases + 120)
   const camera = await startCamera(video, 18_000 + Math.floor(Math.random() * 2000))
-  const device = await startBenchDevice({ RECORD_CONTINUOUS_CHUNK_SECONDS: String(CHUNK_SECONDS), LIVE_MAX_VIEWERS_PER_CAMERA: String(VIEWERS + 1), CAMERA_STALL_TIMEOUT_MS: String(2 * JOIN_SETTLE_MS), CAMERA_CONNECT_TIMEOUT_MS: String(2 * JOIN_SETTLE_MS) })
+  const device = await startBenchDevice({ RECORD_CONTINUOUS_CHUNK_SECONDS: String(CHUNK_SECONDS), LIVE_MAX_VIEWERS_PER_CAMERA: String(VIEWERS + 1) })
   const readers: AbortController[] = []
   try {
     const mtk = await device.signIn()

@@ -55,6 +55,8 @@ export function StreamTaskForm({ client, cameras, cameraId, onCreated }: {
         ...(scheduleId ? { scheduleId } : {}), ...(regions ? { taskConfig: { regions } } : {}),
       })
       setTaskId('')
+      setRegionId('')
+      setCorners('')
       onCreated(id)
     } catch (e) {
       setError(e)
