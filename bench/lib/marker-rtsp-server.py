@@ -13,6 +13,7 @@ import itertools
 import json
 import os
 import sys
+import threading
 import time
 
 import gi
@@ -25,9 +26,15 @@ from gi.repository import GLib, Gst, GstRtspServer  # noqa: E402
 media_ids = itertools.count(1)
 
 
+# Each pipeline sends from a streaming thread of its own: one whole line at a time.
+output = threading.Lock()
+
+
 def emit(line):
     try:
-        print(json.dumps(line), flush=True)
+        with output:
+            sys.stdout.write(json.dumps(line) + '\n')
+            sys.stdout.flush()
     except BrokenPipeError:
         # The benchmark reading these lines is gone (killed): so is its camera.
         os._exit(0)
