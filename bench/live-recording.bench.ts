@@ -370,7 +370,7 @@ async function main(): Promise<void> {
     done('live')
     // Recording: its ffmpeg and its joins; the runtime's own work for it (a csv line per segment,
     // a row and an event per clip) is below the noise of its idle work, in details. Live view:
-    // its ffmpeg and the runtime forwarding the stream to each viewer.
+    // its ffmpeg and the runtime cutting its output into fragments and sending them to each viewer.
     const recordingCpu = median(recording.map((r) => r.process + r.joins))
     const writerCpu = median(recording.map((r) => r.process))
     const oneViewerCpu = median(oneViewer.map((r) => r.process + r.runtimeAboveIdle))
