@@ -15,8 +15,8 @@ import { BENCH_DIR, BENCH_OUT_DIR, readReport, type Report } from './lib/report.
 import { summaryMarkdown, type SummaryEntry } from './lib/summary.ts'
 
 const BENCH_FILE = /^(?<name>[a-z0-9-]+)\.bench\.(ts|mjs)$/
-/** Per benchmark, unless BENCH_TIMEOUT_MS says otherwise: 15 min, longer for those that hold long steps. */
-const TIMEOUT_MS: Record<string, number> = { capacity: 120 * 60_000 }
+/** Per benchmark, unless BENCH_TIMEOUT_MS says otherwise: 15 min, longer for those that hold long steps or many measuring windows. */
+const TIMEOUT_MS: Record<string, number> = { capacity: 120 * 60_000, 'live-recording': 30 * 60_000 }
 const timeoutOf = (name: string) => Number(process.env.BENCH_TIMEOUT_MS ?? TIMEOUT_MS[name] ?? 15 * 60_000)
 
 function runNode(file: string, timeoutMs: number): Promise<number> {

@@ -8,7 +8,7 @@ export default defineHandler({
   auth: 'stream',
   body: 'none',
   methods: ['GET'],
-  summary: 'A recorded clip as video/mp4 with single-Range support (spec 4.11: 206, 416 when unsatisfiable); mtk, or the playback token of File/ClipPlayUrl in ?token=. ClipNotFound.',
+  summary: 'A recorded clip as video/mp4 with single-Range support (spec 4.11: 206, 416 when unsatisfiable); mtk, or the playback token of File/ClipPlayUrl in ?token=. ClipNotFound; ClipNotReady (503, retryable) for an alarm clip still being recorded.',
   input: ClipMediaInput,
   async handle(input, ctx) {
     const { file } = await ctx.recording.clip(input.id)

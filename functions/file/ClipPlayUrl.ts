@@ -5,7 +5,7 @@ export default defineHandler({
   routes: ['/gtw/cwai/File/ClipPlayUrl'],
   auth: 'session',
   body: 'json',
-  summary: 'A playback link of a recorded clip for a <video> element, which cannot send mtk: the clip URL with a stream token valid CLIP_LINK_TTL_MS for this clip only. ClipNotFound.',
+  summary: 'A playback link of a recorded clip for a <video> element, which cannot send mtk: the clip URL with a stream token valid CLIP_LINK_TTL_MS for this clip only. ClipNotFound, ClipNotReady.',
   input: ClipIdInput,
   async handle(input, ctx) {
     await ctx.recording.clip(input.id)

@@ -13,6 +13,7 @@ import type { CameraService } from '../cameras/service.ts'
 import { ffmpegBinary } from '../cameras/ffmpeg.ts'
 import type { Capacity } from '../uploads/capacity.ts'
 import { joinSegments } from './join.ts'
+import { PromisedClips } from './promised-clips.ts'
 import { CameraRecorder, type ClipJob, type RecorderSettings } from './recorder.ts'
 import { Retention } from './retention.ts'
 import { Segmenter } from './segmenter.ts'
@@ -34,6 +35,8 @@ export const recordingsDirOf = (dataPath: string) => path.join(dataPath, 'record
 const TRIGGERS = ['object.entered', 'object.left', 'alarm.raised'] as const
 /** Space is enough again at twice the headroom (a suspension does not flap at the edge). */
 const RESUME_FACTOR = 2
+/** A promised clip is waited for this long past the recorder's own grace (clips are joined one at a time). */
+const WRITE_MARGIN_MS = 60_000
 
 /**
  * `ctx.recording` (spec 4.10 System: recording): one CameraRecorder per camera that records,
@@ -47,6 +50,7 @@ export class RecordingManager implements RecordingService {
   private readonly store: RecordingStore
   private readonly retention: Retention
   private readonly writes = new KeyedMutex()
+  private readonly promised = new PromisedClips()
   private readonly binary: string
   private readonly dir: string
   private suspended = false
@@ -125,7 +129,11 @@ export class RecordingManager implements RecordingService {
 
   async clip(clipId: string) {
     const row = await this.store.clip(clipId)
-    if (!row) throw new ApiError('ClipNotFound', { details: { clipId } })
+    if (!row) {
+      const retryAfterSeconds = this.promised.retryAfterSeconds(clipId, Date.now())
+      if (retryAfterSeconds !== null) throw new ApiError('ClipNotReady', { details: { clipId, retryAfterSeconds }, retryAfterSeconds })
+      throw new ApiError('ClipNotFound', { details: { clipId } })
+    }
     return { clip: clipView(row), file: path.join(this.options.config.dataPath, row.file) }
   }
 
@@ -179,7 +187,7 @@ export class RecordingManager implements RecordingService {
     })
     recorder = new CameraRecorder(cameraId, settings, segmenter, {
       segmentSeconds: config.recordSegmentSeconds, maxClipSeconds: config.recordMaxClipSeconds,
-      continuousChunkSeconds: config.recordContinuousChunkSeconds, graceMs: config.cameraStallTimeoutMs + 20_000, now: Date.now,
+      continuousChunkSeconds: config.recordContinuousChunkSeconds, graceMs: this.graceMs(), now: Date.now,
     }, (job) => this.writeClip(job), recorderLog)
     this.recorders.set(cameraId, recorder)
     recorder.start()
@@ -219,7 +227,15 @@ export class RecordingManager implements RecordingService {
     }
     const clipId = randomUUID()
     recorder.clipFor(clipId, { id: null, kind: 'alarm.raised', taskId: null, objectId: null }, request.at, request.preRollS, request.postRollS)
+    // Written once a segment ends past the post-roll (a segment and a key frame later at most).
+    const end = request.at + request.postRollS * 1000
+    this.promised.promise(clipId, end + (this.options.config.recordSegmentSeconds + 1) * 1000, end + this.graceMs() + WRITE_MARGIN_MS)
     return { clipUrl: clipUrlOf(clipId) }
+  }
+
+  /** A clip whose end no segment reaches (the camera went offline) is written with what exists this long after its end. */
+  private graceMs(): number {
+    return this.options.config.cameraStallTimeoutMs + 20_000
   }
 
   /** Joins a clip once retention made room for it, records it and announces it (recording.clipReady). */
@@ -253,7 +269,7 @@ export class RecordingManager implements RecordingService {
         clipId, clipUrl: clipUrlOf(clipId), cameraId: row.cameraId, kind: row.kind, eventId: row.eventId, eventKind: row.eventKind, taskId: row.taskId, objectId: row.objectId,
         startTime: row.startTime, endTime: row.endTime, durationMs: row.durationMs, bytes: size,
       })
-    })
+    }).finally(() => { if (job.clipId) this.promised.settle(job.clipId) })
   }
 
   /** The periodic pass: retention, suspension at the reserve and resumption, clips waiting on time. */
@@ -266,6 +282,7 @@ export class RecordingManager implements RecordingService {
       if (!writable && !this.suspended) await this.suspend(availableBytes)
       else if (this.suspended && availableBytes >= RESUME_FACTOR * headroom) await this.resume()
       for (const recorder of this.recorders.values()) recorder.tick()
+      this.promised.prune(Date.now())
     } catch (error) {
       this.options.log.error({ err: (error as Error).message }, 'recording check failed')
     } finally {

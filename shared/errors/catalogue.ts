@@ -308,6 +308,8 @@ export const catalogue = {
     'Recording and live view copy the camera\'s video stream without re-encoding it; this camera\'s source type (HTTP snapshot or MJPEG, USB) has no such stream. Use an RTSP or file camera.', A.CHANGE_CAMERA_ENCODING),
   ClipNotFound: entry('7622', 'api.error.ClipNotFound',
     'No recorded clip with this id exists (it was never made, or retention deleted it).', A.NONE, { httpStatus: 404 }),
+  ClipNotReady: entry('7623', 'api.error.ClipNotReady',
+    'The clip of this alarm is still being recorded (its post-roll is not written yet); it can be played after the suggested wait.', A.RETRY_LATER, { httpStatus: 503, retryable: true, retryAfterSeconds: 5 }),
   LiveSessionNotFound: entry('7631', 'api.error.LiveSessionNotFound',
     'No live view session with this id is open: it was stopped, or it ended without keep-alive (see details.reason). Request a new one.', A.CHECK_REQUEST_PARAMETERS),
   LiveViewerLimit: entry('7632', 'api.error.LiveViewerLimit',

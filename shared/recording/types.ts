@@ -96,6 +96,6 @@ export interface RecordingService extends ClipRecorder {
   setParams(input: SetRecordParamInput): Promise<RecordParamView>
   /** Newest first. */
   clipPage(query: ClipPageInput): Promise<{ total: number; rows: ClipView[] }>
-  /** The clip and its file (absolute path); ClipNotFound. */
+  /** The clip and its file (absolute path); ClipNotFound, or ClipNotReady for an alarm's clip not written yet. */
   clip(clipId: string): Promise<{ clip: ClipView; file: string }>
 }

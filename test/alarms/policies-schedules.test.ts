@@ -19,6 +19,7 @@ import PolicySwitch from '../../functions/alarm-policy/switch.ts'
 import PolicyDelete from '../../functions/alarm-policy/delete.ts'
 import EventPage from '../../functions/event/EventPage.ts'
 import ExportAlarms from '../../functions/event/ExportAlarms.ts'
+import SetTimeParam from '../../functions/system/SetTimeParam.ts'
 
 const admin: Identity = { userId: 'u', accountName: 'admin', sessionId: 's', transport: 'http', passwordChangeRequired: false }
 const Z = (iso: string) => Date.parse(iso)
@@ -58,7 +59,7 @@ describe('schedules and alarm policies (spec 4.10 Schedule, Linkage / alarm poli
     await call(ScheduleDelete, { scheduleId })
   })
 
-  it('is on in its windows in the device\'s zone; an edit and a zone change apply at once', async () => {
+  it('is on in its windows in the device\'s zone; an edit and a zone change (SetTimeParam) apply at once', async () => {
     // 2026-03-02 is a Monday: 09:00 in Berlin is 08:00Z.
     t.clock.set(Z('2026-03-02T07:59:00Z'))
     const { scheduleId } = await call(ScheduleAdd, { scheduleName: 'office', windows: [{ day: 'mon', start: '09:00', end: '17:00' }], exceptions: [{ date: '2026-03-09', windows: [] }] })
@@ -78,10 +79,16 @@ describe('schedules and alarm policies (spec 4.10 Schedule, Linkage / alarm poli
     expect(t.runtime.services.schedules.gate(scheduleId)).toMatchObject({ active: true })
     await call(ScheduleUpdate, { scheduleId, windows: [{ day: 'mon', start: '09:00', end: '16:00' }] })
     expect(t.runtime.services.schedules.gate(scheduleId)).toMatchObject({ active: false, scheduleName: 'office' })
-    // In New York it is 10:30 on Monday morning.
-    await t.runtime.services.time.set({ timeZone: 'America/New_York' })
+    // The device's zone set to New York (SetTimeParam), where it is 10:30 on Monday morning: on at once, until 16:00 there.
+    await call(SetTimeParam, { timeZone: 'America/New_York' })
+    expect(await query()).toMatchObject({
+      timeZone: 'America/New_York', active: true, nextChange: String(Z('2026-03-02T21:00:00Z')), nextChangeLocal: '2026-03-02T16:00:00.000-05:00', localTime: '2026-03-02T10:30:00.000-05:00',
+    })
     expect(t.runtime.services.schedules.gate(scheduleId)).toMatchObject({ active: true, nextChangeLocal: '2026-03-02T16:00:00.000-05:00' })
-    await t.runtime.services.time.set({ timeZone: 'Europe/Berlin' })
+    // Back in Berlin it is 16:30: off, until the Monday after the holiday.
+    await call(SetTimeParam, { timeZone: 'Europe/Berlin' })
+    expect(await query()).toMatchObject({ timeZone: 'Europe/Berlin', active: false, nextChange: String(Z('2026-03-16T08:00:00Z')) })
+    expect(t.runtime.services.schedules.gate(scheduleId)).toMatchObject({ active: false })
     expect(await refusal(ScheduleUpdate, { scheduleId: 'nope', windows: [] })).toMatchObject({ messageKey: 'api.error.ScheduleNotFound' })
   })
 

@@ -6,63 +6,32 @@
  * alarms appear on the events timeline with their snapshots. Every screen passes axe-core.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { seriousViolations } from '../helpers/axe.ts'
-import { launchBrowser, openConsole, type ConsolePage } from '../helpers/browser.ts'
-import { CHANGED_PASSWORD, freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { openConsole, ready, signIn, type ConsolePage } from '../helpers/browser.ts'
+import { startCameraConsole, type CameraConsole } from '../helpers/camera-console.ts'
 import { until } from '../helpers/processes.ts'
-import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
-import { PERSON_VIDEO } from '../helpers/video.ts'
 
-let device: DeviceProcess
-let browser: Browser
-let rtsp: RtspServer
-let mtk: string
-let cameraId: string
-
-const api = async (route: string, body: unknown) => {
-  const answer = (await device.post(route, body, mtk)).body
-  expect(answer.resMsg, route).toEqual([])
-  return answer.resData
-}
+let rig: CameraConsole
+const api = (route: string, body: unknown) => rig.api(route, body)
 const taskStatus = () => api('/v1/cwai/aihost/QueryTaskStatus', { taskId: 'shop-door' })
 
 beforeAll(async () => {
-  ;[device, browser, rtsp] = await Promise.all([startDevice(), launchBrowser(), freePort().then((port) => startRtspServer(PERSON_VIDEO, port))])
-  mtk = await device.adminToken()
-  // A just-started RTSP server may refuse its first session while it prepares the media.
-  let added = await device.post('/gtw/cwai/Camera/add', { cameraName: 'shop', sourceType: 'rtsp', url: rtsp.url }, mtk)
-  for (let retry = 0; retry < 3 && added.body.resMsg[0]?.retryable; retry++) {
-    await new Promise((resolve) => setTimeout(resolve, 2000))
-    added = await device.post('/gtw/cwai/Camera/add', { cameraName: 'shop', sourceType: 'rtsp', url: rtsp.url }, mtk)
-  }
-  cameraId = added.body.resData.cameraId
+  rig = await startCameraConsole({}, 'shop')
 })
 afterAll(async () => {
-  await browser?.close()
-  await device?.stop()
-  device?.cleanup()
-  await rtsp?.stop()
+  await rig?.stop()
 })
 
-async function signIn(page: Page, hash: string) {
-  await page.goto(`${device.url}/console/${hash}`)
-  await page.getByLabel('Password').fill(CHANGED_PASSWORD)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-}
-async function ready(page: Page, heading: string) {
-  await page.getByRole('heading', { name: heading, level: 1 }).waitFor()
-  await page.waitForFunction(() => !document.querySelector('main')?.textContent?.includes('Loading…'))
-}
 const scheduleRow = (page: Page, name: string) => page.locator('[data-testid="schedules"] tbody tr').filter({ has: page.locator('th', { hasText: name }) })
 
 describe('console: schedules, alarm policies and the event history', () => {
   let session: ConsolePage
 
   it('a schedule edit takes effect: the task idles outside its schedule and analyses once the edit covers now', { timeout: 240_000 }, async () => {
-    session = await openConsole(browser, device.url, 1280)
+    session = await openConsole(rig.browser, rig.device.url, 1280)
     const { page } = session
-    await signIn(page, '#/schedules')
+    await signIn(page, rig.device.url, '#/schedules')
     await ready(page, 'Schedules')
     await page.getByTestId('schedule-new').click()
     await page.getByTestId('schedule-name').fill('shop hours')
@@ -74,7 +43,7 @@ describe('console: schedules, alarm policies and the event history', () => {
     const [schedule] = (await api('/gtw/cwai/schedule/page', { scheduleName: 'shop hours' })).rows
     expect(schedule).toMatchObject({ windows: [], active: false, nextChange: null })
 
-    await api('/v1/cwai/aihost/TaskCreate', { taskId: 'shop-door', algorithmCode: 'person-detector', cameraId, targetFps: 2, scheduleId: schedule.scheduleId })
+    await api('/v1/cwai/aihost/TaskCreate', { taskId: 'shop-door', algorithmCode: 'person-detector', cameraId: rig.cameraId, targetFps: 2, scheduleId: schedule.scheduleId })
     const idle = await until(async () => { const s = await taskStatus(); return s.state === 'idle' && s.scheduleSkipped > 2 && s }, 'the task to idle', 60_000)
     expect(idle).toMatchObject({ stateReason: 'outsideSchedule: "shop hours" until never', detectorLatencyP50Ms: null })
 

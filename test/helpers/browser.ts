@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { CHANGED_PASSWORD } from './device.ts'
+import { until } from './processes.ts'
 
 /** Debian's chromium (.ci/run installs it); flags keep it offline and quiet. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -51,3 +53,25 @@ export async function openConsole(browser: Browser, deviceUrl: string, width: nu
     },
   }
 }
+
+/** Opens the console at `hash` (e.g. `#/live`) and signs in as admin with the changed password. */
+export async function signIn(page: Page, deviceUrl: string, hash: string, password = CHANGED_PASSWORD): Promise<void> {
+  await page.goto(`${deviceUrl}/console/${hash}`)
+  await page.getByLabel('Password').fill(password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+}
+
+/** The page's heading is shown and nothing in it is still loading. */
+export async function ready(page: Page, heading: string): Promise<void> {
+  await page.getByRole('heading', { name: heading, level: 1 }).waitFor()
+  await page.waitForFunction(() => !document.querySelector('main')?.textContent?.includes('Loading…'))
+}
+
+/** A <video>'s playback position now and a little later, once it advances: the video plays. */
+export const plays = (page: Page, testId: string) => until(async () => {
+  const position = () => page.getByTestId(testId).evaluate((v: HTMLVideoElement) => v.currentTime)
+  const before = await position()
+  await new Promise((resolve) => setTimeout(resolve, 1500))
+  const after = await position()
+  return after > before + 0.5 && { before, after }
+}, `${testId} to play`, 60_000)

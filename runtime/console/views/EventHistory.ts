@@ -1,6 +1,7 @@
 import { html } from 'htm/preact'
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
+import { DeviceError } from '../../client/errors.ts'
 import type { CameraView, DeviceEvent, StreamTaskStatus } from '../../client/types.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
 import { usePicture } from '../picture.ts'
@@ -102,17 +103,31 @@ export function EventHistory({ client }: { client: DeviceClient }) {
   </main>`
 }
 
+/** The wait an alarm's clip still being recorded asks for (ClipNotReady), else null. */
+const notReadyWait = (e: unknown) => (e instanceof DeviceError && e.messageKey === 'api.error.ClipNotReady' ? e.item?.retryAfterSeconds ?? 1 : null)
+
 function EventRow({ client, row }: { client: DeviceClient; row: Row }) {
   const thumbnail = usePicture(client, row.thumbnailUrl)
-  const [clip, setClip] = useState<{ url: string | null; error: unknown; loading: boolean }>({ url: null, error: null, loading: false })
+  const [clip, setClip] = useState<{ url: string | null; error: unknown; loading: boolean; recording: boolean }>({ url: null, error: null, loading: false, recording: false })
+  const shown = useRef(true)
+  useEffect(() => () => { shown.current = false }, [])
   useEffect(() => () => { if (clip.url) URL.revokeObjectURL(clip.url) }, [clip.url])
-  // A <video> sends no mtk: the clip is fetched with it, then played from memory.
+  // A <video> sends no mtk: the clip is fetched with it, then played from memory. An alarm's clip
+  // is announced before its post-roll is recorded: fetched again after the wait the device asks.
   const play = async () => {
-    setClip({ url: null, error: null, loading: true })
-    try {
-      setClip({ url: URL.createObjectURL(await client.picture(row.clipUrl!)), error: null, loading: false })
-    } catch (e) {
-      setClip({ url: null, error: e, loading: false })
+    setClip({ url: null, error: null, loading: true, recording: false })
+    while (shown.current) {
+      try {
+        const blob = await client.picture(row.clipUrl!)
+        if (shown.current) setClip({ url: URL.createObjectURL(blob), error: null, loading: false, recording: false })
+        return
+      } catch (e) {
+        const wait = notReadyWait(e)
+        if (!shown.current) return
+        if (wait === null) return void setClip({ url: null, error: e, loading: false, recording: false })
+        setClip({ url: null, error: null, loading: true, recording: true })
+        await new Promise((resolve) => setTimeout(resolve, wait * 1000))
+      }
     }
   }
   const p = row.payload
@@ -122,6 +137,7 @@ function EventRow({ client, row }: { client: DeviceClient; row: Row }) {
       <div><time>${new Date(row.time).toLocaleTimeString()}</time> <code>${row.kind}</code> <span data-testid="event-text">${describe(row)}</span></div>
       <div class="hint">${[p.cameraId ? `camera ${p.cameraId}` : '', p.taskId ? `task ${p.taskId}` : '', p.objectId ? `object ${p.objectId}` : ''].filter(Boolean).join(' · ')}</div>
       ${row.clipUrl && !clip.url ? html`<div><button type="button" class="secondary" disabled=${clip.loading} onClick=${play} data-testid="event-play">${clip.loading ? 'Loading clip…' : 'Play clip'}</button></div>` : null}
+      ${clip.recording ? html`<p class="hint" role="status" data-testid="event-clip-recording">The clip is still being recorded; it plays once its last seconds are written.</p>` : null}
       ${clip.url ? html`<video src=${clip.url} controls autoplay muted playsinline class="clip" data-testid="event-clip" aria-label=${`Clip: ${describe(row)}`}></video>` : null}
       <${ErrorPanel} error=${clip.error} context="Clip" />
     </div>

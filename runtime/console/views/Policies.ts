@@ -1,5 +1,5 @@
 import { html } from 'htm/preact'
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import type { CameraView, StreamTaskStatus } from '../../client/types.ts'
 import type { PolicyAction, PolicyConditions, PolicyView } from '../../../shared/alarms/types.ts'
@@ -34,7 +34,13 @@ export function Policies({ client }: { client: DeviceClient }) {
   const [notice, setNotice] = useState<string | null>(null)
   const [editing, setEditing] = useState<PolicyView | 'new' | null>(null)
   const page = <T>(route: string) => client.call<{ rows: T[] }>(route, { pageNum: 1, pageSize: 500 }).then((p) => p.rows, () => [] as T[])
-  const load = () => client.call<{ rows: PolicyView[] }>(`${POLICY}page`, { pageNum: 1, pageSize: 500 }).then((p) => setRows(p.rows), (e) => setFailure({ error: e, context: 'Policies' }))
+  // A list read before the latest change (a switch shown at once) is not shown: it would flip the switch back.
+  const generation = useRef(0)
+  const load = () => {
+    const asked = ++generation.current
+    return client.call<{ rows: PolicyView[] }>(`${POLICY}page`, { pageNum: 1, pageSize: 500 })
+      .then((p) => { if (asked === generation.current) setRows(p.rows) }, (e) => setFailure({ error: e, context: 'Policies' }))
+  }
   useEffect(() => {
     load()
     Promise.all([
@@ -43,14 +49,21 @@ export function Policies({ client }: { client: DeviceClient }) {
     ]).then(([tasks, cameras, schedules, columns, files]) => setChoices({ tasks: tasks.rows, cameras: cameras.rows, schedules, columns, files }),
       (e) => setFailure({ error: e, context: 'Tasks and cameras' }))
   }, [])
+  /** Does `work`, then shows the list as the device has it, whether the work was done or refused. */
   const act = async (context: string, work: () => Promise<string>) => {
     setFailure(null)
     try {
       setNotice(await work())
-      await load()
     } catch (e) {
       setFailure({ error: e, context })
     }
+    await load()
+  }
+  // The switch shows its new position at once: re-rendered with the old one until the list is read again, it would flip back meanwhile.
+  const switchPolicy = (p: PolicyView, on: boolean) => {
+    generation.current++
+    setRows((all) => all?.map((r) => (r.policyId === p.policyId ? { ...r, enabled: on } : r)) ?? all)
+    return act(`Switch ${p.policyName}`, async () => { await client.call(`${POLICY}switch`, { policyIds: [p.policyId], enabled: on }); return `${p.policyName} is ${on ? 'on' : 'off'}.` })
   }
   const scheduleName = (id: string | null) => (id ? choices.schedules.find((s) => s.scheduleId === id)?.scheduleName ?? id : 'always')
 
@@ -71,12 +84,7 @@ export function Policies({ client }: { client: DeviceClient }) {
             <td>${scheduleName(p.scheduleId)}</td>
             <td class="wrap">${['alarm with snapshot', ...p.actions.map(actionText)].join(', ')}</td>
             <td><label class="check"><input type="checkbox" checked=${p.enabled} aria-label=${`${p.policyName} switched on`} data-testid="policy-enabled"
-              onChange=${(e: Event) => { const on = (e.target as HTMLInputElement).checked; act(`Switch ${p.policyName}`, async () => {
-                // The switched row at once: a render with the old row would set the box back until the list is read again.
-                const { rows: [switched] } = await client.call<{ rows: PolicyView[] }>(`${POLICY}switch`, { policyIds: [p.policyId], enabled: on })
-                setRows((all) => all?.map((r) => (r.policyId === switched!.policyId ? switched! : r)) ?? all)
-                return `${p.policyName} is ${on ? 'on' : 'off'}.`
-              }) }} /></label></td>
+              onChange=${(e: Event) => switchPolicy(p, (e.target as HTMLInputElement).checked)} /></label></td>
             <td><div class="actions">
               <button type="button" class="secondary" aria-label=${`Edit ${p.policyName}`} onClick=${() => { setNotice(null); setEditing(p) }}>Edit</button>
               <button type="button" class="danger-outline" aria-label=${`Delete ${p.policyName}`}

@@ -4,13 +4,15 @@ import { uuid, type DeviceClient } from '../../client/client.ts'
 import type { AlgorithmRow, CameraView } from '../../client/types.ts'
 import type { ScheduleView } from '../../../shared/schedules/types.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { polygonOf } from '../region.ts'
 
 /** Offered first when installed: the algorithm a camera is most often watched with. */
 const PREFERRED_ALGORITHM = 'person-detector'
 
 /**
  * Starts a stream task (spec 4.9 TaskCreate, README "Stream tasks"): a camera, an algorithm,
- * the frames analysed per second and motion gating. Creation loads the pipeline (up to 120 s).
+ * the frames analysed per second, motion gating, a schedule and a region (`taskConfig.regions`,
+ * which alarm policies name by its id). Creation loads the pipeline (up to 120 s).
  */
 export function StreamTaskForm({ client, cameras, cameraId, onCreated }: {
   client: DeviceClient
@@ -27,6 +29,8 @@ export function StreamTaskForm({ client, cameras, cameraId, onCreated }: {
   const [taskId, setTaskId] = useState('')
   const [schedules, setSchedules] = useState<ScheduleView[]>([])
   const [scheduleId, setScheduleId] = useState('')
+  const [regionId, setRegionId] = useState('')
+  const [corners, setCorners] = useState('')
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<unknown>(null)
 
@@ -45,8 +49,14 @@ export function StreamTaskForm({ client, cameras, cameraId, onCreated }: {
     setError(null)
     try {
       const id = taskId.trim() || uuid()
-      await client.streamTaskCreate({ taskId: id, algorithmCode: algorithm, cameraId: camera, targetFps: Number(targetFps), motionGating, ...(scheduleId ? { scheduleId } : {}) })
+      const regions = polygon && regionId.trim() ? [{ areaId: regionId.trim(), polygon }] : null
+      await client.streamTaskCreate({
+        taskId: id, algorithmCode: algorithm, cameraId: camera, targetFps: Number(targetFps), motionGating,
+        ...(scheduleId ? { scheduleId } : {}), ...(regions ? { taskConfig: { regions } } : {}),
+      })
       setTaskId('')
+      setRegionId('')
+      setCorners('')
       onCreated(id)
     } catch (e) {
       setError(e)
@@ -56,7 +66,10 @@ export function StreamTaskForm({ client, cameras, cameraId, onCreated }: {
   }
 
   const fps = Number(targetFps)
-  const complete = camera !== '' && algorithm !== '' && fps > 0 && fps <= 60
+  // A region needs both its id and its corners, or neither.
+  const polygon = polygonOf(corners)
+  const regionOk = (regionId.trim() === '' && corners.trim() === '') || (regionId.trim() !== '' && polygon !== null)
+  const complete = camera !== '' && algorithm !== '' && fps > 0 && fps <= 60 && regionOk
   return html`<form class="panel stack" onSubmit=${submit} aria-busy=${busy} aria-labelledby="stream-create-heading" data-testid="stream-task-form">
     <h2 id="stream-create-heading">Analyse a camera</h2>
     ${cameras?.length === 0 ? html`<p>No cameras yet. <a href="#/cameras">Add a camera</a> first.</p>` : null}
@@ -88,6 +101,18 @@ export function StreamTaskForm({ client, cameras, cameraId, onCreated }: {
         ${schedules.map((s) => html`<option value=${s.scheduleId}>${s.scheduleName}</option>`)}
       </select>
     </label>
+    <fieldset class="stack"><legend>Region (optional)</legend>
+      <p class="hint" id="stream-region-hint">Alarm policies can ask for an object in this region (its box centre). Corners as x,y fractions of the picture, 0,0 top left to 1,1 bottom right, e.g. 0.3,0 0.85,0 0.85,1 0.3,1.</p>
+      <label>Region id
+        <input name="areaId" value=${regionId} maxLength=${64} disabled=${busy} placeholder="e.g. door" data-testid="stream-region-id"
+          onInput=${(e: Event) => setRegionId((e.target as HTMLInputElement).value)} />
+      </label>
+      <label>Corners
+        <input name="polygon" value=${corners} disabled=${busy} aria-describedby="stream-region-hint" aria-invalid=${!regionOk} data-testid="stream-region-corners"
+          onInput=${(e: Event) => setCorners((e.target as HTMLInputElement).value)} />
+      </label>
+      ${regionOk ? null : html`<p class="hint" data-testid="stream-region-problem">${regionId.trim() === '' ? 'Give the region an id.' : 'Give 3 or more corners, each x,y between 0 and 1.'}</p>`}
+    </fieldset>
     <label>Task id (optional)
       <input name="taskId" value=${taskId} maxLength=${128} disabled=${busy} placeholder="generated when empty" data-testid="stream-task-id"
         onInput=${(e: Event) => setTaskId((e.target as HTMLInputElement).value)} />
