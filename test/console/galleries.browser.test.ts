@@ -152,11 +152,11 @@ describe('console: galleries', () => {
     const rows = page.getByTestId('targets').locator('tbody tr')
     const faces = await rows.count()
     expect(faces).toBe(samplePeople[3])
-    expect(await page.getByRole('button', { name: /^Add face \d+ to a gallery$/ }).count()).toBe(faces)
+    expect(await page.getByRole('button', { name: /^Add to gallery: face \d+$/ }).count()).toBe(faces)
     const boxOf = (row: number) => rows.nth(row).evaluate((tr) => ['x', 'y', 'Width', 'Height'].map((k) => Number(tr.querySelector(`[data-label="${k}"]`)!.textContent)))
 
     // The first face to a person that exists already: the device's refusal is shown, nothing is added.
-    await page.getByRole('button', { name: 'Add face 1 to a gallery' }).click()
+    await page.getByRole('button', { name: 'Add to gallery: face 1' }).click()
     const form = page.getByTestId('add-face')
     await form.getByTestId('add-face-gallery').selectOption({ label: 'Staff' })
     await form.getByLabel('New person id').fill('p0')
@@ -193,7 +193,7 @@ describe('console: galleries', () => {
 
     // From the search result: another face to a new person, Eve; listed at once, and found by the next search.
     const other = (deeRegion + 1) % faces
-    await regions.nth(other).getByRole('button', { name: `Add face ${other + 1} to a gallery` }).click()
+    await regions.nth(other).getByRole('button', { name: `Add to gallery: face ${other + 1}` }).click()
     const fromSearch = regions.nth(other).getByTestId('add-face')
     await fromSearch.getByLabel('New person id').fill('p5')
     await fromSearch.getByLabel("New person's name").fill('Eve')

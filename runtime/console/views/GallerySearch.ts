@@ -65,7 +65,7 @@ export function GallerySearch({ client, account, galleries, gallery, onAdded }: 
     ${regions && regions.length > 0 ? html`<ol class="regions" data-testid="search-results" aria-label="Search results">
       ${regions.map((region, i) => html`<li data-region=${i} data-box=${[region.box.x, region.box.y, region.box.width, region.box.height].join(",")}>
         <p>${info.subject ? `${info.subject.noun[0]!.toUpperCase()}${info.subject.noun.slice(1)} ${i + 1}` : 'The image'} at ${region.box.x}, ${region.box.y} (${region.box.width} × ${region.box.height} px)
-          ${galleries.kind === 'face' && file ? html` <button type="button" class="secondary" aria-label=${`Add face ${i + 1} to a gallery`} aria-expanded=${adding === i}
+          ${galleries.kind === 'face' && file ? html` <button type="button" class="secondary" aria-label=${`Add to gallery: face ${i + 1}`} aria-expanded=${adding === i}
             onClick=${() => setAdding(adding === i ? null : i)}>Add to gallery</button>` : null}</p>
         ${region.matches.length === 0 ? html`<p class="hint">No match.</p>` : html`<table class="matches">
           <thead><tr><th scope="col">${info.noun}</th><th scope="col">Id</th><th scope="col">Gallery</th><th scope="col">Similarity</th></tr></thead>

@@ -80,7 +80,7 @@ export function Result({ client, result, timings, picture: original, account }: 
           return html`<tr tabindex="0" aria-selected=${selected === i} onFocus=${() => setSelected(i)} onMouseEnter=${() => setSelected(i)}>
             <td data-label="#">${i + 1}</td><td data-label="Label">${(t.confidence ?? []).map((c) => c.label).join(', ') || '-'}</td><td data-label="Confidence">${top ? top.confidence.toFixed(3) : '-'}</td>
             <td data-label="x">${Math.round(t.box.x)}</td><td data-label="y">${Math.round(t.box.y)}</td><td data-label="Width">${Math.round(t.box.width)}</td><td data-label="Height">${Math.round(t.box.height)}</td><td data-label="Landmarks">${t.landmark?.length ?? 0}</td>
-            ${canAdd ? html`<td>${isFace(t) ? html`<button type="button" class="secondary" aria-label=${`Add face ${i + 1} to a gallery`} aria-expanded=${adding === i}
+            ${canAdd ? html`<td>${isFace(t) ? html`<button type="button" class="secondary" aria-label=${`Add to gallery: face ${i + 1}`} aria-expanded=${adding === i}
               onClick=${() => setAdding(adding === i ? null : i)}>Add to gallery</button>` : null}</td>` : null}
           </tr>`
         })}</tbody>
