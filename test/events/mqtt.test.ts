@@ -74,8 +74,11 @@ describe('MQTT channel', () => {
       const text = await (await fetch(`${device.url}/gtw/cwai/System/Metrics`, { headers: { authorization: `Bearer ${env.METRICS_TOKEN}` } })).text()
       return Number(/^event_deliveries_total\{channel="mqtt",outcome="delivered"\} (\d+)$/m.exec(text)?.[1] ?? 0)
     }
-    const before = await delivered()
-    expect(before).toBeGreaterThanOrEqual(2) // device.started and login.locked at least
+    // device.started and login.locked at least; a publish is counted when its PUBACK is handled,
+    // which can come just after the subscriber above already received it.
+    let before = await delivered()
+    for (const deadline = Date.now() + 5000; before < 2 && Date.now() < deadline; before = await delivered()) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(before).toBeGreaterThanOrEqual(2)
     await failSignIn(device, 'mqtt-metrics')
     await recorder.waitFor((m) => m.topic === `${base}/event/login.locked` && m.body.payload.accountName === 'mqtt-metrics')
     const deadline = Date.now() + 5000
