@@ -1,5 +1,6 @@
 import { Transform, type Readable, type TransformCallback } from 'node:stream'
 import { ApiError } from '../errors/index.ts'
+import { UPLOAD_STREAM_BUFFER_BYTES } from './stream-buffer.ts'
 
 /**
  * Passes a chunk's bytes from the request to the store while counting them.
@@ -20,7 +21,7 @@ export class ByteGate extends Transform {
 
   constructor(private readonly source: Readable, private readonly declaredBytes: number, private readonly limitBytes: number,
     private readonly context: Record<string, unknown> = {}) {
-    super()
+    super({ highWaterMark: UPLOAD_STREAM_BUFFER_BYTES })
     // The source may have failed before the gate was attached (the request was already parsed).
     if (source.errored || source.destroyed) {
       this.stop(source.errored ?? new Error('the request body was closed before the chunk was read'))

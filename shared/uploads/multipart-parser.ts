@@ -1,4 +1,5 @@
 import { Readable, Writable } from 'node:stream'
+import { UPLOAD_STREAM_BUFFER_BYTES } from './stream-buffer.ts'
 
 /**
  * A streaming multipart/form-data parser (RFC 7578) for upload chunks.
@@ -190,6 +191,7 @@ export class MultipartParser extends Writable {
       return
     }
     const file = new Readable({
+      highWaterMark: UPLOAD_STREAM_BUFFER_BYTES,
       read: () => {
         const callback = this.held
         if (!callback) return

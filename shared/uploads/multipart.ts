@@ -10,6 +10,7 @@ import type { ChunkFields } from './types.ts'
 import { ByteGate } from './byte-gate.ts'
 import { boundaryOf, MultipartParser } from './multipart-parser.ts'
 import { SPOOL_FILE_PREFIX } from './spool.ts'
+import { UPLOAD_STREAM_BUFFER_BYTES } from './stream-buffer.ts'
 
 /**
  * Streams one `uploadTemp` multipart request (spec 4.5) into `accept(fields, body)`.
@@ -169,7 +170,7 @@ export async function receiveChunk<T>(request: Request, options: ReceiveChunkOpt
         stream.resume()
         return fail(error)
       }
-      const body = new PassThrough()
+      const body = new PassThrough({ highWaterMark: UPLOAD_STREAM_BUFFER_BYTES })
       body.on('error', () => undefined) // the reader (ByteGate) learns of it through `errored`
       // If the reader gives up (body destroyed), keep draining the part so the parse goes on.
       body.once('close', () => { stream.unpipe(body); stream.resume() })
