@@ -19,12 +19,38 @@ const BENCH_FILE = /^(?<name>[a-z0-9-]+)\.bench\.(ts|mjs)$/
 const TIMEOUT_MS: Record<string, number> = { capacity: 120 * 60_000, 'live-recording': 30 * 60_000 }
 const timeoutOf = (name: string) => Number(process.env.BENCH_TIMEOUT_MS ?? TIMEOUT_MS[name] ?? 15 * 60_000)
 
+/** A benchmark that overran gets this long after SIGTERM to stop its devices, ffmpegs and browsers. */
+const STOP_GRACE_MS = 15_000
+/** Set when this runner is asked to stop: the benchmark running is stopped and no other starts. */
+let interrupted: NodeJS.Signals | null = null
+
+/**
+ * Runs one benchmark in a process group of its own, so that a timeout or a stop of this runner
+ * ends what the benchmark started too (devices, sidecars, ffmpeg, Chromium), not only its node.
+ */
 function runNode(file: string, timeoutMs: number): Promise<number> {
   return new Promise((resolve) => {
     // tsx as a loader lets .mjs benchmarks import the .ts helpers in bench/lib too.
-    const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: path.dirname(BENCH_DIR), stdio: 'inherit' })
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-    child.on('exit', (code, signal) => { clearTimeout(timer); resolve(code ?? (signal ? 128 : 1)) })
+    const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: path.dirname(BENCH_DIR), stdio: 'inherit', detached: true })
+    const signalGroup = (signal: NodeJS.Signals) => {
+      try { process.kill(-child.pid!, signal) } catch { /* the group is gone */ }
+    }
+    let killTimer: NodeJS.Timeout | undefined
+    const stop = () => {
+      signalGroup('SIGTERM')
+      killTimer ??= setTimeout(() => signalGroup('SIGKILL'), STOP_GRACE_MS)
+    }
+    const timer = setTimeout(stop, timeoutMs)
+    const onSignal = (signal: NodeJS.Signals) => { interrupted = signal; stop() }
+    process.on('SIGINT', onSignal).on('SIGTERM', onSignal)
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer)
+      // Whatever the benchmark left behind in its group goes with it.
+      signalGroup('SIGKILL')
+      if (killTimer) clearTimeout(killTimer)
+      process.off('SIGINT', onSignal).off('SIGTERM', onSignal)
+      resolve(code ?? (signal ? 128 : 1))
+    })
   })
 }
 
@@ -54,12 +80,14 @@ async function main(only: string[]): Promise<number> {
       error ??= `no valid report: ${(err as Error).message}`
     }
     entries.push({ benchmark: name, file: `bench/${file}`, exitCode, error, report })
+    if (interrupted) break
   }
   const summary = { generatedAt: new Date().toISOString(), machine: describeMachine(), benchmarks: entries }
   await writeFile(path.join(BENCH_OUT_DIR, 'summary.json'), JSON.stringify(summary, null, 2) + '\n')
   const md = summaryMarkdown(summary)
   await writeFile(path.join(BENCH_OUT_DIR, 'summary.md'), md)
   console.log(`\n${md}`)
+  if (interrupted) return 128 + (interrupted === 'SIGINT' ? 2 : 15)
   return entries.some((e) => e.error !== null) ? 1 : 0
 }
 

@@ -116,7 +116,7 @@ export const settings = {
   // ── recording and live view (spec 4.10 System: recording, Live stream) ─────────────────
   recordRetentionDays: s('RECORD_RETENTION_DAYS', 'number', 7, 'Default retention of recorded clips in days (0 = kept until the budget or the disk reserve needs the space); System/SetRecordParam stores another value.'),
   recordBudgetBytes: s('RECORD_BUDGET_BYTES', 'int', 0, 'Default disk budget of all recordings together, ring segments included (0 = only the disk safety reserve limits them); System/SetRecordParam stores another value.'),
-  recordSegmentSeconds: s('RECORD_SEGMENT_SECONDS', 'number', 2, 'Length of the segments a recording camera writes, cut at the next key frame: the granularity of pre-roll and of clip edges.'),
+  recordSegmentSeconds: s('RECORD_SEGMENT_SECONDS', 'number', 4, 'Length of the segments a recording camera writes, cut at the next key frame: the granularity of pre-roll and of clip edges. Each segment file costs CPU of its own (README "Recording").'),
   recordMaxClipSeconds: s('RECORD_MAX_CLIP_SECONDS', 'int', 600, 'Longest event clip: a visit that lasts longer is closed this long after its start.'),
   recordContinuousChunkSeconds: s('RECORD_CONTINUOUS_CHUNK_SECONDS', 'int', 300, 'Continuous recording is kept as clips of about this length.'),
   recordHeadroomBytes: s('RECORD_HEADROOM_BYTES', 'int', 32 * MB, 'Free space above the disk safety reserve (spec 8) and upload reservations that recording keeps: below it the oldest footage is deleted, and with none left recording is suspended.'),
