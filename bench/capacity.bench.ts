@@ -12,7 +12,7 @@
  * RSS per added channel. Both runs' case files and summaries go to bench/out/capacity/.
  *
  * Settings (environment): BENCH_CAPACITY_HOLD_SECONDS (170: the whole footage once, plus its
- * longest visit), BENCH_CAPACITY_MIN_CHANNELS (1), BENCH_CAPACITY_MAX_CHANNELS (8),
+ * longest visit), BENCH_CAPACITY_MIN_CHANNELS (1), BENCH_CAPACITY_MAX_CHANNELS (16),
  * BENCH_CAPACITY_STEP (increment), BENCH_CAPACITY_WARMUP_SECONDS (5), BENCH_CAPACITY_OUT.
  */
 import os from 'node:os'
@@ -30,7 +30,7 @@ const env = (name: string, fallback: string) => process.env[`BENCH_CAPACITY_${na
 const settings = {
   workload: 'person-detector', targetFps: 5,
   holdSeconds: Number(env('HOLD_SECONDS', '170')), warmupSeconds: Number(env('WARMUP_SECONDS', '5')),
-  minChannels: Number(env('MIN_CHANNELS', '1')), maxChannels: Number(env('MAX_CHANNELS', '8')), step: env('STEP', 'increment'),
+  minChannels: Number(env('MIN_CHANNELS', '1')), maxChannels: Number(env('MAX_CHANNELS', '16')), step: env('STEP', 'increment'),
   out: path.resolve(env('OUT', path.join(BENCH_OUT_DIR, 'capacity'))),
   gates: { ...DEFAULT_GATES, maxDetectorLatencyMs: DEFAULT_GATES.maxCriticalPathLatencyMs },
   loadAverageAtStart: os.loadavg(),
