@@ -29,7 +29,9 @@ const PASSWORD = 'bench-Passw0rd'
 export async function startBenchDevice(env: Record<string, string> = {}): Promise<BenchDevice> {
   if (!existsSync(SERVER)) throw new Error(`${SERVER} is missing: run \`node build.mjs\` first`)
   const dataDir = await mkdtemp(path.join(tmpdir(), 'bench-device-'))
-  const child = spawnChild(process.execPath, [SERVER], {
+  // BENCH_NODE_ARGS (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof') profiles the runtime.
+  const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []
+  const child = spawnChild(process.execPath, [...nodeArgs, SERVER], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {

@@ -6,6 +6,8 @@ import { BENCH_DIR } from './report.ts'
 export interface LoadProcess {
   /** Runs `run` flows from `clients` concurrent clients; resolves with the elapsed seconds. */
   run(run: number, clients: number, expectTargets: number): Promise<number>
+  /** One flow of the image at `imagePath` from one client; resolves with its milliseconds, timed in the load process. */
+  once(imagePath: string): Promise<number>
   stop(): Promise<void>
 }
 
@@ -24,7 +26,7 @@ export async function startLoadProcess(init: { url: string; mtk: string; imagePa
   })
   const child = fork(outfile, [JSON.stringify(init)], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json' })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  const next = () => new Promise<{ ready?: boolean; seconds?: number; error?: string }>((resolve, reject) => {
+  const next = () => new Promise<{ ready?: boolean; seconds?: number; ms?: number; error?: string }>((resolve, reject) => {
     const onExit = (code: number | null) => reject(new Error(`load process exited with ${code}`))
     child.once('exit', onExit)
     child.once('message', (message) => { child.off('exit', onExit); resolve(message as never) })
@@ -37,6 +39,13 @@ export async function startLoadProcess(init: { url: string; mtk: string; imagePa
       const { seconds, error } = await answer
       if (error !== undefined) throw new Error(`load process: ${error}`)
       return seconds!
+    },
+    async once(imagePath) {
+      const answer = next()
+      child.send({ once: imagePath })
+      const { ms, error } = await answer
+      if (error !== undefined) throw new Error(`load process: ${error}`)
+      return ms!
     },
     async stop() {
       if (child.connected) child.disconnect()
