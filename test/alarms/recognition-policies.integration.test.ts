@@ -14,7 +14,7 @@ import { addRtspCamera } from '../helpers/cameras.ts'
 import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { until } from '../helpers/processes.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
-import { cropFace, samplePhoto } from '../galleries/faces.ts'
+import { cropFace, enrollAlice, samplePhoto } from '../galleries/faces.ts'
 import { makeFaceFootage } from '../streams/face-footage.ts'
 
 /** The face is on screen from 1 s to 7 s of each 11 s loop: each pass is a new object (the tracker lets it leave after 2.5 s). */
@@ -43,9 +43,7 @@ describe('alarm policies with recognition conditions (watch list, stranger) on a
     mtk = await device.adminToken()
     dir = mkdtempSync(path.join(tmpdir(), 'watch-list-'))
     const face = await cropFace(await samplePhoto(device, mtk, 1), 0)
-    await ok('/gtw/cwai/Library/AddLibrary', { galleryId: 'staff', name: 'Staff' })
-    await ok('/gtw/cwai/Library/AddPerson', { galleryId: 'staff', personId: 'p1', name: 'Alice' })
-    await ok('/gtw/cwai/Library/AddPersonImage', { galleryId: 'staff', personId: 'p1', imageBase64: face.toString('base64') })
+    await enrollAlice(device, mtk, face)
     const footage = makeFaceFootage(dir, [{ name: 'alice', png: await sharp(face).png().toBuffer(), y: 40, onScreen: ON_SCREEN }], LOOP_S)
     rtsp = await startRtspServer(footage, await freePort())
   }, 120_000)

@@ -29,3 +29,16 @@ export function cropFace(photo: SamplePhoto, i: number): Promise<Buffer> {
   const width = Math.min(photo.size.width - left, box.width * 2), height = Math.min(photo.size.height - top, box.height * 2)
   return sharp(photo.bytes).extract({ left, top, width: Math.round(width), height: Math.round(height) }).jpeg({ quality: 92 }).toBuffer()
 }
+
+/** A face gallery `staff` holding one person, `p1` named Alice, with `face` (a JPEG) as her picture. */
+export async function enrollAlice(device: DeviceProcess, mtk: string, face: Buffer): Promise<void> {
+  const steps: [string, unknown][] = [
+    ['/gtw/cwai/Library/AddLibrary', { galleryId: 'staff', name: 'Staff' }],
+    ['/gtw/cwai/Library/AddPerson', { galleryId: 'staff', personId: 'p1', name: 'Alice' }],
+    ['/gtw/cwai/Library/AddPersonImage', { galleryId: 'staff', personId: 'p1', imageBase64: face.toString('base64') }],
+  ]
+  for (const [route, body] of steps) {
+    const answer = (await device.post(route, body, mtk)).body
+    if (answer.resCode !== 1) throw new Error(`${route}: ${JSON.stringify(answer.resMsg)}`)
+  }
+}

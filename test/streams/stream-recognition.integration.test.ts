@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { until } from '../helpers/processes.ts'
-import { cropFace, samplePhoto } from '../galleries/faces.ts'
+import { cropFace, enrollAlice, samplePhoto } from '../galleries/faces.ts'
 import { makeFaceFootage, type FaceLane } from './face-footage.ts'
 
 /** The registered face crosses the top lane in the first half of the footage's 16 s loop, the other one the bottom lane in the second. */
@@ -40,9 +40,7 @@ describe('recognition in a stream task (one recognition per tracked object, refr
     const [one, six] = [await samplePhoto(device, mtk, 1), await samplePhoto(device, mtk, 6)]
     const registered = await cropFace(one, 0)
     const unregistered = await cropFace(six, 3)
-    await ok('/gtw/cwai/Library/AddLibrary', { galleryId: 'staff', name: 'Staff' })
-    await ok('/gtw/cwai/Library/AddPerson', { galleryId: 'staff', personId: 'p1', name: 'Alice' })
-    await ok('/gtw/cwai/Library/AddPersonImage', { galleryId: 'staff', personId: 'p1', imageBase64: registered.toString('base64') })
+    await enrollAlice(device, mtk, registered)
     const png = (jpeg: Buffer) => sharp(jpeg).png().toBuffer()
     rtsp = await startRtspServer(makeFaceFootage(dir, lanes(await png(registered), await png(unregistered)), 16), await freePort())
   }, 120_000)
