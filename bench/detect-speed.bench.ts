@@ -16,9 +16,8 @@
  * photos one after another; p50 over all. Each path runs its photos back to back, as a client
  * with pictures to analyse sends them: a device left idle between single requests (as when
  * every path took its turn per photo) answered each ~1.4× slower, its sidecar's stages
- * included (sample1.jpg with the overlay, a request every 300 ms against one after another:
- * BlazeFace 19.3 against 11.1 ms, overlay 14.2 against 8.2 ms, upload 6.3 against 4.3 ms),
- * while the floor and (b) ran in this busy process. (a)'s client runs and times each flow in a
+ * included (README, the detection speed figures), while the floor and (b) ran in this busy
+ * process. (a)'s client runs and times each flow in a
  * process of its own (bench/lib/load-process.ts), not in this one with the in-process
  * pipeline and the peer. Four-client throughput: sample1.jpg, alternating rounds per
  * path ((a)'s clients in that process too; (b), (c) and (d) as
@@ -42,7 +41,7 @@ import * as ort from 'onnxruntime-node'
 import sharp from 'sharp'
 import { threadsForMachine } from '../shared/config.ts'
 import { loadBundledEngine } from './lib/bundled-engine.ts'
-import { detectFlow, detectTargets } from './lib/detect-flow.ts'
+import { detectTargets } from './lib/detect-flow.ts'
 import { startBenchDevice, type BenchDevice } from './lib/device-process.ts'
 import { BenchClient } from './lib/http-client.ts'
 import { startLoadProcess, type LoadProcess } from './lib/load-process.ts'
@@ -68,7 +67,7 @@ const SETTINGS_ROUNDS = Number(process.env.BENCH_SETTINGS_ROUNDS ?? 5)
 
 type Box = { x: number; y: number; width: number; height: number }
 type Run = (photo: (typeof photos)[number]) => Promise<unknown>
-/** A run timed where it ran (a client process of its own): resolves with its milliseconds. */
+/** A run that resolves with its own milliseconds, timed in the process that ran it. */
 type TimedRun = (photo: (typeof photos)[number]) => Promise<number>
 
 const loadAverageAtStart = os.loadavg().map((v) => +v.toFixed(2))

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { loadavg } from 'node:os'
+import { runtimeNodeArgs } from './lib/device-process.ts'
 import { figure, writeReport } from './lib/report.ts'
 
 const MB = 1024 * 1024
@@ -104,8 +105,7 @@ async function main() {
   const bareDir = path.join(work, 'bare')
   mkdirSync(bareDir)
   const password = 'bench-Passw0rd'
-  // BENCH_NODE_ARGS (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof') profiles the runtime.
-  const runtime = startProcess([...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), path.join(root, 'dist/runtime/server.mjs')], {
+  const runtime = startProcess([...runtimeNodeArgs(), path.join(root, 'dist/runtime/server.mjs')], {
     PORT: '0', HOST: '127.0.0.1', WS_PORT: '0', DATA_DIR: path.join(work, 'device'), LOG_LEVEL: 'info',
     INITIAL_ADMIN_PASSWORD: password, INITIAL_PASSWORD_CHANGE_REQUIRED: 'false', UPLOAD_RESERVE_BYTES: String(256 * MB),
   })

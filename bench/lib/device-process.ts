@@ -21,6 +21,9 @@ const ROOT = path.dirname(BENCH_DIR)
 const SERVER = path.join(ROOT, 'dist/runtime/server.mjs')
 const PASSWORD = 'bench-Passw0rd'
 
+/** Node options for a benchmark's runtime from BENCH_NODE_ARGS (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof' profiles it). */
+export const runtimeNodeArgs = (): string[] => process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []
+
 /**
  * Starts the built device runtime (`node build.mjs` first) on loopback with its default log
  * level and a fresh data folder. The first password need not change, so DoLogin alone gives
@@ -29,9 +32,7 @@ const PASSWORD = 'bench-Passw0rd'
 export async function startBenchDevice(env: Record<string, string> = {}): Promise<BenchDevice> {
   if (!existsSync(SERVER)) throw new Error(`${SERVER} is missing: run \`node build.mjs\` first`)
   const dataDir = await mkdtemp(path.join(tmpdir(), 'bench-device-'))
-  // BENCH_NODE_ARGS (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof') profiles the runtime.
-  const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []
-  const child = spawnChild(process.execPath, [...nodeArgs, SERVER], {
+  const child = spawnChild(process.execPath, [...runtimeNodeArgs(), SERVER], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {

@@ -32,21 +32,17 @@ export async function startLoadProcess(init: { url: string; mtk: string; imagePa
     child.once('message', (message) => { child.off('exit', onExit); resolve(message as never) })
   })
   await next()
+  /** One request to the load process and its answer; its failure is thrown here. */
+  const ask = async (message: object) => {
+    const answer = next()
+    child.send(message)
+    const reply = await answer
+    if (reply.error !== undefined) throw new Error(`load process: ${reply.error}`)
+    return reply
+  }
   return {
-    async run(run, clients, expectTargets) {
-      const answer = next()
-      child.send({ run, clients, expectTargets })
-      const { seconds, error } = await answer
-      if (error !== undefined) throw new Error(`load process: ${error}`)
-      return seconds!
-    },
-    async once(imagePath) {
-      const answer = next()
-      child.send({ once: imagePath })
-      const { ms, error } = await answer
-      if (error !== undefined) throw new Error(`load process: ${error}`)
-      return ms!
-    },
+    run: async (run, clients, expectTargets) => (await ask({ run, clients, expectTargets })).seconds!,
+    once: async (imagePath) => (await ask({ once: imagePath })).ms!,
     async stop() {
       if (child.connected) child.disconnect()
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000)
