@@ -44,6 +44,9 @@ export async function createDeviceLogger(options: { level: string; logDir: strin
   })
   file.on('drop', () => { health.droppedLines += 1 })
   file.on('write', () => { health.writable = true })
+  // stdout is a pipe to the supervisor; once it is gone (killed), writing there fails with
+  // EPIPE, which must not end the device mid-stop: lines still go to the file.
+  process.stdout.on('error', () => {})
   // The streams take every level: the logger's own level decides, and can change while running (runtime/system/log-levels.ts).
   const streams = multistream([
     { level: 'trace', stream: process.stdout },

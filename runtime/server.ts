@@ -14,10 +14,13 @@ import { answerClientErrors } from './http/client-error.ts'
 import { InputValidator } from './http/validate.ts'
 import { functionsDistDir } from './paths.ts'
 import { TUS_ROUTE } from './uploads/tus.ts'
-import { announceReady } from './supervisor/readiness.ts'
+import { announceReady, supervisorLost } from './supervisor/readiness.ts'
 import { runPendingFactoryReset } from './backup/factory-reset.ts'
 import { applyPendingRestore } from './backup/apply.ts'
 import { httpAdvertiser } from './events/advertise.ts'
+
+/** What the components' stops (streams, recording, sidecar, database) may take after the in-flight grace. */
+const COMPONENTS_STOP_MS = 20_000
 
 export interface RunningDevice {
   port: number
@@ -25,6 +28,8 @@ export interface RunningDevice {
   wsPort: number
   services: Services
   stop(reason?: string): Promise<void>
+  /** How long `stop` may take: the in-flight grace plus the components' own stops. */
+  stopDeadlineMs: number
   /** Resolves with the reason when a handler asked for a restart (software upgrade). */
   restartRequested: Promise<string>
 }
@@ -81,23 +86,40 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
   })())
   const wsPort = (await events.settings.status()).websocket.port
   const restartRequested = new Promise<string>((resolve) => runtime.deviceHost.onRestart(resolve))
-  return { port, wsPort, services: runtime.services, stop, restartRequested }
+  return { port, wsPort, services: runtime.services, stop, stopDeadlineMs: config.shutdownGraceMs + COMPONENTS_STOP_MS, restartRequested }
+}
+
+/**
+ * A stop that outlives its deadline (a component that never finishes stopping) must not leave
+ * a half-stopped device behind: the process exits, and the supervisor or systemd starts it again.
+ */
+let stopWatchdog: NodeJS.Timeout | undefined
+function exitIfStopHangs(deadlineMs: number): void {
+  stopWatchdog ??= setTimeout(() => {
+    process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), pid: process.pid, deadlineMs, msg: 'stop did not finish in time; exiting' })}\n`)
+    process.exit(1)
+  }, deadlineMs).unref()
 }
 
 const isMain = import.meta.url === `file://${process.argv[1]}`
 if (isMain) {
+  // Watched before the start: the supervisor may die while the device is still starting.
+  const supervisorGone = supervisorLost()
   startDevice().then((device) => {
-    const shutdown = (signal: string) => device.stop(signal).then(() => process.exit(0), () => process.exit(1))
+    const stopAndExit = (reason: string, code: number) => {
+      exitIfStopHangs(device.stopDeadlineMs)
+      return device.stop(reason).then(() => process.exit(code), () => process.exit(1))
+    }
+    const shutdown = (signal: string) => stopAndExit(signal, 0)
     // `on`, not `once`: a stop of the whole process group delivers SIGTERM twice (directly and
     // forwarded by the supervisor); the second must not fall back to the default action, which
     // kills the requests in flight. `stop` is idempotent.
     process.on('SIGTERM', () => shutdown('SIGTERM'))
     process.on('SIGINT', () => shutdown('SIGINT'))
-    // Started by the supervisor over IPC: the channel closes when the supervisor dies (even by
-    // SIGKILL), and the device must not go on serving unsupervised.
-    if (process.channel) process.on('disconnect', () => shutdown('supervisor gone'))
+    // The device must not go on serving unsupervised.
+    void supervisorGone.then(() => shutdown('supervisor gone'))
     // A restart request (upgrade) ends the process with the code the supervisor understands.
-    device.restartRequested.then((reason) => device.stop(`restart: ${reason}`).then(() => process.exit(RESTART_EXIT_CODE), () => process.exit(1)))
+    void device.restartRequested.then((reason) => stopAndExit(`restart: ${reason}`, RESTART_EXIT_CODE))
     // Ready only once it also stops gracefully: a supervisor may answer the message with SIGTERM
     // at once (the default action would kill the device mid-request, exit code null).
     announceReady(device.port, device.services.process.softwareVersion)

@@ -105,6 +105,8 @@ export class SidecarClient implements InferenceService {
       try {
         await this.#send('define', { algorithm })
       } catch (error) {
+        // Closed, or this connection lost: the next connection defines everything again.
+        if (this.#closed || this.#socket !== socket) return
         this.#log?.error({ algorithmId: algorithm.manifest.algorithmId, err: (error as Error).message }, 'could not define algorithm in sidecar')
       }
     }

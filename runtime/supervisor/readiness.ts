@@ -1,4 +1,6 @@
 /**
+ * The device's side of its IPC channel to the supervisor.
+ *
  * How the device tells the supervisor it is serving: an IPC message sent once the HTTP server
  * listens. It does not depend on LOG_LEVEL (the `listening` log line is info level and is not
  * printed at warn or higher, which used to roll every upgrade back).
@@ -26,4 +28,15 @@ export function announceReady(port: number, version: string): void {
   const message: DeviceReadyMessage = { type: DEVICE_READY, port, version }
   // The channel must not keep the device alive on its own once the message is out.
   process.send(message, () => process.channel?.unref())
+}
+
+/**
+ * Resolves once the supervisor is gone: its IPC channel closes when it dies, even by SIGKILL.
+ * Never resolves when the device was not started by the supervisor.
+ */
+export function supervisorLost(): Promise<void> {
+  if (!process.send) return new Promise(() => {})
+  // The channel may already have closed while the modules loaded (`disconnect` has been emitted).
+  if (!process.connected) return Promise.resolve()
+  return new Promise((resolve) => process.once('disconnect', () => resolve()))
 }

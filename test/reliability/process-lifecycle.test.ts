@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
@@ -30,7 +30,26 @@ async function allGone(pids: number[], ms: number): Promise<boolean> {
   return false
 }
 
+/** Pids of every process started with this DATA_DIR (supervisor, device, sidecar), zombies excluded. */
+function processesOf(dataDir: string): number[] {
+  const pids: number[] = []
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(`DATA_DIR=${dataDir}`) && alive(Number(name))) pids.push(Number(name))
+    } catch { /* ended meanwhile, or not ours */ }
+  }
+  return pids
+}
+
+/** The `msg` of every line the device wrote to its log files. */
+function loggedMessages(dataDir: string): string[] {
+  const logDir = path.join(dataDir, 'logs')
+  return readdirSync(logDir).flatMap((file) => readFileSync(path.join(logDir, file), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line).msg))
+}
+
 interface Launched {
+  dataDir: string
   child: ChildProcess
   url: string
   /** Pids from the log: supervisor, device (server), sidecar. */
@@ -53,7 +72,7 @@ afterEach(() => {
  * Starts the device the way it is deployed: `npm start` or `node runtime/start.mjs` (systemd's
  * ExecStart), in a process group of its own so the test can signal the group as systemd does.
  */
-async function launch(command: 'npm' | 'start.mjs'): Promise<Launched> {
+async function launch(command: 'npm' | 'start.mjs', until: 'listening' | 'starting device' = 'listening'): Promise<Launched> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'lifecycle-'))
   dataDirs.push(dataDir)
   const port = await freePort()
@@ -66,14 +85,17 @@ async function launch(command: 'npm' | 'start.mjs'): Promise<Launched> {
   })
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const pids = { supervisor: 0, server: 0, sidecar: 0 }
-  const entry: Launched = { child, url: `http://127.0.0.1:${port}`, pids, exited, post: async () => null }
+  const entry: Launched = { dataDir, child, url: `http://127.0.0.1:${port}`, pids, exited, post: async () => null }
   launched.push(entry)
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('device did not start in time')), 90_000)
     createInterface({ input: child.stdout! }).on('line', (line) => {
       let log: any
       try { log = JSON.parse(line) } catch { return }
-      if (log.component === 'supervisor' && log.msg === 'starting device') pids.supervisor = log.pid
+      if (log.component === 'supervisor' && log.msg === 'starting device') {
+        pids.supervisor = log.pid
+        if (until === 'starting device') { clearTimeout(timer); resolve() }
+      }
       // The supervisor's logger puts the sidecar's pid after the server's: JSON.parse keeps the last.
       if (log.msg === 'inference sidecar ready') pids.sidecar = log.pid
       if (log.msg === 'listening') {
@@ -133,9 +155,25 @@ describe('stopping and losing the supervisor (spec 4.11 start-up script; README:
     expect(sidecar).toBeGreaterThan(0)
     expect(sidecar).not.toBe(server)
     process.kill(device.child.pid!, 'SIGKILL')
-    // The server stops gracefully (components, then the sidecar): once in a full run that took
-    // over 15 s, so the bound is 30 s; what counts is that both end with no one signalling them.
+    // The server stops gracefully (components, then the sidecar), though its stdout has gone with
+    // the supervisor; what counts is that both end with no one signalling them.
     expect(await allGone([server, sidecar], 30_000)).toBe(true)
+    expect(loggedMessages(device.dataDir)).toContain('stopped')
+  }, 120_000)
+
+  it('kill -9 of the supervisor while the device starts: the device finishes starting, then stops by itself', async () => {
+    const device = await launch('start.mjs', 'starting device')
+    const { supervisor } = device.pids
+    // The supervisor spawns the device right after saying so; killed as soon as it has a child.
+    const children = `/proc/${supervisor}/task/${supervisor}/children`
+    while (readFileSync(children, 'utf8').trim() === '') await sleep(5)
+    process.kill(supervisor, 'SIGKILL')
+    const deadline = Date.now() + 90_000
+    while (processesOf(device.dataDir).length > 0 && Date.now() < deadline) await sleep(100)
+    expect(processesOf(device.dataDir)).toEqual([])
+    const messages = loggedMessages(device.dataDir)
+    expect(messages).toContain('stopping')
+    expect(messages).toContain('stopped')
   }, 120_000)
 
   it('kill -9 of the device ends its sidecar', async () => {
