@@ -1,8 +1,8 @@
 /**
  * Clips whose URL an alarm already carries (a policy's clip action) but that are not written
  * yet: asked for meanwhile they are "not ready, retry in n s" (ClipNotReady), not "not found".
- * A promise that was never kept (the camera stopped recording, no footage covered it) is
- * forgotten once the recorder would have given up on it.
+ * A promise the recorder gives up on (no footage covers it, the camera stopped recording) is
+ * settled at once; one that is somehow never settled is forgotten at its expiry.
  */
 export class PromisedClips {
   private readonly promises = new Map<string, { readyAt: number; expiresAt: number }>()

@@ -21,6 +21,13 @@ export interface ClipJob {
   clipId?: string
 }
 
+/** Where a recorder's clips go. */
+export interface ClipSink {
+  write(job: ClipJob): Promise<void>
+  /** A promised clip (clipFor) that will never be written: no video covers it, or recording stopped. */
+  abandoned(clipId: string): void
+}
+
 export interface RecorderSettings {
   mode: Exclude<RecordMode, 'off'>
   preRollSeconds: number
@@ -72,7 +79,7 @@ export class CameraRecorder {
     public settings: RecorderSettings,
     readonly segmenter: Segmenter,
     private readonly timing: RecorderTiming,
-    private readonly write: (job: ClipJob) => Promise<void>,
+    private readonly sink: ClipSink,
     private readonly log: Logger,
   ) {}
 
@@ -87,6 +94,7 @@ export class CameraRecorder {
   /** Stops ffmpeg and deletes the ring; waiting clips are dropped. */
   async stop(): Promise<void> {
     await this.segmenter.stop()
+    for (const clip of this.pending) if (clip.clipId) this.sink.abandoned(clip.clipId)
     this.pending = []
     const ring = this.ring
     this.ring = []
@@ -149,7 +157,7 @@ export class CameraRecorder {
         this.again = false
         for (const job of this.readyJobs(this.timing.now())) {
           try {
-            await this.write(job)
+            await this.sink.write(job)
           } catch (error) {
             this.log.error({ err: (error as Error).message, kind: job.kind, eventId: job.event?.id }, 'a clip could not be written')
           }
@@ -172,7 +180,10 @@ export class CameraRecorder {
       const until = clip.until + CLOCK_MARGIN_MS
       const segments = this.ring.filter((s) => s.wallEnd > from && s.wallStart < until)
       if (segments.length > 0) jobs.push({ cameraId: this.cameraId, kind: 'event', segments, event: clip.event, clipId: clip.clipId })
-      else this.log.warn({ eventId: clip.event.id }, 'no recorded video covers the event; no clip')
+      else {
+        this.log.warn({ eventId: clip.event.id }, 'no recorded video covers the event; no clip')
+        if (clip.clipId) this.sink.abandoned(clip.clipId)
+      }
     }
     if (this.settings.mode === 'continuous') {
       const open = this.ring.filter((s) => s.seq >= this.continuousFrom)

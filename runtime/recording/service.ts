@@ -188,7 +188,7 @@ export class RecordingManager implements RecordingService {
     recorder = new CameraRecorder(cameraId, settings, segmenter, {
       segmentSeconds: config.recordSegmentSeconds, maxClipSeconds: config.recordMaxClipSeconds,
       continuousChunkSeconds: config.recordContinuousChunkSeconds, graceMs: this.graceMs(), now: Date.now,
-    }, (job) => this.writeClip(job), recorderLog)
+    }, { write: (job) => this.writeClip(job), abandoned: (clipId) => this.promised.settle(clipId) }, recorderLog)
     this.recorders.set(cameraId, recorder)
     recorder.start()
     log.info({ cameraId, ...settings }, 'recording started')

@@ -19,7 +19,8 @@ describe('a camera recorder: which segments make a clip, and when', () => {
   /** Wall-clock origin; `now` follows the segments, as a camera's time does. */
   const t0 = 1_000_000
   const settle = () => new Promise((resolve) => setTimeout(resolve, 20))
-  const recorder = (settings: RecorderSettings) => new CameraRecorder('cam', settings, segmenter, timing, async (job) => { jobs.push(job) }, log)
+  let abandoned: string[]
+  const recorder = (settings: RecorderSettings) => new CameraRecorder('cam', settings, segmenter, timing, { write: async (job) => { jobs.push(job) }, abandoned: (clipId) => abandoned.push(clipId) }, log)
   /** Segments covering [from, to) ms after t0, 2 s each. */
   const feed = async (r: CameraRecorder, from: number, to: number) => {
     for (let at = from; at < to; at += SEGMENT_MS) {
@@ -36,6 +37,7 @@ describe('a camera recorder: which segments make a clip, and when', () => {
   beforeEach(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'recorder-unit-'))
     jobs = []
+    abandoned = []
     seq = 0
     now = t0
   })
@@ -84,6 +86,25 @@ describe('a camera recorder: which segments make a clip, and when', () => {
     expect(existsSync(path.join(dir, '1.mp4'))).toBe(false)
     expect(existsSync(path.join(dir, `${seq}.mp4`))).toBe(true)
     expect(r.ringBytes).toBe(kept.length * 100)
+  })
+
+  it('a promised clip no video covers is given up on after the grace time; one still waiting when recording stops, at the stop', async () => {
+    const r = recorder({ mode: 'events', preRollSeconds: 0, postRollSeconds: 0 })
+    await feed(r, 0, 4000)
+    // An alarm at 20 s with 2 s of post-roll: the camera recorded nothing after 4 s.
+    r.clipFor('offline', { id: null, kind: 'alarm.raised', taskId: null, objectId: null }, t0 + 20_000, 1, 2)
+    now = t0 + 22_000 + timing.graceMs - 1
+    r.tick()
+    await settle()
+    expect(abandoned).toEqual([])
+    now = t0 + 22_000 + timing.graceMs
+    r.tick()
+    await settle()
+    expect([abandoned, jobs]).toEqual([['offline'], []])
+
+    r.clipFor('stopped', { id: null, kind: 'alarm.raised', taskId: null, objectId: null }, now, 1, 2)
+    await r.stop()
+    expect(abandoned).toEqual(['offline', 'stopped'])
   })
 
   it('continuous: consecutive clips of the chunk length, each segment in exactly one', async () => {
