@@ -1,16 +1,17 @@
 import type { DeviceClient } from '../client/client.ts'
 import { uploadFile, type UploadProgress } from '../client/upload.ts'
-import { browserResumeStore, resumeKeyOf } from './session.ts'
+import { browserResumeStore, fileSource, resumeKeyOf } from './session.ts'
 
-const UPLOAD_RETRIES = 8
+/** How often an interrupted upload is resumed before it fails. */
+export const UPLOAD_RETRIES = 8
 
 /**
  * A browser file sent through the resumable chunked upload (spec 4.5, 4.12) with the purpose
  * its consumer claims it under; resolves with the `uploadId` of the completed session.
  */
 export async function uploadBrowserFile(client: DeviceClient, account: string, file: File, purpose: string,
-  options: { onProgress?: (p: UploadProgress) => void; signal?: AbortSignal } = {}): Promise<string> {
-  const upload = await uploadFile(client, { name: file.name, size: file.size, slice: (start, end) => file.slice(start, end) }, {
+  options: { onProgress?: (p: UploadProgress) => void; onRetry?: (attempt: number) => void; signal?: AbortSignal } = {}): Promise<string> {
+  const upload = await uploadFile(client, fileSource(file), {
     purpose, resumeKey: `${purpose}|${resumeKeyOf(account, file)}`, store: browserResumeStore,
     retries: UPLOAD_RETRIES, retryDelayMs: (attempt) => Math.min(5000, 250 * 2 ** (attempt - 1)),
     ...options,

@@ -1,15 +1,13 @@
 import { html } from 'htm/preact'
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
-import { isAbort } from '../../client/errors.ts'
-import { uploadFile } from '../../client/upload.ts'
 import type { AudioColumnView, AudioFileView, ColumnTestResult, PlayTestResult } from '../../../shared/audio/types.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
 import { formatBytes } from '../messages.ts'
-import { browserResumeStore, resumeKeyOf } from '../session.ts'
+import { useSteps, type Failure } from '../steps.ts'
+import { uploadBrowserFile } from '../upload.ts'
 
 const AUDIO = '/gtw/cwai/Audio/'
-type Failure = { error: unknown; context: string } | null
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
 
 /**
@@ -20,7 +18,7 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
 export function Audio({ client, account }: { client: DeviceClient; account: string }) {
   const [files, setFiles] = useState<AudioFileView[] | null>(null)
   const [columns, setColumns] = useState<AudioColumnView[] | null>(null)
-  const [error, setError] = useState<Failure>(null)
+  const [error, setError] = useState<Failure | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
   const load = () => Promise.all([
     client.call<{ rows: AudioFileView[] }>(`${AUDIO}AudioFilePage`, { pageNum: 1, pageSize: 500 }).then((p) => setFiles(p.rows)),
@@ -56,29 +54,17 @@ type Act = (context: string, work: () => Promise<string | void>) => Promise<void
 
 function UploadAudio({ client, account, onAdded }: { client: DeviceClient; account: string; onAdded: (f: AudioFileView) => void }) {
   const [file, setFile] = useState<File | null>(null)
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Failure>(null)
-  const abort = useRef<AbortController | null>(null)
-  useEffect(() => () => abort.current?.abort(), [])
-  const submit = async (event: Event) => {
+  const { busy, failure: error, setFailure: setError, run } = useSteps<'upload' | 'check'>()
+  const submit = (event: Event) => {
     event.preventDefault()
     if (!file) return
-    setBusy(true)
-    setError(null)
-    abort.current = new AbortController()
-    let context = 'Upload'
-    try {
-      const upload = await uploadFile(client, { name: file.name, size: file.size, slice: (a, b) => file.slice(a, b) }, {
-        purpose: 'audio', resumeKey: `audio|${resumeKeyOf(account, file)}`, store: browserResumeStore, retries: 4, signal: abort.current.signal,
-      })
-      context = 'Check and normalize'
-      onAdded(await client.call<AudioFileView>(`${AUDIO}AddAudioFile`, { uploadId: upload.uploadId }, { signal: abort.current.signal }))
+    void run(async (enter, signal) => {
+      enter('upload', 'Upload')
+      const uploadId = await uploadBrowserFile(client, account, file, 'audio', { signal })
+      enter('check', 'Check and normalize')
+      onAdded(await client.call<AudioFileView>(`${AUDIO}AddAudioFile`, { uploadId }, { signal }))
       setFile(null)
-    } catch (e) {
-      if (!isAbort(e)) setError({ error: e, context })
-    } finally {
-      setBusy(false)
-    }
+    })
   }
   return html`<form class="panel stack" onSubmit=${submit} aria-busy=${busy} aria-labelledby="audio-upload-heading">
     <h2 id="audio-upload-heading">Add an audio file</h2>

@@ -4,17 +4,15 @@ import {
   BACKUP_UPLOAD_PURPOSE, backupStatus, createBackup, downloadBackup, factoryReset, requestFactoryReset, restartedWithoutSession, restoreBackup,
 } from '../../client/backup.ts'
 import type { DeviceClient } from '../../client/client.ts'
-import { isAbort } from '../../client/errors.ts'
-import { uploadFile, type UploadProgress, type UploadSource } from '../../client/upload.ts'
+import type { UploadProgress } from '../../client/upload.ts'
 import type { BackupStatus, FactoryResetChallenge } from '../../../shared/backup/types.ts'
 import { ConfirmDialog } from '../components/ConfirmDialog.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
 import { formatBytes } from '../messages.ts'
 import { saveFile } from '../save-file.ts'
-import { browserResumeStore, resumeKeyOf } from '../session.ts'
+import { useSteps, type Failure } from '../steps.ts'
+import { uploadBrowserFile } from '../upload.ts'
 
-type Failure = { error: unknown; context: string } | null
-const fileSource = (file: File): UploadSource => ({ name: file.name, size: file.size, slice: (start, end) => file.slice(start, end) })
 const value = (e: Event) => (e.target as HTMLInputElement).value
 const at = (ms: string) => new Date(Number(ms)).toLocaleString()
 
@@ -62,7 +60,7 @@ function CreateBackup({ client }: { client: DeviceClient }) {
   const [again, setAgain] = useState('')
   const [busy, setBusy] = useState(false)
   const [notice, setNotice] = useState<string | null>(null)
-  const [error, setError] = useState<Failure>(null)
+  const [error, setError] = useState<Failure | null>(null)
   const mismatch = again !== '' && again !== passphrase
 
   const submit = async (event: Event) => {
@@ -110,43 +108,26 @@ function CreateBackup({ client }: { client: DeviceClient }) {
 function RestoreBackup({ client, account, onStaged }: { client: DeviceClient; account: string; onStaged: () => void }) {
   const [file, setFile] = useState<File | null>(null)
   const [passphrase, setPassphrase] = useState('')
-  const [step, setStep] = useState<'idle' | 'upload' | 'check'>('idle')
   const [progress, setProgress] = useState<UploadProgress | null>(null)
-  const [error, setError] = useState<Failure>(null)
+  const { step, busy, failure: error, setFailure: setError, run } = useSteps<'upload' | 'check'>()
   // A refused backup leaves its upload usable: another passphrase is tried without uploading again.
   const uploaded = useRef<{ file: File; uploadId: string } | null>(null)
-  const abort = useRef<AbortController | null>(null)
-  useEffect(() => () => abort.current?.abort(), [])
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault()
     if (!file) return
-    setError(null)
-    const controller = new AbortController()
-    abort.current = controller
-    let context = 'Upload'
-    try {
+    void run(async (enter, signal) => {
       if (uploaded.current?.file !== file) {
-        setStep('upload')
-        const upload = await uploadFile(client, fileSource(file), {
-          purpose: BACKUP_UPLOAD_PURPOSE, resumeKey: `backup|${resumeKeyOf(account, file)}`, store: browserResumeStore,
-          retries: 8, retryDelayMs: (attempt) => Math.min(5000, 250 * 2 ** (attempt - 1)), onProgress: setProgress, signal: controller.signal,
-        })
-        uploaded.current = { file, uploadId: upload.uploadId }
+        enter('upload', 'Upload')
+        const uploadId = await uploadBrowserFile(client, account, file, BACKUP_UPLOAD_PURPOSE, { onProgress: setProgress, signal })
+        uploaded.current = { file, uploadId }
       }
-      context = 'Restore'
-      setStep('check')
-      await restoreBackup(client, uploaded.current.uploadId, passphrase, { signal: controller.signal })
+      enter('check', 'Restore')
+      await restoreBackup(client, uploaded.current.uploadId, passphrase, { signal })
       onStaged()
-    } catch (e) {
-      if (!isAbort(e)) setError({ error: e, context })
-    } finally {
-      setStep('idle')
-      abort.current = null
-    }
+    })
   }
 
-  const busy = step !== 'idle'
   const percent = progress ? Math.round((progress.sentBytes / Math.max(1, progress.totalBytes)) * 100) : 0
   return html`<form class="panel stack" onSubmit=${submit} aria-busy=${busy} aria-labelledby="restore-heading">
     <h2 id="restore-heading">Restore</h2>
@@ -174,7 +155,7 @@ function RestoreBackup({ client, account, onStaged }: { client: DeviceClient; ac
 function FactoryReset({ client, onConfirmed }: { client: DeviceClient; onConfirmed: () => void }) {
   const [challenge, setChallenge] = useState<FactoryResetChallenge | null>(null)
   const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Failure>(null)
+  const [error, setError] = useState<Failure | null>(null)
   const opener = useRef<HTMLButtonElement>(null)
 
   // Step 1: the device hands out a short-lived token; the dialog's confirmation sends it back.

@@ -1,14 +1,13 @@
 import { html } from 'htm/preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
-import { isAbort } from '../../client/errors.ts'
 import type { CameraAddRequest, CameraUpdateRequest, CameraView, SourceType, UsbDevice } from '../../client/types.ts'
-import { uploadFile, type UploadProgress } from '../../client/upload.ts'
+import type { UploadProgress } from '../../client/upload.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
 import { formatBytes } from '../messages.ts'
-import { browserResumeStore, fileSource, resumeKeyOf } from '../session.ts'
+import { useSteps } from '../steps.ts'
+import { uploadBrowserFile } from '../upload.ts'
 
-const UPLOAD_RETRIES = 8
 const VIDEO_ACCEPT = 'video/*,.mp4,.mkv,.mov,.avi,.ts'
 
 /** The source types (README "Cameras") and what each asks for. */
@@ -21,8 +20,6 @@ const SOURCES: Record<SourceType, { label: string; urlHint?: string }> = {
 
 /** A URL as the device shows it (`user:***@host`) without its user info: credentials have their own fields. */
 const withoutUserInfo = (url: string | null) => (url ?? '').replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1')
-
-type Step = 'idle' | 'upload' | 'connect'
 
 /**
  * Adds a camera, or edits one (`camera` given): the source type's own fields (README "Cameras").
@@ -47,15 +44,12 @@ export function CameraForm({ client, account, camera, onSaved, onCancel }: {
   const [verify, setVerify] = useState(true)
   const [usb, setUsb] = useState<UsbDevice[] | null>(null)
   const [usbError, setUsbError] = useState<unknown>(null)
-  const [step, setStep] = useState<Step>('idle')
   const [progress, setProgress] = useState<UploadProgress | null>(null)
-  const [error, setError] = useState<{ error: unknown; context: string } | null>(null)
-  const abort = useRef<AbortController | null>(null)
+  const { step, busy, failure: error, setFailure: setError, run } = useSteps<'upload' | 'connect'>()
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => {
     // Edit was chosen in the list: the form is where the work goes on.
     if (camera) heading.current?.focus()
-    return () => abort.current?.abort()
   }, [])
 
   const loadUsb = () => client.cameraUsbList().then((list) => {
@@ -78,27 +72,18 @@ export function CameraForm({ client, account, camera, onSaved, onCancel }: {
     }
   }
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault()
-    setError(null)
     setProgress(null)
-    const controller = new AbortController()
-    abort.current = controller
-    let context = 'Upload'
-    try {
+    void run(async (enter, signal) => {
       let uploadId: string | undefined
       if (type === 'file' && file) {
-        setStep('upload')
-        uploadId = (await uploadFile(client, fileSource(file), {
-          purpose: 'video', resumeKey: `video|${resumeKeyOf(account, file)}`, store: browserResumeStore,
-          retries: UPLOAD_RETRIES, retryDelayMs: (attempt) => Math.min(5000, 250 * 2 ** (attempt - 1)),
-          onProgress: setProgress, signal: controller.signal,
-        })).uploadId
+        enter('upload', 'Upload')
+        uploadId = await uploadBrowserFile(client, account, file, 'video', { onProgress: setProgress, signal })
       }
-      context = camera ? `Save ${camera.cameraName}` : 'Add camera'
-      setStep('connect')
+      enter('connect', camera ? `Save ${camera.cameraName}` : 'Add camera')
       if (camera) {
-        await client.cameraUpdate({ cameraId: camera.cameraId, ...changes(), ...(uploadId ? { uploadId } : {}), verify }, { signal: controller.signal })
+        await client.cameraUpdate({ cameraId: camera.cameraId, ...changes(), ...(uploadId ? { uploadId } : {}), verify }, { signal })
         onSaved(`Saved camera ${name}.`)
       } else {
         const request: CameraAddRequest = {
@@ -107,18 +92,12 @@ export function CameraForm({ client, account, camera, onSaved, onCancel }: {
           ...(type === 'usb' ? { device } : {}),
           ...(uploadId ? { uploadId } : {}),
         }
-        await client.cameraAdd(request, { signal: controller.signal })
+        await client.cameraAdd(request, { signal })
         onSaved(`Added camera ${name}.`)
       }
-    } catch (e) {
-      if (!isAbort(e)) setError({ error: e, context })
-    } finally {
-      setStep('idle')
-      abort.current = null
-    }
+    })
   }
 
-  const busy = step !== 'idle'
   const complete = name.trim() !== '' && (hasUrl ? url !== '' : type === 'usb' ? device !== '' : !!file || !!camera)
   const percent = progress ? Math.round((progress.sentBytes / Math.max(1, progress.totalBytes)) * 100) : 0
   const title = camera ? `Edit ${camera.cameraName}` : 'Add a camera'

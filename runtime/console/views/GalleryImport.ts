@@ -1,11 +1,12 @@
 import { html } from 'htm/preact'
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
-import { DeviceError, isAbort } from '../../client/errors.ts'
+import { DeviceError } from '../../client/errors.ts'
 import { importStatus, startImport, type Gallery, type ImportJob } from '../../client/galleries.ts'
 import type { UploadProgress } from '../../client/upload.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
 import { formatBytes } from '../messages.ts'
+import { useSteps } from '../steps.ts'
 import { uploadBrowserFile } from '../upload.ts'
 
 const ACCEPT = '.zip,.tar.gz,.tgz,application/zip,application/gzip'
@@ -28,49 +29,35 @@ const REASON: Record<string, string> = {
  */
 export function GalleryImport({ client, account, gallery, onDone }: { client: DeviceClient; account: string; gallery: Gallery; onDone: () => void }) {
   const [file, setFile] = useState<File | null>(null)
-  const [step, setStep] = useState<'idle' | 'upload' | 'import'>('idle')
   const [upload, setUpload] = useState<UploadProgress | null>(null)
   const [job, setJob] = useState<ImportJob | null>(null)
-  const [error, setError] = useState<{ error: unknown; context: string } | null>(null)
-  const abort = useRef<AbortController | null>(null)
-  useEffect(() => () => abort.current?.abort(), [])
+  const { step, busy, failure: error, setFailure: setError, run } = useSteps<'upload' | 'import'>()
 
-  const run = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault()
     if (!file) return
-    const controller = new AbortController()
-    abort.current = controller
-    setError(null)
     setJob(null)
     setUpload(null)
-    let context = 'Upload'
-    try {
-      setStep('upload')
-      const uploadId = await uploadBrowserFile(client, account, file, 'face-import', { onProgress: setUpload, signal: controller.signal })
-      context = 'Import'
-      setStep('import')
+    void run(async (enter, signal) => {
+      enter('upload', 'Upload')
+      const uploadId = await uploadBrowserFile(client, account, file, 'face-import', { onProgress: setUpload, signal })
+      enter('import', 'Import')
       const { jobId } = await startImport(client, gallery.galleryId, uploadId)
       for (;;) {
         const status = await importStatus(client, jobId)
         setJob(status)
         if (status.state !== 'running') break
         await new Promise((resolve) => setTimeout(resolve, POLL_MS))
-        if (controller.signal.aborted) return
+        if (signal.aborted) return
       }
       onDone()
-    } catch (e) {
-      if (!isAbort(e)) setError({ error: e, context })
-    } finally {
-      setStep('idle')
-      abort.current = null
-    }
+    })
   }
 
-  const busy = step !== 'idle'
   const uploaded = upload ? Math.round((upload.sentBytes / Math.max(1, upload.totalBytes)) * 100) : 0
   // The job's own failure (archive or manifest refused) is a message item of spec 2.7.
   const jobError = job?.error ? new DeviceError('/gtw/cwai/File/ImportStatus', 200, [job.error as never], null) : null
-  return html`<form class="panel stack" onSubmit=${run} aria-busy=${busy} aria-labelledby="import-heading">
+  return html`<form class="panel stack" onSubmit=${submit} aria-busy=${busy} aria-labelledby="import-heading">
     <h2 id="import-heading">Import persons into ${gallery.name}</h2>
     <p class="hint">A zip or tar.gz with the face images and a <code>manifest.csv</code> (columns personId, name, file) or <code>manifest.json</code> at its root.</p>
     <label class="drop">

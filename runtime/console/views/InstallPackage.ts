@@ -1,16 +1,14 @@
 import { html } from 'htm/preact'
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
-import { isAbort } from '../../client/errors.ts'
-import { uploadFile, type UploadProgress } from '../../client/upload.ts'
+import type { UploadProgress } from '../../client/upload.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
 import { formatBytes } from '../messages.ts'
-import { browserResumeStore, fileSource, resumeKeyOf } from '../session.ts'
+import { useSteps } from '../steps.ts'
+import { UPLOAD_RETRIES, uploadBrowserFile } from '../upload.ts'
 
 // Packages as exportSingleAlg (zip) and export (tar.gz) write them; the device checks the content.
 const ACCEPT = '.zip,.tar.gz,.tgz,application/zip,application/gzip'
-const UPLOAD_RETRIES = 8
-
 
 /**
  * Installs an algorithm package (spec 4.10 Algorithm/upload): a resumable chunked upload of
@@ -20,47 +18,30 @@ const UPLOAD_RETRIES = 8
 export function InstallPackage({ client, account, onInstalled }: { client: DeviceClient; account: string; onInstalled: () => void }) {
   const [file, setFile] = useState<File | null>(null)
   const [replace, setReplace] = useState(false)
-  const [step, setStep] = useState<'idle' | 'upload' | 'install'>('idle')
   const [progress, setProgress] = useState<UploadProgress | null>(null)
   const [retrying, setRetrying] = useState<number | null>(null)
   const [installed, setInstalled] = useState<string[] | null>(null)
-  const [error, setError] = useState<{ error: unknown; context: string } | null>(null)
-  const abort = useRef<AbortController | null>(null)
-  useEffect(() => () => abort.current?.abort(), [])
+  const { step, busy, failure: error, setFailure: setError, run } = useSteps<'upload' | 'install'>()
 
-  const install = async (event: Event) => {
+  const install = (event: Event) => {
     event.preventDefault()
     if (!file) return
-    setError(null)
     setInstalled(null)
     setProgress(null)
-    const controller = new AbortController()
-    abort.current = controller
-    let context = 'Upload'
-    try {
-      setStep('upload')
-      const upload = await uploadFile(client, fileSource(file), {
-        purpose: 'algorithm', resumeKey: `algorithm|${resumeKeyOf(account, file)}`, store: browserResumeStore,
-        retries: UPLOAD_RETRIES, retryDelayMs: (attempt) => Math.min(5000, 250 * 2 ** (attempt - 1)),
+    void run(async (enter, signal) => {
+      enter('upload', 'Upload')
+      const uploadId = await uploadBrowserFile(client, account, file, 'algorithm', {
         onProgress: (p) => { setProgress(p); setRetrying(null) },
         onRetry: (attempt) => setRetrying(attempt),
-        signal: controller.signal,
+        signal,
       })
-      context = 'Install'
-      setStep('install')
-      const result = await client.algorithmUpload({ uploadId: upload.uploadId, replace }, { signal: controller.signal })
+      enter('install', 'Install')
+      const result = await client.algorithmUpload({ uploadId, replace }, { signal })
       setInstalled(result.algorithms.map((a) => a.algorithmId))
       onInstalled()
-    } catch (e) {
-      if (!isAbort(e)) setError({ error: e, context })
-    } finally {
-      setStep('idle')
-      setRetrying(null)
-      abort.current = null
-    }
+    }).finally(() => setRetrying(null))
   }
 
-  const busy = step !== 'idle'
   const percent = progress ? Math.round((progress.sentBytes / Math.max(1, progress.totalBytes)) * 100) : 0
   return html`<form class="panel stack install" onSubmit=${install} aria-busy=${busy} aria-labelledby="install-heading">
     <h2 id="install-heading">Install package</h2>

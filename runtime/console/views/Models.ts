@@ -1,16 +1,14 @@
 import { html } from 'htm/preact'
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
-import { isAbort } from '../../client/errors.ts'
 import type { ModelRow } from '../../client/types.ts'
-import { uploadFile, type UploadProgress } from '../../client/upload.ts'
+import type { UploadProgress } from '../../client/upload.ts'
 import { ConfirmDialog } from '../components/ConfirmDialog.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
 import { formatBytes } from '../messages.ts'
 import { saveFile } from '../save-file.ts'
-import { browserResumeStore, fileSource, resumeKeyOf } from '../session.ts'
-
-const UPLOAD_RETRIES = 8
+import { useSteps } from '../steps.ts'
+import { uploadBrowserFile } from '../upload.ts'
 
 /**
  * Managed models (README "Models"): the list with source and size, export and delete of user
@@ -96,38 +94,22 @@ function UploadModel({ client, account, initialModelId, onUploaded }: { client: 
   const [file, setFile] = useState<File | null>(null)
   const [modelId, setModelId] = useState(initialModelId ?? '')
   const [modelName, setModelName] = useState('')
-  const [busy, setBusy] = useState(false)
   const [progress, setProgress] = useState<UploadProgress | null>(null)
-  const [error, setError] = useState<{ error: unknown; context: string } | null>(null)
-  const abort = useRef<AbortController | null>(null)
-  useEffect(() => () => abort.current?.abort(), [])
+  const { busy, failure: error, setFailure: setError, run } = useSteps<'upload' | 'register'>()
   useEffect(() => { if (initialModelId) setModelId(initialModelId) }, [initialModelId])
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault()
     if (!file) return
-    setError(null)
     setProgress(null)
-    setBusy(true)
-    const controller = new AbortController()
-    abort.current = controller
-    let context = 'Upload'
-    try {
-      const upload = await uploadFile(client, fileSource(file), {
-        purpose: 'model', resumeKey: `model|${resumeKeyOf(account, file)}`, store: browserResumeStore,
-        retries: UPLOAD_RETRIES, retryDelayMs: (attempt) => Math.min(5000, 250 * 2 ** (attempt - 1)),
-        onProgress: setProgress, signal: controller.signal,
-      })
-      context = 'Register'
-      const row = await client.modelUpload({ uploadId: upload.uploadId, ...(modelId ? { modelId } : {}), ...(modelName ? { modelName } : {}) }, { signal: controller.signal })
+    void run(async (enter, signal) => {
+      enter('upload', 'Upload')
+      const uploadId = await uploadBrowserFile(client, account, file, 'model', { onProgress: setProgress, signal })
+      enter('register', 'Register')
+      const row = await client.modelUpload({ uploadId, ...(modelId ? { modelId } : {}), ...(modelName ? { modelName } : {}) }, { signal })
       onUploaded(row)
       setFile(null)
-    } catch (e) {
-      if (!isAbort(e)) setError({ error: e, context })
-    } finally {
-      setBusy(false)
-      abort.current = null
-    }
+    })
   }
 
   const percent = progress ? Math.round((progress.sentBytes / Math.max(1, progress.totalBytes)) * 100) : 0
