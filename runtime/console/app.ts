@@ -14,19 +14,20 @@ import { Logs } from './views/Logs.ts'
 import { ApiExplorer } from './views/ApiExplorer.ts'
 import { Metrics } from './views/Metrics.ts'
 import { MetricsHistory } from './metrics-history.ts'
+import { PAGES, type Page } from './pages.ts'
 import { lazy } from './lazy.ts'
+import { Audio } from './views/Audio.ts'
+import { System, LOGO_CHANGED } from './views/System.ts'
+import { LOGO_ROUTE } from '../../shared/system/types.ts'
+import { Backup } from './views/Backup.ts'
+import { Galleries } from './views/Galleries.ts'
 
 // Loaded on first use, from their own chunks (runtime/console/step.mjs).
 const Cameras = lazy(() => import('./views/Cameras.ts').then((m) => m.Cameras), { page: true })
 const EventHistory = lazy(() => import('./views/EventHistory.ts').then((m) => m.EventHistory), { page: true })
 const Policies = lazy(() => import('./views/Policies.ts').then((m) => m.Policies), { page: true })
 const Schedules = lazy(() => import('./views/Schedules.ts').then((m) => m.Schedules), { page: true })
-import { Audio } from './views/Audio.ts'
-import { System, LOGO_CHANGED } from './views/System.ts'
-import { LOGO_ROUTE } from '../../shared/system/types.ts'
-import { Backup } from './views/Backup.ts'
 const Network = lazy(() => import('./views/Network.ts').then((m) => m.Network), { page: true })
-import { Galleries } from './views/Galleries.ts'
 const Live = lazy(() => import('./views/Live.ts').then((m) => m.Live), { page: true })
 const Recordings = lazy(() => import('./views/Recordings.ts').then((m) => m.Recordings), { page: true })
 
@@ -35,17 +36,6 @@ type Screen =
   | { name: 'change'; account: string; password: string | null; forced: boolean }
   | { name: 'app' }
 
-const PAGES = {
-  detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API',
-  cameras: 'Cameras',
-  audio: 'Audio', system: 'System',
-  backup: 'Backup and reset',
-  network: 'Network',
-  galleries: 'Galleries',
-  events: 'Events', policies: 'Alarm policies', schedules: 'Schedules',
-  live: 'Live', recordings: 'Recordings',
-} as const
-type Page = keyof typeof PAGES
 /** `#/models?upload=helmet-classifier` → the page and its parameters. */
 const route = (): { page: Page; params: URLSearchParams } => {
   const [name = '', query = ''] = location.hash.replace(/^#\/?/, '').split('?')

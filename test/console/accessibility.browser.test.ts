@@ -8,19 +8,9 @@ import type { Browser, Page } from 'playwright-core'
 import { seriousViolations as serious } from '../helpers/axe.ts'
 import { launchBrowser, openConsole } from '../helpers/browser.ts'
 import { CHANGED_PASSWORD, INITIAL_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { PAGES } from '../../runtime/console/pages.ts'
 
 const SAMPLE = path.resolve('node_modules/@vladmandic/face-api/demo/sample1.jpg')
-/** The console's pages (runtime/console/app.ts PAGES): hash → main heading. */
-const PAGES = {
-  detect: 'Detection', tasks: 'Tasks', algorithms: 'Algorithms', models: 'Models', logs: 'Logs', metrics: 'Metrics', device: 'Device', api: 'Try the API',
-  cameras: 'Cameras',
-  audio: 'Audio', system: 'System',
-  backup: 'Backup and reset',
-  network: 'Network',
-  galleries: 'Galleries',
-  events: 'Events', policies: 'Alarm policies', schedules: 'Schedules',
-  live: 'Live', recordings: 'Recordings',
-}
 /** Pages whose table must be shown when checked (the narrow layout turns tables into cards). */
 const TABLES: Partial<Record<keyof typeof PAGES, string>> = { tasks: 'tasks', algorithms: 'algorithms', models: 'models', galleries: 'gallery-items' }
 
