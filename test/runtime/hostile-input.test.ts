@@ -57,11 +57,16 @@ const WRONG = ['', 'x'.repeat(100_000), -1e308, 1e308, 3.5, -1, true, null, {}, 
 const definitions = await Promise.all(readdirSync(functionsDir, { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.ts'))
   .map(async (file) => (await import(pathToFileURL(path.join(functionsDir, file)).href)).default as HandlerDefinition))
-const routes = definitions.flatMap((definition) => definition.body === 'json' && definition.auth !== 'anonymous'
+const routesOf = (body: HandlerDefinition['body']) => definitions.flatMap((definition) => definition.body === body && definition.auth !== 'anonymous'
   ? definition.routes.filter((route) => !HOST_CHANGING.test(route)).map((route) => [route, definition] as const)
   : [])
+const routes = routesOf('json')
+/** GET routes (media, files, metrics): their input is the query string. */
+const getRoutes = routesOf('none')
+const HOSTILE_QUERY = ['../../../../etc/passwd', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', '%00', 'a'.repeat(8000), '-1', '1e308', '', 'http://169.254.169.254/']
+const HOSTILE_RANGES = ['bytes=-0', 'bytes=999999999999999999999-', 'bytes=0-0,1-1,2-2', 'bytes=abc', 'items=0-1']
 
-describe('hostile bodies on every JSON route', () => {
+describe('hostile input on every signed-in route', () => {
   let device: DeviceProcess
   let mtk: string
   beforeAll(async () => {
@@ -73,12 +78,15 @@ describe('hostile bodies on every JSON route', () => {
     device.cleanup()
   })
 
-  /** Sends `body`; returns what is wrong with the answer, or null. */
-  async function answer(route: string, body: string): Promise<string | null> {
-    const response = await fetch(device.url + route, { method: 'POST', headers: { 'content-type': 'application/json', mtk }, body, signal: AbortSignal.timeout(60_000) })
+  /** Sends `body` (or a GET of `route` with its query); returns what is wrong with the answer, or null. */
+  async function answer(route: string, body: string | null, headers: Record<string, string> = {}): Promise<string | null> {
+    const response = await fetch(device.url + route, {
+      method: body === null ? 'GET' : 'POST', headers: { 'content-type': 'application/json', mtk, ...headers }, ...(body === null ? {} : { body }), signal: AbortSignal.timeout(60_000),
+    })
     const text = await response.text()
     if (response.status >= 500 && response.status !== 503) return `HTTP ${response.status}: ${text.slice(0, 300)}`
-    if (!(response.headers.get('content-type') ?? '').includes('json')) return null
+    // Media and files answer in their own types (a log file is JSON lines); errors are the envelope.
+    if (!(response.headers.get('content-type') ?? '').startsWith('application/json')) return null
     const json = JSON.parse(text)
     if (json.resCode !== 0) return null
     const item = json.resMsg?.[0]
@@ -88,7 +96,54 @@ describe('hostile bodies on every JSON route', () => {
 
   it('covers the routes', () => {
     expect(routes.length).toBeGreaterThan(100)
+    expect(getRoutes.length).toBeGreaterThan(5)
   })
+
+  it('the multipart chunk upload: broken forms, hostile file names and field values', async () => {
+    const route = '/gtw/cwai/atomic/model/uploadTemp'
+    const form = (fields: Record<string, string>, filename: string) => {
+      const data = new FormData()
+      for (const [name, value] of Object.entries(fields)) data.append(name, value)
+      data.append('file', new Blob([Buffer.from('abc')]), filename)
+      return data
+    }
+    const fields = { purpose: 'image', chunkIndex: '0', totalChunks: '1', totalSize: '3', chunkSize: '3' }
+    const multipart = (boundary: string | null, body: string) => ({ body, headers: { 'content-type': `multipart/form-data${boundary ? `; boundary=${boundary}` : ''}` } })
+    const raw = [
+      multipart(null, 'garbage'),
+      multipart('b0undary', 'no boundary in here'),
+      multipart('b0undary', '--b0undary\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nimage'),
+      multipart('b0undary', `--b0undary\r\nContent-Disposition: form-data; name="file"; filename="x"\r\n\r\n${'a'.repeat(1000)}\r\n--b0undary--\r\n`),
+      multipart('b0undary', `--b0undary\r\nContent-Disposition: form-data; name="${'n'.repeat(20_000)}"\r\n\r\nv\r\n--b0undary--\r\n`),
+      multipart('x'.repeat(500), '--x\r\n'),
+    ]
+    const forms = [
+      ...['../../../../tmp/evil', '/etc/passwd', 'a\u0000b', '', 'x'.repeat(5000)].map((name) => form(fields, name)),
+      ...[['chunkIndex', '-1'], ['chunkIndex', '1e3'], ['totalSize', '99999999999999999999'], ['totalChunks', '0'], ['purpose', '../x'], ['chunkSize', '0']]
+        .map(([name, value]) => form({ ...fields, [name!]: value! }, 'photo.jpg')),
+    ]
+    const wrong: string[] = []
+    for (const request of [...raw, ...forms.map((body) => ({ body, headers: {} }))]) {
+      const response = await fetch(device.url + route, { method: 'POST', headers: { mtk, ...request.headers }, body: request.body, signal: AbortSignal.timeout(60_000) })
+      const text = await response.text()
+      const json = JSON.parse(text)
+      if (response.status >= 500 || (json.resCode === 0 && !(json.resMsg?.[0]?.messageKey && json.resMsg?.[0]?.recommendedAction))) wrong.push(`HTTP ${response.status}: ${text.slice(0, 200)}`)
+    }
+    expect(wrong).toEqual([])
+  })
+
+  it.each(getRoutes)('GET %s', async (route, definition) => {
+    const fields = Object.keys((definition.input as Schema | undefined)?.properties ?? {})
+    const requests: [string, Record<string, string>][] = [[route, {}], [`${route}?${fields.map((f) => `${f}=a&${f}=b`).join('&')}`, {}]]
+    for (const field of fields) for (const value of HOSTILE_QUERY) requests.push([`${route}?${field}=${value.startsWith('%') ? value : encodeURIComponent(value)}`, {}])
+    for (const range of HOSTILE_RANGES) requests.push([`${route}?${fields.map((f) => `${f}=1`).join('&')}`, { range }])
+    const wrong: string[] = []
+    for (const [url, headers] of requests) {
+      const problem = await answer(url, null, headers)
+      if (problem) wrong.push(`${url.slice(0, 100)} ${JSON.stringify(headers)} → ${problem}`)
+    }
+    expect(wrong).toEqual([])
+  }, 300_000)
 
   it.each(routes)('%s', async (route, definition) => {
     const input = definition.input as Schema | undefined
