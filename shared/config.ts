@@ -147,6 +147,7 @@ export const settings = {
   mqttRejectUnauthorized: s('MQTT_REJECT_UNAUTHORIZED', 'boolean', true, 'Verify the broker certificate.'),
   mqttReconnectMinMs: s('MQTT_RECONNECT_MIN_MS', 'int', 500, 'First reconnect delay; doubles per failed attempt.'),
   mqttReconnectMaxMs: s('MQTT_RECONNECT_MAX_MS', 'int', 30_000, 'Largest reconnect delay.'),
+  mqttMaxRequestsInFlight: s('MQTT_MAX_REQUESTS_IN_FLIGHT', 'int', 16, 'MQTT requests run at once; more are answered `api.error.MqttBusy` (retryable) and not run (0: none runs).'),
   advertisedUrl: s('ADVERTISED_URL', 'string', '', 'HTTP address of the device as other hosts reach it (NAT, a published container port), published in the MQTT registration for fleet commands; empty: the bound address, or each interface address.'),
   webhookUrls: s('WEBHOOK_URLS', 'string', '', 'Comma-separated URLs that receive every event as a signed JSON POST; empty disables the webhook.'),
   webhookSecret: s('WEBHOOK_SECRET', 'string', '', 'HMAC-SHA256 key of the webhook signature (never logged, never returned).'),

@@ -76,7 +76,7 @@ export function createEventSystem(deps: EventChannelDeps) {
     mqtt = null
     mqttRejected = null
     if (!started || !settings.enabled || !settings.url) return
-    mqtt = new MqttChannel({ settings, tls, outbox, cursors, services: deps.services, router: deps.router, log, pollMs: config.eventPollMs, reconnectMinMs: config.mqttReconnectMinMs, reconnectMaxMs: config.mqttReconnectMaxMs, registration, record: deps.metrics.deliveries('mqtt') })
+    mqtt = new MqttChannel({ settings, tls, outbox, cursors, services: deps.services, router: deps.router, log, pollMs: config.eventPollMs, reconnectMinMs: config.mqttReconnectMinMs, reconnectMaxMs: config.mqttReconnectMaxMs, maxRequestsInFlight: config.mqttMaxRequestsInFlight, maxRequestBytes: config.jsonBodyLimitBytes, registration, record: deps.metrics.deliveries('mqtt') })
     await mqtt.start()
   }
 

@@ -5,6 +5,7 @@ import { eventKindNames } from '../../shared/events/kinds.ts'
 import { redactUrl } from '../../shared/events/present.ts'
 import type { DeviceEvent, MqttSettings } from '../../shared/events/types.ts'
 import type { Identity, Logger, Services } from '../../shared/handler.ts'
+import { bodyTooLargeError } from '../http/body-limit.ts'
 import { runHandler } from '../http/dispatch.ts'
 import type { RouteEntry } from '../http/route-table.ts'
 import type { InputValidator } from '../http/validate.ts'
@@ -62,6 +63,10 @@ export interface MqttChannelDeps {
   pollMs: number
   reconnectMinMs: number
   reconnectMaxMs: number
+  /** Requests run at once; more are refused (MqttBusy) rather than queued without bound. */
+  maxRequestsInFlight: number
+  /** spec 8: the JSON request body limit, which a request's payload is held to as over HTTP. */
+  maxRequestBytes: number
   registration: () => Record<string, unknown>
   /** Every publish's outcome (README "Metrics"). */
   record: DeliveryRecorder
@@ -224,8 +229,9 @@ export class MqttChannel {
   private async handleRequest(payload: Buffer) {
     const client = this.client!
     let request: { requestId?: unknown; path?: unknown; body?: unknown } = {}
+    const tooLarge = payload.length > this.deps.maxRequestBytes
     try {
-      request = JSON.parse(payload.toString('utf8'))
+      if (!tooLarge) request = JSON.parse(payload.toString('utf8'))
     } catch {
       // answered below as InvalidParam
     }
@@ -238,12 +244,14 @@ export class MqttChannel {
 
     // spec 5.6: requests run only once the connection and the registration are complete.
     if (this.state !== 'registered') return refuse(new ApiError('MqttNotRegistered', { details: { requestId } }))
+    if (tooLarge) return refuse(bodyTooLargeError(this.deps.maxRequestBytes, payload.length, false))
     if (!requestId) return refuse(new ApiError('InvalidParam', { details: { field: '/requestId', reason: 'must be a string of at most 128 characters' } }))
     if (!path) return refuse(new ApiError('InvalidParam', { details: { field: '/path', reason: 'must be a route path' } }))
     const entry = this.deps.router?.lookup(path)
     if (!entry) return refuse(new ApiError('RouteNotFound', { details: { path } }))
     if (entry.route.body === 'multipart')
       return refuse(new ApiError('UnsupportedMediaType', { details: { expected: 'HTTP multipart/form-data', received: 'mqtt' } }))
+    if (this.inflight.size >= this.deps.maxRequestsInFlight) return refuse(new ApiError('MqttBusy', { details: { requestId, limit: this.deps.maxRequestsInFlight } }))
     const controller = new AbortController()
     this.inflight.add(controller)
     try {

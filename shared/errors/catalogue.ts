@@ -339,6 +339,8 @@ export const catalogue = {
   // ── events: MQTT request transport (spec 5.6) ───────────────────────────────────────
   MqttNotRegistered: entry('3001', 'api.error.MqttNotRegistered',
     'The device has not completed its MQTT connection and registration; the request was not run.', A.RETRY_LATER, { retryable: true, retryAfterSeconds: 1 }),
+  MqttBusy: entry('3002', 'api.error.MqttBusy',
+    'As many MQTT requests as allowed (details.limit) are running; the request was not run.', A.RETRY_LATER, { httpStatus: 429, retryable: true, retryAfterSeconds: 1 }),
 
   // ── schedules and alarm policies (spec 4.10 Schedule, Linkage / alarm policy) ────────
   ScheduleNotFound: entry('7601', 'api.error.ScheduleNotFound',

@@ -27,7 +27,7 @@ describe('MQTT channel', () => {
     // A persistent session, so that messages published while the test client is away
     // (broker restart) are kept for it.
     recorder = await recordTopics(broker.url, `${base}/#`, { clientId: `rec-${clientId}`, clean: false })
-    env = { MQTT_URL: broker.url, MQTT_CLIENT_ID: clientId, LOGIN_MAX_FAILURES: '1', MQTT_RECONNECT_MIN_MS: '100', MQTT_RECONNECT_MAX_MS: '400', EVENT_POLL_MS: '100', METRICS_TOKEN: randomUUID() }
+    env = { MQTT_URL: broker.url, MQTT_CLIENT_ID: clientId, LOGIN_MAX_FAILURES: '1', MQTT_MAX_REQUESTS_IN_FLIGHT: '2', MQTT_RECONNECT_MIN_MS: '100', MQTT_RECONNECT_MAX_MS: '400', EVENT_POLL_MS: '100', METRICS_TOKEN: randomUUID() }
     device = await startDevice({ env })
   })
 
@@ -100,6 +100,27 @@ describe('MQTT channel', () => {
     const unknown = await request('req-unknown', '/gtw/cwai/Nope/Nothing', {})
     expect(unknown.status).toBe(404)
     expect(unknown.envelope.resMsg[0].messageKey).toBe('api.error.RouteNotFound')
+  })
+
+  it('refuses, without running them, a payload over the JSON body limit and requests beyond the in-flight bound (README "MQTT")', async () => {
+    const padding = 'x'.repeat(1024 * 1024)
+    const large = JSON.stringify({ requestId: 'req-large', path: '/gtw/cwai/Event/EventPage', body: { padding } })
+    await recorder.client.publishAsync(`${base}/request`, large, { qos: 1 })
+    const refused = await recorder.waitFor((m) => m.topic === `${base}/response` && m.body.envelope.resMsg?.[0]?.messageKey === 'api.error.httpBodyTooLarge')
+    expect(refused.body).toMatchObject({ requestId: null, status: 413 })
+    expect(refused.body.envelope.resMsg[0]).toMatchObject({ recommendedAction: 'REDUCE_REQUEST_BODY', details: { limitBytes: 1024 * 1024, actualBytes: Buffer.byteLength(large) } })
+
+    // 24 at once against MQTT_MAX_REQUESTS_IN_FLIGHT=2: each is run or refused, every one answered.
+    const ids = Array.from({ length: 24 }, (_, i) => `req-flood-${i}`)
+    const answers = await Promise.all(ids.map((id) => request(id, '/gtw/cwai/Event/EventPage', { pageSize: 50 })))
+    const busy = answers.filter((a) => a.envelope.resCode === 0)
+    expect(answers.filter((a) => a.envelope.resCode === 1).length + busy.length).toBe(ids.length)
+    expect(busy.length).toBeGreaterThan(0)
+    for (const answer of busy) {
+      expect(answer.status).toBe(429)
+      expect(answer.envelope.resMsg[0]).toMatchObject({ messageKey: 'api.error.MqttBusy', retryable: true, recommendedAction: 'RETRY_LATER', details: { requestId: answer.requestId, limit: 2 } })
+    }
+    expect((await request('req-after-flood', '/gtw/cwai/Event/EventPage', { pageSize: 1 })).envelope.resCode).toBe(1)
   })
 
   it('refuses a request that arrives before registration is complete, then serves requests', async () => {
