@@ -132,6 +132,7 @@ export const settings = {
   // ── events: outbox, WebSocket, MQTT, webhook (spec 6). MQTT and webhook rows are the
   // defaults; the System endpoints store overrides in the database (applied without restart).
   dbSynchronous: s('DB_SYNCHRONOUS', 'string', 'NORMAL', 'SQLite `synchronous` of the embedded database (WAL mode): NORMAL survives a killed process, FULL also a power loss at an fsync per commit.'),
+  wsMaxClients: s('WS_MAX_CLIENTS', 'int', 64, 'Event WebSocket clients served at once; one more is closed with code 1013 (try again later).'),
   wsMaxBufferedBytes: s('WS_MAX_BUFFERED_BYTES', 'int', 4 * MB, 'A WebSocket client with more unsent bytes than this (it does not read) is disconnected.'),
   eventRetentionMs: s('EVENT_RETENTION_MS', 'int', 7 * 24 * 60 * 60 * 1000, 'Events older than this are pruned from the outbox.'),
   eventRetentionMaxRows: s('EVENT_RETENTION_MAX_ROWS', 'int', 200_000, 'At most this many events are kept in the outbox (oldest pruned first).'),

@@ -46,7 +46,7 @@ export function createEventSystem(deps: EventChannelDeps) {
   const outbox = new Outbox(db, deps.client, clock, log)
   const cursors = new CursorStore(db, clock.now)
   const store = new ChannelSettingsStore(db, config, clock.now)
-  const websocket = new EventWebSocketServer({ host: config.wsHost, port: config.wsPort, outbox, services: deps.services, maxBufferedBytes: config.wsMaxBufferedBytes, pollMs: config.eventPollMs, record: deps.metrics.deliveries('websocket') })
+  const websocket = new EventWebSocketServer({ host: config.wsHost, port: config.wsPort, outbox, services: deps.services, maxBufferedBytes: config.wsMaxBufferedBytes, maxClients: config.wsMaxClients, pollMs: config.eventPollMs, record: deps.metrics.deliveries('websocket') })
   let mqtt: MqttChannel | null = null
   let webhooks: WebhookTarget[] = []
   let started = false

@@ -10,6 +10,8 @@ import type { DeliveryRecorder } from '../metrics/index.ts'
 
 // RFC 6455 7.4.1: 1008 = policy violation (no valid mtk, bad parameters).
 export const POLICY_VIOLATION = 1008
+// RFC 6455 7.4.1 / IANA registry: 1013 = try again later (as many clients as allowed).
+export const TRY_AGAIN_LATER = 1013
 // How long a client over the buffer limit has to read before it is disconnected.
 const SLOW_CLIENT_GRACE_MS = 5000
 
@@ -29,6 +31,8 @@ export interface WebSocketDeps {
   outbox: Outbox
   services: () => Services
   maxBufferedBytes: number
+  /** Clients served at once; one more is closed with 1013 (each client polls the outbox). */
+  maxClients: number
   pollMs: number
   /** Events sent, and events a client lost by going away or being disconnected (README "Metrics"). */
   record: DeliveryRecorder
@@ -40,11 +44,14 @@ export interface WebSocketDeps {
  * Connect with `mtk` as header or query parameter; optional query `kinds=a,b` (filter) and
  * `lastEventId=<id>` (or header `last-event-id`) to resume after the last event seen.
  * Frames: first `{type:"ready", lastId, oldestId}`, then `{type:"event", event}` per event.
- * A client that does not read is disconnected once its unsent bytes exceed the limit.
+ * A client that does not read is disconnected once its unsent bytes exceed the limit; past
+ * `maxClients` clients, a new one is closed with 1013 (try again later).
  */
 export class EventWebSocketServer {
   private server: WebSocketServer | null = null
   private readonly tails = new Map<WebSocket, Tail>()
+  /** Clients past the checks, counted from then on (their tail starts after an await). */
+  private readonly admitted = new Set<WebSocket>()
   private heartbeat: NodeJS.Timeout | null = null
   port = 0
 
@@ -108,6 +115,9 @@ export class EventWebSocketServer {
     const resume = url.searchParams.get('lastEventId') ?? header('last-event-id') ?? null
     if (resume !== null && !/^\d{1,15}$/.test(resume)) return ws.close(POLICY_VIOLATION, 'lastEventId must be an event id')
     if (ws.readyState !== ws.OPEN) return
+    if (this.admitted.size >= this.deps.maxClients) return ws.close(TRY_AGAIN_LATER, `as many event clients as allowed (${this.deps.maxClients}) are connected`)
+    this.admitted.add(ws)
+    ws.on('close', () => this.admitted.delete(ws))
 
     const { outbox } = this.deps
     const from = resume === null ? outbox.lastId : Number(resume)

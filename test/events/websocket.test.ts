@@ -115,3 +115,36 @@ describe('event WebSocket', () => {
     expect((await client.closed).code).toBe(1008)
   })
 })
+
+describe('event WebSocket client bound (README "WebSocket")', () => {
+  let device: DeviceProcess
+  beforeAll(async () => {
+    device = await startDevice({ env: { WS_MAX_CLIENTS: '2' } })
+  })
+  afterAll(async () => {
+    await device?.stop()
+    device?.cleanup()
+  })
+
+  it('closes a client past WS_MAX_CLIENTS with 1013 after checking its mtk, and admits one again once another has gone', async () => {
+    const mtk = await device.adminToken()
+    const first = connectEvents(device.wsPort, { mtk })
+    const second = connectEvents(device.wsPort, { mtk })
+    await first.waitFor((f) => f.type === 'ready')
+    await second.waitFor((f) => f.type === 'ready')
+    // Without a valid mtk it is still the policy violation, whatever the count.
+    expect((await connectEvents(device.wsPort).closed).code).toBe(1008)
+    const third = connectEvents(device.wsPort, { mtk })
+    expect(await third.closed).toMatchObject({ code: 1013, reason: expect.stringContaining('(2)') })
+    expect(third.frames).toEqual([])
+    first.ws.close()
+    // The device has let the first one go once its status counts one client.
+    const clients = async () => (await device.post('/gtw/cwai/System/QueryEventChannelStatus', {}, mtk)).body.resData.websocket.clients
+    for (let tries = 0; (await clients()) !== 1 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(await clients()).toBe(1)
+    const fourth = connectEvents(device.wsPort, { mtk })
+    await fourth.waitFor((f) => f.type === 'ready')
+    second.ws.close()
+    fourth.ws.close()
+  })
+})
