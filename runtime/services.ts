@@ -47,6 +47,7 @@ import { AlarmRaiser } from './alarms/raiser.ts'
 import { StreamTokens } from './auth/stream-tokens.ts'
 import { RecordingManager } from './recording/service.ts'
 import { LiveViewService } from './live/service.ts'
+import { addressGuard } from './tasks/address-guard.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -95,6 +96,7 @@ const readJson = (file: string) => {
  */
 export async function createServices(config: Config, log: Logger, options: ServiceOptions = {}): Promise<RuntimeServices> {
   const passwordCost = scryptCost(config.passwordScrypt, config.passwordScryptAllowWeak) // a PASSWORD_SCRYPT out of range stops the start
+  addressGuard(config.imageUrlBlockedNetworks) // so does an IMAGE_URL_BLOCKED_NETWORKS that is not a list of CIDRs
   mkdirSync(config.dataPath, { recursive: true })
   const clock = options.clock ?? { now: () => Date.now(), monotonic: () => performance.now() }
   // WAL: a commit appends to the log instead of rewriting pages (upload chunks commit their

@@ -94,6 +94,8 @@ export const settings = {
   modelsManifestDir: s('MODELS_MANIFEST_DIR', 'string', '', 'Folder of the pipeline manifests (the algorithms offered); default `models/manifests` of the project.'),
   detectTimeoutMs: s('DETECT_TIMEOUT_MS', 'int', 55_000, 'Deadline of one PTaskDetectPic inference; past it the request fails retryably (clients wait at least 60 s, spec 8).'),
   imageDownloadTimeoutMs: s('IMAGE_DOWNLOAD_TIMEOUT_MS', 'int', 15_000, 'Timeout of an imageUrl download (spec 4.7, 4.11).'),
+  imageUrlBlockedNetworks: s('IMAGE_URL_BLOCKED_NETWORKS', 'string', '127.0.0.0/8,::1/128,0.0.0.0/8,::/128,169.254.0.0/16,fe80::/10,224.0.0.0/4,ff00::/8,255.255.255.255/32',
+    'Networks (comma-separated CIDRs) an imageUrl and its redirects may not reach: by default the device itself, link-local (cloud metadata), multicast and broadcast; `none`: any network.'),
   imageDownloadMemoryShare: s('IMAGE_DOWNLOAD_MEMORY_SHARE', 'number', 0.1, 'An imageUrl download may use at most this share of the free memory (and never more than maxEncodedImageBytes) (spec 4.11).'),
   faceImportMaxEntries: s('FACE_IMPORT_MAX_ENTRIES', 'int', 20_000, 'Most entries a face-import archive may hold (spec 4.10 File import).'),
   faceImportMaxExpandedBytes: s('FACE_IMPORT_MAX_EXPANDED_BYTES', 'int', 2048 * MB, 'Largest total size a face-import archive may expand to.'),

@@ -61,7 +61,8 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
   }
 
   beforeAll(async () => {
-    device = await startDevice()
+    // The image server is on loopback, which IMAGE_URL_BLOCKED_NETWORKS refuses by default.
+    device = await startDevice({ env: { IMAGE_URL_BLOCKED_NETWORKS: '169.254.0.0/16,fe80::/10' } })
     mtk = await device.adminToken()
     imageServer = http.createServer((req, res) => {
       if (req.url === '/face.jpg') { res.writeHead(200, { 'content-type': 'image/jpeg' }); res.end(sample1); return }

@@ -8,12 +8,14 @@ import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { downloadImage } from '../../runtime/tasks/image-source.ts'
+import { AddressGuard } from '../../runtime/tasks/address-guard.ts'
+import { settings } from '../../shared/config.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Ctx } from '../../shared/handler.ts'
 
 const IMAGE_BYTES = 200_000
 
-describe('imageUrl download: timeout and memory budget (spec 4.11)', () => {
+describe('imageUrl download: timeout, memory budget and refused networks (spec 4.11)', () => {
   let server: http.Server
   let base: string
   const stalled: http.ServerResponse[] = []
@@ -28,6 +30,10 @@ describe('imageUrl download: timeout and memory budget (spec 4.11)', () => {
         return
       }
       const headers: http.OutgoingHttpHeaders = { 'content-type': 'image/jpeg' }
+      if (request.url === '/to-metadata') {
+        response.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' })
+        return response.end()
+      }
       if (request.url === '/declared') headers['content-length'] = IMAGE_BYTES
       response.writeHead(200, headers)
       response.end(Buffer.alloc(IMAGE_BYTES, 7))
@@ -42,7 +48,8 @@ describe('imageUrl download: timeout and memory budget (spec 4.11)', () => {
 
   const ctx = (config: Partial<Ctx['config']>) => ({
     signal: new AbortController().signal,
-    config: { maxEncodedImageBytes: 8 * 1024 * 1024, imageDownloadTimeoutMs: 15_000, imageDownloadMemoryShare: 0.1, ...config },
+    // The image server is on loopback, which the default setting refuses (last describe).
+    config: { maxEncodedImageBytes: 8 * 1024 * 1024, imageDownloadTimeoutMs: 15_000, imageDownloadMemoryShare: 0.1, imageUrlBlockedNetworks: '169.254.0.0/16', ...config },
   }) as Pick<Ctx, 'config' | 'signal'>
   const refusal = async (promise: Promise<unknown>) => {
     const error = await promise.then(() => null, (e: unknown) => e)
@@ -69,5 +76,39 @@ describe('imageUrl download: timeout and memory budget (spec 4.11)', () => {
     const source = await downloadImage(`${base}/chunked`, ctx({}))
     expect(source).toMatchObject({ kind: 'bytes' })
     expect((source as unknown as { bytes: Buffer }).bytes.equals(Buffer.alloc(IMAGE_BYTES, 7))).toBe(true)
+  })
+
+  it('a redirect to a refused network is not followed', async () => {
+    const item = await refusal(downloadImage(`${base}/to-metadata`, ctx({})))
+    expect(item).toMatchObject({ messageKey: 'api.error.ImageDownloadFailed', details: { host: '169.254.169.254', address: '169.254.169.254' } })
+    expect(item.details.reason).toContain('IMAGE_URL_BLOCKED_NETWORKS')
+  })
+
+  it('with the default IMAGE_URL_BLOCKED_NETWORKS the device itself, link-local and multicast are refused, by address or by name', async () => {
+    const port = (server.address() as AddressInfo).port
+    const byDefault = ctx({ imageUrlBlockedNetworks: settings.imageUrlBlockedNetworks.default })
+    const cases: [string, string[]][] = [
+      [`http://127.0.0.1:${port}/chunked`, ['127.0.0.1']],
+      [`http://127.9.9.9:${port}/chunked`, ['127.9.9.9']],
+      [`http://[::1]:${port}/chunked`, ['::1']],
+      [`http://[::ffff:127.0.0.1]:${port}/chunked`, ['::ffff:7f00:1']],
+      [`http://0.0.0.0:${port}/chunked`, ['0.0.0.0']],
+      ['http://169.254.169.254/latest/meta-data/', ['169.254.169.254']],
+      ['http://224.0.0.1/x.jpg', ['224.0.0.1']],
+      // A name is checked in the connection's own lookup.
+      [`http://localhost:${port}/chunked`, ['127.0.0.1', '::1']],
+    ]
+    for (const [url, addresses] of cases) {
+      const item = await refusal(downloadImage(url, byDefault))
+      expect(item.messageKey, url).toBe('api.error.ImageDownloadFailed')
+      expect(addresses, url).toContain(item.details.address)
+    }
+  })
+
+  it('refuses a setting that is not a list of CIDRs, naming the entry', () => {
+    expect(() => new AddressGuard('10.0.0.0/8,example.com/24')).toThrow('"example.com/24"')
+    expect(() => new AddressGuard('10.0.0.0/33')).toThrow('"10.0.0.0/33"')
+    expect(new AddressGuard('none').blocked('127.0.0.1')).toBe(false)
+    expect(new AddressGuard('10.0.0.0/8').blocked('::ffff:10.1.2.3')).toBe(true)
   })
 })
