@@ -89,11 +89,11 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
   return { port, wsPort, services: runtime.services, stop, stopDeadlineMs: config.shutdownGraceMs + COMPONENTS_STOP_MS, restartRequested }
 }
 
+let stopWatchdog: NodeJS.Timeout | undefined
 /**
  * A stop that outlives its deadline (a component that never finishes stopping) must not leave
  * a half-stopped device behind: the process exits, and the supervisor or systemd starts it again.
  */
-let stopWatchdog: NodeJS.Timeout | undefined
 function exitIfStopHangs(deadlineMs: number): void {
   stopWatchdog ??= setTimeout(() => {
     process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), pid: process.pid, deadlineMs, msg: 'stop did not finish in time; exiting' })}\n`)

@@ -32,10 +32,8 @@ export class AddressGuard {
     }
   }
 
+  /** BlockList matches an IPv4-mapped IPv6 address (::ffff:127.0.0.1) against the IPv4 networks. */
   blocked(address: string): boolean {
-    // An IPv4-mapped IPv6 address (::ffff:127.0.0.1) is the IPv4 address.
-    const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)
-    if (mapped) return this.list.check(mapped[1]!, 'ipv4')
     const family = isIP(address)
     return family !== 0 && this.list.check(address, family === 4 ? 'ipv4' : 'ipv6')
   }
