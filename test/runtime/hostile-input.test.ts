@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { HandlerDefinition } from '../../shared/handler.ts'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { TUS_PATH } from '../../runtime/uploads/tus.ts'
 
 const functionsDir = path.resolve(import.meta.dirname, '../../functions')
 /** Routes that change the machine itself (its network, its clock) or end the device: not for a sweep. */
@@ -130,6 +131,43 @@ describe('hostile input on every signed-in route', () => {
       if (response.status >= 500 || (json.resCode === 0 && !(json.resMsg?.[0]?.messageKey && json.resMsg?.[0]?.recommendedAction))) wrong.push(`HTTP ${response.status}: ${text.slice(0, 200)}`)
     }
     expect(wrong).toEqual([])
+  })
+
+  it('the tus endpoint: hostile headers, metadata, offsets and upload ids', async () => {
+    const endpoint = `${device.url}${TUS_PATH}`
+    const tus = (url: string, method: string, headers: Record<string, string>, body?: Buffer) =>
+      fetch(url, { method, headers: { 'tus-resumable': '1.0.0', mtk, ...headers }, ...(body ? { body: new Uint8Array(body) } : {}), signal: AbortSignal.timeout(60_000) })
+    const b64 = (text: string) => Buffer.from(text).toString('base64')
+    const creations: Record<string, string>[] = [
+      { 'upload-length': '-1' }, { 'upload-length': '1e3' }, { 'upload-length': '99999999999999999999999' }, {},
+      { 'upload-length': '3', 'upload-metadata': 'filename !!!notbase64' },
+      { 'upload-length': '3', 'upload-metadata': `filename ${b64('../../../../tmp/evil')},purpose ${b64('image')}` },
+      { 'upload-length': '3', 'upload-metadata': `purpose ${b64('../x')}` },
+      { 'upload-length': '3', 'upload-metadata': `filename ${b64('x'.repeat(20_000))},purpose ${b64('image')}` },
+      { 'upload-length': '3', 'upload-metadata': Array.from({ length: 2000 }, (_, i) => `k${i} ${b64('v')}`).join(',') },
+    ]
+    const wrong: string[] = []
+    const check = (what: string, response: Response) => { if (response.status >= 500) wrong.push(`${what} → HTTP ${response.status}`) }
+    for (const headers of creations) check(`POST ${JSON.stringify(headers).slice(0, 80)}`, await tus(endpoint, 'POST', headers))
+    const created = await tus(endpoint, 'POST', { 'upload-length': '3', 'upload-metadata': `filename ${b64('a.jpg')},purpose ${b64('image')}` })
+    expect(created.status).toBe(201)
+    const upload = new URL(created.headers.get('location')!, endpoint).href
+    const patch = { 'content-type': 'application/offset+octet-stream' }
+    const patches: [string, Record<string, string>, Buffer][] = [
+      ['offset ahead', { ...patch, 'upload-offset': '2' }, Buffer.from('abc')],
+      ['negative offset', { ...patch, 'upload-offset': '-1' }, Buffer.from('abc')],
+      ['past the length', { ...patch, 'upload-offset': '0' }, Buffer.from('abcdef')],
+      ['wrong type', { 'content-type': 'text/plain', 'upload-offset': '0' }, Buffer.from('abc')],
+      ['bad checksum header', { ...patch, 'upload-offset': '0', 'upload-checksum': 'md999 xyz' }, Buffer.from('abc')],
+    ]
+    for (const [what, headers, body] of patches) check(`PATCH ${what}`, await tus(upload, 'PATCH', headers, body))
+    for (const id of ['..%2f..%2fetc%2fpasswd', '%00', 'x'.repeat(5000), '.']) {
+      for (const method of ['HEAD', 'PATCH', 'DELETE']) check(`${method} ${id.slice(0, 20)}`, await tus(`${endpoint}/${id}`, method, method === 'PATCH' ? { ...patch, 'upload-offset': '0' } : {}, method === 'PATCH' ? Buffer.from('a') : undefined))
+    }
+    expect(wrong).toEqual([])
+    // The upload is still whole and usable after all of it.
+    const head = await tus(upload, 'HEAD', {})
+    expect([head.status, head.headers.get('upload-length')]).toEqual([200, '3'])
   })
 
   it.each(getRoutes)('GET %s', async (route, definition) => {
