@@ -52,11 +52,13 @@ export function System({ client, account }: { client: DeviceClient; account: str
 
 function Time({ client }: { client: DeviceClient }) {
   const { value, setValue, run, messages } = usePanel<TimeStatus>(client, 'QueryTimeParam')
-  const [zone, setZone] = useState('')
+  // null until the fields hold the current settings: the fields stay disabled until then, since
+  // what is typed before would be overwritten (the settings arrive, then an effect fills them in).
+  const [zone, setZone] = useState<string | null>(null)
   const [servers, setServers] = useState('')
   const [drift, setDrift] = useState<DriftSample[] | null>(null)
-  // The fields stay disabled until the current settings arrive: what is typed before would be overwritten.
   useEffect(() => { if (value) { setZone(value.timeZone); setServers(value.ntpServers.join('\n')) } }, [value?.timeZone, value?.ntpServers.join()])
+  const loaded = value !== null && zone !== null
   const save = (event: Event) => {
     event.preventDefault()
     const ntpServers = servers.split(/[\s,]+/).filter(Boolean)
@@ -73,11 +75,11 @@ function Time({ client }: { client: DeviceClient }) {
       <dt>Local time</dt><dd data-testid="local-time">${value.localTime}</dd>
       <dt>Time service</dt><dd data-testid="time-service">${value.timeService.type ?? `none: ${value.timeService.reason}`}</dd>
     </dl>` : null}
-    <label>Time zone (IANA)<input list="time-zones" required disabled=${!value} value=${zone} onInput=${(e: Event) => setZone((e.target as HTMLInputElement).value)} data-testid="time-zone" /></label>
+    <label>Time zone (IANA)<input list="time-zones" required disabled=${!loaded} value=${zone ?? ''} onInput=${(e: Event) => setZone((e.target as HTMLInputElement).value)} data-testid="time-zone" /></label>
     <datalist id="time-zones">${Intl.supportedValuesOf('timeZone').map((z) => html`<option value=${z} />`)}</datalist>
-    <label>NTP servers (one per line)<textarea rows="3" disabled=${!value} value=${servers} onInput=${(e: Event) => setServers((e.target as HTMLTextAreaElement).value)} data-testid="ntp-servers"></textarea></label>
+    <label>NTP servers (one per line)<textarea rows="3" disabled=${!loaded} value=${servers} onInput=${(e: Event) => setServers((e.target as HTMLTextAreaElement).value)} data-testid="ntp-servers"></textarea></label>
     <div class="row">
-      <button type="submit" disabled=${!value} data-testid="time-save">Save</button>
+      <button type="submit" disabled=${!loaded} data-testid="time-save">Save</button>
       <button type="button" class="secondary" onClick=${() => run('Measure drift', async () => { setDrift((await client.call<{ samples: DriftSample[] }>(`${SYSTEM}QueryTimeDrift`, {})).samples); return null })}>Measure drift</button>
     </div>
     ${drift ? html`<ul data-testid="drift">${drift.length ? drift.map((d) => html`<li>${d.server}: ${d.error ?? `offset ${d.offsetMs} ms, delay ${d.delayMs} ms, stratum ${d.stratum}`}</li>`) : html`<li>No NTP servers configured.</li>`}</ul>` : null}
