@@ -1,8 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { isAbort } from '../client/errors.ts'
-
-/** A failed action, with the step it failed in (the ErrorPanel's context). */
-export type Failure = { error: unknown; context: string }
+import type { Failure } from './components/ErrorPanel.ts'
 
 /** What a stepped action is given: `enter` names the step it begins (and its context for errors). */
 export type StepAction<S extends string> = (enter: (step: S, context: string) => void, signal: AbortSignal) => Promise<void>

@@ -4,7 +4,7 @@ import type { DeviceClient } from '../../client/client.ts'
 import { GalleryClient, type Gallery, type GalleryItem } from '../../client/galleries.ts'
 import type { TargetBox } from '../../../shared/inference/types.ts'
 import { uploadBrowserFile } from '../upload.ts'
-import { ErrorPanel } from './ErrorPanel.ts'
+import { ErrorPanel, type Failure } from './ErrorPanel.ts'
 
 /** The crop's margin each side, as a share of the face box (the device's face detector needs context around the face). */
 const MARGIN = 0.5
@@ -50,7 +50,7 @@ export function AddFaceToGallery({ client, account, picture, box, title, gallery
   const [newId, setNewId] = useState('')
   const [newName, setNewName] = useState('')
   const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<{ error: unknown; context: string } | null>(null)
+  const [error, setError] = useState<Failure | null>(null)
   const [added, setAdded] = useState<string | null>(null)
 
   useEffect(() => {

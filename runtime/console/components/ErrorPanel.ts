@@ -12,6 +12,9 @@ function NextStepLink({ next }: { next: NextStep }) {
   return html`<p class="error-next"><a class="button" href=${`#/tasks?algorithm=${encodeURIComponent(next.algorithmId)}`} data-testid="error-next">Open the tasks using ${next.algorithmId}</a></p>`
 }
 
+/** A failed action and the context the ErrorPanel names it by (the step or the thing it was about). */
+export type Failure = { error: unknown; context: string }
+
 /**
  * An error as spec 7.2 asks: the messageKey text, every detail the device sent, the action and
  * wait, and the console's next step where it has one. Machine codes (key, action code, HTTP

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import type { LayoutRow } from '../../client/types.ts'
 import { ConfirmDialog } from '../components/ConfirmDialog.ts'
-import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 import { saveFile } from '../save-file.ts'
 import { InstallPackage } from './InstallPackage.ts'
 
@@ -19,7 +19,7 @@ export function Algorithms({ client, account }: { client: DeviceClient; account:
   const [listError, setListError] = useState<unknown>(null)
   const [busyId, setBusyId] = useState<string | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
-  const [error, setError] = useState<{ error: unknown; context: string } | null>(null)
+  const [error, setError] = useState<Failure | null>(null)
   const [confirming, setConfirming] = useState<LayoutRow | null>(null)
   // Where focus goes once the dialog is gone (a modal dialog keeps focus inside while open).
   const returnFocus = useRef<HTMLElement | null>(null)

@@ -7,10 +7,10 @@ import type { DeviceClient } from '../../client/client.ts'
 import type { UploadProgress } from '../../client/upload.ts'
 import type { BackupStatus, FactoryResetChallenge } from '../../../shared/backup/types.ts'
 import { ConfirmDialog } from '../components/ConfirmDialog.ts'
-import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 import { formatBytes } from '../messages.ts'
 import { saveFile } from '../save-file.ts'
-import { useSteps, type Failure } from '../steps.ts'
+import { useSteps } from '../steps.ts'
 import { uploadBrowserFile } from '../upload.ts'
 
 const value = (e: Event) => (e.target as HTMLInputElement).value

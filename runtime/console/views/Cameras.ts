@@ -4,7 +4,7 @@ import type { DeviceClient } from '../../client/client.ts'
 import { DeviceError } from '../../client/errors.ts'
 import type { CameraCapture, CameraView } from '../../client/types.ts'
 import { ConfirmDialog } from '../components/ConfirmDialog.ts'
-import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 import { localTime } from '../format.ts'
 import { useLiveEvents } from '../live-events.ts'
 import { usePicture } from '../picture.ts'
@@ -33,7 +33,7 @@ export function Cameras({ client, account }: { client: DeviceClient; account: st
   const [formKey, setFormKey] = useState(0)
   const [preview, setPreview] = useState<CameraView | null>(null)
   const [deleting, setDeleting] = useState<{ camera: CameraView; inUse: unknown; busy: boolean } | null>(null)
-  const [deleteError, setDeleteError] = useState<{ error: unknown; context: string } | null>(null)
+  const [deleteError, setDeleteError] = useState<Failure | null>(null)
   // The deleted camera's row is gone: focus goes to the list once the dialog has closed.
   const listFocus = useFocusAfter<HTMLHeadingElement>(!!deleting)
 

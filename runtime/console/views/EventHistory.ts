@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import { DeviceError } from '../../client/errors.ts'
 import type { CameraView, DeviceEvent, StreamTaskStatus } from '../../client/types.ts'
-import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 import { usePicture } from '../picture.ts'
 import { saveFile } from '../save-file.ts'
 
@@ -31,7 +31,7 @@ export function EventHistory({ client }: { client: DeviceClient }) {
   const [filter, setFilter] = useState<Filter>({ cameraId: '', taskId: '', kind: 'alarm.raised', label: '', from: '', to: '' })
   const [rows, setRows] = useState<Row[] | null>(null)
   const [total, setTotal] = useState(0)
-  const [error, setError] = useState<{ error: unknown; context: string } | null>(null)
+  const [error, setError] = useState<Failure | null>(null)
   const [cameras, setCameras] = useState<CameraView[]>([])
   const [tasks, setTasks] = useState<StreamTaskStatus[]>([])
   useEffect(() => {

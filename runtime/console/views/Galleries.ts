@@ -4,7 +4,7 @@ import type { DeviceClient } from '../../client/client.ts'
 import { GalleryClient, type Gallery } from '../../client/galleries.ts'
 import { GALLERY_KINDS, galleryKinds, type GalleryKind } from '../../../shared/galleries/kinds.ts'
 import { ConfirmDialog } from '../components/ConfirmDialog.ts'
-import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 import { GalleryImport } from './GalleryImport.ts'
 import { GalleryItems } from './GalleryItems.ts'
 import { GallerySearch } from './GallerySearch.ts'
@@ -24,7 +24,7 @@ export function Galleries({ client, account }: { client: DeviceClient; account: 
   const info = galleryKinds[kind]
   const [rows, setRows] = useState<Gallery[] | null>(null)
   const [openId, setOpenId] = useState<string | null>(null)
-  const [error, setError] = useState<{ error: unknown; context: string } | null>(null)
+  const [error, setError] = useState<Failure | null>(null)
   const [name, setName] = useState('')
   const [busy, setBusy] = useState(false)
   const [confirming, setConfirming] = useState<Gallery | null>(null)

@@ -4,7 +4,7 @@ import type { DeviceClient } from '../../client/client.ts'
 import type { Gallery, GalleryClient, GalleryItem } from '../../client/galleries.ts'
 import { galleryKinds } from '../../../shared/galleries/kinds.ts'
 import { ConfirmDialog } from '../components/ConfirmDialog.ts'
-import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 import { GalleryPicture } from '../components/GalleryPicture.ts'
 import { IMAGE_ACCEPT, isAcceptedImage, uploadBrowserFile } from '../upload.ts'
 
@@ -21,7 +21,7 @@ export function GalleryItems({ client, account, galleries, gallery, version, onC
   const info = galleryKinds[galleries.kind]
   const noun = info.noun.toLowerCase()
   const [items, setItems] = useState<GalleryItem[] | null>(null)
-  const [error, setError] = useState<{ error: unknown; context: string } | null>(null)
+  const [error, setError] = useState<Failure | null>(null)
   const [newId, setNewId] = useState('')
   const [newName, setNewName] = useState('')
   const [busy, setBusy] = useState<string | null>(null)

@@ -4,7 +4,7 @@ import type { DeviceClient } from '../../client/client.ts'
 import type { ModelRow } from '../../client/types.ts'
 import type { UploadProgress } from '../../client/upload.ts'
 import { ConfirmDialog } from '../components/ConfirmDialog.ts'
-import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 import { formatBytes } from '../messages.ts'
 import { saveFile } from '../save-file.ts'
 import { useSteps } from '../steps.ts'
@@ -20,7 +20,7 @@ export function Models({ client, account, uploadModelId }: { client: DeviceClien
   const [listError, setListError] = useState<unknown>(null)
   const [busyId, setBusyId] = useState<string | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
-  const [error, setError] = useState<{ error: unknown; context: string } | null>(null)
+  const [error, setError] = useState<Failure | null>(null)
   const [confirming, setConfirming] = useState<ModelRow | null>(null)
 
   const load = () => client.modelList({ pageSize: 200 }).then((page) => { setRows(page.rows); setListError(null) }, setListError)

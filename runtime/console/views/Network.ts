@@ -3,11 +3,10 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import { NetworkError } from '../../client/errors.ts'
 import type { Adapter, ChangeOutcome, ChangeStatus, DnsInfo, Route, RoutesInfo } from '../../../shared/network/types.ts'
-import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 import { AdapterForm, NET, PendingPanel } from './NetworkChange.ts'
 import { Probes } from './NetworkChecks.ts'
 
-type Failure = { error: unknown; context: string } | null
 interface Reading { adapters: Adapter[]; dns: DnsInfo; routes: RoutesInfo }
 /** While a change waits, its status is read this often (a confirmation from another address, the rollback). */
 const STATUS_POLL_MS = 2000
@@ -27,7 +26,7 @@ const routeText = (r: Route | null) => (r ? `via ${r.gateway ?? '(on link)'} on 
  */
 export function Network({ client }: { client: DeviceClient }) {
   const [reading, setReading] = useState<Reading | null>(null)
-  const [error, setError] = useState<Failure>(null)
+  const [error, setError] = useState<Failure | null>(null)
   const [editing, setEditing] = useState<string | null>(null)
   const [status, setStatus] = useState<{ change: ChangeStatus; deadline: number } | null>(null)
   const [reachable, setReachable] = useState(true)

@@ -5,10 +5,9 @@ import { DeviceError, NetworkError } from '../../client/errors.ts'
 import { adapterConfigProblem, CHANGE_LIMITS as L, ipVersion, type ChangeProblem } from '../../../shared/network/check.ts'
 import type { AdapterChange } from '../../../shared/network/schemas.ts'
 import type { Adapter, DnsInfo, PendingChange } from '../../../shared/network/types.ts'
-import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 
 export const NET = '/gtw/cwai/network/'
-type Failure = { error: unknown; context: string } | null
 const FIELDS = { adapter: 'Adapter', mode: 'Configuration', address: 'Address', prefix: 'Prefix length', gateway: 'Gateway', dns: 'DNS servers', searchDomains: 'Search domains', confirmTimeoutSeconds: 'Time to confirm' } as const
 type Field = keyof typeof FIELDS
 /** `/dns/1` → `dns`: the form control a device's (or the form's own) InvalidParam is shown at. */
@@ -62,7 +61,7 @@ export function AdapterForm({ client, adapter, dns, onApplied, onCancel }: {
     gateway: adapter.gateway ?? '', dns: '', searchDomains: '', confirmSeconds: '',
   })
   const [errors, setErrors] = useState<Partial<Record<Field, string>>>({})
-  const [failure, setFailure] = useState<Failure>(null)
+  const [failure, setFailure] = useState<Failure | null>(null)
   const [lost, setLost] = useState<AdapterChange | null>(null)
   const [busy, setBusy] = useState(false)
   useEffect(() => { document.getElementById('adapter-form-heading')?.focus() }, [])
@@ -166,7 +165,7 @@ export function PendingPanel({ client, change, deadline, reachable, onDone }: {
   client: DeviceClient; change: PendingChange; deadline: number; reachable: boolean; onDone: () => void
 }) {
   const [left, setLeft] = useState(deadline - Date.now())
-  const [failure, setFailure] = useState<Failure>(null)
+  const [failure, setFailure] = useState<Failure | null>(null)
   useEffect(() => {
     const timer = setInterval(() => setLeft(deadline - Date.now()), 250)
     return () => clearInterval(timer)

@@ -3,10 +3,9 @@ import { useEffect, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import type { ConnectivityCheck, NetworkTargets, QualityTarget } from '../../../shared/network/schemas.ts'
 import type { CheckResult, QualityResult } from '../../../shared/network/types.ts'
-import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 import { NET } from './NetworkChange.ts'
 
-type Failure = { error: unknown; context: string } | null
 const byName = <T extends { name: string }>(rows: T[]) => Object.fromEntries(rows.map((r) => [r.name, r]))
 const targetOf = (c: ConnectivityCheck) => (c.type === 'tcp' ? `TCP ${c.host}:${c.port}` : c.type === 'http' ? `HTTP GET ${c.url}` : `DNS ${c.hostname}`)
 const detailOf = (r: CheckResult) => r.error ?? (r.status !== undefined ? `HTTP ${r.status}` : r.addresses ? r.addresses.join(', ') : '')
@@ -22,7 +21,7 @@ export function Probes({ client }: { client: DeviceClient }) {
   const [targets, setTargets] = useState<NetworkTargets | null>(null)
   const [checks, setChecks] = useState<Record<string, CheckResult>>({})
   const [quality, setQuality] = useState<Record<string, QualityResult>>({})
-  const [failure, setFailure] = useState<Failure>(null)
+  const [failure, setFailure] = useState<Failure | null>(null)
   const [busy, setBusy] = useState(false)
   useEffect(() => { client.call<NetworkTargets>(`${NET}QueryTargets`, {}).then(setTargets, (e) => setFailure({ error: e, context: 'Read the targets' })) }, [])
   /** Whether the work succeeded (an add form then empties). */

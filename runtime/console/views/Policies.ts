@@ -6,10 +6,9 @@ import type { PolicyAction, PolicyConditions, PolicyView } from '../../../shared
 import { CLIP_LIMITS, POLICY_LIMITS } from '../../../shared/alarms/limits.ts'
 import type { AudioColumnView, AudioFileView } from '../../../shared/audio/types.ts'
 import type { ScheduleView } from '../../../shared/schedules/types.ts'
-import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 
 const POLICY = '/gtw/cwai/AlarmStrage/'
-type Failure = { error: unknown; context: string } | null
 /** What the editor needs to offer: the tasks, cameras, schedules and audio a policy can name. */
 interface Choices { tasks: StreamTaskStatus[]; cameras: CameraView[]; schedules: ScheduleView[]; columns: AudioColumnView[]; files: AudioFileView[] }
 
@@ -30,7 +29,7 @@ const actionText = (a: PolicyView['actions'][number]) => a.type === 'webhook' ? 
 export function Policies({ client }: { client: DeviceClient }) {
   const [rows, setRows] = useState<PolicyView[] | null>(null)
   const [choices, setChoices] = useState<Choices>({ tasks: [], cameras: [], schedules: [], columns: [], files: [] })
-  const [failure, setFailure] = useState<Failure>(null)
+  const [failure, setFailure] = useState<Failure | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
   const [editing, setEditing] = useState<PolicyView | 'new' | null>(null)
   const page = <T>(route: string) => client.call<{ rows: T[] }>(route, { pageNum: 1, pageSize: 500 }).then((p) => p.rows, () => [] as T[])

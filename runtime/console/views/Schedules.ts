@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import type { ScheduleClock, ScheduleView } from '../../../shared/schedules/types.ts'
 import { type Day, type TimeWindow, type WeeklyWindow } from '../../../shared/schedules/windows.ts'
-import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 
 const SCHEDULE = '/gtw/cwai/schedule/'
 const REFRESH_MS = 3000
@@ -14,7 +14,6 @@ const TIME = '^(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9])?$|^24:00$'
 
 type Row = { day: Day | 'every' | 'weekdays'; start: string; end: string }
 type Exception = { date: string; hours: string }
-type Failure = { error: unknown; context: string } | null
 
 /** The rows of the editor as the device stores them: "every day" and "weekdays" become a window per day. */
 const windowsOf = (rows: Row[]): WeeklyWindow[] => rows.flatMap(({ day, start, end }) =>
@@ -36,7 +35,7 @@ const summary = (s: ScheduleView) => s.windows.length === 0 ? 'no weekly windows
  */
 export function Schedules({ client }: { client: DeviceClient }) {
   const [page, setPage] = useState<({ rows: ScheduleView[] } & ScheduleClock) | null>(null)
-  const [failure, setFailure] = useState<Failure>(null)
+  const [failure, setFailure] = useState<Failure | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
   const [editing, setEditing] = useState<ScheduleView | 'new' | null>(null)
   const load = () => client.call<{ rows: ScheduleView[] } & ScheduleClock>(`${SCHEDULE}page`, { pageNum: 1, pageSize: 500 }).then(setPage, (e) => setFailure({ error: e, context: 'Schedules' }))

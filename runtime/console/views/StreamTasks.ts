@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import type { CameraView, StreamTaskStatus } from '../../client/types.ts'
 import { ConfirmDialog } from '../components/ConfirmDialog.ts'
-import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 import { useFocusAfter } from '../focus.ts'
 import { MESSAGE_TEXT } from '../messages.ts'
 import { StreamTaskDetail, stateText } from './StreamTaskDetail.ts'
@@ -26,7 +26,7 @@ export function StreamTasks({ client, cameraId, algorithm }: { client: DeviceCli
   const [open, setOpen] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
   const [notice, setNotice] = useState<string | null>(null)
-  const [error, setError] = useState<{ error: unknown; context: string } | null>(null)
+  const [error, setError] = useState<Failure | null>(null)
   const [deleting, setDeleting] = useState<string[] | null>(null)
   const listFocus = useFocusAfter<HTMLHeadingElement>(!!deleting)
 

@@ -4,7 +4,7 @@ import type { DeviceClient } from '../../client/client.ts'
 import { isAbort } from '../../client/errors.ts'
 import { uploadFile } from '../../client/upload.ts'
 import { JPEG_KINDS, LOG_LEVELS, LOGO_ROUTE, type DebugSettings, type DriftSample, type ImageQuality, type LogFileInfo, type LogoInfo, type TimeStatus } from '../../../shared/system/types.ts'
-import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 import { formatBytes } from '../messages.ts'
 import { saveFile } from '../save-file.ts'
 import { browserResumeStore, resumeKeyOf } from '../session.ts'
@@ -12,14 +12,13 @@ import { browserResumeStore, resumeKeyOf } from '../session.ts'
 const SYSTEM = '/gtw/cwai/System/'
 /** The console's header shows the logo; this page tells it when the logo changed. */
 export const LOGO_CHANGED = 'device-logo-changed'
-type Failure = { error: unknown; context: string } | null
 const KIND_LABELS = { overlay: 'Detection overlays', snapshot: 'Stream snapshots', capture: 'Camera captures' } as const
 
 /** One panel's state: what the device answered, a notice, an error; `run` wraps a call. */
 function usePanel<T>(client: DeviceClient, route: string) {
   const [value, setValue] = useState<T | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
-  const [error, setError] = useState<Failure>(null)
+  const [error, setError] = useState<Failure | null>(null)
   useEffect(() => { client.call<T>(`${SYSTEM}${route}`, {}).then(setValue, (e) => setError({ error: e, context: route })) }, [])
   const run = async (context: string, work: () => Promise<string | null>) => {
     setError(null)

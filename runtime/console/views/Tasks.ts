@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import { DEBUG_MARKER } from '../../client/detect.ts'
 import type { TaskListRow } from '../../client/types.ts'
-import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 import type { ConsoleTasks } from '../console-tasks.ts'
 import { formatCount } from '../messages.ts'
 import { localTime } from '../format.ts'
@@ -26,7 +26,7 @@ export function Tasks({ client, tasks, algorithm, camera }: { client: DeviceClie
   const [listError, setListError] = useState<unknown>(null)
   const [busy, setBusy] = useState<string | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
-  const [error, setError] = useState<{ error: unknown; context: string } | null>(null)
+  const [error, setError] = useState<Failure | null>(null)
 
   const load = () => client.taskList().then((page) => { setRows(page.rows); setListError(null) }, setListError)
   useEffect(() => {
