@@ -118,6 +118,6 @@ export function AddFaceToGallery({ client, account, picture, box, title, gallery
       <button type="button" class="secondary" onClick=${onClose}>Close</button>
     </div>
     ${added ? html`<p class="notice" role="status" data-testid="face-added">${added}</p>` : null}
-    <${ErrorPanel} error=${error?.error} context=${error?.context} />
+    <${ErrorPanel} ...${error} />
   </form>`
 }

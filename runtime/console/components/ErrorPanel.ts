@@ -12,7 +12,11 @@ function NextStepLink({ next }: { next: NextStep }) {
   return html`<p class="error-next"><a class="button" href=${`#/tasks?algorithm=${encodeURIComponent(next.algorithmId)}`} data-testid="error-next">Open the tasks using ${next.algorithmId}</a></p>`
 }
 
-/** A failed action and the context the ErrorPanel names it by (the step or the thing it was about). */
+/**
+ * A failed action and the context the ErrorPanel names it by (the step or the thing it was
+ * about): the panel's own props, so a view keeps one and spreads it, `<${ErrorPanel} ...${failure} />`
+ * (null shows nothing).
+ */
 export type Failure = { error: unknown; context: string }
 
 /**

@@ -88,7 +88,7 @@ export function Algorithms({ client, account }: { client: DeviceClient; account:
         <h2 id="algorithm-list-heading" tabindex="-1" ref=${tableHeading}>Installed algorithms${rows ? html` <span class="badge">${rows.length}</span>` : null}</h2>
         <${ErrorPanel} error=${listError} context="Algorithm list" />
         ${notice ? html`<p class="notice" role="status" data-testid="algorithms-notice">${notice}</p>` : null}
-        <${ErrorPanel} error=${error?.error} context=${error?.context} />
+        <${ErrorPanel} ...${error} />
         ${rows === null && !listError ? html`<p class="hint">Loading…</p>` : null}
         ${rows ? html`<div class="table-wrap"><table class="cards" data-testid="algorithms">
           <caption class="sr-only">Algorithms on the device, with their pipelines</caption>

@@ -41,7 +41,7 @@ export function Audio({ client, account }: { client: DeviceClient; account: stri
     <h1 tabindex="-1">Audio</h1>
     <div class="stack">
       ${notice ? html`<p class="notice" role="status" data-testid="audio-notice">${notice}</p>` : null}
-      <${ErrorPanel} error=${error?.error} context=${error?.context} />
+      <${ErrorPanel} ...${error} />
       <${UploadAudio} client=${client} account=${account} onAdded=${(f: AudioFileView) => { setNotice(`Added ${f.audioName} (${seconds(f.durationMs)}).`); load() }} />
       <${AudioFiles} client=${client} files=${files} act=${act} />
       <${AddColumn} act=${act} client=${client} />
@@ -75,7 +75,7 @@ function UploadAudio({ client, account, onAdded }: { client: DeviceClient; accou
       <span>${file ? html`<strong>${file.name}</strong> · ${formatBytes(file.size, true)}` : 'Choose an audio file'}</span>
     </label>
     <div class="row"><button type="submit" disabled=${busy || !file} data-testid="audio-upload">${busy ? 'Adding…' : 'Add'}</button></div>
-    <${ErrorPanel} error=${error?.error} context=${error?.context} />
+    <${ErrorPanel} ...${error} />
   </form>`
 }
 

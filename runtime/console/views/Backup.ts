@@ -101,7 +101,7 @@ function CreateBackup({ client }: { client: DeviceClient }) {
     ${mismatch ? html`<p class="hint" id="passphrase-mismatch" data-testid="passphrase-mismatch">The passphrases differ.</p>` : null}
     <div class="row"><button type="submit" disabled=${busy || mismatch || passphrase.length < 8 || again !== passphrase} data-testid="create-backup">Create and download</button></div>
     ${notice ? html`<p class="notice" role="status" data-testid="backup-notice">${notice}</p>` : null}
-    <${ErrorPanel} error=${error?.error} context=${error?.context} />
+    <${ErrorPanel} ...${error} />
   </form>`
 }
 
@@ -148,7 +148,7 @@ function RestoreBackup({ client, account, onStaged }: { client: DeviceClient; ac
       <progress max="100" value=${percent} aria-label="Upload progress"></progress>
       <span>${percent}% · ${formatBytes(progress.sentBytes, true)} of ${formatBytes(progress.totalBytes, true)}</span>
     </div>` : null}
-    <${ErrorPanel} error=${error?.error} context=${error?.context} />
+    <${ErrorPanel} ...${error} />
   </form>`
 }
 
@@ -187,7 +187,7 @@ function FactoryReset({ client, onConfirmed }: { client: DeviceClient; onConfirm
     <p class="hint">Removes everything but the software: accounts, settings, algorithms you added, models, galleries, cameras, tasks, uploads, pictures and logs.
       The device comes back with the account admin and its first password. Create a backup first to keep a copy.</p>
     <div class="row"><button type="button" class="danger-outline" ref=${opener} onClick=${ask} data-testid="factory-reset">Factory reset…</button></div>
-    <${ErrorPanel} error=${error?.error} context=${error?.context} />
+    <${ErrorPanel} ...${error} />
     ${challenge ? html`<${ConfirmDialog} title="Reset the device to its factory state?" confirmLabel="Reset the device" busy=${busy}
       onConfirm=${confirm} onCancel=${() => { setChallenge(null); opener.current?.focus() }}>
       <p data-testid="reset-text">Everything on the device but its software is removed, and it restarts. This cannot be undone.

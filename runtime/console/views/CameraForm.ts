@@ -161,6 +161,6 @@ export function CameraForm({ client, account, camera, onSaved, onCancel }: {
       <progress max="100" value=${percent} aria-label="Video upload progress"></progress>
       <span>${percent}% · ${formatBytes(progress.sentBytes, true)} of ${formatBytes(progress.totalBytes, true)}</span>
     </div>` : null}
-    <${ErrorPanel} error=${error?.error} context=${error?.context} />
+    <${ErrorPanel} ...${error} />
   </form>`
 }

@@ -81,7 +81,7 @@ export function Cameras({ client, account }: { client: DeviceClient; account: st
         <h2 id="camera-list-heading" tabindex="-1" ref=${listFocus.target}>Cameras on the device${rows ? html` <span class="badge" data-testid="camera-count">${rows.length}</span>` : null}</h2>
         <${ErrorPanel} error=${listError} context="Camera list" />
         ${notice ? html`<p class="notice" role="status" data-testid="cameras-notice">${notice}</p>` : null}
-        <${ErrorPanel} error=${deleteError?.error} context=${deleteError?.context} />
+        <${ErrorPanel} ...${deleteError} />
         ${rows === null && !listError ? html`<p class="hint">Loading…</p>` : null}
         ${rows?.length === 0 ? html`<p data-testid="no-cameras">No cameras yet: add one below.</p>` : null}
         ${rows?.length ? html`<div class="table-wrap"><table class="cards" data-testid="cameras">

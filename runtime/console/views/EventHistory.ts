@@ -92,7 +92,7 @@ export function EventHistory({ client }: { client: DeviceClient }) {
       </form>
       <section class="panel stack" aria-labelledby="timeline-heading">
         <h2 id="timeline-heading">Timeline ${rows ? html`<span class="badge" data-testid="event-total">${total}</span>` : null}</h2>
-        <${ErrorPanel} error=${error?.error} context=${error?.context} />
+        <${ErrorPanel} ...${error} />
         ${rows?.length === 0 ? html`<p data-testid="no-events">No events match.</p>` : null}
         ${[...days].map(([day, list]) => html`<section aria-label=${day}><h3>${day}</h3>
           <ol class="event-list timeline" data-testid="timeline">${list.map((row) => html`<${EventRow} key=${row.id} client=${client} row=${row} />`)}</ol>

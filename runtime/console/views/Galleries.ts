@@ -81,7 +81,7 @@ export function Galleries({ client, account }: { client: DeviceClient; account: 
       <div class="columns">
         <section class="panel stack" aria-labelledby="galleries-heading">
           <h2 id="galleries-heading">${plural(info.title)}${rows ? html` <span class="badge">${rows.length}</span>` : null}</h2>
-          <${ErrorPanel} error=${error?.error} context=${error?.context} />
+          <${ErrorPanel} ...${error} />
           ${rows === null && !error ? html`<p class="hint">Loading…</p>` : null}
           ${rows?.length === 0 ? html`<p class="hint">No ${info.title.toLowerCase()} yet.</p>` : null}
           ${rows?.length ? html`<ul class="gallery-list" data-testid="galleries">${rows.map((g) => html`<li key=${g.galleryId} data-gallery-id=${g.galleryId}>

@@ -85,6 +85,6 @@ export function GalleryImport({ client, account, gallery, onDone }: { client: De
       </table>` : null}
       <${ErrorPanel} error=${jobError} context="Import" />
     </div>` : null}
-    <${ErrorPanel} error=${error?.error} context=${error?.context} />
+    <${ErrorPanel} ...${error} />
   </form>`
 }

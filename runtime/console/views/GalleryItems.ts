@@ -93,7 +93,7 @@ export function GalleryItems({ client, account, galleries, gallery, version, onC
 
   return html`<section class="panel stack" aria-labelledby="items-heading" data-testid="gallery-items">
     <h2 id="items-heading">${gallery.name}: ${noun}s${items ? html` <span class="badge">${items.length}</span>` : null}</h2>
-    <${ErrorPanel} error=${error?.error} context=${error?.context} />
+    <${ErrorPanel} ...${error} />
     ${items === null && !error ? html`<p class="hint">Loading…</p>` : null}
     ${items?.length === 0 ? html`<p class="hint">No ${noun}s yet: add one below, then drop its pictures on it.</p>` : null}
     <ul class="items">${(items ?? []).map((item) => html`<li key=${item.itemId} class="item" data-item-id=${item.itemId}>

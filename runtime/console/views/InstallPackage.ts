@@ -59,6 +59,6 @@ export function InstallPackage({ client, account, onInstalled }: { client: Devic
       <span>${percent}% · chunk ${Math.min(progress.nextChunkIndex, progress.totalChunks)} of ${progress.totalChunks}</span>
     </div>` : null}
     ${installed ? html`<p class="notice" role="status">Installed: <span data-testid="installed">${installed.join(', ')}</span></p>` : null}
-    <${ErrorPanel} error=${error?.error} context=${error?.context} />
+    <${ErrorPanel} ...${error} />
   </form>`
 }

@@ -65,7 +65,7 @@ export function Models({ client, account, uploadModelId }: { client: DeviceClien
         <h2 id="model-list-heading">Models on the device${rows ? html` <span class="badge">${rows.length}</span>` : null}</h2>
         <${ErrorPanel} error=${listError} context="Model list" />
         ${notice ? html`<p class="notice" role="status" data-testid="models-notice">${notice}</p>` : null}
-        <${ErrorPanel} error=${error?.error} context=${error?.context} />
+        <${ErrorPanel} ...${error} />
         ${rows ? html`<div class="table-wrap"><table class="cards" data-testid="models">
           <caption class="sr-only">Models on the device</caption>
           <thead><tr><th scope="col">Id</th><th scope="col">Name</th><th scope="col">Source</th><th scope="col">Format</th><th scope="col">Size</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
@@ -133,6 +133,6 @@ function UploadModel({ client, account, initialModelId, onUploaded }: { client: 
       <progress max="100" value=${percent} aria-label="Upload progress"></progress>
       <span>${percent}% · ${formatBytes(progress.sentBytes, true)} of ${formatBytes(progress.totalBytes, true)}</span>
     </div>` : null}
-    <${ErrorPanel} error=${error?.error} context=${error?.context} />
+    <${ErrorPanel} ...${error} />
   </form>`
 }

@@ -59,7 +59,7 @@ export function Network({ client }: { client: DeviceClient }) {
   return html`<main class="network" id="main">
     <h1 tabindex="-1">Network</h1>
     <div class="stack">
-      <${ErrorPanel} error=${error?.error} context=${error?.context} />
+      <${ErrorPanel} ...${error} />
       ${pending ? html`<${PendingPanel} client=${client} change=${pending} deadline=${status!.deadline} reachable=${reachable} onDone=${loadStatus} />`
         : last ? html`<p class="notice" role="status" data-testid="last-change">${outcomeText(last)}</p>` : null}
       ${edited ? html`<${AdapterForm} client=${client} adapter=${edited} dns=${reading!.dns}

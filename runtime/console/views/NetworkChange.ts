@@ -123,7 +123,7 @@ export function AdapterForm({ client, adapter, dns, onApplied, onCancel }: {
     ${lost ? html`<p class="notice" role="status" data-testid="net-lost">The device did not answer. If the change moved the address this console uses, ${lost.address
       ? html`<a href=${consoleAt(lost.address)} target="_blank" rel="noopener">open the console at ${lost.address}</a>`
       : 'open the console at the address DHCP gave the adapter'}, sign in and confirm there; unconfirmed, the previous configuration comes back by itself.</p>` : null}
-    <${ErrorPanel} error=${failure?.error} context=${failure?.context} />
+    <${ErrorPanel} ...${failure} />
   </form>`
 }
 
@@ -190,6 +190,6 @@ export function PendingPanel({ client, change, deadline, reachable, onDone }: {
       <button type="button" onClick=${() => act('ConfirmChange', 'Confirm')} data-testid="confirm-change">Confirm</button>
       <button type="button" class="secondary" onClick=${() => act('RevertChange', 'Revert')} data-testid="revert-change">Revert now</button>
     </div>
-    <${ErrorPanel} error=${failure?.error} context=${failure?.context} />
+    <${ErrorPanel} ...${failure} />
   </section>`
 }

@@ -47,7 +47,7 @@ export function Probes({ client }: { client: DeviceClient }) {
     const { rows } = await client.call<{ rows: QualityResult[] }>(`${NET}TestQuality`, {})
     setQuality(byName(rows))
   })
-  if (!targets) return html`<section class="panel"><h2>Connectivity and quality</h2><p class="hint">Loading…</p><${ErrorPanel} error=${failure?.error} context=${failure?.context} /></section>`
+  if (!targets) return html`<section class="panel"><h2>Connectivity and quality</h2><p class="hint">Loading…</p><${ErrorPanel} ...${failure} /></section>`
   return html`<section class="panel stack" aria-labelledby="probes-heading" aria-busy=${busy}>
     <h2 id="probes-heading">Connectivity and quality</h2>
     <h3>Connectivity checks</h3>
@@ -93,7 +93,7 @@ export function Probes({ client }: { client: DeviceClient }) {
     <div class="row"><button type="button" disabled=${busy || !targets.qualityTargets.length} onClick=${measure} data-testid="measure-quality">Measure</button></div>
     <${AddTarget} disabled=${busy} onAdd=${(t: QualityTarget) => save({ qualityTargets: [...targets.qualityTargets, t] })} />
     <${ProbeSettings} targets=${targets} disabled=${busy} onSave=${save} />
-    <${ErrorPanel} error=${failure?.error} context=${failure?.context} />
+    <${ErrorPanel} ...${failure} />
   </section>`
 }
 

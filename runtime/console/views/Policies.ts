@@ -72,7 +72,7 @@ export function Policies({ client }: { client: DeviceClient }) {
       <section class="panel stack" aria-labelledby="policy-list-heading">
         <h2 id="policy-list-heading">Policies</h2>
         ${notice ? html`<p class="notice" role="status" data-testid="policies-notice">${notice}</p>` : null}
-        <${ErrorPanel} error=${failure?.error} context=${failure?.context} />
+        <${ErrorPanel} ...${failure} />
         ${rows?.length === 0 ? html`<p>No alarm policies yet.</p>` : null}
         ${rows?.length ? html`<div class="table-wrap"><table data-testid="policies">
           <caption class="sr-only">Alarm policies</caption>

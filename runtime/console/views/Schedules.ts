@@ -62,7 +62,7 @@ export function Schedules({ client }: { client: DeviceClient }) {
         <h2 id="schedule-list-heading">Schedules</h2>
         ${page ? html`<p class="hint" data-testid="schedule-clock">Device time ${page.localTime} (${page.timeZone}): windows are read in this zone.</p>` : null}
         ${notice ? html`<p class="notice" role="status" data-testid="schedules-notice">${notice}</p>` : null}
-        <${ErrorPanel} error=${failure?.error} context=${failure?.context} />
+        <${ErrorPanel} ...${failure} />
         ${page?.rows.length === 0 ? html`<p>No schedules yet.</p>` : null}
         ${page?.rows.length ? html`<div class="table-wrap"><table data-testid="schedules">
           <caption class="sr-only">Schedules, whether each is on now and who uses it</caption>

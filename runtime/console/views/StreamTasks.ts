@@ -88,7 +88,7 @@ export function StreamTasks({ client, cameraId, algorithm }: { client: DeviceCli
     ${filter ? html`<p data-testid="stream-filter">Showing the stream tasks of ${filter}. <a href="#/tasks">Show all</a></p>` : null}
     <${ErrorPanel} error=${listError} context="Stream task list" />
     ${notice ? html`<p class="notice" role="status" data-testid="stream-notice">${notice}</p>` : null}
-    <${ErrorPanel} error=${error?.error} context=${error?.context} />
+    <${ErrorPanel} ...${error} />
     ${rows === null && !listError ? html`<p class="hint">Loading…</p>` : null}
     ${shown?.length === 0 ? html`<p data-testid="no-stream-tasks">No stream tasks.</p>` : null}
     ${shown?.length ? html`

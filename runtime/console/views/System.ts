@@ -29,7 +29,7 @@ function usePanel<T>(client: DeviceClient, route: string) {
       if (!isAbort(e)) setError({ error: e, context })
     }
   }
-  const messages = (id: string) => html`${notice ? html`<p class="notice" role="status" data-testid=${`${id}-notice`}>${notice}</p>` : null}<${ErrorPanel} error=${error?.error} context=${error?.context} />`
+  const messages = (id: string) => html`${notice ? html`<p class="notice" role="status" data-testid=${`${id}-notice`}>${notice}</p>` : null}<${ErrorPanel} ...${error} />`
   return { value, setValue, run, messages }
 }
 

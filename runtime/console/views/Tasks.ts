@@ -63,7 +63,7 @@ export function Tasks({ client, tasks, algorithm, camera }: { client: DeviceClie
       ${algorithm ? html`<p>Showing the tasks of <code>${algorithm}</code>. <a href="#/tasks">Show all</a></p>` : null}
       <${ErrorPanel} error=${listError} context="Task list" />
       ${notice ? html`<p class="notice" role="status" data-testid="tasks-notice">${notice}</p>` : null}
-      <${ErrorPanel} error=${error?.error} context=${error?.context} />
+      <${ErrorPanel} ...${error} />
       ${rows === null && !listError ? html`<p class="hint">Loading…</p>` : null}
       ${shown?.length === 0 ? html`<p data-testid="no-tasks">No created tasks.</p>` : null}
       ${shown?.length ? html`<div class="table-wrap"><table class="cards" data-testid="tasks">
