@@ -46,9 +46,9 @@ describe('typed configuration', () => {
     expect(() => loadConfig({ CONFIG_FILE: '/nonexistent/config.json' })).toThrow(/CONFIG_FILE/)
   })
 
-  it('is documented: the README names every environment variable', () => {
-    const readme = readFileSync('README.md', 'utf8')
-    const missing = Object.values(settings).map((s) => s.env).filter((env) => !readme.includes(`\`${env}\``))
+  it('is documented: docs/configuration.md names every environment variable', () => {
+    const doc = readFileSync('docs/configuration.md', 'utf8')
+    const missing = Object.values(settings).map((s) => s.env).filter((env) => !doc.includes(`\`${env}\``))
     expect(missing).toEqual([])
   })
 })
