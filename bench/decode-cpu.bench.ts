@@ -1,5 +1,5 @@
 /**
- * Decode CPU of one stream-task channel (README "Stream tasks"): the device's own camera
+ * Decode CPU of one stream-task channel (docs/cameras-and-stream-tasks.md "Stream tasks"): the device's own camera
  * reader (FfmpegReader, a file source played at its own rate like a camera) at 5 fps, raw RGB
  * frames at the analysis size (person-detector: longest side 512) against the same reader at
  * the camera's size, on the footage (768 × 432) and on a 1920 × 1080 copy of it. CPU is the

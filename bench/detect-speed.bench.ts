@@ -16,7 +16,7 @@
  * photos one after another; p50 over all. Each path runs its photos back to back, as a client
  * with pictures to analyse sends them: a device left idle between single requests (as when
  * every path took its turn per photo) answered each ~1.4× slower, its sidecar's stages
- * included (README, the detection speed figures), while the floor and (b) ran in this busy
+ * included (docs/detection.md "Detection speed"), while the floor and (b) ran in this busy
  * process. (a)'s client runs and times each flow in a
  * process of its own (bench/lib/load-process.ts), not in this one with the in-process
  * pipeline and the peer. Four-client throughput: sample1.jpg, alternating rounds per

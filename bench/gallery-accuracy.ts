@@ -1,5 +1,5 @@
 /**
- * Face gallery accuracy on the sample photos of @vladmandic/face-api (README "Face galleries"):
+ * Face gallery accuracy on the sample photos of @vladmandic/face-api (docs/galleries.md "Face galleries"):
  * every face of the six photos is registered as a person from the original photo, then each
  * photo is changed (flip, ±15° rotation, JPEG quality 30, half scale, brightness ×1.4 and ×0.6)
  * and every face found in the changed photo is searched: top-1 must be the person registered

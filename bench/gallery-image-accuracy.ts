@@ -1,5 +1,5 @@
 /**
- * Body and things gallery accuracy (README "Body and things galleries"): items are registered
+ * Body and things gallery accuracy (docs/galleries.md "Body and things galleries"): items are registered
  * from one picture each, then changed copies of that picture (mirror, an 80 % crop, JPEG
  * quality 30) are described the way the device describes a search image and compared with
  * every registered item; the rate is how often the right item comes first. Pictures: the six

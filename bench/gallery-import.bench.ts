@@ -1,5 +1,5 @@
 /**
- * Face-import throughput (README "File import"): faces per second of an import job on the
+ * Face-import throughput (docs/galleries.md "File import"): faces per second of an import job on the
  * real runtime — an archive of face images with a manifest, uploaded with purpose
  * `face-import`, imported by `/gtw/cwai/File/ImportFiles`, timed from the job's start to its
  * last row by polling `ImportStatus` — against the raw detect + describe pipeline in process

@@ -1,5 +1,5 @@
 /**
- * Face-gallery search speed (README "Face galleries"): N unit vectors (1024 values) stored as
+ * Face-gallery search speed (docs/galleries.md "Face galleries"): N unit vectors (1024 values) stored as
  * the device stores faces (`gallery_faces`, F32_BLOB with its cosine libsql_vector_idx
  * index): N/10 random persons with 10 faces each (the person's vector plus noise, cosine ≈ 0.8
  * to it, as several photos of one person), then queries near a person (a new photo) answered

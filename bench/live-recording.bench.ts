@@ -1,5 +1,5 @@
 /**
- * Live view and recording against their floor (README "Live view", "Recording"): a camera is
+ * Live view and recording against their floor (docs/recording-and-live-view.md "Live view", "Recording"): a camera is
  * an RTSP server on loopback (bench/lib/marker-rtsp-server.py) sending a 1280×720, 25 fps,
  * ~3 Mbit/s H.264 video whose frames carry their number as 16 black or white squares, to each
  * client from a pipeline of its own (as a camera serves its clients; a shared one stopped every

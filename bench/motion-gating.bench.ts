@@ -1,5 +1,5 @@
 /**
- * Motion gating replayed on the footage, without a clock or a load (README "Stream tasks"):
+ * Motion gating replayed on the footage, without a clock or a load (docs/cameras-and-stream-tasks.md "Stream tasks"):
  * every frame of one-by-one-person-detection.mp4 as a person-detector stream task reads it
  * (5 fps, longest side 512, the reader's ffmpeg filter) goes once through the person detector
  * in process and once through the motion check; then the task's gate, tracker and a counter

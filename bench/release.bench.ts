@@ -125,7 +125,7 @@ try {
     description: 'Release archive (one executable + application tree) against the checkout run with npm start',
     settings: {
       rounds: ROUNDS, order: 'interleaved, each side first in turn', idleMs: IDLE_MS, probe: 'POST /v1/cwai/aihost/Probe every 20 ms from spawn', rss: 'VmRSS sum of supervisor, server and sidecar',
-      // Other work on the machine moves the wall-clock figures (README "Release").
+      // Other work on the machine moves the wall-clock figures (docs/deployment.md "Release").
       loadAverage: { start: loadAtStart, end: os.loadavg().map((v) => +v.toFixed(2)) }, stealPercent: steal.percent(),
     },
     figures: [

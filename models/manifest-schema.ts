@@ -3,11 +3,12 @@ import { Type, type Static } from '@sinclair/typebox'
 /**
  * The pipeline manifest format: one JSON file per algorithm in `models/manifests/`.
  *
- * A pipeline is a small graph of nodes from the atomic-action catalogue (ARCHITECTURE.md,
- * "The inference sidecar"): `detector` → `crop` → `classifier`(s) → `logic`. Every number
- * that shapes the computation (input size, layout, normalization, thresholds, NMS, label map,
- * anchor options) is data here, so a new algorithm is a new manifest, not new code. Decoders
- * and classifier heads are picked by `kind` from small tables in the sidecar.
+ * A pipeline is a small graph of nodes from the atomic-action catalogue (docs/architecture.md,
+ * "Pipelines and the atomic-action catalogue"): `detector` → `crop` → `classifier`(s) →
+ * `logic`. Every number that shapes the computation (input size, layout, normalization,
+ * thresholds, NMS, label map, anchor options) is data here, so a new algorithm is a new
+ * manifest, not new code. Decoders and classifier heads are picked by `kind` from small
+ * tables in the sidecar.
  *
  * Manifests are validated with ajv against this schema when they are loaded; unknown
  * properties are rejected so that a typo never silently falls back to a default.

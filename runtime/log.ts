@@ -5,7 +5,7 @@ import type { Logger } from '../shared/handler.ts'
 
 /** Fields that may carry secrets are censored wherever they appear in a log object. */
 export const REDACTED_PATHS = ['mtk', 'pwd', 'oldPwd', 'newPwd', 'password', 'token', 'authorization', '*.mtk', '*.pwd', '*.password', '*.token', '*.authorization', 'headers.mtk', 'headers.authorization',
-  // backup and factory reset (README "Backup, restore and factory reset")
+  // backup and factory reset (docs/system.md "Backup, restore and factory reset")
   'passphrase', '*.passphrase', 'confirmationToken', '*.confirmationToken']
 
 /** Log lines kept in memory while the log file cannot be written (a full disk); beyond, lines are dropped and counted. */

@@ -36,7 +36,7 @@ export interface RunningDevice {
 
 /** Starts the device: services, route table (hot-reloaded), HTTP server. */
 export async function startDevice(config: Config = loadConfig()): Promise<RunningDevice> {
-  // A confirmed factory reset and a staged restore are carried out before anything reads DATA_DIR (README "Backup, restore and factory reset").
+  // A confirmed factory reset and a staged restore are carried out before anything reads DATA_DIR (docs/system.md "Backup, restore and factory reset").
   const reset = await runPendingFactoryReset(config)
   const advertisement = httpAdvertiser(config)
   const { log, flush, health } = await createDeviceLogger({ level: config.logLevel, logDir: logDirOf(config.dataPath), maxBytes: config.logFileMaxBytes, count: config.logFileCount })

@@ -64,7 +64,7 @@ export interface RuntimeServices {
   uploads: UploadManager
   /** The metrics registry itself (the runtime's HTTP middleware records into it). */
   metrics: DeviceMetrics
-  /** Publishes the HTTP address in the MQTT registration once the server listens (README "Several devices"). */
+  /** Publishes the HTTP address in the MQTT registration once the server listens (docs/deployment.md "Several devices"). */
   advertiseHttp(address: HttpAdvertisement): void
   components: Component[]
   /** Starts every component in order. */
@@ -108,7 +108,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const components: Component[] = []
   // Log levels (spec 4.10 System "debug"): made before any area's logger, so it sees every one.
   const logLevels = new LogLevels(log)
-  // Metrics (README "Metrics"): one registry for this runtime, handed to every area that records.
+  // Metrics (docs/metrics.md "Metrics"): one registry for this runtime, handed to every area that records.
   const metrics = new DeviceMetrics()
   // Sign-in sessions: mtk → identity, cached briefly; revocations through it apply at once.
   const sessions = new SessionCache(database.db, clock, {
@@ -116,7 +116,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   })
   const deviceHost = new RuntimeDeviceHost(config.dataPath, log, options.logFileHealth)
   const eventSystem = createEventSystem({ db: database.db, client: database.client, config, clock, log, services: () => services, router: options.router ?? null, metrics })
-  // The sign-in throttle: counts per account and client, blocks per client (README "Sign-in and sessions").
+  // The sign-in throttle: counts per account and client, blocks per client (docs/sign-in-and-errors.md "Sign-in and sessions").
   const loginThrottle = new RuntimeLoginThrottle({
     db: database.db, clock, events: eventSystem.events, log: log.child({ area: 'login' }),
     policy: { maxFailures: config.loginMaxFailures, blockMs: config.loginLockMs, maxBlockMs: config.loginMaxBlockMs, accountDelayMaxMs: config.loginAccountDelayMaxMs },

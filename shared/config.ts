@@ -5,7 +5,7 @@ import os from 'node:os'
 /**
  * One typed configuration for the whole device. Every setting is a row of `settings`:
  * its environment variable, its key in the optional JSON file (`CONFIG_FILE`), its type,
- * default and meaning. The README lists every row (test/runtime/config.test.ts checks it).
+ * default and meaning. docs/configuration.md lists every row (test/shared/config.test.ts checks it).
  *
  * Precedence: environment variable > JSON file > default.
  */
@@ -22,7 +22,7 @@ const MB = 1024 * 1024
 /**
  * Threads one detection's image work (libvips) and inference (onnxruntime intra-op) may use,
  * by machine size: the cores, at most 4. On 2 cores (bench/detect-speed.bench.ts,
- * details.threadSettings; README "Threads per detection") 2 and 2 was within the noise of a
+ * details.threadSettings; docs/detection.md "Threads per detection") 2 and 2 was within the noise of a
  * loaded machine of the other settings under four clients and lets a lone request use both
  * cores. Above 4 a BlazeFace-sized request gains little (not measured) and concurrent
  * requests use the other cores.
@@ -47,7 +47,7 @@ export const settings = {
   // Session cache (runtime/auth/session-cache.ts): resolved mtk kept in memory, revoked at once.
   sessionCacheTtlMs: s('SESSION_CACHE_TTL_MS', 'int', 10_000, 'How long a resolved mtk is trusted without reading the database again; 0 = no cache. Logout and password changes take effect at once regardless.'),
   sessionCacheMaxEntries: s('SESSION_CACHE_MAX_ENTRIES', 'int', 1024, 'Most sessions kept in the mtk cache (least recently used dropped first).'),
-  // Sign-in throttle (runtime/auth/login-throttle.ts, README "Sign-in and sessions").
+  // Sign-in throttle (runtime/auth/login-throttle.ts, docs/sign-in-and-errors.md "Sign-in and sessions").
   loginMaxFailures: s('LOGIN_MAX_FAILURES', 'int', 5, 'Failed password checks of one account from one client address before that address is blocked for the account (0 = never); other addresses are not blocked.'),
   loginLockMs: s('LOGIN_LOCK_MS', 'int', 5 * 60 * 1000, 'First block of an address; each further failure from it doubles the block, up to LOGIN_MAX_BLOCK_MS.'),
   loginMaxBlockMs: s('LOGIN_MAX_BLOCK_MS', 'int', 60 * 60 * 1000, 'Longest block of an address.'),
@@ -75,7 +75,7 @@ export const settings = {
 
   maxEncodedImageBytes: s('MAX_ENCODED_IMAGE_BYTES', 'int', 32 * MB, 'Largest encoded image the media pipeline accepts (spec 2.5).'),
   maxImagePixels: s('MAX_IMAGE_PIXELS', 'int', 64 * 1000 * 1000, 'Largest decoded pixel count the media pipeline accepts (spec 2.5).'),
-  // Decode memory admission in the sidecar (spec 4.11, README "Decode memory").
+  // Decode memory admission in the sidecar (spec 4.11, docs/detection.md "Decode memory").
   decodeMemoryBudgetBytes: s('DECODE_MEMORY_BUDGET_BYTES', 'int', 0, 'Memory that detections may hold for their images at once (decoded pixels and overlay, 9 bytes a pixel); 0 = automatic: half of the machine memory (or cgroup limit), at most what is available when the sidecar starts.'),
   decodeQueueMax: s('DECODE_QUEUE_MAX', 'int', 16, 'Most detections waiting for decode memory; one more is refused at once with the retryable ImageMemoryBusy.'),
   decodeQueueWaitMs: s('DECODE_QUEUE_WAIT_MS', 'int', 20_000, 'Longest wait of a detection for decode memory (its deadline may end it sooner); then ImageMemoryBusy with retryAfterSeconds.'),
@@ -118,7 +118,7 @@ export const settings = {
   // ── recording and live view (spec 4.10 System: recording, Live stream) ─────────────────
   recordRetentionDays: s('RECORD_RETENTION_DAYS', 'number', 7, 'Default retention of recorded clips in days (0 = kept until the budget or the disk reserve needs the space); System/SetRecordParam stores another value.'),
   recordBudgetBytes: s('RECORD_BUDGET_BYTES', 'int', 0, 'Default disk budget of all recordings together, ring segments included (0 = only the disk safety reserve limits them); System/SetRecordParam stores another value.'),
-  recordSegmentSeconds: s('RECORD_SEGMENT_SECONDS', 'number', 4, 'Length of the segments a recording camera writes, cut at the next key frame: the granularity of pre-roll and of clip edges. Each segment file costs CPU of its own (README "Recording").'),
+  recordSegmentSeconds: s('RECORD_SEGMENT_SECONDS', 'number', 4, 'Length of the segments a recording camera writes, cut at the next key frame: the granularity of pre-roll and of clip edges. Each segment file costs CPU of its own (docs/recording-and-live-view.md "Recording").'),
   recordMaxClipSeconds: s('RECORD_MAX_CLIP_SECONDS', 'int', 600, 'Longest event clip: a visit that lasts longer is closed this long after its start.'),
   recordContinuousChunkSeconds: s('RECORD_CONTINUOUS_CHUNK_SECONDS', 'int', 300, 'Continuous recording is kept as clips of about this length.'),
   recordHeadroomBytes: s('RECORD_HEADROOM_BYTES', 'int', 32 * MB, 'Free space above the disk safety reserve (spec 8) and upload reservations that recording keeps: below it the oldest footage is deleted, and with none left recording is suspended.'),
@@ -170,12 +170,12 @@ export const settings = {
   audioFfmpegTimeoutMs: s('AUDIO_FFMPEG_TIMEOUT_MS', 'int', 60_000, 'Longest one ffmpeg step on an audio file may take (probe, normalize, decode, convert).'),
   timeService: s('TIME_SERVICE', 'string', '', 'Where NTP servers are written: empty = detect the host\'s running service (systemd-timesyncd, chrony), or one of `systemd-timesyncd`, `chrony`, `none` (refuse).'),
   logoMaxBytes: s('LOGO_MAX_BYTES', 'int', 1 * MB, 'Largest logo upload (purpose `logo`; PNG, JPEG or SVG).'),
-  // ── backup, restore and factory reset (spec 4.10 System; README "Backup, restore and factory reset") ──
+  // ── backup, restore and factory reset (spec 4.10 System; docs/system.md "Backup, restore and factory reset") ──
   backupMaxEntries: s('BACKUP_MAX_ENTRIES', 'int', 200_000, 'Most entries a backup archive may hold (checked before a restore changes anything).'),
   backupMaxExpandedBytes: s('BACKUP_MAX_EXPANDED_BYTES', 'int', 8192 * MB, 'Largest total size a backup archive may expand to (checked while it is read).'),
   backupRetentionMs: s('BACKUP_RETENTION_MS', 'int', 60 * 60 * 1000, 'How long a produced backup stays on the device for its (ranged) download; a newer backup replaces it at once.'),
   factoryResetTokenTtlMs: s('FACTORY_RESET_TOKEN_TTL_MS', 'int', 60_000, 'Lifetime of the confirmation token that RequestFactoryReset answers; FactoryReset with an older one is refused.'),
-  // Schedules (runtime/schedules, README "Schedules").
+  // Schedules (runtime/schedules, docs/alarms-and-schedules.md "Schedules").
   scheduleClockStart: s('SCHEDULE_CLOCK_START', 'string', '', 'For tests: schedules read a clock that starts at this ISO 8601 instant when the device starts and runs at real speed (a window boundary or a daylight-saving night on purpose); empty = the device\'s clock.'),
 } as const
 

@@ -24,7 +24,7 @@ import type { RecordingService } from './recording/types.ts'
 import type { LiveService } from './live/types.ts'
 
 /**
- * The handler contract (ARCHITECTURE.md, "The handler contract").
+ * The handler contract (docs/architecture.md, "The handler contract").
  *
  * A handler file default-exports `defineHandler({...})`. The build turns each file into its
  * own bundle and records `routes`, `auth`, `body` and `methods` in the routes manifest; the
@@ -101,7 +101,7 @@ export interface Services {
   routes(): MountedRoute[]
   /** The device itself: inference report, logs, supervised restart (shared/aihost/types.ts). */
   device: DeviceHost
-  /** Event outbox and channel settings (`ctx.events.emit(kind, payload, { tx })`, README "Events"). */
+  /** Event outbox and channel settings (`ctx.events.emit(kind, payload, { tx })`, docs/events.md "Events"). */
   events: EventsService
   /** Algorithms and pipeline layouts: shipped, uploaded, saved (shared/algorithms/types.ts). */
   algorithms: AlgorithmRegistry

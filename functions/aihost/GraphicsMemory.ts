@@ -12,7 +12,7 @@ export default defineHandler({
   input: Type.Object({}, { additionalProperties: false }),
   async handle(_input, ctx) {
     const inference = await ctx.device.inference()
-    // The runtime ships onnxruntime's CPU binaries only (ARCHITECTURE.md, "Facts"); the
+    // The runtime ships onnxruntime's CPU binaries only (docs/architecture.md, "Facts"); the
     // sidecar reports what its sessions really use once it runs.
     const executionProviders = inference?.executionProviders ?? ['cpu']
     const accelerated = executionProviders.filter((ep) => ACCELERATED.has(ep.toLowerCase()))

@@ -31,7 +31,7 @@ export default defineHandler({
 
     const now = ctx.clock.now()
     const passwordHash = await hashPasswordDigest(newPwd, scryptCost(ctx.config.passwordScrypt, ctx.config.passwordScryptAllowWeak))
-    // The password, the revocations and the event commit together (outbox, README "Events").
+    // The password, the revocations and the event commit together (outbox, docs/events.md "Events").
     const revokedSessions = await ctx.db.transaction(async (tx) => {
       await tx.update(users)
         .set({ passwordHash, passwordChangeRequired: false, passwordChangedAt: now })

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 
 /**
- * The Prometheus endpoint (README "Metrics"). A handler, not a runtime route: the contract
+ * The Prometheus endpoint (docs/metrics.md "Metrics"). A handler, not a runtime route: the contract
  * already sends a returned `Response` as it is (the text exposition, not the envelope), and
  * the `scrape` auth mode lets a scraper use the configured token where it has no mtk. The
  * registry lives in the runtime and is reached through `ctx.metrics`. The spec shows no

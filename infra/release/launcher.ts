@@ -35,7 +35,7 @@ const NODE_OPTIONS: Record<string, (value: string | undefined) => void> = {
     globalThis.gc = ((options?: never) => (exposed ??= vm.runInNewContext('gc') as typeof globalThis.gc)!(options)) as typeof globalThis.gc
   },
   // Heap sizes are fixed when V8 starts, before any script: the released sidecar keeps V8's
-  // own first old-space limit (it collects more often; README "Less work per detection").
+  // own first old-space limit (it collects more often; docs/detection.md "Less work per detection").
   '--initial-old-space-size': () => {},
 }
 const optionName = (arg: string | undefined) => arg?.split('=', 1)[0]

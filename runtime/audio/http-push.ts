@@ -4,7 +4,7 @@ import { request as httpsRequest } from 'node:https'
 import { connect } from 'node:net'
 
 /**
- * The `http-push` protocol of audio columns (README "Audio"): the whole file in one HTTP
+ * The `http-push` protocol of audio columns (docs/audio.md "Audio"): the whole file in one HTTP
  * request (POST or PUT, Content-Type of its format, Content-Length). With credentials the
  * request carries HTTP Basic; a column that answers 401 with a Digest challenge (RFC 7616,
  * MD5, as Axis speakers do) gets the request again with Digest.

@@ -78,7 +78,7 @@ function remember<V>(map: Map<string, V>, key: string, value: V): V {
 }
 
 /**
- * `ctx.loginThrottle` (shared/auth/login-throttle.ts); the policy is README "Sign-in and sessions".
+ * `ctx.loginThrottle` (shared/auth/login-throttle.ts); the policy is docs/sign-in-and-errors.md "Sign-in and sessions".
  *
  * - Per account and client: `maxFailures` failed checks, then the client is blocked for that
  *   account for `blockMs`, and after each further failure for twice as long as before, up to
@@ -181,7 +181,7 @@ export class RuntimeLoginThrottle implements LoginThrottle {
     const length = blocks ? Math.min(maxBlockMs, blockMs * 2 ** Math.min(state.failures - maxFailures, 30)) : 0
     state.blockedUntil = blocks ? monotonic + length : null
     const values = { failures: state.failures, blockedUntil: blocks ? wall + length : null, blockMs: blocks ? length : null, lastFailureAt: wall }
-    // The count, the block and its event commit together (outbox, README "Events").
+    // The count, the block and its event commit together (outbox, docs/events.md "Events").
     await this.deps.db.transaction(async (tx) => {
       await tx.insert(loginThrottle).values({ accountName: account, client, ...values })
         .onConflictDoUpdate({ target: [loginThrottle.accountName, loginThrottle.client], set: values })

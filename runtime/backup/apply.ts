@@ -19,7 +19,7 @@ const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
 
 /**
  * Applies a staged restore at start-up, before any service reads the database or DATA_DIR
- * (README "Backup, restore and factory reset"): the backed-up folders are swapped with the
+ * (docs/system.md "Backup, restore and factory reset"): the backed-up folders are swapped with the
  * staged ones (renames), then every backed-up table is replaced in one transaction. On a
  * failure the transaction rolls back and the old folders go back: the device starts as it was.
  * A start cut short by a crash continues where the record says (each step is repeatable).

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 
 /**
- * The cryptography and value encoding of a backup (README "Backup, restore and factory reset").
+ * The cryptography and value encoding of a backup (docs/system.md "Backup, restore and factory reset").
  *
  * - One passphrase, chosen by the operator at backup time and never stored, gives two keys
  *   (scrypt): one encrypts the secret columns (AES-256-GCM, the column's place as associated

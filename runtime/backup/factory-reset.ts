@@ -14,7 +14,7 @@ function databaseFile(url: string): string | null {
 }
 
 /**
- * Carries out a confirmed factory reset at start-up, before anything opens DATA_DIR (README
+ * Carries out a confirmed factory reset at start-up, before anything opens DATA_DIR (docs/system.md
  * "Backup, restore and factory reset"): the database goes (its file, or every row of a
  * database server), and every entry of DATA_DIR but the software (policy.ts FACTORY_RESET_KEEPS);
  * the marker goes last, so a reset cut short by a crash is finished at the next start. The

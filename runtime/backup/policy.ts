@@ -1,5 +1,5 @@
 /**
- * What a backup holds, as data (README "Backup, restore and factory reset"). A backup is
+ * What a backup holds, as data (docs/system.md "Backup, restore and factory reset"). A backup is
  * generic over the schema: every table of the drizzle schema and every folder of DATA_DIR is
  * in it, except what is named here. A table or folder another area adds is therefore backed
  * up and restored without a change here; one that holds run-time state must be added below.

@@ -53,7 +53,7 @@ function refusal(violation: ArchiveViolation): ApiError {
 }
 
 /**
- * Checks a whole backup before anything of the device changes (README "Backup, restore and
+ * Checks a whole backup before anything of the device changes (docs/system.md "Backup, restore and
  * factory reset"): archive safety and limits, the manifest and its signature (the passphrase),
  * every entry against its checksum, the format and schema level, every row against its table
  * (in a scratch database at the backup's schema level, then migrated forward to this device's),

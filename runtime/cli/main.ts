@@ -23,7 +23,7 @@ Commands:
   status                        device status (QueryDeviceStatus)
   docs                          paths of the packaged interface documents
 
-Fleet commands (several devices on one MQTT broker; README "Several devices"):
+Fleet commands (several devices on one MQTT broker; docs/deployment.md "Several devices"):
   fleet list                    every device registered on the broker: online/offline, version, HTTP address
   fleet call <path> (--device <id>[,<id>...] | --all) [--body <json>]
                                 run a route through the MQTT request transport (spec 5.6) and report per device

@@ -3,7 +3,7 @@ export { BACKUP_UPLOAD_PURPOSE } from '../../shared/backup/types.ts'
 import type { CallOptions, DeviceClient } from './client.ts'
 import type { DownloadedFile } from './types.ts'
 
-/** Backup, restore and factory reset (README "Backup, restore and factory reset"), on the typed client. */
+/** Backup, restore and factory reset (docs/system.md "Backup, restore and factory reset"), on the typed client. */
 export const BACKUP_ROUTES = {
   create: '/gtw/cwai/System/CreateBackup',
   download: '/gtw/cwai/System/DownloadBackup',

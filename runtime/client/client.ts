@@ -138,7 +138,7 @@ export class DeviceClient {
     })
   }
 
-  // ── spec 4.10 (README.md "Algorithms and pipeline layouts") ─────────────────────────
+  // ── spec 4.10 (docs/algorithms.md "Algorithms and pipeline layouts") ─────────────────────────
   /** Pipeline layouts ordered by algorithmId: id, name, version, origin, node graph. */
   algorithmLayoutList(query: LayoutListQuery = {}): Promise<Page<LayoutRow>> {
     return this.call(ROUTES.algorithmLayoutList, { pageNum: 1, pageSize: 1000, ...query })
@@ -220,7 +220,7 @@ export class DeviceClient {
     return this.call(ROUTES.modelList, { pageNo: 1, pageSize: 100, ...query })
   }
 
-  /** Registers the model file of a completed upload of purpose `model` (README "Models"). */
+  /** Registers the model file of a completed upload of purpose `model` (docs/system.md "Models"). */
   modelUpload(request: ModelUploadRequest, options?: CallOptions): Promise<ModelRow> {
     return this.call(ROUTES.modelUpload, request, options)
   }
@@ -235,12 +235,12 @@ export class DeviceClient {
     return this.download(ROUTES.modelExport, { modelId }, options)
   }
 
-  /** The device's log lines, newest first (README "AI-host routes" QueryLogs). */
+  /** The device's log lines, newest first (docs/system.md "AI-host routes" QueryLogs). */
   queryLogs(query: LogQuery = {}): Promise<Page<LogLine>> {
     return this.call(ROUTES.queryLogs, query)
   }
 
-  /** The Prometheus text exposition (README "Metrics"): a GET, not the envelope, unless refused. */
+  /** The Prometheus text exposition (docs/metrics.md "Metrics"): a GET, not the envelope, unless refused. */
   async metricsText(options: CallOptions = {}): Promise<string> {
     const { response, body } = await this.get(ROUTES.metrics, { ...options, timeoutMs: options.timeoutMs ?? 10_000 }, (r) => r.text())
     if (!response.ok) this.judge(ROUTES.metrics, response, body)
@@ -268,8 +268,8 @@ export class DeviceClient {
   }
 
   /**
-   * A GET whose success is a file (audio preview, logo, log download; README "Audio", "System
-   * settings"): authenticated by the mtk header, so the console shows it through an object URL.
+   * A GET whose success is a file (audio preview, logo, log download; docs/audio.md, docs/system.md
+   * "System settings"): authenticated by the mtk header, so the console shows it through an object URL.
    */
   async getFile(route: string, options: CallOptions = {}): Promise<DownloadedFile> {
     const { signal, dispose } = deadline(options.timeoutMs, options.signal)
@@ -298,7 +298,7 @@ export class DeviceClient {
     return this.call(ROUTES.interfaceDocUrl, { type })
   }
 
-  // ── spec 4.10 Camera (README "Cameras") ──────────────────────────────────────────────
+  // ── spec 4.10 Camera (docs/cameras-and-stream-tasks.md "Cameras") ──────────────────────────────────────────────
   /** Connects to the source first (unless `verify: false`) and answers its error: CameraUnreachable, CameraAuthFailed, ... */
   cameraAdd(request: CameraAddRequest, options: CallOptions = {}): Promise<{ cameraId: string }> {
     return this.call(ROUTES.cameraAdd, request, { timeoutMs: 60_000, ...options })
@@ -326,7 +326,7 @@ export class DeviceClient {
     return this.call(ROUTES.cameraUsbList, {})
   }
 
-  // ── spec 4.9 stream tasks, 4.10 Task (README "Stream tasks") ────────────────────────
+  // ── spec 4.9 stream tasks, 4.10 Task (docs/cameras-and-stream-tasks.md "Stream tasks") ────────────────────────
   /** spec 8: task creation may take up to 120 s (the pipeline loads). */
   streamTaskCreate(request: StreamTaskCreateRequest, options: CallOptions = {}): Promise<{ taskId: string; reused: boolean }> {
     return this.call(ROUTES.streamTaskCreate, request, { timeoutMs: 120_000, ...options })
@@ -353,7 +353,7 @@ export class DeviceClient {
     return this.call(ROUTES.streamTaskBatch, { action, taskIds })
   }
 
-  /** Stored events, newest first (README "Event endpoints"). */
+  /** Stored events, newest first (docs/events.md "Event endpoints"). */
   eventPage(query: EventPageQuery = {}): Promise<Page<DeviceEvent>> {
     return this.call(ROUTES.eventPage, { pageNum: 1, pageSize: 50, ...query })
   }

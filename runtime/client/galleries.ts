@@ -10,7 +10,7 @@ export type { Gallery, GalleryItem, GalleryMatch, ImportJob }
 export interface SearchRegion { box: TargetBox; matches: GalleryMatch[] }
 
 /**
- * The galleries of one kind (spec 4.10 Face, Body, Things gallery; README "Face galleries",
+ * The galleries of one kind (spec 4.10 Face, Body, Things gallery; docs/galleries.md "Face galleries",
  * "Body and things galleries") through a DeviceClient. Routes and field names come from the
  * kind catalogue; records come back with the generic names (`itemId`, `imageIds`, `items`).
  */

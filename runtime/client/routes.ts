@@ -4,7 +4,7 @@ export const ROUTES = {
   changePassword: '/gtw/cwai/login/ChangePassword',
   logout: '/gtw/cwai/login/Logout',
   algorithmPage: '/gtw/cwai/algorithm/page',
-  // spec 4.10 (shapes in README.md "Algorithms and pipeline layouts")
+  // spec 4.10 (shapes in docs/algorithms.md "Algorithms and pipeline layouts")
   algorithmDelete: '/gtw/cwai/Algorithm/delete',
   algorithmUpload: '/gtw/cwai/Algorithm/upload',
   algorithmLayoutList: '/gtw/cwai/algorithm/layout/list',
@@ -21,7 +21,7 @@ export const ROUTES = {
   queryLogs: '/v1/cwai/aihost/QueryLogs',
   metrics: '/gtw/cwai/System/Metrics',
   deviceStatus: '/gtw/cwai/System/QueryDeviceStatus',
-  // spec 4.11 software upgrade (README "Software upgrade")
+  // spec 4.11 software upgrade (docs/system.md "Software upgrade")
   upgrade: '/gtw/cwai/System/Upgrade',
   upgradeStatus: '/gtw/cwai/System/UpgradeStatus',
   memoryStatus: '/v1/cwai/aihost/QueryDeviceMemStatus',
@@ -32,7 +32,7 @@ export const ROUTES = {
   viewRoutes: '/v1/cwai/aihost/ViewRoutes',
   probe: '/v1/cwai/aihost/Probe',
   interfaceDocUrl: '/gtw/cwai/System/QueryInterfaceDocUrl',
-  // spec 4.10 Camera, 4.9 stream tasks, 4.10 Task (README "Cameras", "Stream tasks")
+  // spec 4.10 Camera, 4.9 stream tasks, 4.10 Task (docs/cameras-and-stream-tasks.md "Cameras", "Stream tasks")
   cameraAdd: '/gtw/cwai/Camera/add',
   cameraPage: '/gtw/cwai/Camera/page',
   cameraUpdate: '/gtw/cwai/Camera/update',

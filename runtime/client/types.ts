@@ -160,17 +160,17 @@ export interface UpgradeStaged {
   restarting: true
 }
 
-/** `UpgradeStatus` (README "Device status and restart"): what the start-up script did, newest first. */
+/** `UpgradeStatus` (docs/system.md "Device status and restart"): what the start-up script did, newest first. */
 export interface UpgradeStatus {
   softwareVersion: string
   history: { version: string; fromVersion: string; outcome: 'installed' | 'rolled-back' | 'refused'; reason: string | null; at: number | string }[]
   [field: string]: unknown
 }
 
-/** A row of QueryTaskList: the QueryTaskStatus fields (README "AI-host routes") and who created the task. */
+/** A row of QueryTaskList: the QueryTaskStatus fields (docs/system.md "AI-host routes") and who created the task. */
 export type TaskListRow = TaskStatus & { createdBy: string | null; createdByAccount: string | null }
 
-/** A managed model (README "Models"): the fields the console reads; the device sends more. */
+/** A managed model (docs/system.md "Models"): the fields the console reads; the device sends more. */
 export interface ModelRow {
   modelId: string
   modelName: string
@@ -189,7 +189,7 @@ export interface ModelUploadRequest {
   exportable?: boolean
 }
 
-/** QueryLogs request (README "AI-host routes"): minimum level, time window (ms), request id, text. */
+/** QueryLogs request (docs/system.md "AI-host routes"): minimum level, time window (ms), request id, text. */
 export interface LogQuery {
   level?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'
   startTime?: number
@@ -208,7 +208,7 @@ export interface LogLine {
   [field: string]: unknown
 }
 
-// spec 4.10 Camera, 4.9 stream tasks (README "Cameras", "Stream tasks"): the device's own
+// spec 4.10 Camera, 4.9 stream tasks (docs/cameras-and-stream-tasks.md "Cameras", "Stream tasks"): the device's own
 // definitions, so the two cannot drift apart.
 export type { CameraView, CameraStatus, SourceType, UsbDevice } from '../../shared/cameras/types.ts'
 export type { AddCameraInput as CameraAddRequest, UpdateCameraInput as CameraUpdateRequest } from '../../shared/cameras/inputs.ts'
@@ -229,7 +229,7 @@ export interface BatchOutcome {
   rows: { taskId: string; ok: boolean; messageKey: string | null }[]
 }
 
-/** `Event/EventPage` request (README "Event endpoints"). */
+/** `Event/EventPage` request (docs/events.md "Event endpoints"). */
 export interface EventPageQuery {
   pageNum?: number
   pageSize?: number

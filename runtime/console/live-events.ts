@@ -15,7 +15,7 @@ export interface LiveOptions {
 }
 
 /**
- * Live events from the device's WebSocket listener (spec 6, README "WebSocket"; port from
+ * Live events from the device's WebSocket listener (spec 6, docs/events.md "WebSocket"; port from
  * /console/device.json), authenticated with the session's mtk. A dropped connection reconnects
  * from the last event seen, so nothing produced meanwhile is missed.
  */

@@ -218,7 +218,7 @@ export type NextStep = { kind: 'upload-model'; modelId: string } | { kind: 'canc
   | { kind: 'camera-tasks'; cameraId: string; taskIds: string[] }
 
 function nextStepOf(messageKey: string, details: Record<string, unknown>): NextStep | null {
-  // README "Models": a pipeline whose operator-supplied model is absent names it in details.missingModel.
+  // docs/system.md "Models": a pipeline whose operator-supplied model is absent names it in details.missingModel.
   if (typeof details.missingModel === 'string') return { kind: 'upload-model', modelId: details.missingModel }
   if (messageKey === 'api.error.AlgorithmInUse' && Array.isArray(details.taskIds) && typeof details.algorithmId === 'string')
     return { kind: 'cancel-tasks', algorithmId: details.algorithmId, taskIds: details.taskIds.map(String) }

@@ -36,7 +36,7 @@ const sumBy = (samples: MetricSample[], name: string, label: string | null, filt
 }
 
 /**
- * The device's own metrics over the last hour (README "Metrics"), read every SAMPLE_MS while
+ * The device's own metrics over the last hour (docs/metrics.md "Metrics"), read every SAMPLE_MS while
  * the console is signed in, kept in memory: a reload starts afresh. Rates come from the
  * differences of counters between two scrapes (a counter that went down: the device restarted).
  */

@@ -3,7 +3,7 @@ import type { Region } from '../../shared/tasks/types.ts'
 /**
  * A region's corners as an operator types them, `x,y` fractions of the picture (0,0 top left,
  * 1,1 bottom right) separated by spaces or `;`: `0.3,0 0.85,0 0.85,1 0.3,1` → the polygon of
- * `taskConfig.regions` (README "Image detection", spec 2.4). Null unless every corner is two
+ * `taskConfig.regions` (docs/detection.md "Image detection", spec 2.4). Null unless every corner is two
  * numbers in 0..1 and there are 3 to 64 of them.
  */
 export function polygonOf(text: string): Region['polygon'] | null {

@@ -95,8 +95,8 @@ export function buildOpenApi(routes: DocRoute[], info: { softwareVersion: string
     components: {
       securitySchemes: {
         mtk: { type: 'apiKey', in: 'header', name: 'mtk', description: 'Session token from DoLogin (spec 2.2).' },
-        scrapeToken: { type: 'http', scheme: 'bearer', description: 'The configured METRICS_TOKEN (README "Metrics"), for a Prometheus scraper; only where an operation lists it.' },
-        streamToken: { type: 'apiKey', in: 'query', name: 'token', description: 'A stream token from LiveStream/request or File/ClipPlayUrl (README "Live view"), for media players that cannot send mtk; only where an operation lists it.' },
+        scrapeToken: { type: 'http', scheme: 'bearer', description: 'The configured METRICS_TOKEN (docs/metrics.md "Metrics"), for a Prometheus scraper; only where an operation lists it.' },
+        streamToken: { type: 'apiKey', in: 'query', name: 'token', description: 'A stream token from LiveStream/request or File/ClipPlayUrl (docs/recording-and-live-view.md "Live view"), for media players that cannot send mtk; only where an operation lists it.' },
       },
       schemas: { Envelope, MessageItem },
     },

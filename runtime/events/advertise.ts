@@ -1,6 +1,6 @@
 import os from 'node:os'
 
-/** The device's HTTP address in its MQTT registration: what fleet commands upload packages to (README "Several devices"). */
+/** The device's HTTP address in its MQTT registration: what fleet commands upload packages to (docs/deployment.md "Several devices"). */
 export interface HttpAdvertisement {
   port: number
   /** Most reachable first: ADVERTISED_URL, else the bound address, else each interface address (IPv4, IPv6, loopback last). */

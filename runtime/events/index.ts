@@ -28,7 +28,7 @@ export interface EventChannelDeps {
   log: Logger
   services: () => Services
   router: RequestRouter | null
-  /** Deliveries per channel (README "Metrics"). */
+  /** Deliveries per channel (docs/metrics.md "Metrics"). */
   metrics: DeviceMetrics
 }
 

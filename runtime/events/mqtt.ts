@@ -21,7 +21,7 @@ export interface RequestRouter {
   validator: InputValidator
 }
 
-/** Topics of one device (README "MQTT"). */
+/** Topics of one device (docs/events.md "MQTT"). */
 export const mqttTopics = (prefix: string, clientId: string) => {
   const base = `${prefix}/${clientId}`
   return {
@@ -33,7 +33,7 @@ export const mqttTopics = (prefix: string, clientId: string) => {
   }
 }
 
-/** Fields of the retained registration (README "MQTT", the MQTT interface document); fields may be added. */
+/** Fields of the retained registration (docs/events.md "MQTT", the MQTT interface document); fields may be added. */
 export const REGISTRATION_FIELDS: Record<string, string> = {
   clientId: 'string; the MQTT client id, the device id in every topic',
   softwareVersion: 'string; version of the running process (spec 4.11)',
@@ -68,7 +68,7 @@ export interface MqttChannelDeps {
   /** spec 8: the JSON request body limit, which a request's payload is held to as over HTTP. */
   maxRequestBytes: number
   registration: () => Record<string, unknown>
-  /** Every publish's outcome (README "Metrics"). */
+  /** Every publish's outcome (docs/metrics.md "Metrics"). */
   record: DeliveryRecorder
 }
 

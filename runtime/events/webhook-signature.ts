@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 
 /**
- * Webhook signature (README "Webhook"): header `X-Event-Signature: sha256=<hex>` where hex is
+ * Webhook signature (docs/events.md "Webhook"): header `X-Event-Signature: sha256=<hex>` where hex is
  * HMAC-SHA256(secret, `${timestamp}.${body}`), and header `X-Event-Timestamp: <unix seconds>`.
  * Signing the timestamp with the body lets receivers refuse replays of old deliveries.
  */

@@ -21,12 +21,12 @@ export interface WebhookDeps {
   pollMs: number
   /** Called when an event is dead-lettered (operators' counter). */
   onDeadLetter?(): void
-  /** Every attempt's outcome (README "Metrics"). */
+  /** Every attempt's outcome (docs/metrics.md "Metrics"). */
   record: DeliveryRecorder
 }
 
 /**
- * One webhook URL: every event is POSTed on its own as JSON (README "Webhook"), signed with
+ * One webhook URL: every event is POSTed on its own as JSON (docs/events.md "Webhook"), signed with
  * HMAC-SHA256; a failed attempt (network error, timeout, non-2xx) is retried with
  * exponential backoff up to `maxAttempts`, then recorded in `webhook_dead_letters` and
  * skipped. Events go out in order; each URL has its own cursor, so a slow receiver delays
@@ -113,7 +113,7 @@ export class WebhookTarget {
 }
 
 /**
- * One signed POST of an event (README "Webhook"; alarm policies' webhook action too): null on a
+ * One signed POST of an event (docs/events.md "Webhook"; alarm policies' webhook action too): null on a
  * 2xx answer, else the reason. Redirects are not followed.
  */
 export async function postEvent(url: string, event: DeviceEvent, body: string, options: { secret: string; timeoutMs: number; signal: AbortSignal }): Promise<string | null> {

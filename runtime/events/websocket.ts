@@ -34,7 +34,7 @@ export interface WebSocketDeps {
   /** Clients served at once; one more is closed with 1013 (each client polls the outbox). */
   maxClients: number
   pollMs: number
-  /** Events sent, and events a client lost by going away or being disconnected (README "Metrics"). */
+  /** Events sent, and events a client lost by going away or being disconnected (docs/metrics.md "Metrics"). */
   record: DeliveryRecorder
 }
 

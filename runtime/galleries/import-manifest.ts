@@ -1,7 +1,7 @@
 import { ApiError } from '../../shared/errors/index.ts'
 
 /**
- * The manifest of a face-import archive (README "File import"): `manifest.csv` (a header row
+ * The manifest of a face-import archive (docs/galleries.md "File import"): `manifest.csv` (a header row
  * naming `personId`, `name`, `file`; other columns become string attributes) or
  * `manifest.json` (an array of `{personId, name, file, attributes?}`), at the archive root.
  */

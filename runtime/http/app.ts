@@ -18,7 +18,7 @@ type Vars = { Variables: { requestId: string } }
 export interface AppParts {
   /** Mounts the native tus endpoint on it. */
   uploads?: UploadManager
-  /** Counts every request (README "Metrics"). */
+  /** Counts every request (docs/metrics.md "Metrics"). */
   metrics?: DeviceMetrics
   /** Shared with the MQTT request route (spec 5.6). */
   validator?: InputValidator

@@ -46,9 +46,9 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
     }
 
     let identity: Identity | null = null
-    // A scraper's token (README "Metrics") stands for no account: the handler runs without an identity.
+    // A scraper's token (docs/metrics.md "Metrics") stands for no account: the handler runs without an identity.
     const scraper = route.auth === 'scrape' && scrapeTokenAccepted(services.config.metricsToken, c.req.header('authorization'))
-    // A media URL's stream token (README "Live view") stands for the account that was granted it.
+    // A media URL's stream token (docs/recording-and-live-view.md "Live view") stands for the account that was granted it.
     if (route.auth === 'stream') identity = services.streamTokens.verify(c.req.query(STREAM_TOKEN_PARAM), route.path, c.req.query('id'))
     if (route.auth !== 'anonymous' && !scraper && !identity) {
       // spec 5.2-5.3: every route but DoLogin and Probe needs a valid mtk; otherwise HTTP 401.

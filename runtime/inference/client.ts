@@ -25,7 +25,7 @@ export interface ClientOptions {
   /** Extra time past a request's deadline before the client gives up on the answer. */
   deadlineGraceMs?: number
   log?: SupervisorLog
-  /** Detection time per algorithm (README "Metrics"). */
+  /** Detection time per algorithm (docs/metrics.md "Metrics"). */
   metrics?: DeviceMetrics['inference']
 }
 
@@ -35,7 +35,7 @@ const unavailable = (why: string) => new ApiError('SidecarUnavailable', { detail
  * `ctx.inference`: the runtime's side of the sidecar socket (shared/inference/types.ts).
  *
  * - A request in flight when the sidecar dies fails at once with the retryable
- *   `SidecarUnavailable` (ARCHITECTURE.md: "it never hangs").
+ *   `SidecarUnavailable` (docs/architecture.md, "The inference sidecar": it never hangs).
  * - Every loaded handle is remembered; after a restart the pipelines are loaded again before
  *   new requests go through, so a task id keeps working.
  * - Detections in flight are counted per handle: `release` of a busy handle is refused with

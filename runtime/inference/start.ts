@@ -23,7 +23,7 @@ export interface StartInferenceOptions {
   manifestDir?: string
   log?: SupervisorLog
   backoff?: SupervisorOptions['backoff']
-  /** Detection times and sidecar restarts (README "Metrics"). */
+  /** Detection times and sidecar restarts (docs/metrics.md "Metrics"). */
   metrics?: DeviceMetrics['inference']
 }
 

@@ -31,7 +31,7 @@ const SIDECAR_MALLOC = { MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD
 const silent: SupervisorLog = { info() {}, warn() {}, error() {} }
 
 /**
- * Starts the inference sidecar and keeps it running (ARCHITECTURE.md, "The inference
+ * Starts the inference sidecar and keeps it running (docs/architecture.md, "The inference
  * sidecar"): when it dies it is started again after a backoff delay. Emits `ready`
  * ({ pid, generation }) each time a process listens on the socket, and `exit`
  * ({ code, signal, generation }) each time one ends.

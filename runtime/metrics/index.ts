@@ -3,7 +3,7 @@ import type { MetricsService } from '../../shared/metrics/types.ts'
 import type { StreamTaskStatus } from '../../shared/streams/types.ts'
 
 /**
- * The metrics of one runtime (README "Metrics"): one prom-client `Registry` per runtime, made
+ * The metrics of one runtime (docs/metrics.md "Metrics"): one prom-client `Registry` per runtime, made
  * in runtime/services.ts and handed to the parts that record, never prom-client's global
  * registry, so that several runtimes in one process (tests) keep apart. Every label value comes
  * from a bounded set (route patterns, catalogue error ids, algorithm ids, fixed names), never

@@ -157,7 +157,7 @@ export class ChangeGuard {
   /**
    * The addresses a confirmation must not come through: those the adapter held before the
    * change and gives up with it. A static change keeps only its `address`; what DHCP leased
-   * is known only now, from the kernel (README "Network", confirm from the new address).
+   * is known only now, from the kernel (docs/network.md "Network", confirm from the new address).
    */
   private async givenUp(change: StoredChange): Promise<{ dropped: string[]; confirmAt: string[] }> {
     const confirmAt = change.config.mode === 'static' ? [change.config.address!] : await readAdapterIpv4(this.options.context.host, change.adapter) ?? []

@@ -1,9 +1,9 @@
 import * as ort from 'onnxruntime-node'
 
 /**
- * Model sessions shared by every pipeline that uses the same model file (ARCHITECTURE.md:
- * "tasks that use the same model share one session"). Reference-counted: the session is
- * released when its last user lets go.
+ * Model sessions shared by every pipeline that uses the same model file (docs/architecture.md,
+ * "The inference sidecar": tasks that use the same model share one session).
+ * Reference-counted: the session is released when its last user lets go.
  */
 export interface SessionOptions {
   /** onnxruntime intra-op threads (config `inferenceThreads`). */

@@ -9,7 +9,7 @@ import type { Frame } from '../cameras/reader.ts'
 const MIN_ANALYSIS_SIDE = 512
 
 /**
- * The longest side a stream task's frames are decoded at (README "Stream tasks"): the largest
+ * The longest side a stream task's frames are decoded at (docs/cameras-and-stream-tasks.md "Stream tasks"): the largest
  * input side of its detectors when every detector letterboxes (the model sees no more pixels
  * than that), at least MIN_ANALYSIS_SIDE; null (the camera's own size) when a node reads the
  * frame's pixels itself — a crop, classifier or recognizer — or when the task recognizes faces,

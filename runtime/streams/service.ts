@@ -22,7 +22,7 @@ export interface StreamTaskServiceOptions {
   algorithms: Pick<AlgorithmRegistry, 'get'>
   /** What reacts to each task's tracked objects, in order (runtime/streams/observers). */
   observers: StreamObserverFactory[]
-  /** Per-task detector latency; a cancelled task's series are removed (README "Metrics"). */
+  /** Per-task detector latency; a cancelled task's series are removed (docs/metrics.md "Metrics"). */
   metrics?: StreamTaskMetrics
   /** Tasks with a schedule analyse only while it is on (spec 4.10 Schedule). */
   schedules: Pick<SchedulesService, 'gate'>

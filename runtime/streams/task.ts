@@ -25,7 +25,7 @@ export interface StreamTaskDeps {
   algorithms: Pick<AlgorithmRegistry, 'get'>
   /** What reacts to the tracked objects (runtime/streams/observers). */
   observers: StreamObserverFactory[]
-  /** Detector latency per task for the metrics endpoint (README "Metrics"). */
+  /** Detector latency per task for the metrics endpoint (docs/metrics.md "Metrics"). */
   metrics?: Pick<StreamTaskMetrics, 'detectorLatency'>
   /** The task's schedule, asked on every frame (spec 4.10 Schedule). */
   schedules: Pick<SchedulesService, 'gate'>

@@ -11,7 +11,7 @@ const areaOf = (bindings: Record<string, unknown> | undefined) => {
 }
 
 /**
- * Log levels applied without a restart (README "System settings", Debug). pino children made
+ * Log levels applied without a restart (docs/system.md "System settings", Debug). pino children made
  * without options inherit their parent's level methods through the prototype, so setting the
  * root's level reaches every logger that never set its own. The loggers of areas
  * (`log.child({ area })`, `{ component }`) are registered as pino makes them (its `onChild`

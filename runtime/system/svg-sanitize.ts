@@ -1,5 +1,5 @@
 /**
- * SVG logos are rebuilt from an allowlist (README "System settings", Logo): the markup is read
+ * SVG logos are rebuilt from an allowlist (docs/system.md "System settings", Logo): the markup is read
  * as XML, and only known drawing elements and presentation attributes are written back, every
  * value escaped again. What cannot be carried safely is taken out and named in `removed`:
  * scripts and any element not on the list (with everything inside it), event handlers (`on*`),

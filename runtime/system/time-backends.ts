@@ -5,7 +5,7 @@ import { ApiError } from '../../shared/errors/index.ts'
 import type { TimeServiceType } from '../../shared/system/types.ts'
 
 /**
- * Where NTP servers are written (README "System settings"): the host's running time service,
+ * Where NTP servers are written (docs/system.md "System settings"): the host's running time service,
  * picked by type key like the network backends. Each writes one file of its own (the host's
  * own configuration stays as it is) and tells the service to read it again.
  */

@@ -51,7 +51,7 @@ export class TaskService implements TasksService {
       const created = existing?.state === 'created' ? existing : undefined
       // spec 3.2: created + PTaskCreate with the same taskId → the existing task is reused,
       // unconditionally. With another algorithmCode the task id is kept and the task now runs
-      // that algorithm (README "Tasks"): the old pipeline is released first (TaskBusy while a
+      // that algorithm (docs/detection.md "Tasks"): the old pipeline is released first (TaskBusy while a
       // detection runs on it, as for a cancel, spec 4.8) and the old taskConfig is not carried
       // over. A taskConfig sent again replaces the old one.
       const switching = created !== undefined && created.algorithmCode !== request.algorithmCode

@@ -37,7 +37,7 @@ export interface UploadServiceOptions {
   sweepTimer?: boolean
   /** Where admission refusals and expiries are reported (`upload.*` events, spec 6). */
   events?: Pick<EventsService, 'emit'>
-  /** Bytes accepted and refusals, by protocol (README "Metrics"). */
+  /** Bytes accepted and refusals, by protocol (docs/metrics.md "Metrics"). */
   metrics?: DeviceMetrics['uploads']
 }
 
@@ -321,7 +321,7 @@ export class UploadManager implements UploadService {
     throw new ApiError('UPLOAD_CHECKSUM_MISMATCH', { details: { uploadId: session.id, expected: session.sha256, actual, state: 'failed' } })
   }
 
-  /** Counts bytes accepted into a session (README "Metrics"). */
+  /** Counts bytes accepted into a session (docs/metrics.md "Metrics"). */
   received(protocol: UploadProtocol, bytes: number): void {
     if (bytes > 0) this.options.metrics?.receivedBytes.inc({ protocol }, bytes)
   }

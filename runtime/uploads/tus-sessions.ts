@@ -15,7 +15,7 @@ export interface SessionCore {
   openWrite(uploadId: string): Promise<SessionWrite>
   ownLiveSession(identity: Identity, uploadId: string, source: 'tus'): Promise<UploadSessionRow>
   verifySha256(session: UploadSessionRow): Promise<void>
-  /** Metrics (README "Metrics"). */
+  /** Metrics (docs/metrics.md "Metrics"). */
   received(protocol: 'tus', bytes: number): void
   refused(protocol: 'tus', error: unknown): void
 }

@@ -16,7 +16,7 @@ export const PolicyId = Type.String({ minLength: 1, maxLength: 64, description: 
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 128, description })
 
 /**
- * Who a stream task's recognition saw (README "Alarm policies"): `watchList` — a person of the
+ * Who a stream task's recognition saw (docs/alarms-and-schedules.md "Alarm policies"): `watchList` — a person of the
  * named galleries (any of the task's when absent) at or above the task's threshold; `stranger`
  * — a face was seen and described but matched nobody. An object whose face was not seen yet is
  * neither.
@@ -43,7 +43,7 @@ export type PolicyConditions = Static<typeof PolicyConditionsSchema>
 
 const WebhookAction = Type.Object({
   type: Type.Literal('webhook'),
-  url: Type.String({ minLength: 1, maxLength: 2048, description: 'http:// or https:// URL the alarm event is POSTed to (README "Webhook" format).' }),
+  url: Type.String({ minLength: 1, maxLength: 2048, description: 'http:// or https:// URL the alarm event is POSTed to (docs/events.md "Webhook" format).' }),
   secret: Type.Optional(Type.String({ maxLength: 256, description: 'Signs each delivery (X-Event-Signature). Never returned; omitted on update: kept for the same URL; "": none.' })),
 }, { additionalProperties: false })
 const MqttAction = Type.Object({

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { PageNumber, PageSize } from '../http/paging.ts'
 
-/** Request schemas of the Audio routes (spec 4.10 Audio; README "Audio"). */
+/** Request schemas of the Audio routes (spec 4.10 Audio; docs/audio.md "Audio"). */
 export const AudioId = Type.String({ minLength: 1, maxLength: 64, description: 'The id AddAudioFile answered.' })
 export const ColumnId = Type.String({ minLength: 1, maxLength: 64, description: 'The id AddAudioColumn answered.' })
 const Name = Type.String({ minLength: 1, maxLength: 128 })
@@ -28,7 +28,7 @@ const ColumnFields = {
 
 export const AddAudioColumnInput = Type.Object({
   columnName: Name,
-  protocol: Type.Optional(Type.Literal('http-push', { description: 'The only protocol: HTTP push of the whole file (README "Audio").' })),
+  protocol: Type.Optional(Type.Literal('http-push', { description: 'The only protocol: HTTP push of the whole file (docs/audio.md "Audio").' })),
   url: ColumnFields.url,
   method: Type.Optional(ColumnFields.method),
   format: Type.Optional(ColumnFields.format),

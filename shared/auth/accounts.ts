@@ -29,7 +29,7 @@ async function findUserByAccount(db: Db, accountName: string) {
  * null. An unknown account costs one hash of the current cost all the same. A matching hash of
  * an older form or cost is replaced by one of `cost`, unless the password changed meanwhile.
  * Until then a wrong password for that account costs the older hash, so its timing can tell
- * that the account exists (README "Sign-in and sessions"); every guess is throttled all the same.
+ * that the account exists (docs/sign-in-and-errors.md "Sign-in and sessions"); every guess is throttled all the same.
  */
 export async function authenticate(db: Db, accountName: string, md5: string, cost: ScryptCost) {
   const user = await findUserByAccount(db, accountName)

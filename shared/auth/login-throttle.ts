@@ -1,7 +1,7 @@
 /**
  * `ctx.loginThrottle`: the sign-in throttle every password check goes through (DoLogin and
  * ChangePassword, same counters). The runtime's implementation is runtime/auth/login-throttle.ts;
- * README "Sign-in and sessions" states the policy.
+ * docs/sign-in-and-errors.md "Sign-in and sessions" states the policy.
  */
 export interface LoginThrottle {
   /**

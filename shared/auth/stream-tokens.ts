@@ -1,6 +1,6 @@
 import type { Identity } from '../handler.ts'
 
-/** The query parameter a stream token travels in (README "Live view"). */
+/** The query parameter a stream token travels in (docs/recording-and-live-view.md "Live view"). */
 export const STREAM_TOKEN_PARAM = 'token'
 
 /**

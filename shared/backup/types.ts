@@ -4,7 +4,7 @@ import type { Identity } from '../handler.ts'
 export const BACKUP_UPLOAD_PURPOSE = 'backup'
 
 /**
- * Backup, restore and factory reset (`ctx.backup`, spec 4.10 System; README "Backup, restore
+ * Backup, restore and factory reset (`ctx.backup`, spec 4.10 System; docs/system.md "Backup, restore
  * and factory reset"). Implementation in `runtime/backup/`. Byte counts and times are decimal
  * strings (spec 8).
  */

@@ -190,7 +190,7 @@ export const catalogue = {
     'No network change with this id waits for confirmation (it was confirmed or rolled back, or never made).', A.CHECK_REQUEST_PARAMETERS),
   NetworkChangeFailed: entry('8005', 'api.error.NetworkChangeFailed',
     'The backend could not apply the network change; the previous configuration was restored.', A.CHECK_REQUEST_PARAMETERS),
-  // ── backup, restore, factory reset (spec 4.10 System; README "Backup, restore and factory reset") ──
+  // ── backup, restore, factory reset (spec 4.10 System; docs/system.md "Backup, restore and factory reset") ──
   BackupNotFound: entry('8151', 'api.error.BackupNotFound',
     'No backup with this backupId is kept on the device (a newer backup replaced it, or it expired): create a new one.', A.CHECK_REQUEST_PARAMETERS),
   BackupBusy: entry('8152', 'api.error.BackupBusy',
@@ -242,7 +242,7 @@ export const catalogue = {
     'The source failed while it was read: see details.reason.', A.RETRY_LATER, { retryable: true, retryAfterSeconds: 5 }),
   CameraInUse: entry('7408', 'api.error.CameraInUse',
     'Tasks analyse this camera: stop them first, or delete with force.', A.NONE),
-  // ── face galleries (spec 4.10 "Face gallery", README "Face galleries") ─────────────────
+  // ── face galleries (spec 4.10 "Face gallery", docs/galleries.md "Face galleries") ─────────────────
   GalleryNotFound: entry('7501', 'api.error.GalleryNotFound',
     'No gallery of the route\'s kind (face, body or things) with this id exists.', A.CHECK_REQUEST_PARAMETERS),
   GalleryExists: entry('7502', 'api.error.GalleryExists',
@@ -267,7 +267,7 @@ export const catalogue = {
     'The face import archive has no readable manifest.csv or manifest.json at its root: see details.reason.', A.CHECK_UPLOAD_PARAMETERS),
   FaceImportInterrupted: entry('7512', 'api.error.FaceImportInterrupted',
     'The device stopped while the face import ran; run the import again (rows already imported are skipped).', A.START_NEW_UPLOAD),
-  // ── audio and system settings (spec 4.10 Audio, System; README "Audio", "System settings") ──
+  // ── audio and system settings (spec 4.10 Audio, System; docs/audio.md, docs/system.md "System settings") ──
   AudioFileNotFound: entry('8101', 'api.error.AudioFileNotFound',
     'No audio file with this audioId exists.', A.CHECK_REQUEST_PARAMETERS),
   AudioFileInvalid: entry('8102', 'api.error.AudioFileInvalid',
@@ -294,7 +294,7 @@ export const catalogue = {
     'The logo is not a PNG, JPEG or SVG image the device accepts (readable, within the size limits): see details.reason.', A.CHECK_UPLOAD_PARAMETERS),
   LogFileNotFound: entry('8131', 'api.error.LogFileNotFound',
     'No log file with this name exists (QueryLogFiles lists them; rotation removes the oldest).', A.CHECK_REQUEST_PARAMETERS, { httpStatus: 404 }),
-  // ── body and things galleries (spec 4.10 "Body gallery", "Things gallery", README "Body and things galleries")
+  // ── body and things galleries (spec 4.10 "Body gallery", "Things gallery", docs/galleries.md "Body and things galleries")
   GalleryItemNotFound: entry('7513', 'api.error.GalleryItemNotFound',
     'No item with this id exists in the gallery.', A.CHECK_REQUEST_PARAMETERS),
   GalleryItemExists: entry('7514', 'api.error.GalleryItemExists',

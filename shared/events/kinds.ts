@@ -1,10 +1,10 @@
 /**
- * Event kinds as data (spec 6 leaves kinds and payloads open; README "Events" documents
+ * Event kinds as data (spec 6 leaves kinds and payloads open; docs/events.md "Events" documents
  * them and they are kept stable). Adding a kind is one row here plus its producer.
  *
  * - `source`: the part of the device that produces it (the event's `source` field).
  * - `alarm`: included in the alarm export (`/gtw/cwai/Event/ExportAlarms`).
- * - `payload`: field → meaning, for the README and the interface document.
+ * - `payload`: field → meaning, for docs/events.md and the interface document.
  */
 export interface EventKindInfo {
   source: string

@@ -4,7 +4,7 @@ import { events } from '../db/schema/index.ts'
 import { invalidParam } from '../errors/index.ts'
 import { eventKindNames } from './kinds.ts'
 
-// Shared filters of the Event endpoints (README "Event endpoints"). Times are ISO 8601;
+// Shared filters of the Event endpoints (docs/events.md "Event endpoints"). Times are ISO 8601;
 // `startTime` is inclusive, `endTime` exclusive.
 export const EventKindSchema = Type.Union(eventKindNames.map((k) => Type.Literal(k)))
 export const EventFilter = {
@@ -38,7 +38,7 @@ export function eventConditions(filter: EventFilterInput, restrictKinds?: readon
 
 export const whereAll = (conditions: SQL[]) => (conditions.length ? and(...conditions) : undefined)
 
-/** EventPage's filters on the payload: the camera, task and label of analysis events (README "Event endpoints"). */
+/** EventPage's filters on the payload: the camera, task and label of analysis events (docs/events.md "Event endpoints"). */
 export const PayloadFilter = {
   cameraId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Events of this camera (payload.cameraId).' })),
   taskId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Events of this stream task (payload.taskId).' })),

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 
-// Input schemas of the System channel-settings endpoints (README "Events"); every field is
+// Input schemas of the System channel-settings endpoints (docs/events.md "Events"); every field is
 // optional in a set request: what is given replaces the stored value, the rest is kept.
 export const MqttSettingsPatch = Type.Object({
   enabled: Type.Optional(Type.Boolean()),

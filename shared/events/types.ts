@@ -1,6 +1,6 @@
 import type { EventKind } from './kinds.ts'
 
-/** An event as channels and the Event endpoints present it (README "Events"). */
+/** An event as channels and the Event endpoints present it (docs/events.md "Events"). */
 export interface DeviceEvent {
   /** Outbox id: increases with every event, never reused; the resume point for WebSocket clients. */
   id: number

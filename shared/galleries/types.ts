@@ -32,7 +32,7 @@ export interface RecognizeRequest {
 }
 
 /**
- * What a stream task's recognition said of one tracked object (README "Stream tasks"): the best
+ * What a stream task's recognition said of one tracked object (docs/cameras-and-stream-tasks.md "Stream tasks"): the best
  * gallery person at or above the task's threshold, else `unknown` with `personId` null.
  */
 export interface ObjectRecognition {
@@ -154,6 +154,6 @@ export interface GalleriesService {
    */
   startImport(input: { galleryId: string; uploadId: string; identity: Identity }): Promise<{ jobId: string }>
   importStatus(jobId: string): Promise<ImportJob>
-  /** The gallery search of the `recognizer` node (runtime ↔ sidecar, see README "Face galleries"). */
+  /** The gallery search of the `recognizer` node (runtime ↔ sidecar, see docs/galleries.md "Face galleries"). */
   recognize: Recognize
 }

@@ -4,7 +4,7 @@ import type { Identity } from '../handler.ts'
 
 /**
  * Live view (spec 4.10 Live stream): a session per viewer, its stream a fragmented MP4 copied
- * from the camera's one upstream connection (README "Live view"). `ctx.live` implements it
+ * from the camera's one upstream connection (docs/recording-and-live-view.md "Live view"). `ctx.live` implements it
  * (runtime/live/).
  */
 export const LIVE_PLAY_ROUTE = '/gtw/cwai/LiveStream/play'

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { CHANGE_LIMITS as L } from './check.ts'
 
-// Input schemas of the network endpoints (README "Network").
+// Input schemas of the network endpoints (docs/network.md "Network").
 
 const Name = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.-]+$', description: 'Unique name of the target or check.' })
 const Host = Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:_-]+$', description: 'Host name or IP address.' })
@@ -36,7 +36,7 @@ export const TestSelection = Type.Object({
   names: Type.Optional(Type.Array(Name, { minItems: 1, maxItems: 32, uniqueItems: true })),
 }, { additionalProperties: false })
 
-/** The backends a change can be written through (README "Network"): a type key picks the plugin. */
+/** The backends a change can be written through (docs/network.md "Network"): a type key picks the plugin. */
 export const BACKEND_TYPES = ['iproute2-runtime', 'systemd-networkd', 'networkmanager', 'ifupdown'] as const
 export type BackendType = (typeof BACKEND_TYPES)[number]
 

@@ -77,7 +77,7 @@ export interface NetworkService {
   testConnectivity(names?: string[]): Promise<CheckResult[]>
   /**
    * Validates and applies an adapter change through the host's backend; unless `confirm`ed
-   * by `confirmBy`, the previous configuration comes back by itself (README "Network").
+   * by `confirmBy`, the previous configuration comes back by itself (docs/network.md "Network").
    */
   apply(change: AdapterChange, requestedBy: string | null): Promise<PendingChange>
   /**

@@ -7,7 +7,7 @@ import type { Identity } from '../handler.ts'
  * one algorithm, the same pipelines and `taskConfig` as PTask*. `ctx.streams` owns their
  * lifecycle; implementation in `runtime/streams/`.
  */
-/** While objects are tracked, the detector's interval (README "Stream tasks"): a default, and a bound below the tracker's 2.5 s leave delay. */
+/** While objects are tracked, the detector's interval (docs/cameras-and-stream-tasks.md "Stream tasks"): a default, and a bound below the tracker's 2.5 s leave delay. */
 export const DEFAULT_TRACKED_DETECT_INTERVAL_MS = 1000
 export const MAX_TRACKED_DETECT_INTERVAL_MS = 2000
 

@@ -46,7 +46,7 @@ export const TaskConfigSchema = Type.Object({
   }, { additionalProperties: false })),
   disabledNodes: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 64 }), { maxItems: 64, uniqueItems: true })),
   /**
-   * Passenger-flow counters of a stream task (README "Stream tasks"; image tasks ignore them):
+   * Passenger-flow counters of a stream task (docs/cameras-and-stream-tasks.md "Stream tasks"; image tasks ignore them):
    * a line from `from` to `to` (ratios of the picture); a tracked object whose point crosses it
    * from its left to its right, looking from `from` to `to`, counts `in`, the other way `out`.
    */

@@ -4,7 +4,7 @@ import type { Envelope } from '../../client/types.ts'
 import { redactUrl } from '../../../shared/events/present.ts'
 import { BrokerError } from '../exit-codes.ts'
 
-/** How the CLI reaches the broker the devices register on (README "Several devices"). */
+/** How the CLI reaches the broker the devices register on (docs/deployment.md "Several devices"). */
 export interface BrokerOptions {
   url: string
   username?: string
@@ -15,7 +15,7 @@ export interface BrokerOptions {
   ca?: Buffer
 }
 
-/** The retained registration a device publishes (README "MQTT"); fields may be added. */
+/** The retained registration a device publishes (docs/events.md "MQTT"); fields may be added. */
 export interface Registration {
   clientId: string
   softwareVersion: string
@@ -40,7 +40,7 @@ export interface MqttAnswer {
 }
 
 const SYNC_TIMEOUT_MS = 3000
-/** A request that reached the device between its reconnect and its registration is refused as retryable (README "MQTT"). */
+/** A request that reached the device between its reconnect and its registration is refused as retryable (docs/events.md "MQTT"). */
 const NOT_REGISTERED = 'api.error.MqttNotRegistered'
 const RETRY_NOT_REGISTERED_MS = 500
 

@@ -203,7 +203,7 @@ export async function runFleet(positionals: string[], values: FleetValues, io: F
     const onDevice = command.perDevice({ broker, args, values, io, timeoutMs, prepared })
     const reports = await eachLimited(targets(broker, values), parallel, async (target): Promise<DeviceReport> => {
       if (typeof target === 'string') return { deviceId: target, outcome: 'unknown-device', ok: false, reached: false, summary: 'no registration on this broker' }
-      // A request to an offline device would wait in its broker session and be refused when it is back (README "MQTT").
+      // A request to an offline device would wait in its broker session and be refused when it is back (docs/events.md "MQTT").
       if (target.state !== 'online') return { deviceId: target.deviceId, outcome: 'offline', ok: false, reached: false, summary: `last registered ${target.registration?.registeredAt ?? 'never'}` }
       return onDevice(target).catch((error: unknown) => failed(target.deviceId, error))
     })

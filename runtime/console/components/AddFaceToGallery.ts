@@ -34,7 +34,7 @@ export async function cropFace(picture: Blob, box: TargetBox, name: string): Pro
 }
 
 /**
- * "Add to gallery" for one face of a detection or search result (README "Console"): pick a
+ * "Add to gallery" for one face of a detection or search result (docs/console-and-cli.md "Console"): pick a
  * face gallery and a person (or a new one); the face is cropped from the original picture,
  * uploaded (purpose `image`) and added to the person. The device's refusal is shown; a person
  * made for a refused face is removed again.

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
 
-/** The generated interface document (spec 4.11, 9; README "Console, interface documents"). */
+/** The generated interface document (spec 4.11, 9; docs/console-and-cli.md "Console, interface documents"). */
 const OPENAPI_URL = '/staticfile/openapi.json'
 
 interface Schema {

@@ -11,7 +11,7 @@ const AUDIO = '/gtw/cwai/Audio/'
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
 
 /**
- * Audio (README "Audio", spec 4.10): files uploaded through the resumable upload (purpose
+ * Audio (docs/audio.md "Audio", spec 4.10): files uploaded through the resumable upload (purpose
  * `audio`), their play test with a preview player, and the audio columns with their
  * connectivity test and "play on column".
  */

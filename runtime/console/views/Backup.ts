@@ -17,7 +17,7 @@ const value = (e: Event) => (e.target as HTMLInputElement).value
 const at = (ms: string) => new Date(Number(ms)).toLocaleString()
 
 /**
- * Backup, restore and factory reset (README "Backup, restore and factory reset"). A restore and
+ * Backup, restore and factory reset (docs/system.md "Backup, restore and factory reset"). A restore and
  * a factory reset restart the device and end this session: the page waits for the device and
  * then returns to sign-in with `onRestarted`'s notice.
  */

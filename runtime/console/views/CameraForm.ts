@@ -10,7 +10,7 @@ import { uploadBrowserFile } from '../upload.ts'
 
 const VIDEO_ACCEPT = 'video/*,.mp4,.mkv,.mov,.avi,.ts'
 
-/** The source types (README "Cameras") and what each asks for. */
+/** The source types (docs/cameras-and-stream-tasks.md "Cameras") and what each asks for. */
 const SOURCES: Record<SourceType, { label: string; urlHint?: string }> = {
   rtsp: { label: 'RTSP stream', urlHint: 'rtsp://192.168.1.64:554/stream1 (RTSP over TCP)' },
   http: { label: 'HTTP snapshot or MJPEG', urlHint: 'http://192.168.1.64/snapshot.jpg, or an MJPEG stream' },
@@ -22,7 +22,7 @@ const SOURCES: Record<SourceType, { label: string; urlHint?: string }> = {
 const withoutUserInfo = (url: string | null) => (url ?? '').replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1')
 
 /**
- * Adds a camera, or edits one (`camera` given): the source type's own fields (README "Cameras").
+ * Adds a camera, or edits one (`camera` given): the source type's own fields (docs/cameras-and-stream-tasks.md "Cameras").
  * The password is never shown back: left empty on edit it is kept. A video file goes through the
  * resumable chunked upload (purpose `video`, spec 4.5, 4.12) first.
  */

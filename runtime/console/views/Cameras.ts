@@ -20,7 +20,7 @@ const sourceOf = (c: CameraView) => c.url ?? c.device ?? c.videoName ?? '-'
 const sizeOf = (c: CameraView) => (c.width && c.height ? `${c.width} × ${c.height}` : '-')
 
 /**
- * Cameras (spec 4.10 Camera, README "Cameras"): the list with each camera's live status, the
+ * Cameras (spec 4.10 Camera, docs/cameras-and-stream-tasks.md "Cameras"): the list with each camera's live status, the
  * add and edit form, a preview of the current frame, and deletion, which the device refuses
  * while stream tasks analyse the camera unless forced.
  */
@@ -61,7 +61,7 @@ export function Cameras({ client, account }: { client: DeviceClient; account: st
     const { camera, inUse } = deleting!
     setDeleting({ camera, inUse, busy: true })
     try {
-      // The second confirmation, after the device said tasks use it, forces (README "Cameras").
+      // The second confirmation, after the device said tasks use it, forces (docs/cameras-and-stream-tasks.md "Cameras").
       await client.cameraDelete(camera.cameraId, !!inUse)
       listFocus.later()
       setDeleting(null)

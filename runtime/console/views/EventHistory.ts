@@ -8,7 +8,7 @@ import { usePicture } from '../picture.ts'
 import { saveFile } from '../save-file.ts'
 
 const PAGE_SIZE = 50
-/** The kinds of the stream tasks (README "Events"), alarms first. */
+/** The kinds of the stream tasks (docs/events.md "Events"), alarms first. */
 const KINDS = [['alarm.raised', 'Alarms'], ['object.entered', 'Objects entered'], ['object.left', 'Objects left'], ['passengerFlow.counted', 'Passenger flow']] as const
 type Row = DeviceEvent & { thumbnailUrl: string | null; clipUrl: string | null }
 interface Filter { cameraId: string; taskId: string; kind: string; label: string; from: string; to: string }
@@ -22,7 +22,7 @@ const describe = (e: Row) => {
 }
 
 /**
- * The event history (spec 4.10 Event, README "Event endpoints"): the stream tasks' events on a
+ * The event history (spec 4.10 Event, docs/events.md "Event endpoints"): the stream tasks' events on a
  * timeline, newest first and grouped by day, with their snapshots and, where one was recorded,
  * their clip played in the page; filtered by camera, task, kind, label and time; the alarms
  * exported with their pictures.

@@ -12,7 +12,7 @@ import { uploadBrowserFile } from '../upload.ts'
 const ACCEPT = '.zip,.tar.gz,.tgz,application/zip,application/gzip'
 const POLL_MS = 500
 
-/** Row failure reasons (README "File import") in words. */
+/** Row failure reasons (docs/galleries.md "File import") in words. */
 const REASON: Record<string, string> = {
   'missing-file': 'file not in the archive',
   'no-face': 'no face found',

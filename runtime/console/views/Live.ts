@@ -8,7 +8,7 @@ interface Camera { cameraId: string; cameraName: string; sourceType: string; sta
 interface LiveSession { sessionId: string; url: string; overlayUrl: string | null; idleTimeoutMs: number }
 interface OverlayResult { time: number; width: number; height: number; objects: { box: { x: number; y: number; width: number; height: number }; label: string; confidence: number }[] }
 
-/** Cameras with a stream the device copies (README "Live view"). */
+/** Cameras with a stream the device copies (docs/recording-and-live-view.md "Live view"). */
 const PLAYABLE = ['rtsp', 'file']
 /** A player further behind the newest buffered frame than this catches up (live, not a recording). */
 const MAX_BEHIND_SECONDS = 1
@@ -16,7 +16,7 @@ const MAX_BEHIND_SECONDS = 1
 const BOX_TTL_MS = 1500
 /** Results kept to match the picture, which is behind the detector by the player's buffer. */
 const HISTORY_MS = 10_000
-/** What the stream adds to the player's own buffer: camera to device to browser (README "Live view"). */
+/** What the stream adds to the player's own buffer: camera to device to browser (docs/recording-and-live-view.md "Live view"). */
 const PATH_DELAY_MS = 300
 
 /**

@@ -32,7 +32,7 @@ function Graph({ title, id, series, format }: { title: string; id: string; serie
 const perMinute = (v: number) => `${(v * 60).toFixed(v * 60 < 10 ? 1 : 0)}/min`
 
 /**
- * The device's own metrics over the last hour (README "Metrics"), read every few seconds while
+ * The device's own metrics over the last hour (docs/metrics.md "Metrics"), read every few seconds while
  * signed in and kept in this tab's memory: CPU, memory, inference time per algorithm, requests
  * per route, events delivered per channel.
  */

@@ -11,7 +11,7 @@ import { useSteps } from '../steps.ts'
 import { uploadBrowserFile } from '../upload.ts'
 
 /**
- * Managed models (README "Models"): the list with source and size, export and delete of user
+ * Managed models (docs/system.md "Models"): the list with source and size, export and delete of user
  * models, and the upload of a model file through the resumable upload (purpose `model`, spec
  * 4.5, 4.12), optionally under the `modelId` a pipeline names (e.g. `helmet-classifier`).
  */

@@ -20,7 +20,7 @@ const outcomeText = (o: ChangeOutcome) => o.outcome === 'confirmed'
 const routeText = (r: Route | null) => (r ? `via ${r.gateway ?? '(on link)'} on ${r.dev ?? '?'}${r.metric === null ? '' : `, metric ${r.metric}`}` : 'none')
 
 /**
- * Network (README "Network", spec 4.10): the adapters, DNS and default routes as the operating
+ * Network (docs/network.md "Network", spec 4.10): the adapters, DNS and default routes as the operating
  * system reports them, an adapter's change with its confirm countdown, and the quality and
  * connectivity probes of the targets an operator configured.
  */

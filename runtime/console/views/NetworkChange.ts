@@ -17,7 +17,7 @@ const fieldOf = (pointer: string): Field | null => {
 }
 const list = (text: string) => text.split(/[\s,]+/).filter(Boolean)
 
-/** The console's address at `address`: where the operator confirms a change that moves it (README "Network"). */
+/** The console's address at `address`: where the operator confirms a change that moves it (docs/network.md "Network"). */
 const consoleAt = (address: string) => `${location.protocol}//${address}${location.port ? `:${location.port}` : ''}/console/#/network`
 
 /** What the form holds, as the device's request, or the first problem the device would name. */
@@ -48,7 +48,7 @@ function build(adapter: string, f: FormState): { change: AdapterChange } | { pro
 interface FormState { mode: 'static' | 'dhcp'; address: string; prefix: string; gateway: string; dns: string; searchDomains: string; confirmSeconds: string }
 
 /**
- * Changes one adapter (README "Network", SetAdapter): checked here with the device's own
+ * Changes one adapter (docs/network.md "Network", SetAdapter): checked here with the device's own
  * checks (shared/network/check.ts) and shown by field; the device stays the authority, and its
  * InvalidParam is shown at the field it names.
  */

@@ -14,7 +14,7 @@ const value = (e: Event) => (e.target as HTMLInputElement).value
 const verdict = (ok: boolean) => html`<span class=${`badge ${ok ? 'open' : 'refused'}`}>${ok ? 'OK' : 'Failed'}</span>`
 
 /**
- * Quality and connectivity (README "Network"): the device probes only the targets and checks
+ * Quality and connectivity (docs/network.md "Network"): the device probes only the targets and checks
  * stored here (SetTargets), each within the stored timeout; results per check, with timings.
  */
 export function Probes({ client }: { client: DeviceClient }) {

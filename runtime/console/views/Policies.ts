@@ -12,7 +12,7 @@ const POLICY = '/gtw/cwai/AlarmStrage/'
 /** What the editor needs to offer: the tasks, cameras, schedules and audio a policy can name. */
 interface Choices { tasks: StreamTaskStatus[]; cameras: CameraView[]; schedules: ScheduleView[]; columns: AudioColumnView[]; files: AudioFileView[] }
 
-/** Recognition conditions (README "Alarm policies"). */
+/** Recognition conditions (docs/alarms-and-schedules.md "Alarm policies"). */
 const SEEN_TEXT = { watchList: 'a watch-list person seen', stranger: 'a stranger seen' }
 const conditionsText = (c: PolicyConditions, choices: Choices) => [
   c.taskId ? `task ${c.taskId}` : c.cameraId ? `camera ${choices.cameras.find((x) => x.cameraId === c.cameraId)?.cameraName ?? c.cameraId}` : 'any task',
@@ -23,7 +23,7 @@ const actionText = (a: PolicyView['actions'][number]) => a.type === 'webhook' ? 
   : a.type === 'clip' ? `clip −${a.preRollS ?? CLIP_LIMITS.defaultPreRollS} s/+${a.postRollS ?? CLIP_LIMITS.defaultPostRollS} s` : `sound on column ${a.columnId}`
 
 /**
- * Alarm policies (spec 4.10 Linkage / alarm policy, README "Alarm policies"): the list with its
+ * Alarm policies (spec 4.10 Linkage / alarm policy, docs/alarms-and-schedules.md "Alarm policies"): the list with its
  * on/off switches, and the editor: conditions on a task's objects and a schedule → actions.
  */
 export function Policies({ client }: { client: DeviceClient }) {

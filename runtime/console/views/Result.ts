@@ -33,7 +33,7 @@ export function Result({ client, result, timings, picture: original, account }: 
   client: DeviceClient; result: DetectionResult; timings?: Record<string, number> | null; picture?: File | null; account?: string
 }) {
   const targets = allTargets(result)
-  // A URL-mode fullPicture (README "Image detection") needs the mtk, which an <img> cannot send.
+  // A URL-mode fullPicture (docs/detection.md "Image detection") needs the mtk, which an <img> cannot send.
   const picture = usePicture(client, result.fullPicture)
   const [size, setSize] = useState<{ width: number; height: number } | null>(null)
   const [showLandmarks, setShowLandmarks] = useState(true)

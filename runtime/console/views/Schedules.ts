@@ -29,7 +29,7 @@ const summary = (s: ScheduleView) => s.windows.length === 0 ? 'no weekly windows
     .map(([d, ws]) => `${DAY_NAMES[d].slice(0, 3)} ${ws.map((w) => `${w.start}–${w.end}`).join(', ')}`).join('; ')
 
 /**
- * Schedules (spec 4.10 Schedule, README "Schedules"): weekly windows in the device's time zone
+ * Schedules (spec 4.10 Schedule, docs/alarms-and-schedules.md "Schedules"): weekly windows in the device's time zone
  * and date exceptions, whether each is on now and when it next changes (read again every few
  * seconds, so an edit is seen taking effect), and who uses it.
  */

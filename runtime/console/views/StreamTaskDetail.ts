@@ -9,17 +9,17 @@ import { usePicture } from '../picture.ts'
 
 const REFRESH_MS = 2000
 const MAX_EVENTS = 30
-/** What analysis tasks produce (README "Events", source `analysis`). */
+/** What analysis tasks produce (docs/events.md "Events", source `analysis`). */
 const TASK_KINDS = ['object.entered', 'object.left', 'object.recognized', 'alarm.raised', 'passengerFlow.counted']
 
 const rate = (v: number) => `${v.toFixed(1)} fps`
 const ms = (v: number | null) => (v === null ? '-' : `${formatCount(Math.round(v))} ms`)
 const percent = (v: number) => `${(v * 100).toFixed(1)} %`
 const seconds = (msValue: unknown) => `${(Number(msValue) / 1000).toFixed(1)} s`
-/** A task's state in words (`disabled`: switched off, `idle`: outside its schedule, README "Stream tasks"). */
+/** A task's state in words (`disabled`: switched off, `idle`: outside its schedule, docs/cameras-and-stream-tasks.md "Stream tasks"). */
 export const stateText = (s: StreamTaskStatus) => (s.state === 'running' ? 'Running' : s.state === 'waiting' ? 'Waiting' : s.state === 'idle' ? 'Outside its schedule' : 'Stopped')
 
-/** The run details in words (README "Stream tasks" QueryTaskStatus). */
+/** The run details in words (docs/cameras-and-stream-tasks.md "Stream tasks" QueryTaskStatus). */
 const FIGURES: [string, string, (s: StreamTaskStatus) => string][] = [
   ['Input', 'inputFps', (s) => rate(s.inputFps)],
   ['Processed (last 10 s)', 'processedFps', (s) => `${rate(s.processedFps)} of ${rate(s.targetFps)} wanted`],

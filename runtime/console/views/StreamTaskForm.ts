@@ -10,7 +10,7 @@ import { polygonOf } from '../region.ts'
 const PREFERRED_ALGORITHM = 'person-detector'
 
 /**
- * Starts a stream task (spec 4.9 TaskCreate, README "Stream tasks"): a camera, an algorithm,
+ * Starts a stream task (spec 4.9 TaskCreate, docs/cameras-and-stream-tasks.md "Stream tasks"): a camera, an algorithm,
  * the frames analysed per second, motion gating, a schedule and a region (`taskConfig.regions`,
  * which alarm policies name by its id). Creation loads the pipeline (up to 120 s).
  */

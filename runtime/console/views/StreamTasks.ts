@@ -14,7 +14,7 @@ type Batch = 'start' | 'stop' | 'delete'
 const DONE: Record<Batch, string> = { start: 'Started', stop: 'Stopped', delete: 'Deleted' }
 
 /**
- * Stream tasks (spec 4.9, 4.10 Task; README "Stream tasks"): the list with state and rates,
+ * Stream tasks (spec 4.9, 4.10 Task; docs/cameras-and-stream-tasks.md "Stream tasks"): the list with state and rates,
  * start / stop (switch), delete, the same for several at once (Task/batch), the form that
  * starts one, and one task's run details with its events.
  */

@@ -34,7 +34,7 @@ function usePanel<T>(client: DeviceClient, route: string) {
 }
 
 /**
- * System settings (README "System settings", spec 4.10 System): time, image quality, logo and
+ * System settings (docs/system.md "System settings", spec 4.10 System): time, image quality, logo and
  * debug, one panel each.
  */
 export function System({ client, account }: { client: DeviceClient; account: string }) {

@@ -11,7 +11,7 @@ export interface BackendContext {
 }
 
 /**
- * A network configuration backend, picked by its type key (README "Network"). `capture`
+ * A network configuration backend, picked by its type key (docs/network.md "Network"). `capture`
  * returns, as JSON, everything `restore` needs to bring the adapter's configuration back as
  * it is now; the confirm-or-rollback state machine (../changes.ts) persists it.
  */

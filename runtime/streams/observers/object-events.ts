@@ -23,7 +23,7 @@ async function snapshot(track: Track, frame: Frame, deps: ObjectEventDeps): Prom
   return (await keepRenderedPicture(jpeg, deps.config)).url
 }
 
-/** Events per object, not per frame (README "Stream tasks"): `object.entered` with a snapshot, `object.left` with the dwell. */
+/** Events per object, not per frame (docs/cameras-and-stream-tasks.md "Stream tasks"): `object.entered` with a snapshot, `object.left` with the dwell. */
 export const objectEvents = (deps: ObjectEventDeps): StreamObserverFactory => (row) => {
   const left = async (tracks: readonly Track[]) => {
     for (const track of tracks)

@@ -11,7 +11,7 @@ function pointOf(track: Track, size: { width: number; height: number }, point: F
 }
 
 /**
- * Passenger-flow counters (README "Stream tasks", `taskConfig.counters`): each confirmed
+ * Passenger-flow counters (docs/cameras-and-stream-tasks.md "Stream tasks", `taskConfig.counters`): each confirmed
  * object is followed across each counter's line; every crossing is one `passengerFlow.counted`
  * event (`in: 1` or `out: 1`), which `/gtw/cwai/Event/PassengerFlowStatistics` sums.
  */

@@ -44,7 +44,7 @@ function crop(frame: Frame, box: TargetBox): { image: ImageSource & { kind: 'rgb
 }
 
 /**
- * Recognition in stream tasks (README "Stream tasks"), when `taskConfig.recognition` is set:
+ * Recognition in stream tasks (docs/cameras-and-stream-tasks.md "Stream tasks"), when `taskConfig.recognition` is set:
  * one recognition per tracked object — its face cut from the frame (the largest face in its box
  * with a margin), described by the sidecar and searched in the task's galleries — repeated when
  * a clearly better view arrives (larger box × detector confidence). Each new or changed answer

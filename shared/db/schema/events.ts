@@ -1,7 +1,7 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
 /**
- * The event outbox (ARCHITECTURE.md "State, uploads, events"). Every event is written here
+ * The event outbox (docs/architecture.md "State, uploads, events"). Every event is written here
  * first, in the same transaction as the state change that caused it where there is one;
  * channels then read it in id order. AUTOINCREMENT ids are never reused, so an id is a
  * stable resume point ("last seen id") even after pruning.

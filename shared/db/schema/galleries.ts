@@ -60,7 +60,7 @@ function galleryTables(names: GalleryTableNames, dims: number) {
     createdAt: integer('created_at').notNull(),
   }, (t) => [
     index(`${names.images}_${names.itemColumn.replace(/_id$/, '')}_idx`).on(t.galleryId, t.itemId),
-    // Neighbours kept as 1-bit signs, 32 per node, a search beam of 400 (README "Face
+    // Neighbours kept as 1-bit signs, 32 per node, a search beam of 400 (docs/galleries.md "Face
     // galleries", bench/gallery-search.bench.ts, 100,000 faces): insert ~5 ms, recall@10 0.97,
     // ~18× faster than a scan. The default beam (200) gave recall 0.93–0.95; 8-bit neighbours
     // 0.995 but ~22 ms an insert and ~40 KB of index a face (1-bit: ~6 KB). Distances of the
