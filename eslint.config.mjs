@@ -24,7 +24,8 @@ import tseslint from 'typescript-eslint'
  * Core `no-restricted-imports` matches the import string as written, not the resolved path, so
  * the patterns are made per depth below `root`: from `runtime/console/views/X.ts`, `../../`
  * leaves the console and is followed by a folder of `runtime/`, `../../../` by a folder of the
- * repository root, and more `../` leave the repository.
+ * repository root, and more `../` leave the repository. Files up to `maxDepth` folders below
+ * `root` are covered (the deepest today are three).
  */
 function layerRules({ name, root, allow = [], deny = [], message, maxDepth = 12 }) {
   const rootParts = root.split('/')
