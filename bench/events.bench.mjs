@@ -17,7 +17,6 @@ import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import mqtt from 'mqtt'
-import WebSocket from 'ws'
 import { figure, writeReport } from './lib/report.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')

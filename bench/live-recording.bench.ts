@@ -278,8 +278,8 @@ async function main(): Promise<void> {
   // Long enough for every phase without a loop (the RTSP server would end its sessions there):
   // the camera's own reader plays it from the camera's addition to the end. The phases' nominal
   // length (floor, 3 × rounds, latencies), half as much again for rounds measured again, and 2 min.
-  const phases = ROUNDS * (JOIN_SETTLE_MS / 1000 + WINDOW_SECONDS) + 3 * ROUNDS * (2 * WINDOW_SECONDS + (JOIN_SETTLE_MS + STOP_SETTLE_MS) / 1000)
-    + 2 * (WINDOW_SECONDS + CATCH_UP_MS / 1000)
+  const phases = ROUNDS * (JOIN_SETTLE_MS / 1000 + WINDOW_SECONDS) + 3 * ROUNDS * (2 * WINDOW_SECONDS + (JOIN_SETTLE_MS + STOP_SETTLE_MS) / 1000) +
+    2 * (WINDOW_SECONDS + CATCH_UP_MS / 1000)
   markerVideo(video, 1.5 * phases + 120)
   const camera = await startCamera(video, 18_000 + Math.floor(Math.random() * 2000))
   const device = await startBenchDevice({ RECORD_CONTINUOUS_CHUNK_SECONDS: String(CHUNK_SECONDS), LIVE_MAX_VIEWERS_PER_CAMERA: String(VIEWERS + 1) })

@@ -160,7 +160,7 @@ async function main() {
         figure({ name: 'runtime RSS growth during the uploads', unit: 'MB', value: rss.growthBytes / MB, baseline: { name: 'RSS growth limit', value: 64 }, target: { ratioAtMost: 1 } }),
       ],
     })
-    console.log(readFileSync(reportPath, "utf8"))
+    console.log(readFileSync(reportPath, 'utf8'))
   } finally {
     runtime.child.kill('SIGTERM')
     bare.child.kill('SIGTERM')

@@ -186,8 +186,8 @@ export const CASE_RULES: readonly CaseRule[] = [
   {
     id: 'pass-meets-gates',
     statement: 'A PASS step meets every gate (a null task measurement of a gated figure is a miss).',
-    check: (c, at, gates) => c.steps.flatMap((s, i) => s.result !== 'PASS' ? [] :
-      gateMisses(s, gates).map((m) => ({
+    check: (c, at, gates) => c.steps.flatMap((s, i) => s.result !== 'PASS' ? []
+      : gateMisses(s, gates).map((m) => ({
         pointer: `${at}/steps/${i}${m.pointer}`, rule: 'pass-meets-gates',
         message: `PASS step: ${m.message}`,
       }))),

@@ -35,5 +35,3 @@ const now = () => performance.timeOrigin + performance.now()
     }
   })
 }
-
-

@@ -48,8 +48,8 @@ export class BenchClient {
   postMultipart(route: string, fields: Record<string, string | number>, file: { name: string; bytes: Buffer }) {
     const boundary = `----bench-${randomUUID()}`
     const head = Object.entries(fields)
-      .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`).join('')
-      + `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`
+      .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`).join('') +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`
     const body = Buffer.concat([Buffer.from(head), file.bytes, Buffer.from(`\r\n--${boundary}--\r\n`)])
     return this.request(route, body, { 'content-type': `multipart/form-data; boundary=${boundary}` })
   }

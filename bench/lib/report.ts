@@ -69,10 +69,10 @@ export function figure(f: { name: string; unit: string; value: number; baseline:
   const ratio = f.baseline.value === 0 ? null : f.value / f.baseline.value
   const { ratioAtLeast, ratioAtMost, valueAtLeast, valueAtMost } = f.target
   // A ratio bound cannot be met without a ratio (baseline 0).
-  const pass = (ratioAtLeast === undefined || (ratio !== null && ratio >= ratioAtLeast))
-    && (ratioAtMost === undefined || (ratio !== null && ratio <= ratioAtMost))
-    && (valueAtLeast === undefined || f.value >= valueAtLeast)
-    && (valueAtMost === undefined || f.value <= valueAtMost)
+  const pass = (ratioAtLeast === undefined || (ratio !== null && ratio >= ratioAtLeast)) &&
+    (ratioAtMost === undefined || (ratio !== null && ratio <= ratioAtMost)) &&
+    (valueAtLeast === undefined || f.value >= valueAtLeast) &&
+    (valueAtMost === undefined || f.value <= valueAtMost)
   return { ...f, ratio, pass }
 }
 

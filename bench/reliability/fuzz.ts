@@ -227,7 +227,8 @@ export async function runFuzz(options: { runsPerRoute: number; seed: number; log
         // Files (exports, overview pictures, metrics) answer a success outside the envelope.
         const plain = answer.status >= 200 && answer.status < 300 && !answer.contentType.includes('json')
         const accepted = answer.body?.resCode === 1 || plain
-        accepted ? figures.accepted++ : figures.refused++
+        if (accepted) figures.accepted++
+        else figures.refused++
         const problems: string[] = []
         const envelope = answer.status === 0 ? String(answer.body) : envelopeViolation(answer, plain)
         if (envelope) problems.push(envelope)

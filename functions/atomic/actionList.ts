@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { atomicActionCatalogue } from '../../models/action-catalogue.ts'
+import { atomicActionCatalogue } from '../../shared/models/action-catalogue.ts'
 import { defineHandler } from '../../shared/handler.ts'
 
 export default defineHandler({

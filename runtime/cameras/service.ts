@@ -274,7 +274,6 @@ export class CameraService implements CamerasService {
     throw new ApiError('StreamSourceUnsupported', { details: { cameraId, sourceType: row.sourceType } })
   }
 
-
   /** Consumers reading a camera (stream task ids). */
   consumers(cameraId: string): string[] {
     return [...(this.streams.get(cameraId)?.keys() ?? [])]

@@ -34,4 +34,3 @@ export function staticRouteOf(path: string): string | undefined {
   if (path.startsWith('/staticfile/')) return '/staticfile/*'
   return undefined
 }
-

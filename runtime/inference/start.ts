@@ -67,8 +67,8 @@ export function createInference(options: StartInferenceOptions): Inference {
   const inference = new SidecarClient(supervisor, { ...(options.log ? { log: options.log } : {}), ...(options.metrics ? { metrics: options.metrics } : {}) })
   const restarts = options.metrics?.sidecarRestarts
   if (restarts) onSidecarRestart(supervisor, () => restarts.inc())
-  const algorithms = options.algorithms
-    ?? loadManifests(options.manifestDir ?? defaultManifestDir(options.projectRoot), options.projectRoot, options.config.dataPath).values()
+  const algorithms = options.algorithms ??
+    loadManifests(options.manifestDir ?? defaultManifestDir(options.projectRoot), options.projectRoot, options.config.dataPath).values()
   for (const algorithm of algorithms) void inference.define(algorithm)
   return {
     inference,

@@ -132,6 +132,7 @@ class Budget {
   entry(): void {
     if (++this.entries > this.limits.maxEntries) throw new Violation({ kind: 'too-many-entries', limit: this.limits.maxEntries })
   }
+
   add(n: number): void {
     this.bytes += n
     if (this.bytes > this.limits.maxExpandedBytes) throw new Violation({ kind: 'too-large', limit: this.limits.maxExpandedBytes, atLeast: this.bytes })

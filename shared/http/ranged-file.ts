@@ -27,6 +27,7 @@ const ASCII_SAFE = /[^A-Za-z0-9._ ()+-]/g
 
 /** A file name without folders, control characters or quotes; never empty. */
 export function safeFileName(name: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what it removes
   const base = path.posix.basename(name.replaceAll('\\', '/')).replace(/[\u0000-\u001f\u007f"]/g, '').trim()
   return base === '' || base === '.' || base === '..' ? 'download' : base.slice(0, 200)
 }

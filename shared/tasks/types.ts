@@ -65,7 +65,6 @@ export type TaskConfig = Static<typeof TaskConfigSchema>
 export type FlowCounter = NonNullable<TaskConfig['counters']>[number]
 export type Region = Static<typeof RegionSchema>
 
-
 // ── spec 3.2: a task and what the device saw of it ────────────────────────────────────
 export type TaskRow = typeof tasks.$inferSelect
 

@@ -30,7 +30,6 @@ const UPLOAD_RETRIES = 8
 type Step = 'idle' | 'task' | 'upload' | 'detect'
 const STEP_TEXT: Record<Step, string> = { idle: '', task: 'Creating the task (loading the model)…', upload: 'Uploading…', detect: 'Detecting…' }
 
-
 /**
  * A limit the console checks against the live capabilities before sending anything, shown like
  * the device's own error, with the image's dimensions when the browser can read them.

@@ -63,7 +63,7 @@ export function GallerySearch({ client, account, galleries, gallery, onAdded }: 
     <${ErrorPanel} error=${error} context="Search" />
     ${regions?.length === 0 ? html`<p class="notice" role="status" data-testid="search-none">No ${what} found in the image.</p>` : null}
     ${regions && regions.length > 0 ? html`<ol class="regions" data-testid="search-results" aria-label="Search results">
-      ${regions.map((region, i) => html`<li data-region=${i} data-box=${[region.box.x, region.box.y, region.box.width, region.box.height].join(",")}>
+      ${regions.map((region, i) => html`<li data-region=${i} data-box=${[region.box.x, region.box.y, region.box.width, region.box.height].join(',')}>
         <p>${info.subject ? `${info.subject.noun[0]!.toUpperCase()}${info.subject.noun.slice(1)} ${i + 1}` : 'The image'} at ${region.box.x}, ${region.box.y} (${region.box.width} × ${region.box.height} px)
           ${galleries.kind === 'face' && file ? html` <button type="button" class="secondary" aria-label=${`Add to gallery: face ${i + 1}`} aria-expanded=${adding === i}
             onClick=${() => setAdding(adding === i ? null : i)}>Add to gallery</button>` : null}</p>

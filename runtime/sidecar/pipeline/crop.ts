@@ -12,6 +12,8 @@ export function cropQuad(image: RgbImage, quad: Point[], rotateTallerThan = Infi
   let width = Math.max(1, Math.round(Math.max(dist(tl, tr), dist(bl, br))))
   let height = Math.max(1, Math.round(Math.max(dist(tl, bl), dist(tr, br))))
   if (height / width >= rotateTallerThan) {
+    // The four corners turn together; the bottom-right one is not read again.
+    // eslint-disable-next-line no-useless-assignment
     ;[tl, tr, br, bl] = [tr, br, bl, tl]
     ;[width, height] = [height, width]
   }

@@ -1,10 +1,10 @@
 import type { TSchema } from '@sinclair/typebox'
-import { ClassifierNode, CropNode, DetectorNode, LogicNode, RecognizerNode } from './manifest-schema.ts'
+import { ClassifierNode, CropNode, DetectorNode, LogicNode, RecognizerNode } from '../../models/manifest-schema.ts'
 
 /**
  * The atomic-action catalogue (spec 4.10 "Atomic action", `/gtw/cwai/atomic/action/list`):
  * the node kinds a pipeline manifest may use, with their parameters. Names, types, required
- * flags and allowed values come from the manifest schema itself (manifest-schema.ts), so the
+ * flags and allowed values come from the manifest schema itself (models/manifest-schema.ts), so the
  * list cannot drift from what manifests accept; the descriptions are the table below.
  */
 export interface ActionParameter {
