@@ -160,17 +160,6 @@ export default defineConfig(
     plugins: { '@stylistic': stylistic },
     rules: formatting,
   },
-  {
-    // test/ is being rewritten: there, formatting and unused variables are warnings for now.
-    // `npx eslint --fix test` fixes the formatting (not unused imports); once test/ is clean,
-    // this block goes.
-    name: 'device/tests-transition',
-    files: ['test/**'],
-    rules: {
-      ...Object.fromEntries(Object.entries(formatting).map(([rule, setting]) => [rule, Array.isArray(setting) ? ['warn', ...setting.slice(1)] : 'warn'])),
-      '@typescript-eslint/no-unused-vars': ['warn', unusedVars],
-    },
-  },
   // Layers. Each file falls under at most one of these roots; test/, bench/, models/, infra/
   // and the rest of runtime/ are not confined.
   layerRules({

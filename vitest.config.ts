@@ -1,16 +1,37 @@
 import { defineConfig } from 'vitest/config'
+import type { TestProjectInlineConfiguration } from 'vitest/config'
+
+/**
+ * The suite's four projects, each file named by its own (`*.unit.test.ts`, …): docs/developing.md,
+ * "Tests". They share one pool: at most MAX_WORKERS files run at once, the longest kinds first
+ * (test/helpers/sequencer.ts), so the real-time footage of the e2e files overlaps the short ones.
+ */
+const MAX_WORKERS = 3
+
+const project = (name: string, options: TestProjectInlineConfiguration['test'] = {}): TestProjectInlineConfiguration => ({
+  extends: true,
+  test: { name, include: [`test/**/*.${name}.test.ts`], ...options },
+})
+/** Files that run the built device (dist/): one build before them (test/helpers/global-setup.ts). */
+const builtDevice = { globalSetup: ['test/helpers/global-setup.ts'] }
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // One file at a time: integration tests start real runtimes, sidecars, brokers, ffmpeg and
-    // an RTSP server, which on a 2-core machine already use both cores; two files at once made
-    // camera sessions time out and let one file take a port another had just found free.
-    fileParallelism: false,
-    maxWorkers: 1,
+    maxWorkers: MAX_WORKERS,
+    sequence: { sequencer: (await import('./test/helpers/sequencer.ts')).LongestFirst },
     reporters: ['default'],
+    projects: [
+      // No device, no child process (test/helpers/unit-setup.ts refuses one). Nothing of one file
+      // outlives it, so they share their workers' modules (half the time of a fresh import each).
+      project('unit', { setupFiles: ['test/helpers/unit-setup.ts'], isolate: false }),
+      // The built runtime, its sidecar and the tools it runs (ffmpeg, mosquitto, …).
+      project('integration', builtDevice),
+      // The console in Chromium, driven by playwright-core.
+      project('browser', builtDevice),
+      // Real-time footage through RTSP cameras, the release executable, upgrades, fleets, backup and restore.
+      project('e2e', builtDevice),
+    ],
   },
 })

@@ -5,7 +5,7 @@ import os from 'node:os'
 /**
  * One typed configuration for the whole device. Every setting is a row of `settings`:
  * its environment variable, its key in the optional JSON file (`CONFIG_FILE`), its type,
- * default and meaning. docs/configuration.md lists every row (test/shared/config.test.ts checks it).
+ * default and meaning. docs/configuration.md lists every row (test/shared/config.unit.test.ts checks it).
  *
  * Precedence: environment variable > JSON file > default.
  */

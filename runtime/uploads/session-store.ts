@@ -6,7 +6,7 @@
  * writes, truncates and removes these files itself), and how @tus/server drives the store
  * (`write(stream, id, offset)` for a PATCH, Upload-Checksum left to the store, errors from the
  * store handed to onResponseError as thrown). So @tus/file-store and @tus/server are pinned to
- * exact versions in package.json, and test/uploads/tus-store-internals.test.ts fails when an
+ * exact versions in package.json, and test/uploads/tus-store-internals.unit.test.ts fails when an
  * upgrade changes any of it.
  */
 import { createHash, type Hash } from 'node:crypto'

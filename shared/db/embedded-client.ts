@@ -15,8 +15,8 @@
  * transactionModeToBegin), the LibsqlError/LibsqlBatchError constructors, libsql's Database and
  * Statement API (inTransaction, open, safeIntegers, reader, raw, columns, SqliteError's code and
  * rawCode) and the behaviour of 0.18's sqlite3 client. So @libsql/client, @libsql/core and libsql
- * are pinned to exact versions in package.json, and test/db/library-internals.test.ts fails when
- * an upgrade changes any of it (test/db/embedded-client.test.ts compares both clients).
+ * are pinned to exact versions in package.json, and test/db/library-internals.unit.test.ts fails when
+ * an upgrade changes any of it (test/db/embedded-client.unit.test.ts compares both clients).
  */
 import Database from 'libsql'
 import { Buffer } from 'node:buffer'

@@ -1,5 +1,6 @@
 import { expect } from 'vitest'
-import type { DeviceProcess } from './device.ts'
+import { freePort, type DeviceProcess } from './device.ts'
+import { startRtspServer, type RtspServer } from './rtsp-server.ts'
 
 /**
  * Adds an RTSP camera and returns its id. A just-started RTSP server can refuse the first
@@ -14,4 +15,35 @@ export async function addRtspCamera(device: DeviceProcess, mtk: string, url: str
   }
   expect(added.body.resMsg).toEqual([])
   return added.body.resData.cameraId as string
+}
+
+/** A camera on an RTSP server of its own, and that server (stopped by the caller). */
+export interface FootageCamera {
+  cameraId: string
+  server: RtspServer
+}
+
+/**
+ * A camera on an RTSP server of its own, playing `file` from its start. (A GStreamer mount
+ * shared by a client that left and one that joined later delivered a frame every few seconds
+ * to the newcomer: each camera has its own.) A just-started server can answer the first session
+ * with an error while it prepares the media: retried as the device advises, and a server ended
+ * from outside (by another process on this machine) is started again.
+ */
+export async function addFootageCamera(device: DeviceProcess, mtk: string, cameraName: string, file: string): Promise<FootageCamera> {
+  let server = await startRtspServer(file, await freePort())
+  const exits: string[] = []
+  const add = () => device.post('/gtw/cwai/Camera/add', { cameraName, sourceType: 'rtsp', url: server.url }, mtk)
+  let added = await add()
+  for (let retry = 0; retry < 3 && added.body.resMsg[0]?.retryable; retry++) {
+    await new Promise((resolve) => setTimeout(resolve, 1000 * (added.body.resMsg[0].retryAfterSeconds ?? 1)))
+    if (server.process.exitCode !== null || server.process.signalCode !== null) {
+      exits.push(`server exited: ${server.process.exitCode ?? server.process.signalCode}`)
+      server = await startRtspServer(file, await freePort())
+    }
+    added = await add()
+  }
+  if (added.body.resMsg.length > 0) await server.stop()
+  expect(added.body.resMsg, exits.join(', ')).toEqual([])
+  return { cameraId: added.body.resData.cameraId as string, server }
 }

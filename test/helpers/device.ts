@@ -39,17 +39,35 @@ export interface StartOptions {
   executable?: string
 }
 
-/** A port free right now (for runs that restart and must keep their port). */
-export async function freePort(): Promise<number> {
+/**
+ * Ports handed out by `freePort`: each vitest worker has a block of its own below Linux's
+ * ephemeral range (32768–60999, where `listen(0)` picks), so files running side by side never
+ * take the same port between "found free" and "bound", nor one the kernel hands to a `listen(0)`.
+ */
+const PORT_BLOCK = 500
+const PORT_BASE = 20_000
+const worker = Number(process.env.VITEST_POOL_ID ?? 1) % 24
+let nextPort = PORT_BASE + worker * PORT_BLOCK
+
+async function bindable(port: number): Promise<boolean> {
   const { createServer } = await import('node:net')
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
+    server.once('error', () => resolve(false))
+    // The wildcard address: a port free there is free on 127.0.0.1 too (a device may bind 0.0.0.0).
+    server.listen(port, () => server.close(() => resolve(true)))
   })
+}
+
+/** A port free right now, from this worker's own block (for runs that restart and must keep their port). */
+export async function freePort(): Promise<number> {
+  const first = PORT_BASE + worker * PORT_BLOCK
+  for (let tries = 0; tries < PORT_BLOCK; tries++) {
+    const port = nextPort
+    nextPort = first + ((nextPort - first + 1) % PORT_BLOCK)
+    if (await bindable(port)) return port
+  }
+  throw new Error(`no free port in ${first}–${first + PORT_BLOCK - 1}`)
 }
 
 /**

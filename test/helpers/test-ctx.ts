@@ -31,8 +31,10 @@ export async function createTestRuntime(overrides: Partial<Record<keyof Config, 
     set: (ms: number) => { now = ms }, advance: (ms: number) => { now += ms; monotonic += ms },
   }
   // Tests sign in hundreds of times: the cheapest password hash allowed (the shipped default is OWASP's).
+  // A started runtime listens: on free ports only, never the defaults a device beside the suite holds.
   const config = loadConfig({}, {
-    dataDir, initialAdminPassword: 'initial-Passw0rd', passwordScrypt: WEAKEST_SCRYPT, passwordScryptAllowWeak: true, ...overrides,
+    dataDir, port: 0, host: '127.0.0.1', wsPort: 0, wsHost: '127.0.0.1',
+    initialAdminPassword: 'initial-Passw0rd', passwordScrypt: WEAKEST_SCRYPT, passwordScryptAllowWeak: true, ...overrides,
   })
   const sink = new Writable({ write: (_chunk, _encoding, done) => done() })
   const log = createLogger('silent', sink)

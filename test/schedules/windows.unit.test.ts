@@ -9,7 +9,7 @@ const NEW_YORK = 'America/New_York'
 function timeline(spec: ScheduleSpec, zone: string, from: string, to: string): [string, boolean][] {
   const out: [string, boolean][] = []
   let at = Z(from)
-  for (let state = scheduleState(spec, zone, at); state.nextChange !== null && state.nextChange < Z(to); ) {
+  for (let state = scheduleState(spec, zone, at); state.nextChange !== null && state.nextChange < Z(to);) {
     at = state.nextChange
     state = scheduleState(spec, zone, at)
     out.push([new Date(at).toISOString(), state.active])

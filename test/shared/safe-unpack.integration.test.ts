@@ -1,6 +1,6 @@
 /**
  * The archive rules both package kinds share (shared/archive/safe-unpack.ts): cases the
- * callers' own tests (test/algorithms/packages.test.ts, test/upgrade/package.unit.test.ts)
+ * callers' own tests (test/algorithms/packages.unit.test.ts, test/upgrade/package.unit.test.ts)
  * cover for one link policy or one format only.
  */
 import { execFileSync } from 'node:child_process'

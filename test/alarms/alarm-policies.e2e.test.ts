@@ -1,13 +1,15 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import sharp from 'sharp'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { verifyWebhook } from '../../runtime/events/webhook-signature.ts'
-import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { addFootageCamera } from '../helpers/cameras.ts'
+import { deviceTest } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
 import { startBroker, type Broker } from '../helpers/mosquitto.ts'
 import { recordTopics, type Recorder } from '../helpers/mqtt-client.ts'
 import { until } from '../helpers/processes.ts'
-import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
+import type { RtspServer } from '../helpers/rtsp-server.ts'
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts'
 import { unzip } from '../helpers/zip.ts'
 import { PERSON_VIDEO } from '../helpers/video.ts'
@@ -22,130 +24,51 @@ const root = path.resolve(import.meta.dirname, '../..')
 const VISITS: [number, number][] = [[6, 19], [23, 44], [50, 69], [75, 86], [92, 119], [124, 135]]
 const LONG_DWELL_S = 16
 const LONG_VISITS = VISITS.filter(([from, to]) => to - from >= LONG_DWELL_S).length
-/**
- * The schedules' clock starts 90 s before summer time begins in Berlin (2026-03-29, 02:00 CET
- * → 03:00 CEST at 01:00Z). A window from 02:00:00 to 02:00:40 lies in the hour the clocks skip:
- * it runs once, 03:00:00–03:00:40 summer time.
- */
-const CLOCK_START = '2026-03-29T00:58:30Z'
-const WINDOW_ON = Date.parse('2026-03-29T01:00:00Z')
-const WINDOW_OFF = Date.parse('2026-03-29T01:00:40Z')
 const SECRET = 'policy-secret'
 
-describe('alarm policies and schedules on a camera with the real runtime, sidecar and ffmpeg (spec 4.10)', () => {
+/** The device publishes to a broker of the file's own. */
+// eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+const test = deviceTest.extend('broker', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const broker = await startBroker()
+  onCleanup(() => broker.cleanup())
+  return broker
+})
+test.override('deviceOptions', { scope: 'file' }, async ({ broker }: { broker: Broker }) => ({ env: { MQTT_URL: broker.url, MQTT_CLIENT_ID: 'alarms-test', EVENT_POLL_MS: '100' } }))
+
+test.describe('alarm policies on a camera with the real runtime, sidecar and ffmpeg (spec 4.10)', () => {
   let device: DeviceProcess
   let mtk: string
-  let broker: Broker
   let receiver: Receiver
   let mqtt: Recorder
-  const servers: RtspServer[] = []
+  let server: RtspServer | undefined
   const post = (route: string, body: unknown) => device.post(route, body, mtk)
   const ok = async (route: string, body: unknown) => {
     const answer = await post(route, body)
     expect(answer.body.resMsg, `${route} ${JSON.stringify(answer.body.resMsg)}`).toEqual([])
     return answer.body.resData
   }
-  /**
-   * A camera on an RTSP server of its own, playing the footage from its start. (A GStreamer
-   * mount shared by a client that left and one that joined later delivered a frame every few
-   * seconds to the newcomer: each test has its own.) A just-started server can answer the first
-   * session with an error while it prepares the media: retried as the device advises.
-   */
   const rtspCamera = async (cameraName: string) => {
-    let server = await startRtspServer(PERSON_VIDEO, await freePort())
-    servers.push(server)
-    const exits: string[] = []
-    let added = await post('/gtw/cwai/Camera/add', { cameraName, sourceType: 'rtsp', url: server.url })
-    for (let retry = 0; retry < 3 && added.body.resMsg[0]?.retryable; retry++) {
-      await new Promise((resolve) => setTimeout(resolve, 1000 * (added.body.resMsg[0].retryAfterSeconds ?? 1)))
-      // A server ended from outside (by another process on this machine) is started again.
-      if (server.process.exitCode !== null || server.process.signalCode !== null) {
-        exits.push(`server exited: ${server.process.exitCode ?? server.process.signalCode}`)
-        servers.splice(servers.indexOf(server), 1, server = await startRtspServer(PERSON_VIDEO, await freePort()))
-      }
-      added = await post('/gtw/cwai/Camera/add', { cameraName, sourceType: 'rtsp', url: server.url })
-    }
-    expect(added.body.resMsg, exits.join(', ')).toEqual([])
-    return added.body.resData.cameraId as string
+    const camera = await addFootageCamera(device, mtk, cameraName, PERSON_VIDEO)
+    server = camera.server
+    return camera.cameraId
   }
   const status = async (taskId: string) => (await post('/v1/cwai/aihost/QueryTaskStatus', { taskId })).body.resData
   const eventsOf = async (taskId: string, kinds: string[]) =>
     (await ok('/gtw/cwai/Event/EventPage', { pageNum: 1, pageSize: 500, kinds, taskId })).rows.reverse()
 
-  beforeAll(async () => {
-    broker = await startBroker()
+  test.beforeAll(async ({ device: started, mtk: session, broker }) => {
+    device = started
+    mtk = session
     receiver = await startReceiver()
-    device = await startDevice({ env: { SCHEDULE_CLOCK_START: CLOCK_START, MQTT_URL: broker.url, MQTT_CLIENT_ID: 'alarms-test', EVENT_POLL_MS: '100' } })
-    mtk = await device.adminToken()
-    await ok('/gtw/cwai/System/SetTimeParam', { timeZone: 'Europe/Berlin' })
     mqtt = await recordTopics(broker.url, 'site/alarms/#')
   })
-  afterAll(async () => {
+  test.afterAll(async () => {
     await mqtt?.close()
-    await device?.stop()
-    device?.cleanup()
-    for (const server of servers) await server.stop()
+    await server?.stop()
     await receiver?.close()
-    await broker?.cleanup()
   })
 
-  it('a schedule window turns analysis on and off at its boundaries, on the night summer time begins (injected clock)', { timeout: 300_000 }, async () => {
-    const { scheduleId } = await ok('/gtw/cwai/schedule/add', { scheduleName: 'dst-night', windows: [{ day: 'sun', start: '02:00:00', end: '02:00:40' }] })
-    const clock = async () => Number((await ok('/gtw/cwai/schedule/query', { scheduleId })).now)
-    const schedule = await ok('/gtw/cwai/schedule/query', { scheduleId })
-    expect(schedule).toMatchObject({ active: false, nextChange: String(WINDOW_ON), nextChangeLocal: '2026-03-29T03:00:00.000+02:00', timeZone: 'Europe/Berlin' })
-    const cameraId = await rtspCamera('night')
-    expect(Number((await ok('/gtw/cwai/schedule/query', { scheduleId })).now), 'the set-up took longer than the clock\'s lead on the window').toBeLessThan(WINDOW_ON - 10_000)
-    await ok('/v1/cwai/aihost/TaskCreate', { taskId: 'night', algorithmCode: 'person-detector', cameraId, targetFps: 2, motionGating: false, scheduleId })
-
-    const idle = await until(async () => { const s = await status('night'); return s.state === 'idle' && s.scheduleSkipped > 0 && s }, 'the task to idle outside its window', 60_000)
-    expect(idle.stateReason).toBe('outsideSchedule: "dst-night" until 2026-03-29T03:00:00.000+02:00')
-    expect(idle.detectorLatencyP50Ms).toBeNull()
-
-    /** Polls the task until `state`, with the schedules' clock read before and after each look. */
-    const watch = async (state: string, timeoutMs: number) => {
-      const seen: { before: number; after: number; status: any }[] = []
-      await until(async () => {
-        const before = await clock()
-        const s = await status('night')
-        seen.push({ before, after: await clock(), status: s })
-        return s.state === state
-      }, `the task to be ${state}`, timeoutMs)
-      return seen
-    }
-    const on = await watch('running', 150_000)
-    // Never analysing before the window; analysing within a few frames of it.
-    for (const look of on.slice(0, -1)) expect(look.status.state, JSON.stringify(look)).toBe('idle')
-    const firstOn = on[on.length - 1]!
-    expect(firstOn.after).toBeGreaterThanOrEqual(WINDOW_ON)
-    expect(firstOn.before).toBeLessThan(WINDOW_ON + 10_000)
-    const skippedBefore = firstOn.status.scheduleSkipped
-    await until(async () => (await status('night')).detectorLatencyP50Ms !== null, 'a detection in the window')
-
-    const off = await watch('idle', 90_000)
-    for (const look of off.slice(0, -1)) expect(look.status.state, JSON.stringify(look)).toBe('running')
-    const firstOff = off[off.length - 1]!
-    expect(firstOff.after).toBeGreaterThanOrEqual(WINDOW_OFF)
-    expect(firstOff.before).toBeLessThan(WINDOW_OFF + 10_000)
-    // The next window is a week later, in summer time.
-    expect(firstOff.status.stateReason).toBe('outsideSchedule: "dst-night" until 2026-04-05T02:00:00.000+02:00')
-    await until(async () => (await status('night')).scheduleSkipped > skippedBefore, 'frames skipped again')
-  })
-
-  it('a schedule in use is not deleted; the refusal names its task', async () => {
-    const { rows } = await ok('/gtw/cwai/schedule/page', { scheduleName: 'dst-night' })
-    const scheduleId = rows[0].scheduleId
-    const refused = await post('/gtw/cwai/schedule/delete', { scheduleId })
-    expect(refused.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.ScheduleInUse', details: { scheduleId, taskIds: ['night'], policies: [] } })
-    expect(refused.body.resMsg[0].msgText).toContain('stream task night')
-    await ok('/v1/cwai/aihost/TaskCancle', { taskId: 'night' })
-    await ok('/gtw/cwai/schedule/delete', { scheduleId })
-    const [camera] = (await ok('/gtw/cwai/Camera/page', { cameraName: 'night' })).rows
-    await ok('/gtw/cwai/Camera/delete', { cameraId: camera.cameraId })
-    await servers.shift()!.stop()
-  })
-
-  it('policies on the footage: one alarm per visit reaching the dwell, none for shorter ones, one per object within the cooldown, to the webhook and MQTT; logic hits once per object', { timeout: 420_000 }, async () => {
+  test('policies on the footage: one alarm per visit reaching the dwell, none for shorter ones, one per object within the cooldown, to the webhook and MQTT; logic hits once per object', { timeout: 420_000 }, async () => {
     // The person detector with a logic node: every person it is at least 50 % sure of is a hit.
     const manifest = JSON.parse(readFileSync(path.join(root, 'models/manifests/person-detector.json'), 'utf8'))
     await ok('/gtw/cwai/algorithm/layout/save', { manifest: {

@@ -1,6 +1,6 @@
 /**
  * The ONNX conversion of the face and segmentation models computes what the TF.js model
- * computes (helper: ./equivalence.ts). The COCO detectors are in equivalence-detectors.test.ts,
+ * computes (helper: ./equivalence.ts). The COCO detectors are in equivalence-detectors.integration.test.ts,
  * a file of their own so that the two halves run on both cores.
  */
 import { describe, expect, it } from 'vitest'

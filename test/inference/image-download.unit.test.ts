@@ -1,7 +1,7 @@
 /**
  * imageUrl downloads (spec 4.7, 4.11): a timeout and a budget derived from the free memory,
  * against a real HTTP server on loopback. The HTTP-level cases (404, redirects, too large)
- * are in detect-flow.test.ts.
+ * are in detect-flow.integration.test.ts.
  */
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { BENCHMARK_TITLE, CASE_SCHEMA_REF } from '../../bench/case/constants.ts'
-import type { CaseFile } from '../../bench/case/schema.ts'
 import { createCaseFileValidator, formatViolation } from '../../bench/case/validator.ts'
 import { brokenCaseFile, validCaseFile } from './case-file-fixture.ts'
 

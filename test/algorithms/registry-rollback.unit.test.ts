@@ -28,6 +28,7 @@ class ScriptedSidecar implements AlgorithmSink {
     this.definitions.set(algorithm.manifest.algorithmId, algorithm)
     if (this.failing.has(algorithm.manifest.algorithmId)) throw new Error('sidecar restarted')
   }
+
   async forget(algorithmId: string): Promise<void> {
     this.definitions.delete(algorithmId)
   }

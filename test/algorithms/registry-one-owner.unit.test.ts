@@ -39,6 +39,7 @@ class ScriptedSidecar implements AlgorithmSink {
     held.reached()
     await held.gate
   }
+
   async forget(): Promise<void> {}
   /** The next define of `algorithmId` stops until `open` is called (and then fails when told to). */
   hold(algorithmId: string) {

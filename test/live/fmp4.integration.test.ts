@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process'
-import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { codecOf, Fmp4Splitter, shiftedMoof } from '../../runtime/live/fmp4.ts'
 import { LIVE_OUTPUT } from '../../runtime/live/tap.ts'

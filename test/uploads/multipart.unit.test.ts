@@ -125,4 +125,3 @@ describe('uploadTemp multipart streaming (spec 4.5)', () => {
     expect(await h.uploads.capabilities()).toMatchObject({ activeSessions: 0, reservedBySessionsBytes: '0' })
   })
 })
-
