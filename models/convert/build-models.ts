@@ -9,6 +9,7 @@ import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
 import { convertTfGraph } from './convert.ts'
+import { writePresetSignatures } from './preset-signatures.ts'
 import { modelSources, type ModelSource } from './sources.ts'
 import { loadTfGraph } from './tfjs-graph.ts'
 
@@ -51,7 +52,8 @@ export async function convertModels({ root, dist }: { root: string; dist: string
   const started = Date.now()
   const built = await buildModels(modelSources, join(dist, 'models'), root)
   const fresh = built.filter((m) => !m.cached).map((m) => m.name)
-  console.log(`models/convert: ${built.length} models in ${join(dist, 'models')} (${fresh.length ? `converted ${fresh.join(', ')}` : 'all cached'}) in ${Date.now() - started} ms`)
+  const presets = await writePresetSignatures({ root, dist })
+  console.log(`models/convert: ${built.length} models in ${join(dist, 'models')} (${fresh.length ? `converted ${fresh.join(', ')}` : 'all cached'}), ${presets} preset signatures, in ${Date.now() - started} ms`)
   return built
 }
 

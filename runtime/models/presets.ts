@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../shared/db/client.ts'
@@ -6,8 +6,19 @@ import { models } from '../../shared/db/schema/models.ts'
 import type { Logger } from '../../shared/handler.ts'
 import { inspectOnnx } from '../../shared/models/onnx.ts'
 import { sha256File } from '../../shared/models/register.ts'
+import { PRESET_SIGNATURES_FILE, type PresetSignatures } from '../../shared/models/preset-signatures.ts'
 import type { ModelSettings } from '../../shared/models/types.ts'
 import type { LoadedManifest } from '../../models/load-manifests.ts'
+import { distDir, projectRoot } from '../paths.ts'
+
+/** What the build recorded of the preset model files; none when this build has no such file. */
+function buildSignatures(): PresetSignatures {
+  try {
+    return JSON.parse(readFileSync(path.join(distDir, PRESET_SIGNATURES_FILE), 'utf8')) as PresetSignatures
+  } catch {
+    return {}
+  }
+}
 
 /**
  * Preset models are the ones the shipped pipelines use (spec 4.11: never exportable). At
@@ -48,14 +59,19 @@ export async function registerPresetModels(db: Db, shipped: Iterable<LoadedManif
       })
     }
   }
+  const built = buildSignatures()
   for (const [modelId, preset] of usage) {
-    const sha256 = await sha256File(preset.file)
+    // The build's record holds while the file is the one it read (same size and age).
+    const { size, mtimeMs } = statSync(preset.file)
+    const recorded = built[path.relative(projectRoot, preset.file)]
+    const known = recorded && recorded.size === size && recorded.mtimeMs === mtimeMs ? recorded : null
+    const sha256 = known?.sha256 ?? await sha256File(preset.file)
     const [existing] = await db.select().from(models).where(eq(models.modelId, modelId))
     if (existing && existing.source === 'user') {
       log.warn({ modelId }, 'a user model has the id of a preset model; preset not registered')
       continue
     }
-    let signature = existing?.sha256 === sha256 ? existing.signature : null
+    let signature = existing?.sha256 === sha256 ? existing.signature : known ? JSON.stringify(known.signature) : null
     if (signature === null) {
       try {
         signature = JSON.stringify(await inspectOnnx(preset.file))
@@ -72,7 +88,7 @@ export async function registerPresetModels(db: Db, shipped: Iterable<LoadedManif
       format: preset.format,
       location: preset.file,
       originalFilename: preset.name,
-      sizeBytes: statSync(preset.file).size,
+      sizeBytes: size,
       sha256,
       signature,
       settings: JSON.stringify(preset.settings),

@@ -26,7 +26,7 @@ export async function inspectOnnx(file: string): Promise<ModelSignature> {
   const ort = await import('onnxruntime-node')
   let session: Awaited<ReturnType<typeof ort.InferenceSession.create>>
   try {
-    session = await ort.InferenceSession.create(file, { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'disabled' })
+    session = await ort.InferenceSession.create(file, { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'disabled', logSeverityLevel: 3 })
   } catch (error) {
     throw new ApiError('ModelInvalid', { details: { reason: String((error as Error).message ?? error).slice(0, 300) } })
   }
