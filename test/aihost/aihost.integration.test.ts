@@ -1,27 +1,24 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const packageVersion = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version
 
-describe('AI-host routes without the sidecar, on the real runtime', () => {
+test.describe('AI-host routes without the sidecar, on the real runtime', () => {
   let device: DeviceProcess
   let mtk: string
-  beforeAll(async () => {
-    device = await startDevice()
-    mtk = await device.adminToken()
-  })
-  afterAll(async () => {
-    await device.stop()
-    device.cleanup()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
   })
 
   const call = (route: string, body: unknown = {}, headers: Record<string, string> = {}) => device.post(route, body, mtk, headers)
   const firstError = (body: any) => body.resMsg[0]
 
-  it('lists the AI-host routes it mounts, every one but Probe behind mtk', async () => {
+  test('lists the AI-host routes it mounts, every one but Probe behind mtk', async () => {
     const { body } = await call('/v1/cwai/aihost/ViewRoutes')
     const paths = body.resData.rows.map((r: any) => r.path)
     const mine = ['InterfaceTest', 'TaskCreate', 'TaskCancle', 'Info', 'Probe', 'ViewRoutes', 'GraphicsMemory', 'LogicTest', 'QueryDeviceMemStatus', 'QueryLogs']
@@ -33,7 +30,7 @@ describe('AI-host routes without the sidecar, on the real runtime', () => {
     }
   })
 
-  it('ViewRoutes lists exactly what is mounted: every bundle route plus the tus endpoint, marked as such', async () => {
+  test('ViewRoutes lists exactly what is mounted: every bundle route plus the tus endpoint, marked as such', async () => {
     const { body } = await call('/v1/cwai/aihost/ViewRoutes')
     const bundleRoutes = Object.keys(JSON.parse(readFileSync(path.join(root, 'dist/functions/manifest.json'), 'utf8')).routes)
     const tusPath = '/gtw/cwai/atomic/model/tus'
@@ -51,7 +48,7 @@ describe('AI-host routes without the sidecar, on the real runtime', () => {
     expect(anonymous.status).toBe(401)
   })
 
-  it('InterfaceTest echoes the text with the running version; a non-string echo is InvalidParam', async () => {
+  test('InterfaceTest echoes the text with the running version; a non-string echo is InvalidParam', async () => {
     const ok = await call('/v1/cwai/aihost/InterfaceTest', { echo: 'hello device' }, { 'x-request-id': 'it-echo-1' })
     expect(ok.body).toMatchObject({ resCode: 1, resData: { echo: 'hello device', softwareVersion: packageVersion, apiVersion: 'v1', accountName: 'admin', requestId: 'it-echo-1' } })
     const bad = await call('/v1/cwai/aihost/InterfaceTest', { echo: 42 })
@@ -63,7 +60,7 @@ describe('AI-host routes without the sidecar, on the real runtime', () => {
     expect(firstError(tooLong.body)).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/echo' } })
   })
 
-  it('Info reports version, build hash and uptime; inventory it does not know is null, not invented', async () => {
+  test('Info reports version, build hash and uptime; inventory it does not know is null, not invented', async () => {
     const { body } = await call('/v1/cwai/aihost/Info')
     const buildHash = JSON.parse(readFileSync(path.join(root, 'dist/build-info.json'), 'utf8')).hash
     expect(body.resCode).toBe(1)
@@ -75,7 +72,7 @@ describe('AI-host routes without the sidecar, on the real runtime', () => {
     expect(firstError(bad.body)).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/verbose' } })
   })
 
-  it('QueryDeviceMemStatus reads system memory from /proc and the runtime process', async () => {
+  test('QueryDeviceMemStatus reads system memory from /proc and the runtime process', async () => {
     const { body } = await call('/v1/cwai/aihost/QueryDeviceMemStatus')
     const memTotal = Number(/^MemTotal:\s+(\d+)/m.exec(readFileSync('/proc/meminfo', 'utf8'))![1]) * 1024
     expect(body.resData.system.totalBytes).toBe(memTotal)
@@ -86,14 +83,14 @@ describe('AI-host routes without the sidecar, on the real runtime', () => {
     expect(firstError(bad.body).messageKey).toBe('api.error.InvalidParam')
   })
 
-  it('GraphicsMemory says explicitly that this device has no accelerator', async () => {
+  test('GraphicsMemory says explicitly that this device has no accelerator', async () => {
     const { body } = await call('/v1/cwai/aihost/GraphicsMemory')
     expect(body.resData).toMatchObject({ accelerators: [], cpuOnly: true })
     expect(body.resData.executionProviders).toContain('cpu')
     expect(body.resData.note).toMatch(/CPU/)
   })
 
-  it('TaskCreate needs an existing camera and TaskCancle a created stream task (stream tasks: test/streams)', async () => {
+  test('TaskCreate needs an existing camera and TaskCancle a created stream task (stream tasks: test/streams)', async () => {
     const created = await call('/v1/cwai/aihost/TaskCreate', { taskId: 't1', algorithmCode: 'person-detector', cameraId: 'no-such-camera', targetFps: 5 })
     expect(created.status).toBe(200)
     expect(firstError(created.body)).toMatchObject({ messageKey: 'api.error.CameraNotFound', details: { cameraId: 'no-such-camera' } })
@@ -101,7 +98,7 @@ describe('AI-host routes without the sidecar, on the real runtime', () => {
     expect(firstError(cancelled.body)).toMatchObject({ messageKey: 'api.error.NotCreated', details: { taskId: 't1' } })
   })
 
-  it('LogicTest tells which targets meet label, confidence, size and region clauses', async () => {
+  test('LogicTest tells which targets meet label, confidence, size and region clauses', async () => {
     const targetList = [
       { box: { x: 10, y: 10, width: 50, height: 50 }, confidence: [{ label: 'face', confidence: 0.9 }] },
       { box: { x: 900, y: 10, width: 50, height: 50 }, confidence: [{ label: 'face', confidence: 0.95 }] },
@@ -128,7 +125,7 @@ describe('AI-host routes without the sidecar, on the real runtime', () => {
     expect(capped.body.resData).toMatchObject({ bDetected: false, metCount: 5 })
   })
 
-  it('LogicTest refuses malformed conditions with the field named', async () => {
+  test('LogicTest refuses malformed conditions with the field named', async () => {
     const targetList = [{ box: { x: 0, y: 0, width: 1, height: 1 }, confidence: [] }]
     const cases: [unknown, string][] = [
       [{ logic: { condition: { label: 'face', minConfidence: 1.5 } }, targetList }, '/logic/condition/minConfidence'],
@@ -146,7 +143,7 @@ describe('AI-host routes without the sidecar, on the real runtime', () => {
     }
   })
 
-  it('QueryLogs finds a request by id, filters by level, time and text, and pages newest first', async () => {
+  test('QueryLogs finds a request by id, filters by level, time and text, and pages newest first', async () => {
     const requestId = `logs-${Date.now()}`
     for (let i = 0; i < 3; i++) await call('/v1/cwai/aihost/InterfaceTest', { echo: String(i) }, { 'x-request-id': requestId })
     // The file destination is asynchronous: wait until the three access lines are on disk.
@@ -176,7 +173,7 @@ describe('AI-host routes without the sidecar, on the real runtime', () => {
     expect(secrets.total).toBe(0)
   })
 
-  it('QueryLogs refuses bad filters', async () => {
+  test('QueryLogs refuses bad filters', async () => {
     const cases: [unknown, string][] = [
       [{ level: 'loud' }, '/level'],
       [{ startTime: 'yesterday' }, '/startTime'],
@@ -191,7 +188,7 @@ describe('AI-host routes without the sidecar, on the real runtime', () => {
     }
   })
 
-  it('QueryDeviceStatus gives the OS boot id, the running version, storage and CPU load', async () => {
+  test('QueryDeviceStatus gives the OS boot id, the running version, storage and CPU load', async () => {
     const { status, body } = await call('/gtw/cwai/System/QueryDeviceStatus')
     expect(status).toBe(200)
     expect(body.resData).toMatchObject({
@@ -210,7 +207,7 @@ describe('AI-host routes without the sidecar, on the real runtime', () => {
     expect(unauthenticated.status).toBe(401)
   })
 
-  it('QueryDeviceStatus, UpgradeStatus and ViewRoutes take {} or no body and refuse unknown fields, like the other routes', async () => {
+  test('QueryDeviceStatus, UpgradeStatus and ViewRoutes take {} or no body and refuse unknown fields, like the other routes', async () => {
     for (const route of ['/gtw/cwai/System/QueryDeviceStatus', '/gtw/cwai/System/UpgradeStatus', '/v1/cwai/aihost/ViewRoutes']) {
       expect((await call(route, {})).body.resCode, route).toBe(1)
       expect((await call(route, '')).body.resCode, route).toBe(1)

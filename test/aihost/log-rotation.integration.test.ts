@@ -1,22 +1,14 @@
 import { readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
 
-describe('rotating log files', () => {
-  let device: DeviceProcess
-  const maxBytes = 4096
-  const count = 2
-  beforeAll(async () => {
-    device = await startDevice({ env: { LOG_FILE_MAX_BYTES: String(maxBytes), LOG_FILE_COUNT: String(count) } })
-  })
-  afterAll(async () => {
-    await device.stop()
-    device.cleanup()
-  })
+const maxBytes = 4096
+const count = 2
+test.override('deviceOptions', { env: { LOG_FILE_MAX_BYTES: String(maxBytes), LOG_FILE_COUNT: String(count) } })
 
-  it('keeps at most count + 1 files of bounded size and still answers QueryLogs', async () => {
-    const mtk = await device.adminToken()
+test.describe('rotating log files', () => {
+  test('keeps at most count + 1 files of bounded size and still answers QueryLogs', async ({ device, mtk }) => {
     // ~200 bytes per access line: 200 requests write ~40 KB, ten times one file.
     for (let i = 0; i < 200; i++) await device.post('/v1/cwai/aihost/InterfaceTest', { echo: `rotation ${i}` }, mtk, { 'x-request-id': `rot-${i}` })
     const logDir = path.join(device.dataDir, 'logs')

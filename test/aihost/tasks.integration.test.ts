@@ -1,32 +1,29 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const sample1 = readFileSync(path.join(root, 'node_modules/@vladmandic/face-api/demo/sample1.jpg'))
 /** The shipped manifest is the source of truth for the default threshold. */
 const faceDefaultThreshold: number = JSON.parse(readFileSync(path.join(root, 'models/manifests/face-detection.json'), 'utf8')).nodes[0].scoreThreshold
 
-describe('AI-host task routes with the real sidecar', () => {
+test.describe('AI-host task routes with the real sidecar', () => {
   let device: DeviceProcess
   let mtk: string
   const call = (route: string, body: unknown = {}, headers: Record<string, string> = {}) => device.post(`/v1/cwai/aihost/${route}`, body, mtk, headers)
   const firstError = (body: any) => body.resMsg[0]
   const sidecarPid = () => [...device.logs].reverse().find((l) => l.msg === 'inference sidecar ready')?.pid as number
 
-  beforeAll(async () => {
-    device = await startDevice()
-    mtk = await device.adminToken()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
     const created = await call('PTaskCreate', { taskId: 'aihost-task', algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) })
     expect(created.body.resCode).toBe(1)
   })
-  afterAll(async () => {
-    await device.stop()
-    device.cleanup()
-  })
 
-  it('mounts all 19 AI-host routes (spec 4.9), the task list, and the 3 compatibility routes', async () => {
+  test('mounts all 19 AI-host routes (spec 4.9), the task list, and the 3 compatibility routes', async () => {
     const { body } = await call('ViewRoutes')
     const paths: string[] = body.resData.rows.map((r: any) => r.path)
     const aihost = paths.filter((p) => p.startsWith('/v1/cwai/aihost/')).map((p) => p.slice('/v1/cwai/aihost/'.length)).sort()
@@ -35,7 +32,7 @@ describe('AI-host task routes with the real sidecar', () => {
     expect(paths.filter((p) => p.startsWith('/gtw/cwai/aihost/')).sort()).toEqual(['/gtw/cwai/aihost/PTaskCancle', '/gtw/cwai/aihost/PTaskCreate', '/gtw/cwai/aihost/PTaskDetectPic'])
   })
 
-  it('lists created tasks newest change first with their status and creator, cancelled ones on request, paged', async () => {
+  test('lists created tasks newest change first with their status and creator, cancelled ones on request, paged', async () => {
     for (const taskId of ['list-a', 'list-b']) {
       expect((await call('PTaskCreate', { taskId, algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) })).body.resCode).toBe(1)
     }
@@ -54,7 +51,7 @@ describe('AI-host task routes with the real sidecar', () => {
     expect((await call('PTaskCancle', { taskId: 'list-a', algorithmCode: 'face-detection' })).body.resCode).toBe(1)
   })
 
-  it('reports the running sidecar, its memory, the CPU provider and the pipeline inventory', async () => {
+  test('reports the running sidecar, its memory, the CPU provider and the pipeline inventory', async () => {
     const info = (await call('Info')).body.resData
     expect(info.executionProviders).toEqual(['cpu'])
     expect(info.sidecar).toMatchObject({ state: 'running', pid: sidecarPid() })
@@ -68,12 +65,12 @@ describe('AI-host task routes with the real sidecar', () => {
     expect(status.sidecar).toMatchObject({ state: 'running', pid: sidecarPid() })
   })
 
-  it('has no overview picture before the first detection', async () => {
+  test('has no overview picture before the first detection', async () => {
     const { body } = await call('QueryTaskOverviewFile', { taskId: 'aihost-task' })
     expect(firstError(body)).toMatchObject({ messageKey: 'api.error.OverviewNotFound', details: { taskId: 'aihost-task' } })
   })
 
-  it('counts detections, keeps stage timings and streams the latest annotated picture', async () => {
+  test('counts detections, keeps stage timings and streams the latest annotated picture', async () => {
     const before = (await call('QueryTaskStatus', { taskId: 'aihost-task' })).body.resData
     expect(before).toMatchObject({ taskId: 'aihost-task', algorithmCode: 'face-detection', state: 'created', loaded: true, detections: 0, lastError: null })
     for (let i = 0; i < 2; i++) {
@@ -98,7 +95,7 @@ describe('AI-host task routes with the real sidecar', () => {
     expect(Buffer.from(await head.arrayBuffer()).toString('hex')).toBe('ffd8')
   })
 
-  it('records a failed detection as the task\'s last error', async () => {
+  test('records a failed detection as the task\'s last error', async () => {
     const failed = await call('PTaskDetectPic', { taskId: 'aihost-task', algorithmCode: 'face-detection', imageBase64: Buffer.from('not an image at all').toString('base64') })
     expect(failed.body.resCode).toBe(0)
     const status = (await call('QueryTaskStatus', { taskId: 'aihost-task' })).body.resData
@@ -106,7 +103,7 @@ describe('AI-host task routes with the real sidecar', () => {
     expect(status.lastError.messageKey).toBe(firstError(failed.body).messageKey)
   })
 
-  it('shows the pipeline as nodes and edges, for a task or an algorithm', async () => {
+  test('shows the pipeline as nodes and edges, for a task or an algorithm', async () => {
     const graph = (await call('OverviewStructrueRecord', { taskId: 'aihost-task' })).body.resData
     expect(graph.nodes.map((n: any) => [n.id, n.action])).toEqual([['image', 'input'], ['face', 'detector'], ['result', 'output']])
     expect(graph.edges).toEqual([{ from: 'image', to: 'face' }, { from: 'face', to: 'result' }])
@@ -121,7 +118,7 @@ describe('AI-host task routes with the real sidecar', () => {
     for (const [input, key] of cases) expect(firstError((await call('OverviewStructrueRecord', input)).body).messageKey, JSON.stringify(input)).toBe(key)
   })
 
-  it('OperateNode re-parameterizes a node of the running task and refuses what the pipeline cannot do', async () => {
+  test('OperateNode re-parameterizes a node of the running task and refuses what the pipeline cannot do', async () => {
     const changed = await call('OperateNode', { taskId: 'aihost-task', nodeId: 'face', operation: 'configure', params: { scoreThreshold: 0.9 } })
     expect(changed.body).toMatchObject({ resCode: 1, resData: { taskId: 'aihost-task', nodeId: 'face', scoreThreshold: 0.9 } })
     const graph = (await call('OverviewStructrueRecord', { taskId: 'aihost-task' })).body.resData
@@ -148,7 +145,7 @@ describe('AI-host task routes with the real sidecar', () => {
     expect(after.taskConfig).toMatchObject({ thresholds: { face: 0.9 } })
   })
 
-  it('OperateNode disables and enables a node of the running task', async () => {
+  test('OperateNode disables and enables a node of the running task', async () => {
     const create = await call('PTaskCreate', { taskId: 'presence', algorithmCode: 'face-presence', algorithmUpdateTime: String(Date.now()) })
     expect(create.body.resCode).toBe(1)
     const detect = async () => (await call('PTaskDetectPic', { taskId: 'presence', algorithmCode: 'face-presence', imageBase64: sample1.toString('base64') })).body.resData
@@ -180,7 +177,7 @@ describe('AI-host task routes with the real sidecar', () => {
     expect((await call('PTaskCancle', { taskId: 'presence', algorithmCode: 'face-presence' })).body.resCode).toBe(1)
   })
 
-  it('answers task queries for unknown tasks with NotCreated and reports cancelled tasks', async () => {
+  test('answers task queries for unknown tasks with NotCreated and reports cancelled tasks', async () => {
     for (const route of ['QueryTaskStatus', 'QueryTaskInfo', 'QueryTaskOverviewFile']) {
       const { body } = await call(route, { taskId: 'never-created' })
       expect(firstError(body), route).toMatchObject({ messageKey: 'api.error.NotCreated', details: { taskId: 'never-created' } })
@@ -193,7 +190,7 @@ describe('AI-host task routes with the real sidecar', () => {
     expect(status).toMatchObject({ state: 'cancelled', loaded: false })
   })
 
-  it('forgets a task\'s activity and overview picture when it is cancelled; created again it starts afresh', async () => {
+  test('forgets a task\'s activity and overview picture when it is cancelled; created again it starts afresh', async () => {
     const task = { taskId: 'forgotten-task', algorithmCode: 'face-detection' }
     const overviews = () => readdirSync(path.join(device.dataDir, 'overview')).filter((name) => name.endsWith('.jpg')).sort()
     const before = overviews()
@@ -214,19 +211,8 @@ describe('AI-host task routes with the real sidecar', () => {
   })
 })
 
-describe('LoadLocalAlgorithmAction', () => {
-  let device: DeviceProcess
-  let mtk: string
-  beforeAll(async () => {
-    device = await startDevice()
-    mtk = await device.adminToken()
-  })
-  afterAll(async () => {
-    await device.stop()
-    device.cleanup()
-  })
-
-  it('installs a package folder inside DATA_DIR/algorithms and refuses paths that leave it', async () => {
+test.describe('LoadLocalAlgorithmAction', () => {
+  test('installs a package folder inside DATA_DIR/algorithms and refuses paths that leave it', async ({ device, mtk }) => {
     const { mkdirSync, writeFileSync, copyFileSync, symlinkSync, readFileSync } = await import('node:fs')
     const base = path.join(device.dataDir, 'algorithms')
     mkdirSync(path.join(base, 'faces'), { recursive: true })

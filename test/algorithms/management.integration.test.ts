@@ -6,8 +6,9 @@
 import { readdirSync, readFileSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { gunzipSync } from 'node:zlib'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { unzip } from '../helpers/zip.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { helmetClassifier } from '../helpers/tiny-models.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
@@ -34,9 +35,11 @@ function tarNames(gz: Buffer): string[] {
   return names.sort()
 }
 
-describe('algorithm and layout management (spec 4.10)', () => {
+test.describe('algorithm and layout management (spec 4.10)', () => {
   let device: DeviceProcess
   let mtk: string
+  /** The file's device started again on its data folder (the last test). */
+  let restarted: DeviceProcess | undefined
   const post = (route: string, body: unknown) => device.post(route, body, mtk)
   const download = async (route: string, body: unknown, headers: Record<string, string> = {}) => {
     const response = await fetch(`${device.url}${route}`, { method: 'POST', headers: { mtk, 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) })
@@ -51,16 +54,16 @@ describe('algorithm and layout management (spec 4.10)', () => {
   const pageIds = async () => (await post('/gtw/cwai/Algorithm/page', { pageNum: 1, pageSize: 100 })).body.resData.rows.map((r: any) => r.algorithmId)
   const error = (body: any) => body.resMsg[0]
 
-  beforeAll(async () => {
-    device = await startDevice()
-    mtk = await device.adminToken()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
   })
-  afterAll(async () => {
-    await device.stop()
-    device.cleanup()
+  // Before the fixture removes the data folder they share.
+  test.afterAll(async () => {
+    await restarted?.stop()
   })
 
-  it('lists every shipped layout and details one as its manifest', async () => {
+  test('lists every shipped layout and details one as its manifest', async () => {
     const list = (await post('/gtw/cwai/algorithm/layout/list', { pageNum: 1, pageSize: 100 })).body.resData
     expect(list.total).toBe(12)
     expect(list.rows.every((r: any) => r.origin === 'preset')).toBe(true)
@@ -73,7 +76,7 @@ describe('algorithm and layout management (spec 4.10)', () => {
     expect(error((await post('/gtw/cwai/algorithm/layout/detail', { algorithmId: 'nope' })).body)).toMatchObject({ messageKey: 'api.error.AlgorithmNotFound', details: { algorithmId: 'nope' } })
   })
 
-  it('lists the algorithms that can count people (passenger flow)', async () => {
+  test('lists the algorithms that can count people (passenger flow)', async () => {
     const { body } = await post('/gtw/cwai/Algorithm/passengerFlowList', {})
     // Person boxes: the COCO detector, the person detector and the body recognition and helmet
     // analysis built on it; not segmentation regions, faces, text or whole images.
@@ -83,7 +86,7 @@ describe('algorithm and layout management (spec 4.10)', () => {
     expect(error((await post('/gtw/cwai/Algorithm/passengerFlowList', { x: 1 })).body)).toMatchObject({ messageKey: 'api.error.InvalidParam' })
   })
 
-  it('saves a layout that runs at once, refuses invalid ones, and updates the row', async () => {
+  test('saves a layout that runs at once, refuses invalid ones, and updates the row', async () => {
     const layout = { ...shipped('person-detector'), algorithmId: 'crowd-check', algorithmName: 'Crowd check' }
     layout.nodes[0].scoreThreshold = 0.3
     const saved = await post('/gtw/cwai/algorithm/layout/save', { manifest: layout })
@@ -119,7 +122,7 @@ describe('algorithm and layout management (spec 4.10)', () => {
     expect((await cancel('crowd-check')).body.resCode).toBe(1)
   })
 
-  it('refuses model sources that are not package names, and never shows where the device is installed', async () => {
+  test('refuses model sources that are not package names, and never shows where the device is installed', async () => {
     const layout = shipped('person-detector')
     const withSource = (algorithmId: string, source: Record<string, string>) =>
       ({ ...layout, algorithmId, models: { centernet: { source, format: 'onnx' } } })
@@ -145,7 +148,7 @@ describe('algorithm and layout management (spec 4.10)', () => {
     }
   })
 
-  it('exports an algorithm with its operator model, deletes it, installs the package again and runs it', async () => {
+  test('exports an algorithm with its operator model, deletes it, installs the package again and runs it', async () => {
     const modelBytes = Buffer.from(helmetClassifier())
     const modelUpload = await uploadFile(device, mtk, modelBytes, 'helmet.onnx', 'model')
     expect((await post('/gtw/cwai/atomic/Model/upload', { uploadId: modelUpload, modelId: 'site-helmet' })).body.resCode).toBe(1)
@@ -188,7 +191,7 @@ describe('algorithm and layout management (spec 4.10)', () => {
     expect((await cancel('site-helmets')).body.resCode).toBe(1)
   })
 
-  it('exports several algorithms as tar.gz and installs them back only with replace', async () => {
+  test('exports several algorithms as tar.gz and installs them back only with replace', async () => {
     const gz = await download('/gtw/cwai/algorithm/layout/export', { algorithmIds: ['face-detection', 'site-helmets'] })
     expect(gz.status).toBe(200)
     expect(gz.headers.get('content-type')).toBe('application/gzip')
@@ -200,7 +203,7 @@ describe('algorithm and layout management (spec 4.10)', () => {
     expect(error((await post('/gtw/cwai/algorithm/layout/export', { algorithmIds: ['face-detection', 'nope'] })).body)).toMatchObject({ messageKey: 'api.error.AlgorithmNotFound', details: { algorithmId: 'nope' } })
   })
 
-  it('exports answer a single Range (spec 4.11): a middle range is 206, an unsatisfiable one 416; nothing is left in the scratch folder', async () => {
+  test('exports answer a single Range (spec 4.11): a middle range is 206, an unsatisfiable one 416; nothing is left in the scratch folder', async () => {
     const exports: [string, unknown][] = [
       ['/gtw/cwai/algorithm/layout/exportSingleAlg', { algorithmId: 'face-detection' }],
       ['/gtw/cwai/algorithm/layout/export', { algorithmIds: ['face-detection', 'text-ocr'] }],
@@ -228,14 +231,14 @@ describe('algorithm and layout management (spec 4.10)', () => {
     expect(left()).toEqual([])
   })
 
-  it('a deleted shipped algorithm stays deleted after a restart until its package is installed again', async () => {
+  test('a deleted shipped algorithm stays deleted after a restart until its package is installed again', async () => {
     const zip = await download('/gtw/cwai/algorithm/layout/exportSingleAlg', { algorithmId: 'face-detection-near' })
     // Shipped model files stay on the device (spec 7.1 DefaultCantBeExport): only the manifest travels.
     expect([...(await unzip(zip.bytes)).keys()]).toEqual(['manifest.json'])
     expect((await post('/gtw/cwai/Algorithm/delete', { algorithmId: 'face-detection-near' })).body.resCode).toBe(1)
 
     await device.stop()
-    device = await startDevice({ dataDir: device.dataDir })
+    device = restarted = await startDevice({ dataDir: device.dataDir })
     mtk = await device.adminToken()
     const ids = await pageIds()
     expect(ids).not.toContain('face-detection-near')

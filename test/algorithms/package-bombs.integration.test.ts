@@ -6,8 +6,9 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
 import { writeZerosTarGz } from '../helpers/tarball.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 
@@ -21,21 +22,21 @@ const LIMIT = 768 * MiB
  */
 const BOUND_MB = 128
 
-describe('algorithm packages that are decompression bombs (spec 4.10)', () => {
+test.override('deviceOptions', { env: { ALGORITHM_PACKAGE_MAX_EXPANDED_BYTES: String(LIMIT) } })
+
+test.describe('algorithm packages that are decompression bombs (spec 4.10)', () => {
   let device: DeviceProcess
   let mtk: string
   let work: string
   const peakMb = () => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${device.process.pid}/status`, 'utf8'))![1]) / 1024
   const packagesDir = () => path.join(device.dataDir, 'algorithm-packages')
 
-  beforeAll(async () => {
+  test.beforeAll(async ({ device: started, mtk: session }) => {
     work = mkdtempSync(path.join(tmpdir(), 'package-bombs-'))
-    device = await startDevice({ env: { ALGORITHM_PACKAGE_MAX_EXPANDED_BYTES: String(LIMIT) } })
-    mtk = await device.adminToken()
+    device = started
+    mtk = session
   }, 120_000)
-  afterAll(async () => {
-    await device.stop()
-    device.cleanup()
+  test.afterAll(async () => {
     rmSync(work, { recursive: true, force: true })
   })
 
@@ -48,7 +49,7 @@ describe('algorithm packages that are decompression bombs (spec 4.10)', () => {
     return { answer: answer.body, growthMb: peakMb() - before.peak }
   }
 
-  it('a tar.gz of 2 GiB of zeros (about 2 MB) is refused at its header as oversized', async () => {
+  test('a tar.gz of 2 GiB of zeros (about 2 MB) is refused at its header as oversized', async () => {
     const bomb = path.join(work, 'bomb.tar.gz')
     await writeZerosTarGz(bomb, [{ path: 'models/zeros.bin', size: 2 * GiB }])
     const { answer, growthMb } = await install(bomb)
@@ -57,7 +58,7 @@ describe('algorithm packages that are decompression bombs (spec 4.10)', () => {
     expect(growthMb).toBeLessThan(BOUND_MB)
   })
 
-  it('a tar.gz whose file declares 1 KB but that holds 1 GiB more is refused as oversized while inflating', async () => {
+  test('a tar.gz whose file declares 1 KB but that holds 1 GiB more is refused as oversized while inflating', async () => {
     const lying = path.join(work, 'lying.tar.gz')
     await writeZerosTarGz(lying, [{ path: 'models/a.bin', size: 1024 }, { path: 'PaxHeader/flood', type: 'ExtendedHeader', size: GiB }], { level: 1 })
     const { answer, growthMb } = await install(lying)

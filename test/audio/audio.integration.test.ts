@@ -8,8 +8,9 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 import { startSpeaker, type SpeakerReceiver } from '../helpers/speaker-receiver.ts'
 
@@ -50,26 +51,27 @@ function loudnessOf(bytes: Buffer): number {
   return Number(/Integrated loudness:\s+I:\s+(-?[\d.]+) LUFS/.exec(stderr)?.[1])
 }
 
-describe('audio files and columns over HTTP', () => {
+test.override('deviceOptions', { env: { AUDIO_MAX_DURATION_MS: String(LIMIT_MS) } })
+
+test.describe('audio files and columns over HTTP', () => {
   let device: DeviceProcess
   let speaker: SpeakerReceiver
   let mtk: string
   const post = async (route: string, body: unknown) => (await device.post(`/gtw/cwai/Audio/${route}`, body, mtk)).body
   const get = (route: string, headers: Record<string, string> = {}) => fetch(`${device.url}${route}`, { headers: { mtk, ...headers } })
 
-  beforeAll(async () => {
-    ;[device, speaker] = await Promise.all([startDevice({ env: { AUDIO_MAX_DURATION_MS: String(LIMIT_MS) } }), startSpeaker()])
-    mtk = await device.adminToken()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
+    speaker = await startSpeaker()
   })
-  afterAll(async () => {
+  test.afterAll(async () => {
     await speaker?.close()
-    await device?.stop()
-    device?.cleanup()
     rmSync(work, { recursive: true, force: true })
   })
 
   let audioId: string
-  it('takes a real WAV through the upload protocol, normalizes its loudness and serves it ranged', async () => {
+  test('takes a real WAV through the upload protocol, normalizes its loudness and serves it ranged', async () => {
     const wav = tone('tone.wav', SECONDS)
     const uploadId = await uploadFile(device, mtk, wav, 'door-chime.wav', 'audio')
     const added = await post('AddAudioFile', { uploadId })
@@ -103,7 +105,7 @@ describe('audio files and columns over HTTP', () => {
     expect(page.resData.rows[0]).toEqual(added.resData)
   })
 
-  it('refuses a file that is not audio, a file over the duration limit and another purpose, keeping the upload', async () => {
+  test('refuses a file that is not audio, a file over the duration limit and another purpose, keeping the upload', async () => {
     const noise = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256))
     const badUpload = await uploadFile(device, mtk, noise, 'chime.wav', 'audio')
     const bad = await post('AddAudioFile', { uploadId: badUpload })
@@ -124,7 +126,7 @@ describe('audio files and columns over HTTP', () => {
     expect((await post('AddAudioFile', { uploadId: 'x'.repeat(201) })).resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam' })
   })
 
-  it('plays the file on columns in each format, with Basic and Digest credentials, and the speaker gets the file\'s audio', async () => {
+  test('plays the file on columns in each format, with Basic and Digest credentials, and the speaker gets the file\'s audio', async () => {
     const cases = [
       { format: 'mp3', auth: 'basic', contentType: 'audio/mpeg', decode: [] as string[], rate: 44100 },
       { format: 'wav', auth: 'digest', contentType: 'audio/wav', decode: [], rate: 44100 },
@@ -152,7 +154,7 @@ describe('audio files and columns over HTTP', () => {
     expect(JSON.stringify(columns)).not.toContain('s3cret')
   })
 
-  it('tests a column\'s connectivity and maps a speaker\'s refusals to their errors', async () => {
+  test('tests a column\'s connectivity and maps a speaker\'s refusals to their errors', async () => {
     speaker.auth = { kind: 'basic', username: 'operator', password: 'right' }
     const column = (await post('AddAudioColumn', { columnName: 'Hall', url: `http://operator:wrong@${speaker.url.slice(7)}/play` })).resData
     expect(column).toMatchObject({ url: `${speaker.url}/play`, username: 'operator', passwordSet: true })
@@ -178,7 +180,7 @@ describe('audio files and columns over HTTP', () => {
     expect((await post('DeleteAudioColumn', { columnId: closed.columnId })).resMsg[0].messageKey).toBe('api.error.AudioColumnNotFound')
   })
 
-  it('deletes a file and its stored MP3', async () => {
+  test('deletes a file and its stored MP3', async () => {
     expect((await post('DeleteAudioFile', { audioId })).resCode).toBe(1)
     expect((await post('AudioFilePage', { pageNum: 1, pageSize: 10 })).resData.total).toBe(0)
     const gone = await get(`/gtw/cwai/Audio/AudioFilePreview?audioId=${audioId}`)

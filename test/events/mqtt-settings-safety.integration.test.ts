@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
 import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
 
 /** A CA and a client certificate signed by it, with keys, made by openssl for this test. */
@@ -15,29 +16,31 @@ function makeTlsFiles(dir: string) {
   return { ca: path.join(dir, 'ca.pem'), cert: path.join(dir, 'client.pem'), key: path.join(dir, 'client.key'), otherKey: path.join(dir, 'other.key') }
 }
 
-describe('MQTT settings never take the device down', () => {
+test.describe('MQTT settings never take the device down', () => {
   let device: DeviceProcess
   let mtk: string
+  /** The file's device started again on its data folder (the second test). */
+  let restarted: DeviceProcess | undefined
   let dir: string
   let tls: ReturnType<typeof makeTlsFiles>
   let closedPort: number
   const setMqtt = (body: Record<string, unknown>) => device.post('/gtw/cwai/System/SetMqttParam', body, mtk)
   const queryMqtt = async () => (await device.post('/gtw/cwai/System/QueryMqttParam', {}, mtk)).body.resData
 
-  beforeAll(async () => {
+  test.beforeAll(async ({ device: started, mtk: session }) => {
     dir = mkdtempSync(path.join(tmpdir(), 'mqtt-tls-'))
     tls = makeTlsFiles(dir)
     closedPort = await freePort()
-    device = await startDevice()
-    mtk = await device.adminToken()
+    device = started
+    mtk = session
   })
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
+  // The restarted device stops before the fixture removes the data folder they share.
+  test.afterAll(async () => {
+    await restarted?.stop()
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it('refuses TLS files that are not TLS material, naming the field, and stores nothing', async () => {
+  test('refuses TLS files that are not TLS material, naming the field, and stores nothing', async () => {
     const before = await queryMqtt()
     const cases: [Record<string, unknown>, string][] = [
       [{ caFile: '/etc/passwd', certFile: '/etc/passwd', keyFile: '/etc/passwd' }, '/caFile'],
@@ -56,14 +59,14 @@ describe('MQTT settings never take the device down', () => {
     }
   })
 
-  it('a stored setting that no longer works at start is reported and left out; the device starts', async () => {
+  test('a stored setting that no longer works at start is reported and left out; the device starts', async () => {
     const set = await setMqtt({ enabled: true, url: `mqtts://127.0.0.1:${closedPort}`, caFile: tls.ca, certFile: tls.cert, keyFile: tls.key })
     expect(set.body.resCode).toBe(1)
     expect((await queryMqtt()).caFile).toBe(tls.ca)
     // The certificate file is replaced by something that is not a certificate while the device is off.
     await device.stop()
     writeFileSync(tls.cert, '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n')
-    device = await startDevice({ dataDir: device.dataDir })
+    device = restarted = await startDevice({ dataDir: device.dataDir })
     mtk = await device.adminToken()
     expect((await device.post('/v1/cwai/aihost/Probe', {})).body.resData.alive).toBe(true)
     const status = (await device.post('/gtw/cwai/System/QueryEventChannelStatus', {}, mtk)).body.resData

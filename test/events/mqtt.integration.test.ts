@@ -1,20 +1,43 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { randomUUID } from 'node:crypto'
+import { deviceTest } from '../helpers/device-fixture.ts'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { startBroker, type Broker } from '../helpers/mosquitto.ts'
 import { recordTopics, type Recorder } from '../helpers/mqtt-client.ts'
 import { REGISTRATION_FIELDS } from '../../runtime/events/mqtt.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
 
+const clientId = `dev-${randomUUID().slice(0, 8)}`
+const base = `cwai/${clientId}`
+
+/** The device publishes to a broker of the file's own. */
+const test = deviceTest
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+  .extend('broker', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const broker = await startBroker()
+    onCleanup(() => broker.cleanup())
+    return broker
+  })
+  // A persistent session, so that messages published while the test client is away
+  // (broker restart) are kept for it; subscribed before the device starts.
+  .extend('recorder', { scope: 'file' }, async ({ broker }, { onCleanup }) => {
+    const recorder = await recordTopics(broker.url, `${base}/#`, { clientId: `rec-${clientId}`, clean: false })
+    onCleanup(() => recorder.close())
+    return recorder
+  })
+test.override('deviceOptions', { scope: 'file' }, async ({ broker, recorder: _subscribedFirst }: { broker: Broker; recorder: Recorder }) => ({
+  env: { MQTT_URL: broker.url, MQTT_CLIENT_ID: clientId, LOGIN_MAX_FAILURES: '1', MQTT_MAX_REQUESTS_IN_FLIGHT: '2', MQTT_RECONNECT_MIN_MS: '100', MQTT_RECONNECT_MAX_MS: '400', EVENT_POLL_MS: '100', METRICS_TOKEN: randomUUID() },
+}))
+
 // Real mosquitto, real runtime: registration, per-kind event topics, the request transport
 // (spec 5.6) and delivery across a broker restart.
-describe('MQTT channel', () => {
+test.describe('MQTT channel', () => {
   let broker: Broker
   let device: DeviceProcess
   let recorder: Recorder
-  const clientId = `dev-${randomUUID().slice(0, 8)}`
-  const base = `cwai/${clientId}`
   let env: Record<string, string>
+  /** The file's device started again on its data folder (a test below). */
+  let restarted: DeviceProcess | undefined
 
   const failSignIn = (d: DeviceProcess, account: string) => d.post('/gtw/cwai/login/DoLogin', { account, pwd: md5Hex('wrong password') })
   const request = async (requestId: string, path: string, body?: unknown) => {
@@ -22,23 +45,19 @@ describe('MQTT channel', () => {
     return (await recorder.waitFor((m) => m.topic === `${base}/response` && m.body.requestId === requestId)).body
   }
 
-  beforeAll(async () => {
-    broker = await startBroker()
-    // A persistent session, so that messages published while the test client is away
-    // (broker restart) are kept for it.
-    recorder = await recordTopics(broker.url, `${base}/#`, { clientId: `rec-${clientId}`, clean: false })
-    env = { MQTT_URL: broker.url, MQTT_CLIENT_ID: clientId, LOGIN_MAX_FAILURES: '1', MQTT_MAX_REQUESTS_IN_FLIGHT: '2', MQTT_RECONNECT_MIN_MS: '100', MQTT_RECONNECT_MAX_MS: '400', EVENT_POLL_MS: '100', METRICS_TOKEN: randomUUID() }
-    device = await startDevice({ env })
+  test.beforeAll(async ({ broker: started, recorder: subscribed, deviceOptions, device: running }) => {
+    broker = started
+    recorder = subscribed
+    env = deviceOptions.env!
+    device = running
   })
 
-  afterAll(async () => {
-    await recorder?.close()
-    await device?.stop()
-    device?.cleanup()
-    await broker?.cleanup()
+  // The restarted device stops before the fixture removes the data folder they share.
+  test.afterAll(async () => {
+    await restarted?.stop()
   })
 
-  it('registers with a retained registration message and a retained online status', async () => {
+  test('registers with a retained registration message and a retained online status', async () => {
     const registration = await recorder.waitFor((m) => m.topic === `${base}/registration`)
     expect(registration.body).toMatchObject({ clientId, softwareVersion: '1.0.0', topics: { request: `${base}/request`, response: `${base}/response`, status: `${base}/status` } })
     expect(registration.body.eventKinds).toContain('login.locked')
@@ -56,7 +75,7 @@ describe('MQTT channel', () => {
     }
   })
 
-  it('publishes each event to the topic of its kind', async () => {
+  test('publishes each event to the topic of its kind', async () => {
     const started = await recorder.waitFor((m) => m.topic === `${base}/event/device.started`)
     expect(started.body).toMatchObject({ kind: 'device.started', source: 'runtime', payload: { softwareVersion: '1.0.0' } })
     expect(Number.isInteger(started.body.id)).toBe(true)
@@ -68,7 +87,7 @@ describe('MQTT channel', () => {
     expect(Date.parse(locked.body.time)).not.toBeNaN()
   })
 
-  it('counts the acknowledged publishes in the metrics (README "Metrics")', async () => {
+  test('counts the acknowledged publishes in the metrics (README "Metrics")', async () => {
     // The scrape token, not an admin sign-in: LOGIN_MAX_FAILURES=1 and the tests below sign in themselves.
     const delivered = async () => {
       const text = await (await fetch(`${device.url}/gtw/cwai/System/Metrics`, { headers: { authorization: `Bearer ${env.METRICS_TOKEN}` } })).text()
@@ -86,7 +105,7 @@ describe('MQTT channel', () => {
     expect(await delivered()).toBe(before + 1)
   })
 
-  it('runs a request through the router without mtk and answers with the envelope and request id', async () => {
+  test('runs a request through the router without mtk and answers with the envelope and request id', async () => {
     const answer = await request('req-page', '/gtw/cwai/Event/EventPage', { kinds: ['login.locked'], pageSize: 5 })
     expect(answer.status).toBe(200)
     expect(answer.path).toBe('/gtw/cwai/Event/EventPage')
@@ -102,7 +121,7 @@ describe('MQTT channel', () => {
     expect(unknown.envelope.resMsg[0].messageKey).toBe('api.error.RouteNotFound')
   })
 
-  it('refuses, without running them, a payload over the JSON body limit and requests beyond the in-flight bound (README "MQTT")', async () => {
+  test('refuses, without running them, a payload over the JSON body limit and requests beyond the in-flight bound (README "MQTT")', async () => {
     const padding = 'x'.repeat(1024 * 1024)
     const large = JSON.stringify({ requestId: 'req-large', path: '/gtw/cwai/Event/EventPage', body: { padding } })
     await recorder.client.publishAsync(`${base}/request`, large, { qos: 1 })
@@ -123,7 +142,7 @@ describe('MQTT channel', () => {
     expect((await request('req-after-flood', '/gtw/cwai/Event/EventPage', { pageSize: 1 })).envelope.resCode).toBe(1)
   })
 
-  it('refuses a request that arrives before registration is complete, then serves requests', async () => {
+  test('refuses a request that arrives before registration is complete, then serves requests', async () => {
     const dataDir = device.dataDir
     await device.stop()
     await recorder.waitFor((m) => m.topic === `${base}/status` && m.body.state === 'offline')
@@ -131,7 +150,7 @@ describe('MQTT channel', () => {
     // reconnects, before it has re-registered.
     await recorder.client.publishAsync(`${base}/request`, JSON.stringify({ requestId: 'req-early', path: '/gtw/cwai/Event/EventPage', body: {} }), { qos: 1 })
     const onlineBefore = recorder.messages.length
-    device = await startDevice({ env, dataDir })
+    device = restarted = await startDevice({ env, dataDir })
     const early = await recorder.waitFor((m) => m.topic === `${base}/response` && m.body.requestId === 'req-early')
     expect(early.body.envelope.resCode).toBe(0)
     expect(early.body.envelope.resMsg[0]).toMatchObject({ messageKey: 'api.error.MqttNotRegistered', retryable: true, recommendedAction: 'RETRY_LATER' })
@@ -140,7 +159,7 @@ describe('MQTT channel', () => {
     expect(late.envelope.resCode).toBe(1)
   })
 
-  it('delivers events produced while the broker was down once it is back', async () => {
+  test('delivers events produced while the broker was down once it is back', async () => {
     await broker.stop()
     const accounts = ['outage-1', 'outage-2', 'outage-3']
     for (const account of accounts) expect((await failSignIn(device, account)).body.resMsg[0].messageKey).toBe('api.error.LoginFailed')
@@ -151,7 +170,7 @@ describe('MQTT channel', () => {
     }
   })
 
-  it('applies new MQTT settings from the System endpoint without a restart', async () => {
+  test('applies new MQTT settings from the System endpoint without a restart', async () => {
     const mtk = await device.adminToken()
     const bad = await device.post('/gtw/cwai/System/SetMqttParam', { url: 'http://127.0.0.1:1' }, mtk)
     expect(bad.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/url' } })

@@ -1,20 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
 import { verifyWebhook } from '../../runtime/events/webhook-signature.ts'
 
 const SECRET = 'webhook-test-secret'
 
+test.override('deviceOptions', { env: { LOGIN_MAX_FAILURES: '1', EVENT_POLL_MS: '100' } })
+
 // The webhook channel of the real runtime against a local HTTP receiver.
-describe('webhook channel', () => {
+test.describe('webhook channel', () => {
   let device: DeviceProcess
   let receiver: Receiver
   let mtk: string
   const failSignIn = (account: string) => device.post('/gtw/cwai/login/DoLogin', { account, pwd: md5Hex('wrong password') })
   const ofAccount = (account: string) => receiver.deliveries.filter((d) => d.body?.payload?.accountName === account)
 
-  beforeAll(async () => {
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
     receiver = await startReceiver()
     receiver.respond = (body, attempt) => {
       const account = body?.payload?.accountName
@@ -22,17 +27,13 @@ describe('webhook channel', () => {
       if (account === 'wh-dead') return 503
       return 200
     }
-    device = await startDevice({ env: { LOGIN_MAX_FAILURES: '1', EVENT_POLL_MS: '100' } })
-    mtk = await device.adminToken()
   })
 
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
+  test.afterAll(async () => {
     await receiver?.close()
   })
 
-  it('is configured through the System endpoints, validated, without a restart, and never returns the secret', async () => {
+  test('is configured through the System endpoints, validated, without a restart, and never returns the secret', async () => {
     const before = await device.post('/gtw/cwai/System/QueryHttpParam', {}, mtk)
     expect(before.body.resData).toMatchObject({ enabled: false, urls: [], secretSet: false })
 
@@ -59,7 +60,7 @@ describe('webhook channel', () => {
     expect((await device.post('/gtw/cwai/System/SetHttpParam', {}, 'no-session')).status).toBe(401)
   })
 
-  it('POSTs each event as JSON signed with HMAC-SHA256 over timestamp and body', async () => {
+  test('POSTs each event as JSON signed with HMAC-SHA256 over timestamp and body', async () => {
     await failSignIn('wh-signed')
     const delivery = await receiver.waitFor((d) => d.body?.payload?.accountName === 'wh-signed')
     expect(delivery.body).toMatchObject({ kind: 'login.locked', source: 'login', payload: { accountName: 'wh-signed' } })
@@ -74,7 +75,7 @@ describe('webhook channel', () => {
     expect(verifyWebhook(SECRET, timestamp, delivery.raw.replace('wh-signed', 'wh-forged'), signature)).toBe(false)
   })
 
-  it('retries a receiver that fails twice and stops once it acknowledges', async () => {
+  test('retries a receiver that fails twice and stops once it acknowledges', async () => {
     await failSignIn('wh-flaky')
     await failSignIn('wh-after-flaky')
     await receiver.waitFor((d) => d.body?.payload?.accountName === 'wh-after-flaky' && d.status === 200)
@@ -85,7 +86,7 @@ describe('webhook channel', () => {
     expect(receiver.deliveries.indexOf(attempts[2]!)).toBeLessThan(receiver.deliveries.findIndex((d) => d.body?.payload?.accountName === 'wh-after-flaky'))
   })
 
-  it('dead-letters an event after the attempt cap, shows it to operators and moves on', async () => {
+  test('dead-letters an event after the attempt cap, shows it to operators and moves on', async () => {
     await failSignIn('wh-dead')
     await failSignIn('wh-after-dead')
     await receiver.waitFor((d) => d.body?.payload?.accountName === 'wh-after-dead' && d.status === 200)

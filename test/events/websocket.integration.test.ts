@@ -1,30 +1,28 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
 import { CHANGED_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { connectEvents } from '../helpers/ws-client.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
 
+test.override('deviceOptions', { env: { LOGIN_MAX_FAILURES: '1', EVENT_POLL_MS: '100' } })
+
 // The event WebSocket listener of the real runtime (spec 6).
-describe('event WebSocket', () => {
+test.describe('event WebSocket', () => {
   let device: DeviceProcess
   let mtk: string
   const failSignIn = (account: string) => device.post('/gtw/cwai/login/DoLogin', { account, pwd: md5Hex('wrong password') })
 
-  beforeAll(async () => {
-    device = await startDevice({ env: { LOGIN_MAX_FAILURES: '1', EVENT_POLL_MS: '100' } })
-    mtk = await device.adminToken()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
   })
 
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
-  })
-
-  it('listens on the port it logs', () => {
+  test('listens on the port it logs', () => {
     expect(device.wsPort).toBeGreaterThan(0)
     expect(device.wsPort).not.toBe(device.port)
   })
 
-  it('closes with policy violation (1008) without a valid mtk', async () => {
+  test('closes with policy violation (1008) without a valid mtk', async () => {
     const none = connectEvents(device.wsPort)
     expect((await none.closed).code).toBe(1008)
     const wrong = connectEvents(device.wsPort, { mtk: 'not-a-session' })
@@ -34,14 +32,14 @@ describe('event WebSocket', () => {
     expect(none.events()).toEqual([])
   })
 
-  it('closes with 1008 on an unknown kind or a malformed lastEventId', async () => {
+  test('closes with 1008 on an unknown kind or a malformed lastEventId', async () => {
     const kinds = connectEvents(device.wsPort, { mtk, query: { kinds: 'login.locked,no.such.kind' } })
     expect(await kinds.closed).toMatchObject({ code: 1008 })
     const resume = connectEvents(device.wsPort, { mtk, query: { lastEventId: '12abc' } })
     expect(await resume.closed).toMatchObject({ code: 1008 })
   })
 
-  it('receives events live, with mtk in the header or the query', async () => {
+  test('receives events live, with mtk in the header or the query', async () => {
     const byHeader = connectEvents(device.wsPort, { mtk })
     const byQuery = connectEvents(device.wsPort, { query: { mtk, kinds: 'login.locked' } })
     await byHeader.waitFor((f) => f.type === 'ready')
@@ -55,7 +53,7 @@ describe('event WebSocket', () => {
     byQuery.ws.close()
   })
 
-  it('filters by kind', async () => {
+  test('filters by kind', async () => {
     const client = connectEvents(device.wsPort, { mtk, query: { kinds: 'login.locked' } })
     await client.waitFor((f) => f.type === 'ready')
     // A non-matching event (password.changed) is written before the matching marker; were
@@ -72,7 +70,7 @@ describe('event WebSocket', () => {
     mtk = (await device.post('/gtw/cwai/login/DoLogin', { account: 'admin', pwd: md5Hex(CHANGED_PASSWORD) })).body.resData.mtk
   })
 
-  it('resumes after the last seen id without gaps or duplicates', async () => {
+  test('resumes after the last seen id without gaps or duplicates', async () => {
     const first = connectEvents(device.wsPort, { mtk, query: { kinds: 'login.locked' } })
     await first.waitFor((f) => f.type === 'ready')
     for (const account of ['resume-1', 'resume-2']) await failSignIn(account)
@@ -107,7 +105,7 @@ describe('event WebSocket', () => {
     third.ws.close()
   })
 
-  it('refuses an mtk that was signed out', async () => {
+  test('refuses an mtk that was signed out', async () => {
     const login = await device.post('/gtw/cwai/login/DoLogin', { account: 'admin', pwd: md5Hex(CHANGED_PASSWORD) })
     const token = login.body.resData.mtk
     expect((await device.post('/gtw/cwai/login/Logout', {}, token)).body.resCode).toBe(1)
@@ -116,17 +114,18 @@ describe('event WebSocket', () => {
   })
 })
 
-describe('event WebSocket client bound (README "WebSocket")', () => {
+// A device of its own, with other settings than the file's (which stays up meanwhile).
+test.describe('event WebSocket client bound (README "WebSocket")', () => {
   let device: DeviceProcess
-  beforeAll(async () => {
+  test.beforeAll(async () => {
     device = await startDevice({ env: { WS_MAX_CLIENTS: '2' } })
   })
-  afterAll(async () => {
+  test.afterAll(async () => {
     await device?.stop()
     device?.cleanup()
   })
 
-  it('closes a client past WS_MAX_CLIENTS with 1013 after checking its mtk, and admits one again once another has gone', async () => {
+  test('closes a client past WS_MAX_CLIENTS with 1013 after checking its mtk, and admits one again once another has gone', async () => {
     const mtk = await device.adminToken()
     const first = connectEvents(device.wsPort, { mtk })
     const second = connectEvents(device.wsPort, { mtk })

@@ -1,6 +1,7 @@
 import { request } from 'node:http'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { INITIAL_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
+import { INITIAL_PASSWORD, type DeviceProcess } from '../helpers/device.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
 
 /** POST JSON from a chosen local address (any 127/8 address is loopback), on its own connection. */
@@ -25,17 +26,11 @@ const signIn = (device: DeviceProcess, from: string, password: string, headers: 
   postFrom(device, from, '/gtw/cwai/login/DoLogin', { account: 'admin', pwd: md5Hex(password) }, headers)
 const keyOf = (answer: { body: any }) => answer.body.resCode === 1 ? 'success' : answer.body.resMsg[0].messageKey
 
-describe('sign-in throttle over HTTP (client address from the connection)', () => {
-  let device: DeviceProcess
-  beforeAll(async () => {
-    device = await startDevice({ env: { LOGIN_MAX_FAILURES: '5', LOGIN_LOCK_MS: '300000' } })
-  })
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
-  })
+// The tests sign in themselves (from chosen addresses), so not through the fixture's `mtk`.
+test.override('deviceOptions', { env: { LOGIN_MAX_FAILURES: '5', LOGIN_LOCK_MS: '300000' } })
 
-  it('evaluates five guesses of a burst of forty from one address, refuses the rest, and lets another address sign in', async () => {
+test.describe('sign-in throttle over HTTP (client address from the connection)', () => {
+  test('evaluates five guesses of a burst of forty from one address, refuses the rest, and lets another address sign in', async ({ device }) => {
     const burst = await Promise.all(Array.from({ length: 40 }, (_, i) => signIn(device, '127.0.0.2', i === 37 ? INITIAL_PASSWORD : `wrong-${i}`)))
     const keys = burst.map(keyOf)
     expect(keys.filter((key) => key === 'api.error.LoginFailed')).toHaveLength(5)
@@ -59,7 +54,7 @@ describe('sign-in throttle over HTTP (client address from the connection)', () =
     expect(keyOf(await signIn(device, '127.0.0.2', INITIAL_PASSWORD, { 'x-forwarded-for': '127.0.0.9' }))).toBe('api.error.LoginLocked')
   })
 
-  it('throttles wrong current passwords of ChangePassword by the address they come from', async () => {
+  test('throttles wrong current passwords of ChangePassword by the address they come from', async ({ device }) => {
     const session = await signIn(device, '127.0.0.1', INITIAL_PASSWORD)
     const mtk = session.body.resData.mtk as string
     const change = (from: string, old: string) =>

@@ -1,24 +1,23 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import { md5Hex } from '../../shared/auth/password.ts'
 import { hashToken, revokeSession } from '../../runtime/auth/sessions.ts'
 import { sessions, users } from '../../shared/db/schema/index.ts'
 import type { SessionCache } from '../../runtime/auth/session-cache.ts'
-import { CHANGED_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
+import { CHANGED_PASSWORD, type DeviceProcess } from '../helpers/device.ts'
 import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 
 const HOUR = 3_600_000
 
 // The cache lives for an hour here: a token refused below is refused because the revocation
 // reached the cache, not because its entry aged out.
-describe('session cache over HTTP: revocations apply at once (spec 4.1 Logout, 5.5)', () => {
+test.override('deviceOptions', { env: { SESSION_CACHE_TTL_MS: String(HOUR) } })
+
+test.describe('session cache over HTTP: revocations apply at once (spec 4.1 Logout, 5.5)', () => {
   let device: DeviceProcess
-  beforeAll(async () => {
-    device = await startDevice({ env: { SESSION_CACHE_TTL_MS: String(HOUR) } })
-  })
-  afterAll(async () => {
-    await device.stop()
-    device.cleanup()
+  test.beforeAll(async ({ device: started }) => {
+    device = started
   })
 
   const signIn = async (password: string) => {
@@ -33,7 +32,7 @@ describe('session cache over HTTP: revocations apply at once (spec 4.1 Logout, 5
   const ok = { status: 200, messageKey: null }
   const refused = { status: 401, messageKey: 'api.error.Unauthorized' }
 
-  it('refuses a signed-out mtk on the next request, and only that one', async () => {
+  test('refuses a signed-out mtk on the next request, and only that one', async () => {
     await device.adminToken()
     const [signedOut, other] = [await signIn(CHANGED_PASSWORD), await signIn(CHANGED_PASSWORD)]
     // Used twice each, so both are cached.
@@ -48,7 +47,7 @@ describe('session cache over HTTP: revocations apply at once (spec 4.1 Logout, 5
     expect(await statusWith(other)).toEqual(ok)
   })
 
-  it('refuses every cached mtk of the account right after ChangePassword, and the new password signs in', async () => {
+  test('refuses every cached mtk of the account right after ChangePassword, and the new password signs in', async () => {
     const tokens = [await signIn(CHANGED_PASSWORD), await signIn(CHANGED_PASSWORD), await signIn(CHANGED_PASSWORD)]
     for (const mtk of tokens) expect(await statusWith(mtk)).toEqual(ok)
     const change = await device.post('/gtw/cwai/login/ChangePassword', { oldPwd: md5Hex(CHANGED_PASSWORD), newPwd: md5Hex('third-Passw0rd') }, tokens[0])
@@ -59,6 +58,7 @@ describe('session cache over HTTP: revocations apply at once (spec 4.1 Logout, 5
   })
 })
 
+// In process, without the device.
 describe('SessionCache (ctx.sessions on the real services and libsql)', () => {
   let t: TestRuntime
   let cache: SessionCache

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { md5Hex } from '../../shared/auth/password.ts'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 import { connectEvents } from '../helpers/ws-client.ts'
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts'
@@ -27,7 +28,9 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 /** A counter or gauge series not recorded yet reads as 0. */
 const value = (text: string, name: string, labels: Record<string, string> = {}) => sample(text, name, labels) ?? 0
 
-describe('Prometheus metrics endpoint on the real runtime', () => {
+test.override('deviceOptions', { env: { METRICS_TOKEN: TOKEN, LOGIN_MAX_FAILURES: '1', EVENT_POLL_MS: '100' } })
+
+test.describe('Prometheus metrics endpoint on the real runtime', () => {
   let device: DeviceProcess
   let receiver: Receiver
   let mtk: string
@@ -47,7 +50,9 @@ describe('Prometheus metrics endpoint on the real runtime', () => {
     return text
   }
 
-  beforeAll(async () => {
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
     receiver = await startReceiver()
     receiver.respond = (body, attempt) => {
       const account = body?.payload?.accountName
@@ -55,16 +60,12 @@ describe('Prometheus metrics endpoint on the real runtime', () => {
       if (account === 'metrics-dead') return 503
       return 200
     }
-    device = await startDevice({ env: { METRICS_TOKEN: TOKEN, LOGIN_MAX_FAILURES: '1', EVENT_POLL_MS: '100' } })
-    mtk = await device.adminToken()
   })
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
+  test.afterAll(async () => {
     await receiver?.close()
   })
 
-  it('refuses a scrape without an mtk or with a wrong token, with the usual envelope', async () => {
+  test('refuses a scrape without an mtk or with a wrong token, with the usual envelope', async () => {
     for (const headers of [{}, { authorization: 'Bearer wrong-token' }, { authorization: `Basic ${TOKEN}` }, { mtk: 'not-a-session' }] as Record<string, string>[]) {
       const response = await fetch(device.url + METRICS, { headers })
       expect(response.status, JSON.stringify(headers)).toBe(401)
@@ -72,7 +73,7 @@ describe('Prometheus metrics endpoint on the real runtime', () => {
     }
   })
 
-  it('answers the text exposition to an mtk and to the configured token, and never logs the token', async () => {
+  test('answers the text exposition to an mtk and to the configured token, and never logs the token', async () => {
     const response = await fetch(device.url + METRICS, { headers: { mtk } })
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8')
@@ -83,7 +84,7 @@ describe('Prometheus metrics endpoint on the real runtime', () => {
     expect(JSON.stringify(device.logs)).not.toContain(TOKEN)
   })
 
-  it('counts requests by the route pattern, whatever the case of the path, and unknown paths under one label', async () => {
+  test('counts requests by the route pattern, whatever the case of the path, and unknown paths under one label', async () => {
     const labels = { route: '/v1/cwai/aihost/ViewRoutes', method: 'POST', status: '200' }
     const before = await scrape()
     expect((await device.post('/v1/cwai/aihost/ViewRoutes', {}, mtk)).status).toBe(200)
@@ -103,14 +104,14 @@ describe('Prometheus metrics endpoint on the real runtime', () => {
     expect(sample(after, 'http_request_duration_seconds_count', { route: labels.route, method: 'POST' })).toBeGreaterThanOrEqual(2)
   })
 
-  it('reports process memory and event-loop lag', async () => {
+  test('reports process memory and event-loop lag', async () => {
     const text = await scrape()
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0)
     expect(sample(text, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0)
     expect(text).toContain('# TYPE nodejs_eventloop_lag_p99_seconds gauge')
   })
 
-  it('counts upload bytes, refusals and sessions, and one inference per detection of the algorithm', async () => {
+  test('counts upload bytes, refusals and sessions, and one inference per detection of the algorithm', async () => {
     const created = await device.post('/v1/cwai/aihost/PTaskCreate', { taskId: 'metrics-task', algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) }, mtk)
     expect(created.body.resCode).toBe(1)
     const before = await scrape()
@@ -139,7 +140,7 @@ describe('Prometheus metrics endpoint on the real runtime', () => {
     expect(value(after, 'upload_sessions', { state: 'complete' })).toBe(value(before, 'upload_sessions', { state: 'complete' }))
   })
 
-  it('counts event deliveries per channel and outcome, and the backlog drains', async () => {
+  test('counts event deliveries per channel and outcome, and the backlog drains', async () => {
     const failSignIn = (account: string) => device.post('/gtw/cwai/login/DoLogin', { account, pwd: md5Hex('wrong password') })
     const set = await device.post('/gtw/cwai/System/SetHttpParam', { enabled: true, urls: [receiver.url], maxAttempts: 2, backoffBaseMs: 50, backoffMaxMs: 100, timeoutMs: 2000 }, mtk)
     expect(set.body.resCode).toBe(1)
@@ -162,7 +163,7 @@ describe('Prometheus metrics endpoint on the real runtime', () => {
     client.ws.close()
   })
 
-  it('counts a sidecar restart', async () => {
+  test('counts a sidecar restart', async () => {
     const readyLines = () => device.logs.filter((l) => l.msg === 'inference sidecar ready')
     const before = await scrape()
     const ready = readyLines().length

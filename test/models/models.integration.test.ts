@@ -1,8 +1,9 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { deviceTest } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
@@ -13,23 +14,25 @@ const frontBytes = readFileSync(FRONT)
 /** The shipped face-detection pipeline alone: its one model is the preset model of these tests. */
 const manifest = readFileSync(path.join(root, 'models/manifests/face-detection.json'), 'utf8')
 
-describe('model management and ranged export on the real runtime', () => {
+/** The device reads its pipelines from a folder of the file's own, with that manifest alone. */
+// eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+const test = deviceTest.extend('manifests', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const manifests = mkdtempSync(path.join(tmpdir(), 'manifests-'))
+  onCleanup(() => rmSync(manifests, { recursive: true, force: true }))
+  writeFileSync(path.join(manifests, 'face-detection.json'), manifest)
+  return manifests
+})
+test.override('deviceOptions', { scope: 'file' }, async ({ manifests }: { manifests: string }) => ({ env: { MODELS_MANIFEST_DIR: manifests } }))
+
+test.describe('model management and ranged export on the real runtime', () => {
   let device: DeviceProcess
   let mtk: string
-  let manifests: string
   let importDir: string
-  beforeAll(async () => {
-    manifests = mkdtempSync(path.join(tmpdir(), 'manifests-'))
-    writeFileSync(path.join(manifests, 'face-detection.json'), manifest)
-    device = await startDevice({ env: { MODELS_MANIFEST_DIR: manifests } })
-    mtk = await device.adminToken()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
     importDir = path.join(device.dataDir, 'import', 'models')
     mkdirSync(importDir, { recursive: true })
-  })
-  afterAll(async () => {
-    await device.stop()
-    device.cleanup()
-    rmSync(manifests, { recursive: true, force: true })
   })
 
   const call = (route: string, body: unknown = {}) => device.post(route, body, mtk)
@@ -45,7 +48,7 @@ describe('model management and ranged export on the real runtime', () => {
     return body.resData
   }
 
-  it('registers the models of the shipped pipelines as preset, non-exportable rows', async () => {
+  test('registers the models of the shipped pipelines as preset, non-exportable rows', async () => {
     const { body } = await call('/gtw/cwai/atomic/Model/list', { source: 'preset' })
     expect(body.resData.total).toBe(1)
     expect(body.resData.rows[0]).toMatchObject({
@@ -55,7 +58,7 @@ describe('model management and ranged export on the real runtime', () => {
     expect(body.resData.rows[0].inputs[0]).toMatchObject({ type: 'float32', shape: [1, 256, 256, 3] })
   })
 
-  it('refuses to export, change or delete a preset model', async () => {
+  test('refuses to export, change or delete a preset model', async () => {
     const exported = await exportModel('blazeface-back')
     expect(exported.status).toBe(200)
     const envelope = await exported.json()
@@ -68,7 +71,7 @@ describe('model management and ranged export on the real runtime', () => {
     expect((await call('/gtw/cwai/atomic/Model/detail', { modelId: 'blazeface-back' })).body.resCode).toBe(1)
   })
 
-  it('registers a completed upload of purpose model; the upload is consumed', async () => {
+  test('registers a completed upload of purpose model; the upload is consumed', async () => {
     const uploadId = await uploadFile(device, mtk, frontBytes, 'uploaded-front.onnx', 'model')
     const { body } = await call('/gtw/cwai/atomic/Model/upload', { uploadId, modelName: 'Uploaded', exportable: true })
     expect(body.resCode).toBe(1)
@@ -79,7 +82,7 @@ describe('model management and ranged export on the real runtime', () => {
     expect(again.body.resMsg[0].messageKey).toBe('api.error.uploadConsumed')
   })
 
-  it('refuses an upload that is not an ONNX model, or of another purpose, registering nothing', async () => {
+  test('refuses an upload that is not an ONNX model, or of another purpose, registering nothing', async () => {
     const before = (await call('/gtw/cwai/atomic/Model/list', { source: 'user', pageSize: 200 })).body.resData.total
     const text = await uploadFile(device, mtk, Buffer.from('plain text pretending to be a model'), 'fake.onnx', 'model')
     const invalid = await call('/gtw/cwai/atomic/Model/upload', { uploadId: text })
@@ -94,7 +97,7 @@ describe('model management and ranged export on the real runtime', () => {
     expect((await call('/gtw/cwai/atomic/Model/list', { source: 'user', pageSize: 200 })).body.resData.total).toBe(before)
   })
 
-  it('imports an ONNX file from the import folder with its signature', async () => {
+  test('imports an ONNX file from the import folder with its signature', async () => {
     const model = await importFront('front.onnx', { modelName: 'Front faces' })
     expect(model).toMatchObject({ source: 'user', modelName: 'Front faces', originalFilename: 'front.onnx', exportable: true, inputWidth: 128, inputHeight: 128, sizeBytes: String(frontBytes.length), labels: [], normalization: null })
     expect(model.modelId).toMatch(/^m-[0-9a-f]{16}$/)
@@ -104,7 +107,7 @@ describe('model management and ranged export on the real runtime', () => {
     expect(body.resData.rows.map((r: any) => r.modelId)).toContain(model.modelId)
   })
 
-  it('exports a user model as an attachment with a single Range: whole, first bytes, middle, suffix, unsatisfiable', async () => {
+  test('exports a user model as an attachment with a single Range: whole, first bytes, middle, suffix, unsatisfiable', async () => {
     const model = await importFront('export-me.onnx')
     const size = frontBytes.length
 
@@ -128,7 +131,7 @@ describe('model management and ranged export on the real runtime', () => {
     expect((await unsatisfiable.json()).resMsg[0].messageKey).toBe('api.error.rangeNotSatisfiable')
   })
 
-  it('configures a user model; a model marked not exportable answers DefaultCantBeExport', async () => {
+  test('configures a user model; a model marked not exportable answers DefaultCantBeExport', async () => {
     const model = await importFront('config.onnx')
     const normalization = { mean: [127.5, 127.5, 127.5], std: [127.5, 127.5, 127.5] }
     const { body } = await call('/gtw/cwai/atomic/Model/config', { modelId: model.modelId, labels: ['face'], normalization, inputWidth: 128, inputHeight: 128, exportable: false, modelName: 'renamed' })
@@ -153,7 +156,7 @@ describe('model management and ranged export on the real runtime', () => {
     expect(after.body.resData).toMatchObject({ labels: ['face'], normalization, inputWidth: 128 })
   })
 
-  it('refuses files that are not loadable ONNX models and names outside the import folder', async () => {
+  test('refuses files that are not loadable ONNX models and names outside the import folder', async () => {
     writeFileSync(path.join(importDir, 'not-a-model.onnx'), 'this is text, not a protobuf graph')
     const invalid = await call('/gtw/cwai/atomic/Model/import', { fileName: 'not-a-model.onnx' })
     expect(invalid.body.resMsg[0].messageKey).toBe('api.error.ModelInvalid')
@@ -171,7 +174,7 @@ describe('model management and ranged export on the real runtime', () => {
     expect(users.body.resData.rows.map((r: any) => r.originalFilename)).not.toContain('not-a-model.onnx')
   })
 
-  it('deletes a user model with its file; later calls answer ModelNotFound', async () => {
+  test('deletes a user model with its file; later calls answer ModelNotFound', async () => {
     const model = await importFront('delete-me.onnx')
     const file = path.join(device.dataDir, 'models', `${model.modelId}.onnx`)
     expect(existsSync(file)).toBe(true)
@@ -186,7 +189,7 @@ describe('model management and ranged export on the real runtime', () => {
     expect(exported.resMsg[0].messageKey).toBe('api.error.ModelNotFound')
   })
 
-  it('refuses to delete a model while a created task runs an algorithm naming it (ModelInUse); without a task the algorithm just lacks it', async () => {
+  test('refuses to delete a model while a created task runs an algorithm naming it (ModelInUse); without a task the algorithm just lacks it', async () => {
     const model = await importFront('in-use.onnx')
     const layout = JSON.parse(readFileSync(path.join(root, 'models/manifests/face-detection-near.json'), 'utf8'))
     layout.algorithmId = 'front-faces-user'
@@ -208,7 +211,7 @@ describe('model management and ranged export on the real runtime', () => {
     expect((await call('/gtw/cwai/Algorithm/delete', { algorithmId: 'front-faces-user' })).body.resCode).toBe(1)
   })
 
-  it('pages the model list and refuses bad paging', async () => {
+  test('pages the model list and refuses bad paging', async () => {
     const page = await call('/gtw/cwai/atomic/Model/list', { pageNo: 1, pageSize: 1 })
     expect(page.body.resData.rows).toHaveLength(1)
     expect(page.body.resData.total).toBeGreaterThan(1)

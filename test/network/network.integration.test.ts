@@ -1,34 +1,47 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
+import { deviceTest } from '../helpers/device-fixture.ts'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { createNamespace, isRoot, type TestNamespace } from '../helpers/netns.ts'
 
 const CONFIRM_MS = 4000
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** The device's network is a namespace of the file's own, with one address on its adapter. */
+// eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+const test = deviceTest.extend('ns', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const ns = createNamespace()
+  onCleanup(() => ns.remove())
+  ns.ip('addr', 'add', '10.77.0.2/24', 'dev', ns.adapter)
+  return ns
+})
+test.override('deviceOptions', { scope: 'file' }, async ({ ns }: { ns: TestNamespace }) => ({
+  env: { NETWORK_NAMESPACE: ns.name, NETWORK_BACKEND: 'iproute2-runtime', NETWORK_CONFIRM_TIMEOUT_MS: String(CONFIRM_MS) },
+}))
+
 // The built device over HTTP, its network pointed at a namespace the test creates and removes:
 // input validation on the route, and a change that rolls back after the device was killed.
-describe.runIf(isRoot())('network routes over HTTP, with a device restart in the confirm window', () => {
+test.describe.runIf(isRoot())('network routes over HTTP, with a device restart in the confirm window', () => {
   let ns: TestNamespace
   let device: DeviceProcess
   let env: Record<string, string>
+  /** The file's device started again on its data folder after the kill. */
+  let restarted: DeviceProcess | undefined
   const addresses = () => (JSON.parse(ns.ip('-json', '-4', 'addr', 'show', 'dev', ns.adapter))[0]?.addr_info ?? []).map((a: { local: string; prefixlen: number }) => `${a.local}/${a.prefixlen}`)
   const waitForAddresses = async (wanted: string[], ms: number) => {
     for (const end = Date.now() + ms; Date.now() < end; await sleep(100)) if (JSON.stringify(addresses()) === JSON.stringify(wanted)) return true
     return false
   }
-  beforeAll(async () => {
-    ns = createNamespace()
-    ns.ip('addr', 'add', '10.77.0.2/24', 'dev', ns.adapter)
-    env = { NETWORK_NAMESPACE: ns.name, NETWORK_BACKEND: 'iproute2-runtime', NETWORK_CONFIRM_TIMEOUT_MS: String(CONFIRM_MS) }
-    device = await startDevice({ env })
+  test.beforeAll(async ({ ns: created, deviceOptions, device: started }) => {
+    ns = created
+    env = deviceOptions.env!
+    device = started
   })
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
-    ns?.remove()
+  // The restarted device stops before the fixture removes the data folder they share.
+  test.afterAll(async () => {
+    await restarted?.stop()
   })
 
-  it('reads, validates, applies, and rolls back after a kill and restart', async () => {
+  test('reads, validates, applies, and rolls back after a kill and restart', async () => {
     let mtk = await device.adminToken()
     const adapters = await device.post('/gtw/cwai/network/QueryAdapters', {}, mtk)
     expect(adapters.body.resCode).toBe(1)
@@ -47,7 +60,7 @@ describe.runIf(isRoot())('network routes over HTTP, with a device restart in the
     await device.kill()
     expect(addresses()).toEqual(['10.88.0.5/24'])
 
-    device = await startDevice({ env, dataDir: device.dataDir })
+    device = restarted = await startDevice({ env, dataDir: device.dataDir })
     expect(await waitForAddresses(['10.77.0.2/24'], CONFIRM_MS + 3000)).toBe(true)
     mtk = await device.adminToken()
     for (const end = Date.now() + 2000; Date.now() < end; await sleep(100))

@@ -6,30 +6,29 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import sharp from 'sharp'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 import { firstLuminanceQuantizer } from './jpeg-quantizer.ts'
 
 const sample = readFileSync(path.resolve('node_modules/@vladmandic/face-api/demo/sample1.jpg'))
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-describe('system settings over HTTP', () => {
+test.override('deviceOptions', { env: { TIME_SERVICE: 'none', TZ: 'UTC' } })
+
+test.describe('system settings over HTTP', () => {
   let device: DeviceProcess
   let mtk: string
   const post = async (route: string, body: unknown = {}) => (await device.post(`/gtw/cwai/System/${route}`, body, mtk)).body
   const get = (route: string, headers: Record<string, string> = {}) => fetch(`${device.url}/gtw/cwai/System/${route}`, { headers: { mtk, ...headers } })
 
-  beforeAll(async () => {
-    device = await startDevice({ env: { TIME_SERVICE: 'none', TZ: 'UTC' } })
-    mtk = await device.adminToken()
-  })
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
   })
 
-  it('sets an IANA time zone, refuses an unknown one, and refuses NTP servers without a time service', async () => {
+  test('sets an IANA time zone, refuses an unknown one, and refuses NTP servers without a time service', async () => {
     const initial = await post('QueryTimeParam')
     expect(initial.resData).toMatchObject({ timeZone: 'UTC', utcOffsetMinutes: 0, ntpServers: [], timeService: { type: null, reason: 'TIME_SERVICE is none' } })
     const kolkata = await post('SetTimeParam', { timeZone: 'Asia/Kolkata' })
@@ -47,7 +46,7 @@ describe('system settings over HTTP', () => {
     expect((await post('QueryTimeDrift')).resData.samples).toEqual([])
   })
 
-  it('encodes the next overlay with the quality and size just set', async () => {
+  test('encodes the next overlay with the quality and size just set', async () => {
     const call = (route: string, body: unknown) => device.post(`/gtw/cwai/aihost/${route}`, body, mtk)
     expect((await call('PTaskCreate', { taskId: 'quality', algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) })).body.resCode).toBe(1)
     const overlay = async () => {
@@ -75,7 +74,7 @@ describe('system settings over HTTP', () => {
     await call('PTaskCancle', { taskId: 'quality', algorithmCode: 'face-detection' })
   })
 
-  it('sanitises an uploaded SVG logo, takes a PNG, refuses what is not a logo, and resets to the default', async () => {
+  test('sanitises an uploaded SVG logo, takes a PNG, refuses what is not a logo, and resets to the default', async () => {
     const initial = await post('QueryLogo')
     expect(initial.resData).toMatchObject({ custom: false, contentType: 'image/svg+xml', url: '/gtw/cwai/System/Logo' })
     const evil = '<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="40" height="20" onload="alert(1)">' +
@@ -105,7 +104,7 @@ describe('system settings over HTTP', () => {
     expect((await get('Logo')).headers.get('content-type')).toBe('image/svg+xml')
   })
 
-  it('applies the log level and an area\'s debug switch to the running device', async () => {
+  test('applies the log level and an area\'s debug switch to the running device', async () => {
     const settings = (await post('QueryDebugParam')).resData
     expect(settings.logLevel).toBe('info')
     expect(settings.areas).toContainEqual({ name: 'audio', debug: false })
@@ -139,7 +138,7 @@ describe('system settings over HTTP', () => {
     expect((await post('SetDebugParam', { areas: { nowhere: true } })).resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/areas/nowhere' } })
   })
 
-  it('lists the log files and serves one with a single Range', async () => {
+  test('lists the log files and serves one with a single Range', async () => {
     const files = (await post('QueryLogFiles')).resData
     expect(files.total).toBeGreaterThanOrEqual(1)
     const active = files.rows.at(-1)
