@@ -8,7 +8,11 @@ import type { DeviceProcess } from '../helpers/device.ts'
 import { samplePath } from './helpers.ts'
 
 const sample1 = readFileSync(samplePath(1))
-const RETENTION_MS = 6000
+/**
+ * How long a URL stays valid, counted from the end of its detection: ample for the tests that fetch
+ * (and render) right after detecting, short for the one that waits it out.
+ */
+const RETENTION_MS = 3000
 
 test.override('deviceOptions', { env: { FILE_SERVICE_BASE_URL: 'http://device.example:8080', FULL_PICTURE_RETENTION_MS: String(RETENTION_MS) } })
 
