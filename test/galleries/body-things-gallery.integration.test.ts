@@ -8,9 +8,10 @@
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import sharp from 'sharp'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import type { Target } from '../../shared/inference/types.ts'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 import { samplePath } from '../inference/helpers.ts'
 import { targetsOf, type Box } from './faces.ts'
@@ -20,7 +21,7 @@ const iou = (a: Box, b: Box) => {
   return (w * h) / (a.width * a.height + b.width * b.height - w * h)
 }
 
-describe('body and things galleries over HTTP', () => {
+test.describe('body and things galleries over HTTP', () => {
   let device: DeviceProcess
   let mtk: string
   const post = async (route: string, body: unknown) => (await device.post(route, body, mtk)).body
@@ -52,9 +53,9 @@ describe('body and things galleries over HTTP', () => {
     return sharp(readFileSync(samplePath(2))).extract({ left, top, width: 960, height: 640 }).jpeg({ quality: 92 }).toBuffer()
   }
 
-  beforeAll(async () => {
-    device = await startDevice()
-    mtk = await device.adminToken()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
     expect((await sharp(photo).metadata()).width).toBe(photoSize.width)
     // With no body gallery the persons are found and unknown (1: the galleries are empty).
     const found = await detect('body-recognition', photo)
@@ -77,12 +78,8 @@ describe('body and things galleries over HTTP', () => {
       await ok('/gtw/cwai/ThingsLibrary/AddItemImage', { galleryId: things, itemId: `t${i}`, imageBase64: base64(await tile(i)) })
     }
   })
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
-  })
 
-  it('lists body galleries and items with their counts, image ids and pictures (the person cut out)', async () => {
+  test('lists body galleries and items with their counts, image ids and pictures (the person cut out)', async () => {
     const page = await ok('/gtw/cwai/BodyLibrary/LibraryPage', {})
     expect(page.total).toBe(1)
     expect(page.rows[0]).toMatchObject({ galleryId: bodies, name: 'Visitors', description: '', items: 3, images: 3 })
@@ -100,7 +97,7 @@ describe('body and things galleries over HTTP', () => {
     expect((await ok('/gtw/cwai/Library/LibraryPage', {})).total).toBe(0)
   })
 
-  it('search by image: each person of the mirrored group photo finds their item first', async () => {
+  test('search by image: each person of the mirrored group photo finds their item first', async () => {
     const mirrored = await sharp(photo).flop().jpeg().toBuffer()
     const { regions } = await ok('/gtw/cwai/BodyLibrary/SearchByImage', { imageBase64: base64(mirrored), topK: 3 })
     expect(regions).toHaveLength(3)
@@ -114,7 +111,7 @@ describe('body and things galleries over HTTP', () => {
     }
   })
 
-  it('refuses a body image without exactly one person, naming the count; nothing is stored', async () => {
+  test('refuses a body image without exactly one person, naming the count; nothing is stored', async () => {
     await ok('/gtw/cwai/BodyLibrary/AddItem', { galleryId: bodies, itemId: 'nobody', name: 'Nobody' })
     const blank = await sharp({ create: { width: 320, height: 480, channels: 3, background: '#808080' } }).jpeg().toBuffer()
     const none = await fail('/gtw/cwai/BodyLibrary/AddItemImage', { galleryId: bodies, itemId: 'nobody', imageBase64: base64(blank) })
@@ -126,7 +123,7 @@ describe('body and things galleries over HTTP', () => {
     await ok('/gtw/cwai/BodyLibrary/DeleteItem', { galleryId: bodies, itemId: 'nobody' })
   })
 
-  it('PTaskDetectPic with body-recognition names the registered persons of the task\'s galleries; a deleted item becomes unknown', async () => {
+  test('PTaskDetectPic with body-recognition names the registered persons of the task\'s galleries; a deleted item becomes unknown', async () => {
     const jpeg30 = await sharp(photo).jpeg({ quality: 30 }).toBuffer()
     const named = async () => (await detect('body-recognition', jpeg30, { recognition: { galleryIds: [bodies] } }))
       .sort((a, b) => a.box.x - b.box.x).map((t: Target) => t.confidence[1]!.label)
@@ -135,7 +132,7 @@ describe('body and things galleries over HTTP', () => {
     expect(await named()).toEqual(['Body 0', 'unknown', 'Body 2'])
   })
 
-  it('things: the whole picture is the item; a changed copy finds it by search and by PTaskDetectPic', async () => {
+  test('things: the whole picture is the item; a changed copy finds it by search and by PTaskDetectPic', async () => {
     const copy = await sharp(await tile(2)).flop().jpeg({ quality: 30 }).toBuffer()
     const { regions } = await ok('/gtw/cwai/ThingsLibrary/SearchByImage', { galleryId: things, imageBase64: base64(copy), topK: 4 })
     expect(regions).toHaveLength(1)
@@ -153,7 +150,7 @@ describe('body and things galleries over HTTP', () => {
     expect([meta.width, meta.height]).toEqual([160, 107])
   })
 
-  it('keeps the kinds apart and answers bad requests with catalogue errors', async () => {
+  test('keeps the kinds apart and answers bad requests with catalogue errors', async () => {
     // A body gallery is no things gallery (and the other way round).
     expect(await fail('/gtw/cwai/ThingsLibrary/AddItem', { galleryId: bodies, itemId: 'x', name: 'x' })).toMatchObject({ messageKey: 'api.error.GalleryNotFound', details: { galleryId: bodies } })
     expect(await fail('/gtw/cwai/BodyLibrary/ItemPage', { galleryId: things })).toMatchObject({ messageKey: 'api.error.GalleryNotFound' })

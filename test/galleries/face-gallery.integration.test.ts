@@ -8,19 +8,20 @@ import { randomUUID } from 'node:crypto'
 import path from 'node:path'
 import sharp from 'sharp'
 import { sql } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { openDb } from '../../shared/db/client.ts'
 import type { Target } from '../../shared/inference/types.ts'
 import { nearestImagesQuery } from '../../runtime/galleries/store.ts'
 import { galleryTablesOf } from '../../shared/db/schema/index.ts'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 import { cropFace, samplePhoto, targetsOf, type Box, type SamplePhoto } from './faces.ts'
 
 const centreOf = (b: Box) => ({ x: b.x + b.width / 2, y: b.y + b.height / 2 })
 const near = (a: Box, b: Box) => Math.hypot(centreOf(a).x - centreOf(b).x, centreOf(a).y - centreOf(b).y) < a.width / 2
 
-describe('face gallery over HTTP', () => {
+test.describe('face gallery over HTTP', () => {
   let device: DeviceProcess
   let mtk: string
   const post = async (route: string, body: unknown) => (await device.post(route, body, mtk)).body
@@ -42,9 +43,9 @@ describe('face gallery over HTTP', () => {
   const galleryA = `a-${randomUUID().slice(0, 8)}`
   const galleryB = `b-${randomUUID().slice(0, 8)}`
 
-  beforeAll(async () => {
-    device = await startDevice()
-    mtk = await device.adminToken()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
     for (const n of [1, 6]) photos[n] = await samplePhoto(device, mtk, n)
     expect(photos[1]!.faces).toHaveLength(3)
     expect(photos[6]!.faces).toHaveLength(4)
@@ -66,12 +67,8 @@ describe('face gallery over HTTP', () => {
     await register(galleryA, 'p6-1', 6, 1, 'base64')
     await register(galleryB, 'p6-2', 6, 2, 'base64')
   })
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
-  })
 
-  it('lists galleries with their counts and persons with their face pictures', async () => {
+  test('lists galleries with their counts and persons with their face pictures', async () => {
     const galleries = await ok('/gtw/cwai/Library/LibraryPage', { pageNum: 1, pageSize: 10 })
     expect(galleries.total).toBe(2)
     expect(galleries.rows.map((g: any) => [g.galleryId, g.persons, g.faces])).toEqual([[galleryA, 5, 5], [galleryB, 1, 1]])
@@ -86,7 +83,7 @@ describe('face gallery over HTTP', () => {
     expect((await post('/gtw/cwai/Library/AddPerson', { galleryId: galleryA, personId: 'p6-0', name: 'again' })).resMsg[0].messageKey).toBe('api.error.GalleryPersonExists')
   })
 
-  it('refuses an image with no face or several faces, naming the count, and stores nothing', async () => {
+  test('refuses an image with no face or several faces, naming the count, and stores nothing', async () => {
     await ok('/gtw/cwai/Library/AddPerson', { galleryId: galleryA, personId: 'nobody', name: 'Nobody' })
     const blank = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#808080' } }).jpeg().toBuffer()
     const none = await post('/gtw/cwai/Library/AddPersonImage', { galleryId: galleryA, personId: 'nobody', imageBase64: blank.toString('base64') })
@@ -105,7 +102,7 @@ describe('face gallery over HTTP', () => {
     await ok('/gtw/cwai/Library/DeletePerson', { galleryId: galleryA, personId: 'nobody' })
   })
 
-  it('search by image: each face of the group photo finds its person first, with the similarity', async () => {
+  test('search by image: each face of the group photo finds its person first, with the similarity', async () => {
     // The whole photo, flipped: another view than the registered crops.
     const flipped = await sharp(photos[1]!.bytes).flop().jpeg().toBuffer()
     const { faces } = await ok('/gtw/cwai/Library/SearchByImage', { galleryId: galleryA, imageBase64: flipped.toString('base64'), topK: 3 })
@@ -127,7 +124,7 @@ describe('face gallery over HTTP', () => {
     for (const face of other.faces) expect(face.matches.map((m: any) => m.personId)).toEqual(['p6-2'])
   })
 
-  it('PTaskDetectPic names the faces of the task\'s galleries; others are unknown; a deleted person becomes unknown', async () => {
+  test('PTaskDetectPic names the faces of the task\'s galleries; others are unknown; a deleted person becomes unknown', async () => {
     const label = (t: Target) => t.confidence[1]
     // sample6 rotated by 10°: p6-0 and p6-1 are in gallery A, p6-2 only in B, the fourth nowhere.
     const rotated = await sharp(photos[6]!.bytes).rotate(10, { background: '#000' }).jpeg().toBuffer()
@@ -150,7 +147,7 @@ describe('face gallery over HTTP', () => {
     expect(after.map((t) => label(t)!.label)).toEqual(['Person p6-0', 'unknown', 'unknown', 'unknown'])
   })
 
-  it('searches through the vector index (vector_top_k), not by scanning the images, for every gallery kind', async () => {
+  test('searches through the vector index (vector_top_k), not by scanning the images, for every gallery kind', async () => {
     const { db, close } = openDb(`file:${path.join(device.dataDir, 'device.db')}`)
     try {
       for (const [images, dims] of [['gallery_faces', 1024], ['body_gallery_images', 600], ['things_gallery_images', 600]] as const) {

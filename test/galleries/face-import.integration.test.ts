@@ -7,8 +7,9 @@
 import { existsSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import sharp from 'sharp'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
 import { tarGz } from '../helpers/tarball.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 import { zipOf } from '../helpers/zip.ts'
@@ -17,7 +18,9 @@ import { cropFace, samplePhoto, type SamplePhoto } from './faces.ts'
 /** Expanded-size bound of the device under test: the good archives stay far below it. */
 const MAX_EXPANDED = 4 * 1024 * 1024
 
-describe('face import over HTTP', () => {
+test.override('deviceOptions', { env: { FACE_IMPORT_MAX_EXPANDED_BYTES: String(MAX_EXPANDED) } })
+
+test.describe('face import over HTTP', () => {
   let device: DeviceProcess
   let mtk: string
   let photo: SamplePhoto
@@ -40,9 +43,9 @@ describe('face import over HTTP', () => {
   }
   let good: Buffer
 
-  beforeAll(async () => {
-    device = await startDevice({ env: { FACE_IMPORT_MAX_EXPANDED_BYTES: String(MAX_EXPANDED) } })
-    mtk = await device.adminToken()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
     photo = await samplePhoto(device, mtk, 1)
     await ok('/gtw/cwai/Library/AddLibrary', { galleryId, name: 'Imported' })
     const blank = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#808080' } }).jpeg().toBuffer()
@@ -60,12 +63,8 @@ describe('face import over HTTP', () => {
     ].join('\r\n')
     good = await zipOf({ 'manifest.csv': manifest, 'faces/a.jpg': await cropFace(photo, 0), 'faces/b.jpg': await cropFace(photo, 1), 'faces/c.jpg': await cropFace(photo, 2), 'faces/blank.jpg': blank, 'faces/group.jpg': group })
   })
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
-  })
 
-  it('imports the good rows and names every bad one with its reason', async () => {
+  test('imports the good rows and names every bad one with its reason', async () => {
     const job = await importArchive(good, 'persons.zip')
     expect(job).toMatchObject({ galleryId, state: 'done', total: 8, processed: 8, imported: 3, skipped: 0, failed: 5, error: null })
     expect(job.errors).toEqual([
@@ -85,7 +84,7 @@ describe('face import over HTTP', () => {
     expect(readdirSync(path.join(device.dataDir, 'imports'))).toEqual([])
   })
 
-  it('the same archive again changes nothing; a tar.gz with a JSON manifest adds to it', async () => {
+  test('the same archive again changes nothing; a tar.gz with a JSON manifest adds to it', async () => {
     const again = await importArchive(good, 'persons.zip')
     expect(again).toMatchObject({ state: 'done', total: 8, imported: 0, skipped: 3, failed: 5 })
     const gallery = (await ok('/gtw/cwai/Library/LibraryPage', {})).rows.find((g: any) => g.galleryId === galleryId)
@@ -97,7 +96,7 @@ describe('face import over HTTP', () => {
     expect([ann.name, ann.attributes, ann.faceIds.length]).toEqual(['Ann B.', { note: 'second image' }, 2])
   })
 
-  it('refuses hostile and broken archives as a failed job, writing nothing outside its folder', async () => {
+  test('refuses hostile and broken archives as a failed job, writing nothing outside its folder', async () => {
     const manifest = 'personId,name,file\np9,Evil,evil.jpg\n'
     const face = await cropFace(photo, 0)
     const cases: [string, Buffer, string, string][] = [
@@ -120,7 +119,7 @@ describe('face import over HTTP', () => {
     expect((await ok('/gtw/cwai/Library/PersonPage', { galleryId })).rows.map((p: any) => p.personId)).toEqual(['p0', 'p1', 'p2'])
   })
 
-  it('takes only face-import uploads, into an existing gallery', async () => {
+  test('takes only face-import uploads, into an existing gallery', async () => {
     const image = await uploadFile(device, mtk, good, 'persons.zip', 'image')
     const wrong = (await device.post('/gtw/cwai/File/ImportFiles', { galleryId, uploadId: image }, mtk)).body
     expect(wrong.resMsg[0].messageKey).toBe('api.error.uploadPurposeMismatch')

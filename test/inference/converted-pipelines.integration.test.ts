@@ -8,10 +8,11 @@ import { uploadFile } from '../helpers/upload-file.ts'
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import sharp from 'sharp'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { emotionLabels } from '../../models/face/attributes.ts'
 import { helmetClassifier } from '../helpers/tiny-models.ts'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
 import { cocoLabels } from './coco-labels.ts'
 import { samplePath, samplePeople } from './helpers.ts'
 
@@ -58,7 +59,7 @@ function shareInsideBoxes(polygon: Point[], boxes: Box[]): number {
   return inPolygon === 0 ? 0 : inBox / inPolygon
 }
 
-describe('converted-model pipelines over HTTP (spec 2.6)', () => {
+test.describe('converted-model pipelines over HTTP (spec 2.6)', () => {
   let device: DeviceProcess
   let mtk: string
   const sizes = new Map<number, { width: number; height: number }>()
@@ -79,20 +80,16 @@ describe('converted-model pipelines over HTTP (spec 2.6)', () => {
     return personBoxes.get(n)!
   }
 
-  beforeAll(async () => {
-    device = await startDevice()
-    mtk = await device.adminToken()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
     for (let n = 1; n <= 6; n++) {
       const meta = await sharp(samplePath(n)).metadata()
       sizes.set(n, { width: meta.width!, height: meta.height! })
     }
   })
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
-  })
 
-  it('algorithm/page lists the new algorithms beside the face and text ones', async () => {
+  test('algorithm/page lists the new algorithms beside the face and text ones', async () => {
     const page = await device.post('/gtw/cwai/algorithm/page', { pageNum: 1, pageSize: 50 }, mtk)
     expect(page.body.resCode).toBe(1)
     const ids = page.body.resData.rows.map((r: any) => r.algorithmId)
@@ -102,7 +99,7 @@ describe('converted-model pipelines over HTTP (spec 2.6)', () => {
     expect(person.models).toEqual([{ modelId: 'centernet', package: '(build)', file: 'dist/models/centernet.onnx', format: 'onnx' }])
   })
 
-  it('atomic/action/list: the node catalogue with each node\'s parameters from the manifest schema (spec 4.10)', async () => {
+  test('atomic/action/list: the node catalogue with each node\'s parameters from the manifest schema (spec 4.10)', async () => {
     const all = await device.post('/gtw/cwai/atomic/action/list', {}, mtk)
     expect(all.body.resCode).toBe(1)
     expect(all.body.resData.total).toBe(5)
@@ -127,7 +124,7 @@ describe('converted-model pipelines over HTTP (spec 2.6)', () => {
     expect(anonymous.status).toBe(401)
   })
 
-  it('person detector: at least 20 of the 22 people, at most 2 boxes that are not people, boxes inside the image', async () => {
+  test('person detector: at least 20 of the 22 people, at most 2 boxes that are not people, boxes inside the image', async () => {
     const { taskId, body } = await create('person-detector')
     expect(body.resCode).toBe(1)
     // The people are where the face detector finds their faces (all 22 are visible; the face
@@ -157,7 +154,7 @@ describe('converted-model pipelines over HTTP (spec 2.6)', () => {
     expect(extra).toBeLessThanOrEqual(2)
   })
 
-  it('object detection: COCO labels, the people of sample 1 among them', async () => {
+  test('object detection: COCO labels, the people of sample 1 among them', async () => {
     const { taskId, body } = await create('object-detection')
     expect(body.resCode).toBe(1)
     const targets = targetsOf(await detect(taskId, 'object-detection', 1))
@@ -165,7 +162,7 @@ describe('converted-model pipelines over HTTP (spec 2.6)', () => {
     expect(targets.filter((t) => t.confidence[0].label === 'person')).toHaveLength(3)
   })
 
-  it('person segmentation: normalized, simplified polygons inside the image, each lying over the people', async () => {
+  test('person segmentation: normalized, simplified polygons inside the image, each lying over the people', async () => {
     const { taskId, body } = await create('person-segmentation')
     expect(body.resCode).toBe(1)
     let regions = 0
@@ -192,7 +189,7 @@ describe('converted-model pipelines over HTTP (spec 2.6)', () => {
     expect(regions).toBeGreaterThanOrEqual(6)
   })
 
-  it('face analysis: gender, age and emotion labels in confidence[], featurePreview from the descriptor', async () => {
+  test('face analysis: gender, age and emotion labels in confidence[], featurePreview from the descriptor', async () => {
     const { taskId, body } = await create('face-analysis')
     expect(body.resCode).toBe(1)
     for (const n of [1, 6]) {
@@ -215,7 +212,7 @@ describe('converted-model pipelines over HTTP (spec 2.6)', () => {
     }
   })
 
-  it('safety-helmet analysis: TaskCreateFailed naming the model until it is there, then bLogicResult / bDetected', async () => {
+  test('safety-helmet analysis: TaskCreateFailed naming the model until it is there, then bLogicResult / bDetected', async () => {
     const missing = await create('no-safety-helmet-analysis')
     expect(missing.body).toMatchObject({ resCode: 0, resMsg: [{ messageKey: 'api.error.TaskCreateFailed', details: { algorithmCode: 'no-safety-helmet-analysis', missingModel: 'helmet-classifier' } }] })
     expect(missing.body.resMsg[0].msgText).toContain('<DATA_DIR>/models/helmet-classifier.onnx')

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { samplePath } from './helpers.ts'
 import { pngBombHeader } from './images.ts'
@@ -19,7 +20,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 let slow: Promise<string> | null = null
 const slowImage = () => (slow ??= sharp({ create: { width: 6000, height: 6000, channels: 3, background: '#808080' } }).png().toBuffer().then(b64))
 
-describe('typical image-detection flow over HTTP (spec 1) with the real sidecar', () => {
+// The image server is on loopback, which IMAGE_URL_BLOCKED_NETWORKS refuses by default.
+test.override('deviceOptions', { env: { IMAGE_URL_BLOCKED_NETWORKS: '169.254.0.0/16,fe80::/10' } })
+
+test.describe('typical image-detection flow over HTTP (spec 1) with the real sidecar', () => {
   let device: DeviceProcess
   let mtk: string
   let imageServer: http.Server
@@ -60,10 +64,9 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     return { failed: await running, pid }
   }
 
-  beforeAll(async () => {
-    // The image server is on loopback, which IMAGE_URL_BLOCKED_NETWORKS refuses by default.
-    device = await startDevice({ env: { IMAGE_URL_BLOCKED_NETWORKS: '169.254.0.0/16,fe80::/10' } })
-    mtk = await device.adminToken()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
     imageServer = http.createServer((req, res) => {
       if (req.url === '/face.jpg') { res.writeHead(200, { 'content-type': 'image/jpeg' }); res.end(sample1); return }
       if (req.url === '/to-file') { res.writeHead(302, { location: 'file:///etc/passwd' }); res.end(); return }
@@ -76,13 +79,11 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     await new Promise<void>((r) => imageServer.listen(0, '127.0.0.1', r))
     imageBase = `http://127.0.0.1:${(imageServer.address() as AddressInfo).port}`
   })
-  afterAll(async () => {
+  test.afterAll(async () => {
     imageServer?.close()
-    await device?.stop()
-    device?.cleanup()
   })
 
-  it('algorithm/page: filters, paging, total and rows (spec 4.2, 2.3)', async () => {
+  test('algorithm/page: filters, paging, total and rows (spec 4.2, 2.3)', async () => {
     const all = await device.post('/gtw/cwai/algorithm/page', { algorithmUsage: '2', algorithmName: '', supplier: '', algorithmId: '', algorithmCategory: '', pageNum: 1, pageSize: 10 }, mtk)
     expect(all.body.resCode).toBe(1)
     expect(all.body.resData.total).toBe(12)
@@ -101,7 +102,7 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     expect(bad.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/pageNum' } })
   })
 
-  it('typical flow with an upload: uploadId consumed by a successful detection, kept by a NotCreated or failed one', async () => {
+  test('typical flow with an upload: uploadId consumed by a successful detection, kept by a NotCreated or failed one', async () => {
     const taskId = randomUUID()
     expect((await create({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
     const uploadId = await upload(readFileSync(samplePath(5)))
@@ -126,7 +127,7 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     expect((await cancel({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
   })
 
-  it('text algorithm over HTTP: lines as maskPolygon, words as labels', async () => {
+  test('text algorithm over HTTP: lines as maskPolygon, words as labels', async () => {
     const taskId = randomUUID()
     expect((await create({ taskId, algorithmCode: 'text-ocr' })).body.resCode).toBe(1)
     const png = await sharp(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="600" height="150"><rect width="100%" height="100%" fill="white"/><text x="30" y="90" font-family="DejaVu Sans" font-size="48">Gate 42 open</text></svg>')).png().toBuffer()
@@ -140,7 +141,7 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     expect((await cancel({ taskId, algorithmCode: 'text-ocr' })).body.resCode).toBe(1)
   })
 
-  it('create → detect (Base64, URL) → cancel, under both prefixes, with the result of spec 2.6', async () => {
+  test('create → detect (Base64, URL) → cancel, under both prefixes, with the result of spec 2.6', async () => {
     const taskId = randomUUID()
     const created = await create({ taskId, algorithmCode: 'face-detection' }, '/v1')
     expect(created.body).toMatchObject({ resCode: 1, resMsg: [] })
@@ -164,7 +165,7 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     expect((await cancel({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
   })
 
-  it('spec 3.2 state table: reuse, default taskId, NotCreated after cancel / mismatch / never created', async () => {
+  test('spec 3.2 state table: reuse, default taskId, NotCreated after cancel / mismatch / never created', async () => {
     // (none) → detect: NotCreated
     const never = await detect({ taskId: randomUUID(), algorithmCode: 'face-detection', imageBase64: b64(sample1) })
     expect(never.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.NotCreated', recommendedAction: 'CREATE_TASK' })
@@ -198,7 +199,7 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     expect((await cancel({ algorithmCode: 'face-presence' })).body.resCode).toBe(1)
   })
 
-  it('create errors: unknown algorithm → ActionAlgLoadFailed; bad fields → InvalidParam', async () => {
+  test('create errors: unknown algorithm → ActionAlgLoadFailed; bad fields → InvalidParam', async () => {
     const unknown = await create({ taskId: randomUUID(), algorithmCode: 'face' })
     expect(unknown.body).toMatchObject({ resCode: 0, resMsg: [{ messageKey: 'api.error.ActionAlgLoadFailed', details: { algorithmCode: 'face' } }] })
     const noTime = await device.post('/gtw/cwai/aihost/PTaskCreate', { algorithmCode: 'face-detection' }, mtk)
@@ -207,7 +208,7 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     expect(badConfig.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/taskConfig/scoreThreshold' } })
   })
 
-  it('image-source and image errors of spec 4.7 / 7.1', async () => {
+  test('image-source and image errors of spec 4.7 / 7.1', async () => {
     const taskId = randomUUID()
     await create({ taskId, algorithmCode: 'face-detection' })
     const key = async (body: Record<string, unknown>) => (await detect({ taskId, algorithmCode: 'face-detection', ...body })).body.resMsg[0]
@@ -241,7 +242,7 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     await cancel({ taskId, algorithmCode: 'face-detection' })
   })
 
-  it('cancel while an inference runs on the task is refused (retryable); afterwards it succeeds', async () => {
+  test('cancel while an inference runs on the task is refused (retryable); afterwards it succeeds', async () => {
     const taskId = randomUUID()
     // Cancel while the detection holds the task. A cancel that lands before the detection
     // reached the task, or after it finished, succeeds: create the task again, new round.
@@ -265,7 +266,7 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     expect((await cancel({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
   })
 
-  it('switching a task to another algorithm while an inference runs on it is refused (retryable)', async () => {
+  test('switching a task to another algorithm while an inference runs on it is refused (retryable)', async () => {
     const taskId = randomUUID()
     await create({ taskId, algorithmCode: 'face-detection' })
     // Switch while the detection holds the task. A switch that lands before the detection
@@ -292,7 +293,7 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     expect((await cancel({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
   })
 
-  it('an upload whose detection failed retryably (sidecar killed) is detected on a retry with the same uploadId', async () => {
+  test('an upload whose detection failed retryably (sidecar killed) is detected on a retry with the same uploadId', async () => {
     const taskId = randomUUID()
     await create({ taskId, algorithmCode: 'face-detection' })
     const uploadId = await upload(sample1)
@@ -305,7 +306,7 @@ describe('typical image-detection flow over HTTP (spec 1) with the real sidecar'
     expect((await cancel({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
   })
 
-  it('sidecar killed during a detection: fails fast and retryably, the same taskId works after the restart', async () => {
+  test('sidecar killed during a detection: fails fast and retryably, the same taskId works after the restart', async () => {
     const taskId = randomUUID()
     await create({ taskId, algorithmCode: 'face-detection' })
     const { failed, pid } = await detectThroughKilledSidecar({ taskId, algorithmCode: 'face-detection', imageBase64: b64(sample1) })

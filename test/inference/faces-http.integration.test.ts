@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import sharp from 'sharp'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { decodeImage } from '../../runtime/sidecar/image/decode.ts'
 import type { Target } from '../../shared/inference/types.ts'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
 import { bgrRows, writeBmp } from './bmp-writer.ts'
 import { limits, samplePath, samplePeople } from './helpers.ts'
 
@@ -12,7 +13,7 @@ const inside = (t: Target) => t.landmark.every((p) =>
   p.xRatio >= t.box.x && p.xRatio <= t.box.x + t.box.width && p.yRatio >= t.box.y && p.yRatio <= t.box.y + t.box.height)
 
 // The face algorithm through the typical flow of spec 1 (upload, then detect by uploadId).
-describe('face detection over HTTP on the six group photos', () => {
+test.describe('face detection over HTTP on the six group photos', () => {
   let device: DeviceProcess
   let mtk: string
   const taskId = randomUUID()
@@ -33,18 +34,14 @@ describe('face detection over HTTP on the six group photos', () => {
     return result.body.resData.areaList.flatMap((a: { targetList: Target[] }) => a.targetList)
   }
 
-  beforeAll(async () => {
-    device = await startDevice()
-    mtk = await device.adminToken()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
     const created = await device.post('/gtw/cwai/aihost/PTaskCreate', { taskId, algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) }, mtk)
     expect(created.body.resCode).toBe(1)
   })
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
-  })
 
-  it('finds at least 21 of the 22 faces, never more boxes than people, every box holding its landmarks', async () => {
+  test('finds at least 21 of the 22 faces, never more boxes than people, every box holding its landmarks', async () => {
     let found = 0
     for (const [i, people] of samplePeople.entries()) {
       const name = `sample${i + 1}.jpg`
@@ -60,7 +57,7 @@ describe('face detection over HTTP on the six group photos', () => {
     expect(found).toBeGreaterThanOrEqual(21)
   })
 
-  it('sample1 as a V5 BMP (as ImageMagick writes it) gives the same 3 faces as the JPEG', async () => {
+  test('sample1 as a V5 BMP (as ImageMagick writes it) gives the same 3 faces as the JPEG', async () => {
     const jpeg = await decodeImage({ kind: 'path', path: samplePath(1) }, limits)
     const bmp = writeBmp({ width: jpeg.width, height: jpeg.height, bitsPerPixel: 24, headerSize: 124, rows: bgrRows(jpeg.data, jpeg.width, jpeg.height) })
     const fromBmp = await facesOf(bmp, 'sample1.bmp')
@@ -70,7 +67,7 @@ describe('face detection over HTTP on the six group photos', () => {
     for (const face of fromBmp) expect(inside(face)).toBe(true)
   })
 
-  it('a phone photo stored sideways with EXIF orientation 6 is analysed upright: the same faces as the upright JPEG', async () => {
+  test('a phone photo stored sideways with EXIF orientation 6 is analysed upright: the same faces as the upright JPEG', async () => {
     // Orientation 6 = "rotate 90° clockwise to display": the pixels are the photo turned 90° counter-clockwise.
     const sideways = await sharp(samplePath(1)).rotate(-90).jpeg({ quality: 92 }).withMetadata({ orientation: 6 }).toBuffer()
     expect(await sharp(sideways).metadata()).toMatchObject({ width: 1280, height: 1920, orientation: 6 })

@@ -2,14 +2,21 @@ import { randomUUID } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import sharp from 'sharp'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
 import { samplePath } from './helpers.ts'
 
 const sample1 = readFileSync(samplePath(1))
-const RETENTION_MS = 6000
+/**
+ * How long a URL stays valid, counted from the end of its detection: ample for the tests that fetch
+ * (and render) right after detecting, short for the one that waits it out.
+ */
+const RETENTION_MS = 3000
 
-describe('fullPicture URL mode (spec 2.6): the overlay is rendered when the URL is first fetched', () => {
+test.override('deviceOptions', { env: { FILE_SERVICE_BASE_URL: 'http://device.example:8080', FULL_PICTURE_RETENTION_MS: String(RETENTION_MS) } })
+
+test.describe('fullPicture URL mode (spec 2.6): the overlay is rendered when the URL is first fetched', () => {
   let device: DeviceProcess
   let mtk: string
   const taskId = randomUUID()
@@ -26,18 +33,14 @@ describe('fullPicture URL mode (spec 2.6): the overlay is rendered when the URL 
     return body.resData.uploadId as string
   }
 
-  beforeAll(async () => {
-    device = await startDevice({ env: { FILE_SERVICE_BASE_URL: 'http://device.example:8080', FULL_PICTURE_RETENTION_MS: String(RETENTION_MS) } })
-    mtk = await device.adminToken()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
     const created = await device.post('/gtw/cwai/aihost/PTaskCreate', { taskId, algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) }, mtk)
     expect(created.body.resCode).toBe(1)
   }, 180_000)
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
-  })
 
-  it('answers the URL without rendering; the first fetch renders the boxes once, later fetches serve the same file', async () => {
+  test('answers the URL without rendering; the first fetch renders the boxes once, later fetches serve the same file', async () => {
     const answer = await detect({ imageBase64: sample1.toString('base64') })
     expect(answer.body.resCode).toBe(1)
     const faces = answer.body.resData.areaList[0].targetList
@@ -67,7 +70,7 @@ describe('fullPicture URL mode (spec 2.6): the overlay is rendered when the URL 
     expect(Buffer.from(await again.arrayBuffer()).equals(jpeg)).toBe(true)
   })
 
-  it('keeps an uploaded image after its upload is consumed; the task overview is that picture', async () => {
+  test('keeps an uploaded image after its upload is consumed; the task overview is that picture', async () => {
     const answer = await detect({ uploadId: await upload(sample1) })
     expect(answer.body.resCode).toBe(1)
     const overview = await device.post('/v1/cwai/aihost/QueryTaskOverviewFile', { taskId }, mtk)
@@ -79,7 +82,7 @@ describe('fullPicture URL mode (spec 2.6): the overlay is rendered when the URL 
     expect(await sharp(Buffer.from(await picture.arrayBuffer())).metadata()).toMatchObject({ format: 'jpeg', width: 1920, height: 1280 })
   })
 
-  it('a URL stays valid for FULL_PICTURE_RETENTION_MS after its detection, fetched or not', async () => {
+  test('a URL stays valid for FULL_PICTURE_RETENTION_MS after its detection, fetched or not', async () => {
     const fetched = await detect({ imageBase64: sample1.toString('base64') })
     const unfetched = await detect({ imageBase64: sample1.toString('base64') })
     expect((await fetchPicture(fetched.body.resData.fullPicture)).status).toBe(200)

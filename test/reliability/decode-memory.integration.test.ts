@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { detectionBytes } from '../../runtime/sidecar/image/memory-budget.ts'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
 import { rejection, startTestInference, type TestInference } from '../inference/helpers.ts'
 
 const MiB = 1024 * 1024
@@ -27,7 +28,9 @@ function memoryOf(pid: number): { rss: number; hwm: number } {
   return { rss: kb('VmRSS'), hwm: kb('VmHWM') }
 }
 
-describe('decode memory admission under concurrent large images (spec 4.11, 2.7)', () => {
+test.override('deviceOptions', { env: { DECODE_MEMORY_BUDGET_BYTES: String(BUDGET), DECODE_QUEUE_MAX: '4' } })
+
+test.describe('decode memory admission under concurrent large images (spec 4.11, 2.7)', () => {
   let device: DeviceProcess
   let mtk: string
   let image: string
@@ -35,20 +38,16 @@ describe('decode memory admission under concurrent large images (spec 4.11, 2.7)
   const detect = (imageBase64: string) =>
     device.post('/gtw/cwai/aihost/PTaskDetectPic', { taskId, algorithmCode: 'face-detection', imageBase64 }, mtk)
 
-  beforeAll(async () => {
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
     const png = await sharp({ create: { width: WIDTH, height: HEIGHT, channels: 3, background: '#7a8b9c' } }).png({ compressionLevel: 9 }).toBuffer()
     image = png.toString('base64')
-    device = await startDevice({ env: { DECODE_MEMORY_BUDGET_BYTES: String(BUDGET), DECODE_QUEUE_MAX: '4' } })
-    mtk = await device.adminToken()
     const created = await device.post('/gtw/cwai/aihost/PTaskCreate', { taskId, algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) }, mtk)
     expect(created.body.resCode).toBe(1)
   })
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
-  })
 
-  it('answers twelve concurrent 62-megapixel detections with a result or a retryable refusal, keeps the sidecar under its budget and gives the memory back', async () => {
+  test('answers twelve concurrent 62-megapixel detections with a result or a retryable refusal, keeps the sidecar under its budget and gives the memory back', async () => {
     const pid = [...device.logs].reverse().find((l) => l.msg === 'inference sidecar ready')!.pid as number
     const idle = memoryOf(pid).rss
 
@@ -78,7 +77,7 @@ describe('decode memory admission under concurrent large images (spec 4.11, 2.7)
     expect(after, `after ${Math.round(after / MiB)} MiB, idle ${Math.round(idle / MiB)} MiB`).toBeLessThanOrEqual(idle + AFTER_SLACK)
   })
 
-  it('frees the memory of detections that fail after admission: a later image is admitted', async () => {
+  test('frees the memory of detections that fail after admission: a later image is admitted', async () => {
     // Header intact (62 MP, admitted), data cut short: the decode fails after admission.
     const truncated = Buffer.from(image, 'base64')
     const corrupt = truncated.subarray(0, truncated.length >> 1).toString('base64')

@@ -3,8 +3,8 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } fro
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { deviceTest } from '../helpers/device-fixture.ts'
 import { samplePath } from '../inference/helpers.ts'
 
 const sample1 = readFileSync(samplePath(1)).toString('base64')
@@ -30,30 +30,30 @@ function fillDisk(file: string): number {
   return written
 }
 
-/**
- * The device's data folder on a small filesystem of its own (tmpfs, mounted as root), filled
- * up while the device runs: it must keep answering, analysing and reading.
- */
-describe('a full disk under DATA_DIR', () => {
-  let mountPoint: string
-  let device: DeviceProcess
-  let mtk: string
-
-  beforeAll(async () => {
-    mountPoint = mkdtempSync(path.join(tmpdir(), 'full-disk-'))
+/** A small filesystem of the file's own (tmpfs, mounted as root), unmounted after the device stopped. */
+// eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+const test = deviceTest.extend('mountPoint', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const mountPoint = mkdtempSync(path.join(tmpdir(), 'full-disk-'))
+  try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=48m', 'tmpfs', mountPoint])
-    device = await startDevice({ dataDir: path.join(mountPoint, 'data') })
-    mtk = await device.adminToken()
+  } catch (error) {
+    rmSync(mountPoint, { recursive: true, force: true })
+    throw error
+  }
+  onCleanup(() => {
+    execFileSync('umount', ['-l', mountPoint])
+    rmSync(mountPoint, { recursive: true, force: true })
   })
-  afterAll(async () => {
-    await device?.stop()
-    if (mountPoint) {
-      execFileSync('umount', ['-l', mountPoint])
-      rmSync(mountPoint, { recursive: true, force: true })
-    }
-  })
+  return mountPoint
+})
+test.override('deviceOptions', { scope: 'file' }, async ({ mountPoint }: { mountPoint: string }) => ({ dataDir: path.join(mountPoint, 'data') }))
 
-  it('keeps serving detections and reads while nothing can be written, counts the log lines it dropped, and logs again once space returns', async () => {
+/**
+ * The device's data folder on a small filesystem of its own, filled up while the device runs: it
+ * must keep answering, analysing and reading.
+ */
+test.describe('a full disk under DATA_DIR', () => {
+  test('keeps serving detections and reads while nothing can be written, counts the log lines it dropped, and logs again once space returns', async ({ device, mtk, mountPoint }) => {
     const taskId = randomUUID()
     expect((await device.post('/gtw/cwai/aihost/PTaskCreate', { taskId, algorithmCode: 'face-detection', algorithmUpdateTime: String(Date.now()) }, mtk)).body.resCode).toBe(1)
     const filler = path.join(mountPoint, 'filler')

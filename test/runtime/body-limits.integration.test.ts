@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Type } from '@sinclair/typebox'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
 import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 import { createApp } from '../../runtime/http/app.ts'
 import { InFlight } from '../../runtime/http/inflight.ts'
@@ -25,16 +25,7 @@ function chunkedBody(totalBytes: number, piece = 64 * 1024) {
   })
 }
 
-describe('JSON body limit on the real runtime (spec 8)', () => {
-  let device: DeviceProcess
-  beforeAll(async () => {
-    device = await startDevice()
-  })
-  afterAll(async () => {
-    await device.stop()
-    device.cleanup()
-  })
-
+test.describe('JSON body limit on the real runtime (spec 8)', () => {
   const expect413 = async (response: Response) => {
     expect(response.status).toBe(413)
     const body = await response.json()
@@ -49,21 +40,20 @@ describe('JSON body limit on the real runtime (spec 8)', () => {
     return body.resMsg[0]
   }
 
-  it('refuses a 1 MB + 1 byte body with a declared length, naming the actual size', async () => {
+  test('refuses a 1 MB + 1 byte body with a declared length, naming the actual size', async ({ device }) => {
     const body = `{"account":"${'a'.repeat(MB + 1 - 14)}"}`
     expect(Buffer.byteLength(body)).toBe(MB + 1)
     const item = await expect413(await fetch(`${device.url}/gtw/cwai/login/DoLogin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }))
     expect(item.details.actualBytes).toBe(MB + 1)
   })
 
-  it('refuses a streamed body without Content-Length once it passes 1 MB', async () => {
+  test('refuses a streamed body without Content-Length once it passes 1 MB', async ({ device }) => {
     await expect413(await fetch(`${device.url}/gtw/cwai/login/DoLogin`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: chunkedBody(MB + 1), duplex: 'half',
     } as RequestInit))
   })
 
-  it('refuses a 10 MB + 1 byte multipart request to uploadTemp with USE_CHUNKED_UPLOAD, then keeps serving', async () => {
-    const mtk = await device.adminToken()
+  test('refuses a 10 MB + 1 byte multipart request to uploadTemp with USE_CHUNKED_UPLOAD, then keeps serving', async ({ device, mtk }) => {
     for (const streamed of [false, true]) {
       const payload = new Uint8Array(10 * MB + 1)
       const response = await fetch(`${device.url}/gtw/cwai/atomic/model/uploadTemp`, {
@@ -80,7 +70,7 @@ describe('JSON body limit on the real runtime (spec 8)', () => {
     expect(capabilities.body.resData).toMatchObject({ activeSessions: 0, reservedBySessionsBytes: '0' })
   })
 
-  it('accepts a body of exactly 1 MB and keeps serving after refusals', async () => {
+  test('accepts a body of exactly 1 MB and keeps serving after refusals', async ({ device }) => {
     const body = `{"account":"${'a'.repeat(MB - 64)}","pwd":"${md5Hex('x')}"}`.padEnd(MB, ' ')
     expect(Buffer.byteLength(body)).toBe(MB)
     const response = await device.post('/gtw/cwai/login/DoLogin', body)
@@ -91,7 +81,7 @@ describe('JSON body limit on the real runtime (spec 8)', () => {
     expect(probe.status).toBe(200)
   })
 
-  it('answers a URL or headers over 16 KB with 431 in the envelope, and malformed HTTP with 400', async () => {
+  test('answers a URL or headers over 16 KB with 431 in the envelope, and malformed HTTP with 400', async ({ device }) => {
     const longUrl = await fetch(`${device.url}/v1/cwai/aihost/Probe?pad=${'a'.repeat(17 * 1024)}`)
     const longHeader = await fetch(`${device.url}/v1/cwai/aihost/Probe`, { headers: { 'x-pad': 'a'.repeat(17 * 1024) } })
     for (const response of [longUrl, longHeader]) {

@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDevice, INITIAL_PASSWORD, CHANGED_PASSWORD, type DeviceProcess } from '../helpers/device.ts'
+import { describe, expect, it } from 'vitest'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
+import { startDevice, INITIAL_PASSWORD, CHANGED_PASSWORD } from '../helpers/device.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
 
-describe('sign-in, authenticated routes and password change on the real runtime', () => {
-  let device: DeviceProcess
-  beforeAll(async () => {
-    device = await startDevice()
-  })
-  afterAll(async () => {
-    await device.stop()
-    device.cleanup()
-  })
-
-  it('runs the whole sign-in story: MD5 sign-in, pending change, change, old mtk rejected', async () => {
+test.describe('sign-in, authenticated routes and password change on the real runtime', () => {
+  // Not `mtk`: the first test signs in with the initial password itself.
+  test('runs the whole sign-in story: MD5 sign-in, pending change, change, old mtk rejected', async ({ device }) => {
     const probe = await fetch(`${device.url}/v1/cwai/aihost/Probe`)
     expect(probe.status).toBe(200)
     expect((await probe.json()).resData.alive).toBe(true)
@@ -48,7 +41,7 @@ describe('sign-in, authenticated routes and password change on the real runtime'
     expect(viewRow).toMatchObject({ authenticated: true })
   })
 
-  it('answers a field of the wrong type with InvalidParam naming the field', async () => {
+  test('answers a field of the wrong type with InvalidParam naming the field', async ({ device }) => {
     const wrongType = await device.post('/gtw/cwai/login/DoLogin', { account: 42, pwd: md5Hex('x') })
     expect(wrongType.body.resCode).toBe(0)
     expect(wrongType.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/account' } })
@@ -62,7 +55,7 @@ describe('sign-in, authenticated routes and password change on the real runtime'
     expect(notObject.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam' })
   })
 
-  it('answers unknown paths with 404 and wrong methods with 405, in the envelope', async () => {
+  test('answers unknown paths with 404 and wrong methods with 405, in the envelope', async ({ device }) => {
     const unknown = await device.post('/gtw/cwai/nothing/Here', {})
     expect(unknown.status).toBe(404)
     expect(unknown.body).toMatchObject({ resCode: 0, resMsg: [{ messageKey: 'api.error.RouteNotFound' }] })
@@ -71,7 +64,7 @@ describe('sign-in, authenticated routes and password change on the real runtime'
     expect((await get.json()).resMsg[0].messageKey).toBe('api.error.MethodNotAllowed')
   })
 
-  it('never writes a token or password digest to its logs', async () => {
+  test('never writes a token or password digest to its logs', async ({ device }) => {
     const secret = md5Hex(CHANGED_PASSWORD)
     const token = await device.adminToken()
     await device.post('/v1/cwai/aihost/ViewRoutes', {}, token)

@@ -9,9 +9,10 @@
 import { readdirSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import type { HandlerDefinition } from '../../shared/handler.ts'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
 import { TUS_PATH } from '../../runtime/uploads/tus.ts'
 
 const functionsDir = path.resolve(import.meta.dirname, '../../functions')
@@ -67,16 +68,12 @@ const getRoutes = routesOf('none')
 const HOSTILE_QUERY = ['../../../../etc/passwd', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', '%00', 'a'.repeat(8000), '-1', '1e308', '', 'http://169.254.169.254/']
 const HOSTILE_RANGES = ['bytes=-0', 'bytes=999999999999999999999-', 'bytes=0-0,1-1,2-2', 'bytes=abc', 'items=0-1']
 
-describe('hostile input on every signed-in route', () => {
+test.describe('hostile input on every signed-in route', () => {
   let device: DeviceProcess
   let mtk: string
-  beforeAll(async () => {
-    device = await startDevice()
-    mtk = await device.adminToken()
-  })
-  afterAll(async () => {
-    await device.stop()
-    device.cleanup()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
   })
 
   /** Sends `body` (or a GET of `route` with its query); returns what is wrong with the answer, or null. */
@@ -95,12 +92,12 @@ describe('hostile input on every signed-in route', () => {
     return null
   }
 
-  it('covers the routes', () => {
+  test('covers the routes', () => {
     expect(routes.length).toBeGreaterThan(100)
     expect(getRoutes.length).toBeGreaterThan(5)
   })
 
-  it('the multipart chunk upload: broken forms, hostile file names and field values', async () => {
+  test('the multipart chunk upload: broken forms, hostile file names and field values', async () => {
     const route = '/gtw/cwai/atomic/model/uploadTemp'
     const form = (fields: Record<string, string>, filename: string) => {
       const data = new FormData()
@@ -133,7 +130,7 @@ describe('hostile input on every signed-in route', () => {
     expect(wrong).toEqual([])
   })
 
-  it('the tus endpoint: hostile headers, metadata, offsets and upload ids', async () => {
+  test('the tus endpoint: hostile headers, metadata, offsets and upload ids', async () => {
     const endpoint = `${device.url}${TUS_PATH}`
     const tus = (url: string, method: string, headers: Record<string, string>, body?: Buffer) =>
       fetch(url, { method, headers: { 'tus-resumable': '1.0.0', mtk, ...headers }, ...(body ? { body: new Uint8Array(body) } : {}), signal: AbortSignal.timeout(60_000) })
@@ -170,7 +167,7 @@ describe('hostile input on every signed-in route', () => {
     expect([head.status, head.headers.get('upload-length')]).toEqual([200, '3'])
   })
 
-  it.each(getRoutes)('GET %s', async (route, definition) => {
+  test.each(getRoutes)('GET %s', async (route, definition) => {
     const fields = Object.keys((definition.input as Schema | undefined)?.properties ?? {})
     const requests: [string, Record<string, string>][] = [[route, {}], [`${route}?${fields.map((f) => `${f}=a&${f}=b`).join('&')}`, {}]]
     for (const field of fields) for (const value of HOSTILE_QUERY) requests.push([`${route}?${field}=${value.startsWith('%') ? value : encodeURIComponent(value)}`, {}])
@@ -183,7 +180,7 @@ describe('hostile input on every signed-in route', () => {
     expect(wrong).toEqual([])
   }, 300_000)
 
-  it.each(routes)('%s', async (route, definition) => {
+  test.each(routes)('%s', async (route, definition) => {
     const input = definition.input as Schema | undefined
     const base = minimal(input) as Record<string, unknown>
     const bodies = ['{not json', '[]', 'null', '"text"', '{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}}}',

@@ -2,8 +2,9 @@ import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDevice, INITIAL_PASSWORD, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { deviceTest } from '../helpers/device-fixture.ts'
+import { INITIAL_PASSWORD, type DeviceProcess } from '../helpers/device.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
 
 // The device serves bundles from its own copy of dist/functions (inside the project, so that
@@ -28,37 +29,41 @@ function replaceBundle(file: string, edit: (code: string) => string) {
   renameSync(`${file}.new`, file)
 }
 
-describe('hot redeploy of one handler bundle', () => {
+/** The file's own copy of the build, which the device serves its bundles from (removed after the device stopped). */
+// eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+const test = deviceTest.extend('outdir', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const outdir = mkdtempSync(path.join(distRoot, 'hot-redeploy-'))
+  onCleanup(() => rmSync(outdir, { recursive: true, force: true }))
+  cpSync(path.join(distRoot, 'functions'), path.join(outdir, 'functions'), { recursive: true })
+  return outdir
+})
+test.override('deviceOptions', { scope: 'file' }, async ({ outdir }: { outdir: string }) => ({ env: { FUNCTIONS_DIR: path.join(outdir, 'functions') } }))
+
+test.describe('hot redeploy of one handler bundle', () => {
   let device: DeviceProcess
   let outdir: string
-  beforeAll(async () => {
-    outdir = mkdtempSync(path.join(distRoot, 'hot-redeploy-'))
-    cpSync(path.join(distRoot, 'functions'), path.join(outdir, 'functions'), { recursive: true })
-    device = await startDevice({ env: { FUNCTIONS_DIR: path.join(outdir, 'functions') } })
-  })
-  afterAll(async () => {
-    await device.stop()
-    device.cleanup()
-    rmSync(outdir, { recursive: true, force: true })
+  test.beforeAll(async ({ device: started, outdir: folder }) => {
+    device = started
+    outdir = folder
   })
 
   const probe = async () => (await (await fetch(`${device.url}/v1/cwai/aihost/Probe`)).json()).resData
 
-  it('serves a replaced bundle without a restart', async () => {
+  test('serves a replaced bundle without a restart', async () => {
     expect(await probe()).not.toHaveProperty('redeployed')
     replaceBundle(path.join(outdir, 'functions/aihost/Probe.mjs'), (code) => code.replace('alive: true,', 'alive: true, redeployed: "v2",'))
     await waitFor(async () => (await probe()).redeployed === 'v2')
     expect(device.process.exitCode).toBeNull()
   })
 
-  it('restores the original with `node build.mjs --only aihost/Probe`', async () => {
+  test('restores the original with `node build.mjs --only aihost/Probe`', async () => {
     // Not execFileSync: a blocked event loop keeps fetch from seeing the server close its idle
     // keep-alive socket, and the next probe then fails with "other side closed".
     await promisify(execFile)(process.execPath, ['build.mjs', '--only', 'aihost/Probe', '--outdir', outdir])
     await waitFor(async () => !('redeployed' in (await probe())))
   })
 
-  it('lets a request in flight finish on the old code while new requests get the new code', async () => {
+  test('lets a request in flight finish on the old code while new requests get the new code', async () => {
     const encoder = new TextEncoder()
     let push!: (text: string | null) => void
     const body = new ReadableStream<Uint8Array>({

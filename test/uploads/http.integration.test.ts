@@ -5,12 +5,13 @@ import path from 'node:path'
 import { eq } from 'drizzle-orm'
 import sharp from 'sharp'
 import * as tus from 'tus-js-client'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../shared/config.ts'
 import { openDb } from '../../shared/db/client.ts'
 import { users } from '../../shared/db/schema/index.ts'
 import type { Logger } from '../../shared/handler.ts'
 import { UploadManager } from '../../runtime/uploads/service.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 
 const MB = 1024 * 1024
@@ -63,19 +64,18 @@ function chunkFields(file: Buffer, chunkBytes: number, index: number, extra: Rec
   }
 }
 
-describe('uploads over HTTP (spec 4.4-4.6, 4.12) on the real runtime', () => {
+/** The file's device (shared by the HTTP uploads and the tus endpoint); the resume test runs its own. */
+test.override('deviceOptions', { env: { UPLOAD_RESERVE_BYTES: String(64 * MB) } })
+
+test.describe('uploads over HTTP (spec 4.4-4.6, 4.12) on the real runtime', () => {
   let device: DeviceProcess
   let mtk: string
-  beforeAll(async () => {
-    device = await startDevice({ env: { UPLOAD_RESERVE_BYTES: String(64 * MB) } })
-    mtk = await device.adminToken()
-  })
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
   })
 
-  it('uploadCapabilities answers every field of spec 2.5 and needs an mtk', async () => {
+  test('uploadCapabilities answers every field of spec 2.5 and needs an mtk', async () => {
     const anonymous = await device.post(`${BASE}/uploadCapabilities`, {})
     expect(anonymous.status).toBe(401)
     const { status, body } = await device.post(`${BASE}/uploadCapabilities`, {}, mtk)
@@ -89,7 +89,7 @@ describe('uploads over HTTP (spec 4.4-4.6, 4.12) on the real runtime', () => {
     })
   })
 
-  it('a 3-chunk upload end to end: open, advance, complete (sha256 verified), then cancelled', async () => {
+  test('a 3-chunk upload end to end: open, advance, complete (sha256 verified), then cancelled', async () => {
     const file = randomBytes(2 * MB + 4321)
     const clientRequestId = randomUUID()
     const first = chunkFields(file, MB, 0, { clientRequestId })
@@ -110,7 +110,7 @@ describe('uploads over HTTP (spec 4.4-4.6, 4.12) on the real runtime', () => {
     expect(again.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.uploadCancelled', recommendedAction: 'START_NEW_UPLOAD' })
   })
 
-  it('a single-chunk image upload completes in one request', async () => {
+  test('a single-chunk image upload completes in one request', async () => {
     const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 30, b: 30 } } }).png().toBuffer()
     const { body } = await sendChunk(device, mtk, {
       purpose: 'image', chunkIndex: 0, totalChunks: 1, totalSize: png.length, chunkSize: png.length, clientRequestId: randomUUID(),
@@ -119,7 +119,7 @@ describe('uploads over HTTP (spec 4.4-4.6, 4.12) on the real runtime', () => {
     expect(readFileSync(path.join(device.dataDir, 'uploads', body.resData.uploadId)).equals(png)).toBe(true)
   })
 
-  it('a client that goes away in the middle of a chunk leaves the session as it was; the chunk is then accepted', async () => {
+  test('a client that goes away in the middle of a chunk leaves the session as it was; the chunk is then accepted', async () => {
     const file = randomBytes(2 * MB + 999)
     const clientRequestId = randomUUID()
     const first = chunkFields(file, MB, 0, { clientRequestId })
@@ -153,7 +153,7 @@ describe('uploads over HTTP (spec 4.4-4.6, 4.12) on the real runtime', () => {
     expect((await device.post(`${BASE}/cancelUpload`, { uploadId }, mtk)).body).toMatchObject({ resCode: 1 })
   })
 
-  it('a filename with ../ and NUL through the real multipart parser is metadata only: bytes stored under the uploadId', async () => {
+  test('a filename with ../ and NUL through the real multipart parser is metadata only: bytes stored under the uploadId', async () => {
     const hostile = '../../etc/passwd\u0000.jpg'
     const file = randomBytes(2 * MB + 55)
     const clientRequestId = randomUUID()
@@ -183,7 +183,7 @@ describe('uploads over HTTP (spec 4.4-4.6, 4.12) on the real runtime', () => {
     expect(readdirSync(path.join(device.dataDir, 'upload-spool'))).toEqual([])
   })
 
-  it('bad input over HTTP: chunk over maxChunkSize → 413 uploadChunkTooLarge; unknown uploadId; no mtk → 401', async () => {
+  test('bad input over HTTP: chunk over maxChunkSize → 413 uploadChunkTooLarge; unknown uploadId; no mtk → 401', async () => {
     const big = randomBytes(8 * MB + 1000)
     const tooLarge = await sendChunk(device, mtk, { purpose: 'model', chunkIndex: 0, totalChunks: 2, totalSize: 16 * MB, chunkSize: 8 * MB }, big)
     expect(tooLarge.status).toBe(413)
@@ -235,19 +235,15 @@ describe('resume after SIGKILL (spec 4.12.2)', () => {
   })
 })
 
-describe('native tus endpoint', () => {
+test.describe('native tus endpoint', () => {
   let device: DeviceProcess
   let mtk: string
-  beforeAll(async () => {
-    device = await startDevice()
-    mtk = await device.adminToken()
-  })
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
   })
 
-  it('tus-js-client uploads a file that claim then consumes once', async () => {
+  test('tus-js-client uploads a file that claim then consumes once', async () => {
     const file = randomBytes(3 * MB + 17)
     const location = await new Promise<string>((resolve, reject) => {
       const upload = new tus.Upload(file, {
@@ -277,7 +273,7 @@ describe('native tus endpoint', () => {
     return { response, url: response.headers.get('location') ?? '' }
   }
 
-  it('OPTIONS advertises creation, termination, expiration and checksum', async () => {
+  test('OPTIONS advertises creation, termination, expiration and checksum', async () => {
     const response = await fetch(`${device.url}${BASE}/tus`, { method: 'OPTIONS' })
     expect(response.status).toBe(204)
     expect(response.headers.get('tus-version')).toBe('1.0.0')
@@ -285,14 +281,14 @@ describe('native tus endpoint', () => {
     expect(response.headers.get('tus-checksum-algorithm')?.split(',')).toContain('sha256')
   })
 
-  it('needs an mtk; an unknown upload is 404', async () => {
+  test('needs an mtk; an unknown upload is 404', async () => {
     const anonymous = await fetch(`${device.url}${BASE}/tus`, { method: 'POST', headers: { 'Tus-Resumable': '1.0.0', 'Upload-Length': '10' } })
     expect(anonymous.status).toBe(401)
     expect((await anonymous.json() as any).resMsg[0].messageKey).toBe('api.error.Unauthorized')
     expect((await tusRequest('HEAD', `${BASE}/tus/${'0'.repeat(32)}`)).status).toBe(404)
   })
 
-  it('checksum: a PATCH whose Upload-Checksum does not match is 460 and leaves the offset; a matching one is stored', async () => {
+  test('checksum: a PATCH whose Upload-Checksum does not match is 460 and leaves the offset; a matching one is stored', async () => {
     const data = randomBytes(1000)
     const { response, url } = await create(data.length)
     expect(response.status).toBe(201)
@@ -310,7 +306,7 @@ describe('native tus endpoint', () => {
     expect(unsupported.status).toBe(400)
   })
 
-  it('termination releases the reservation; the upload is then gone (410) and cancelUpload says cancelled', async () => {
+  test('termination releases the reservation; the upload is then gone (410) and cancelUpload says cancelled', async () => {
     const before = (await device.post(`${BASE}/uploadCapabilities`, {}, mtk)).body.resData
     const { url } = await create(5 * MB)
     const during = (await device.post(`${BASE}/uploadCapabilities`, {}, mtk)).body.resData
@@ -324,7 +320,7 @@ describe('native tus endpoint', () => {
     expect(cancel.body.resMsg[0].messageKey).toBe('api.error.uploadCancelled')
   })
 
-  it('creation goes through the same admission: too large → 507 with STORAGE_RESERVE_REACHED', async () => {
+  test('creation goes through the same admission: too large → 507 with STORAGE_RESERVE_REACHED', async () => {
     const caps = (await device.post(`${BASE}/uploadCapabilities`, {}, mtk)).body.resData
     const { response } = await create(Number(caps.availableBytes) + 1024 * MB)
     expect(response.status).toBe(507)
