@@ -3,31 +3,19 @@
  * no violation of impact serious or critical, on a desktop and on a phone (375 px).
  */
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
+import { expect } from 'vitest'
+import type { Page } from 'playwright-core'
 import { seriousViolations as serious } from '../helpers/axe.ts'
-import { launchBrowser, openConsole } from '../helpers/browser.ts'
-import { CHANGED_PASSWORD, INITIAL_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { browserTest as test, openConsole } from '../helpers/browser.ts'
+import { CHANGED_PASSWORD, INITIAL_PASSWORD, type DeviceProcess } from '../helpers/device.ts'
 import { PAGES } from '../../runtime/console/pages.ts'
 
 const SAMPLE = path.resolve('node_modules/@vladmandic/face-api/demo/sample1.jpg')
 /** Pages whose table must be shown when checked (the narrow layout turns tables into cards). */
 const TABLES: Partial<Record<keyof typeof PAGES, string>> = { tasks: 'tasks', algorithms: 'algorithms', models: 'models', galleries: 'gallery-items' }
 
-let device: DeviceProcess
-let browser: Browser
-
-beforeAll(async () => {
-  ;[device, browser] = await Promise.all([startDevice(), launchBrowser()])
-})
-afterAll(async () => {
-  await browser?.close()
-  await device?.stop()
-  device?.cleanup()
-})
-
 /** A task made outside the console, so the Tasks page has a table to check (after the password change, spec 5.7). */
-async function ensureTask() {
+async function ensureTask(device: DeviceProcess) {
   const mtk = await device.adminToken()
   const tasks = await device.post('/v1/cwai/aihost/QueryTaskList', {}, mtk)
   if ((tasks.body.resData.rows as { taskId: string }[]).some((t) => t.taskId === 'axe-task')) return
@@ -69,8 +57,8 @@ async function detectionResult(page: Page, width: number): Promise<string[]> {
   return serious(page, `Detection result (${width} px)`)
 }
 
-describe('console: accessibility (axe-core)', () => {
-  it('has no serious violation on the sign-in and password screens, on any page, or on a detection result (1440 px)', { timeout: 300_000 }, async () => {
+test.describe('console: accessibility (axe-core)', () => {
+  test('has no serious violation on the sign-in and password screens, on any page, or on a detection result (1440 px)', { timeout: 300_000 }, async ({ device, browser }) => {
     const { page, pageErrors, context } = await openConsole(browser, device.url, 1440)
     const found: string[] = []
     await page.goto(device.url + '/console/')
@@ -92,7 +80,7 @@ describe('console: accessibility (axe-core)', () => {
     await page.getByRole('button', { name: 'Change password' }).click()
     await ready(page, 'Detection')
 
-    await ensureTask()
+    await ensureTask(device)
     found.push(...await everyPage(page, 1440))
     found.push(...await detectionResult(page, 1440))
 
@@ -101,8 +89,8 @@ describe('console: accessibility (axe-core)', () => {
     await context.close()
   })
 
-  it('has no serious violation on any page or on a detection result at 375 px', { timeout: 300_000 }, async () => {
-    await ensureTask()
+  test('has no serious violation on any page or on a detection result at 375 px', { timeout: 300_000 }, async ({ device, browser }) => {
+    await ensureTask(device)
     const { page, context } = await openConsole(browser, device.url, 375)
     await page.goto(device.url + '/console/')
     await page.getByLabel('Password').fill(CHANGED_PASSWORD)

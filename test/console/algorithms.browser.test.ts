@@ -6,11 +6,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser } from 'playwright-core'
+import { expect } from 'vitest'
 import yauzl from 'yauzl'
-import { launchBrowser, openConsole } from '../helpers/browser.ts'
-import { CHANGED_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { browserTest as test, openConsole } from '../helpers/browser.ts'
+import { CHANGED_PASSWORD, type DeviceProcess } from '../helpers/device.ts'
 import { MESSAGE_TEXT } from '../../runtime/console/messages.ts'
 
 const ID = 'face-detection-near'
@@ -18,16 +17,14 @@ const shipped = JSON.parse(readFileSync(path.resolve('models/manifests', `${ID}.
 const work = mkdtempSync(path.join(tmpdir(), 'console-algorithms-'))
 
 let device: DeviceProcess
-let browser: Browser
+let mtk: string
 
-beforeAll(async () => {
-  ;[device, browser] = await Promise.all([startDevice(), launchBrowser()])
-  await device.adminToken()
+// The session changes the initial password: the page signs in with CHANGED_PASSWORD.
+test.beforeAll(async ({ device: started, mtk: session }) => {
+  device = started
+  mtk = session
 })
-afterAll(async () => {
-  await browser?.close()
-  await device?.stop()
-  device?.cleanup()
+test.afterAll(() => {
   rmSync(work, { recursive: true, force: true })
 })
 
@@ -45,10 +42,10 @@ async function unzip(file: string): Promise<Map<string, Buffer>> {
 
 /** The device's own algorithm table (spec 4.2) for one id. */
 const pageRows = async (algorithmId: string) =>
-  (await device.post('/gtw/cwai/Algorithm/page', { algorithmId, pageNum: 1, pageSize: 10 }, await device.adminToken())).body.resData.rows as { algorithmId: string }[]
+  (await device.post('/gtw/cwai/Algorithm/page', { algorithmId, pageNum: 1, pageSize: 10 }, mtk)).body.resData.rows as { algorithmId: string }[]
 
-describe('console: algorithms', () => {
-  it('exports an algorithm, deletes it, installs the exported package again, and shows a refused package (1440 px)', { timeout: 180_000 }, async () => {
+test.describe('console: algorithms', () => {
+  test('exports an algorithm, deletes it, installs the exported package again, and shows a refused package (1440 px)', { timeout: 180_000 }, async ({ browser }) => {
     const { page, foreignRequests, pageErrors, screenshot, context } = await openConsole(browser, device.url, 1440)
     await page.goto(device.url + '/console/#/algorithms')
     await page.getByLabel('Password').fill(CHANGED_PASSWORD)

@@ -7,10 +7,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchBrowser, openConsole } from '../helpers/browser.ts'
-import { CHANGED_PASSWORD, INITIAL_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import type { Page } from 'playwright-core'
+import { browserTest as test, openConsole } from '../helpers/browser.ts'
+import { CHANGED_PASSWORD, INITIAL_PASSWORD, type DeviceProcess } from '../helpers/device.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
 import { catalogue } from '../../shared/errors/catalogue.ts'
 
@@ -18,18 +18,15 @@ const PASSPHRASE = 'console passphrase'
 const RESET_PASSWORD = 'after-Reset-2'
 const work = mkdtempSync(path.join(tmpdir(), 'console-backup-'))
 
-let device: DeviceProcess
-let browser: Browser
+test.override('deviceOptions', { entry: 'supervisor' })
 
-beforeAll(async () => {
-  ;[device, browser] = await Promise.all([startDevice({ entry: 'supervisor' }), launchBrowser()])
-  const mtk = await device.adminToken()
+let device: DeviceProcess
+
+test.beforeAll(async ({ device: started, mtk }) => {
+  device = started
   expect((await device.post('/gtw/cwai/Library/AddLibrary', { galleryId: 'staff', name: 'Staff' }, mtk)).body.resCode).toBe(1)
 }, 180_000)
-afterAll(async () => {
-  await browser?.close()
-  await device?.stop()
-  device?.cleanup()
+test.afterAll(() => {
   rmSync(work, { recursive: true, force: true })
 })
 
@@ -45,8 +42,8 @@ async function signIn(page: Page, password: string) {
   await page.getByRole('button', { name: 'Sign in' }).click()
 }
 
-describe('console: backup and reset', () => {
-  it('downloads a backup, shows refusals, resets the device after its confirmation and restores the backup (1440 px)', { timeout: 600_000 }, async () => {
+test.describe('console: backup and reset', () => {
+  test('downloads a backup, shows refusals, resets the device after its confirmation and restores the backup (1440 px)', { timeout: 600_000 }, async ({ browser }) => {
     const { page, foreignRequests, pageErrors, screenshot, context } = await openConsole(browser, device.url, 1440)
     await page.goto(device.url + '/console/#/backup')
     await signIn(page, CHANGED_PASSWORD)

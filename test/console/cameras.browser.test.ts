@@ -7,11 +7,11 @@
  */
 import { readFileSync } from 'node:fs'
 import sharp from 'sharp'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
+import { expect } from 'vitest'
+import type { Page } from 'playwright-core'
 import { seriousViolations } from '../helpers/axe.ts'
-import { launchBrowser, openConsole, type ConsolePage } from '../helpers/browser.ts'
-import { CHANGED_PASSWORD, freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { browserTest as test, openConsole, type ConsolePage } from '../helpers/browser.ts'
+import { CHANGED_PASSWORD, freePort, type DeviceProcess } from '../helpers/device.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { PERSON_VIDEO, videoFacts } from '../helpers/video.ts'
 import { MESSAGE_TEXT } from '../../runtime/console/messages.ts'
@@ -22,19 +22,15 @@ const TASK = 'door-people'
 const facts = videoFacts(PERSON_VIDEO)
 
 let device: DeviceProcess
-let browser: Browser
 let rtsp: RtspServer
 let mtk: string
 
-beforeAll(async () => {
-  const port = await freePort()
-  ;[device, browser, rtsp] = await Promise.all([startDevice(), launchBrowser(), startRtspServer(PERSON_VIDEO, port, '/cam', `${CAMERA_USER}:${CAMERA_PASSWORD}`)])
-  mtk = await device.adminToken()
+test.beforeAll(async ({ device: started, mtk: session }) => {
+  device = started
+  mtk = session
+  rtsp = await startRtspServer(PERSON_VIDEO, await freePort(), '/cam', `${CAMERA_USER}:${CAMERA_PASSWORD}`)
 })
-afterAll(async () => {
-  await browser?.close()
-  await device?.stop()
-  device?.cleanup()
+test.afterAll(async () => {
   await rtsp?.stop()
 })
 
@@ -72,10 +68,10 @@ async function addCamera(page: Page) {
   }
 }
 
-describe('console: cameras and stream tasks', () => {
+test.describe('console: cameras and stream tasks', () => {
   let session: ConsolePage
 
-  it('adds an RTSP camera with credentials, shows it online, previews a frame, never shows the password (1440 px)', { timeout: 240_000 }, async () => {
+  test('adds an RTSP camera with credentials, shows it online, previews a frame, never shows the password (1440 px)', { timeout: 240_000 }, async ({ browser }) => {
     session = await openConsole(browser, device.url, 1440)
     const { page } = session
     await signIn(page, '#/cameras')
@@ -133,7 +129,7 @@ describe('console: cameras and stream tasks', () => {
     expect(session.foreignRequests).toEqual([])
   })
 
-  it('starts a person-detection task from the camera, shows it running with its rates, and shows object.entered with its snapshot as it arrives', { timeout: 300_000 }, async () => {
+  test('starts a person-detection task from the camera, shows it running with its rates, and shows object.entered with its snapshot as it arrives', { timeout: 300_000 }, async () => {
     const { page, screenshot } = session
     const cameraId = (await cameras())[0]!.cameraId
     await page.getByRole('link', { name: 'Tasks of front door' }).click()
@@ -189,7 +185,7 @@ describe('console: cameras and stream tasks', () => {
     expect(session.foreignRequests).toEqual([])
   })
 
-  it('refuses to delete the camera while the task reads it, names the task, and leads to it; the same screens pass axe at 375 px', { timeout: 240_000 }, async () => {
+  test('refuses to delete the camera while the task reads it, names the task, and leads to it; the same screens pass axe at 375 px', { timeout: 240_000 }, async ({ browser }) => {
     const narrow = await openConsole(browser, device.url, 375)
     const { page } = narrow
     await signIn(page, '#/cameras')
@@ -232,7 +228,7 @@ describe('console: cameras and stream tasks', () => {
     await narrow.context.close()
   })
 
-  it('stops, starts and deletes stream tasks in a batch, and deletes a camera in use when forced (1440 px)', { timeout: 240_000 }, async () => {
+  test('stops, starts and deletes stream tasks in a batch, and deletes a camera in use when forced (1440 px)', { timeout: 240_000 }, async () => {
     const { page } = session
     const row = page.locator(`[data-testid="stream-tasks"] tr[data-task-id="${TASK}"]`)
     await page.getByRole('checkbox', { name: `Select ${TASK}` }).check()
@@ -275,8 +271,8 @@ describe('console: cameras and stream tasks', () => {
   })
 })
 
-describe('console: a video file as a camera', () => {
-  it('uploads the video through the chunked upload (purpose video), plays it as a camera, and deletes it', { timeout: 180_000 }, async () => {
+test.describe('console: a video file as a camera', () => {
+  test('uploads the video through the chunked upload (purpose video), plays it as a camera, and deletes it', { timeout: 180_000 }, async ({ browser }) => {
     const { page, context, pageErrors } = await openConsole(browser, device.url, 1440)
     await signIn(page, '#/detect')
     await ready(page, 'Detection')

@@ -3,13 +3,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { runCli } from '../../runtime/cli/main.ts'
 import { FileResumeStore } from '../../runtime/client/node.ts'
-import { CHANGED_PASSWORD, INITIAL_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { CHANGED_PASSWORD, INITIAL_PASSWORD } from '../helpers/device.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
 
 const stateDir = mkdtempSync(path.join(tmpdir(), 'device-cli-state-'))
-afterAll(() => rmSync(stateDir, { recursive: true, force: true }))
+test.afterAll(() => rmSync(stateDir, { recursive: true, force: true }))
 
 async function cli(...argv: string[]) {
   const out: string[] = []
@@ -27,8 +28,8 @@ async function closedPort(): Promise<number> {
   return port
 }
 
-describe('device-cli usage errors (exit 2)', () => {
-  it.each([
+test.describe('device-cli usage errors (exit 2)', () => {
+  test.each([
     [[], /no command given/],
     [['frobnicate', '--password', 'x'], /unknown command "frobnicate"/],
     [['algorithms', '--password', 'x', '--colour'], /Unknown option '--colour'/],
@@ -46,22 +47,22 @@ describe('device-cli usage errors (exit 2)', () => {
     expect(result.stdout).toBe('')
   })
 
-  it('a missing image file is a usage error naming the file, found before the device is called', async () => {
+  test('a missing image file is a usage error naming the file, found before the device is called', async () => {
     const port = await closedPort()
     const result = await cli('detect', '/nonexistent/photo.jpg', '--algorithm', 'face', '--password', 'x', '--url', `http://127.0.0.1:${port}`)
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/cannot read \/nonexistent\/photo\.jpg/)
   })
 
-  it('--help prints usage and exits 0', async () => {
+  test('--help prints usage and exits 0', async () => {
     const result = await cli('--help')
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/Exit codes: 0 success · 2 usage error · 3 device error/)
   })
 })
 
-describe('device-cli network errors (exit 4)', () => {
-  it('an unreachable device is a network error, as text and as JSON', async () => {
+test.describe('device-cli network errors (exit 4)', () => {
+  test('an unreachable device is a network error, as text and as JSON', async () => {
     const port = await closedPort()
     const text = await cli('algorithms', '--password', 'x', '--url', `http://127.0.0.1:${port}`)
     expect(text.code).toBe(4)
@@ -72,24 +73,16 @@ describe('device-cli network errors (exit 4)', () => {
   })
 })
 
-describe('device-cli against the real runtime', () => {
-  let device: DeviceProcess
-  beforeAll(async () => {
-    device = await startDevice()
-  })
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
-  })
-
-  it('a wrong password is a device error (exit 3) with messageKey and action', async () => {
+// The device is not signed in first: the CLI meets its initial password (spec 5.7).
+test.describe('device-cli against the real runtime', () => {
+  test('a wrong password is a device error (exit 3) with messageKey and action', async ({ device }) => {
     const result = await cli('login', '--url', device.url, '--password', 'not-the-password', '--json')
     expect(result.code).toBe(3)
     const { error } = JSON.parse(result.stderr)
     expect(error).toEqual(expect.objectContaining({ kind: 'device', messageKey: 'api.error.LoginFailed', recommendedAction: 'CHECK_REQUEST_PARAMETERS', retryable: false }))
   })
 
-  it('signs in with the initial password, is refused business use, changes the password, then works (spec 5.7)', async () => {
+  test('signs in with the initial password, is refused business use, changes the password, then works (spec 5.7)', async ({ device }) => {
     const first = await cli('login', '--url', device.url, '--password', INITIAL_PASSWORD, '--json')
     expect(first.code).toBe(0)
     expect(JSON.parse(first.stdout)).toEqual({ accountName: 'admin', passwordChangeRequired: true })
@@ -110,7 +103,7 @@ describe('device-cli against the real runtime', () => {
     expect((await cli('docs', '--url', device.url, '--password', INITIAL_PASSWORD)).code).toBe(3)
   })
 
-  it('the installed bin exits with the same codes as a process', () => {
+  test('the installed bin exits with the same codes as a process', ({ device }) => {
     const bin = path.resolve('runtime/device-cli.mjs')
     const ok = spawnSync(process.execPath, [bin, 'docs', '--url', device.url, '--password', CHANGED_PASSWORD], { encoding: 'utf8' })
     expect(ok.status).toBe(0)
@@ -122,13 +115,13 @@ describe('device-cli against the real runtime', () => {
   })
 })
 
-describe('resume identities on disk (spec 4.12)', () => {
+test.describe('resume identities on disk (spec 4.12)', () => {
   const record = {
     clientRequestId: '6f1c1b7e-2c1e-4c1a-9d0e-6b3f2a9e8d11', uploadId: null, fileName: 'a.jpg', size: 10, purpose: 'image',
     chunkSize: 4, totalChunks: 3, createdAt: '2026-01-01T00:00:00.000Z',
   }
 
-  it('saves, loads and removes one file per upload, readable only by the owner', async () => {
+  test('saves, loads and removes one file per upload, readable only by the owner', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'resume-'))
     const store = new FileResumeStore(dir)
     expect(await store.load('k1')).toBeNull()
@@ -145,7 +138,7 @@ describe('resume identities on disk (spec 4.12)', () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it('a corrupt or foreign file is no resume identity', async () => {
+  test('a corrupt or foreign file is no resume identity', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'resume-'))
     const store = new FileResumeStore(dir)
     await store.save('k2', record)
@@ -157,7 +150,7 @@ describe('resume identities on disk (spec 4.12)', () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it('keys never become paths outside the folder', async () => {
+  test('keys never become paths outside the folder', async () => {
     const store = new FileResumeStore(stateDir)
     for (const key of ['../escape', 'a/b', '', '..']) {
       await expect(store.save(key, record)).rejects.toThrow(/bad resume key/)

@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { CHANGED_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
 import { startProxy, type Proxy } from '../helpers/proxy.ts'
 
 const SAMPLE = path.resolve('node_modules/@vladmandic/face-api/demo/sample1.jpg')
@@ -12,7 +13,7 @@ const CHUNK = 16 * 1024
 const BIN = path.resolve('runtime/device-cli.mjs')
 
 const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
+test.afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
@@ -39,12 +40,11 @@ async function ready(device: DeviceProcess) {
 }
 
 let device: DeviceProcess
-beforeAll(async () => {
-  device = await ready(await startDevice())
-})
-afterAll(async () => {
-  await device?.stop()
-  device?.cleanup()
+let mtk: string
+// The session changes the initial password to CHANGED_PASSWORD, which the CLI signs in with.
+test.beforeAll(async ({ device: started, mtk: session }) => {
+  device = started
+  mtk = session
 })
 
 function newStateDir() {
@@ -54,10 +54,10 @@ function newStateDir() {
 }
 
 const activeSessions = async () =>
-  (await device.post('/gtw/cwai/atomic/model/uploadCapabilities', {}, await device.adminToken())).body.resData.activeSessions as number
+  (await device.post('/gtw/cwai/atomic/model/uploadCapabilities', {}, mtk)).body.resData.activeSessions as number
 
-describe('device-cli chunked upload (spec 4.5, 4.12)', () => {
-  it('uploads in chunks bounded by the requested size and deletes the resume identity on completion', async () => {
+test.describe('device-cli chunked upload (spec 4.5, 4.12)', () => {
+  test('uploads in chunks bounded by the requested size and deletes the resume identity on completion', async () => {
     const stateDir = newStateDir()
     const proxy = await startProxy(device.url)
     cleanups.push(() => proxy.close())
@@ -72,7 +72,7 @@ describe('device-cli chunked upload (spec 4.5, 4.12)', () => {
     expect(resumeFiles(stateDir)).toEqual([])
   })
 
-  it('resumes after the runtime is restarted mid-upload, from the chunk the device asks for', async () => {
+  test('resumes after the runtime is restarted mid-upload, from the chunk the device asks for', async () => {
     const first = await ready(await startDevice())
     const stateDir = newStateDir()
     let second: DeviceProcess | null = null
@@ -110,7 +110,7 @@ describe('device-cli chunked upload (spec 4.5, 4.12)', () => {
     expect(resumeFiles(stateDir)).toEqual([])
   })
 
-  it('cancel-upload releases a stored upload and deletes its resume identity (spec 4.6)', async () => {
+  test('cancel-upload releases a stored upload and deletes its resume identity (spec 4.6)', async () => {
     const stateDir = newStateDir()
     const proxy = await startProxy(device.url)
     cleanups.push(() => proxy.close())
@@ -127,7 +127,7 @@ describe('device-cli chunked upload (spec 4.5, 4.12)', () => {
     expect(await activeSessions()).toBe(before - 1)
   })
 
-  it('a connection dropped mid-chunk is resumed within the same run (--retries)', async () => {
+  test('a connection dropped mid-chunk is resumed within the same run (--retries)', async () => {
     const stateDir = newStateDir()
     const proxy = await startProxy(device.url)
     cleanups.push(() => proxy.close())

@@ -1,22 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser } from 'playwright-core'
-import { launchBrowser, openConsole } from '../helpers/browser.ts'
-import { CHANGED_PASSWORD, INITIAL_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { browserTest as test, openConsole } from '../helpers/browser.ts'
+import { CHANGED_PASSWORD, INITIAL_PASSWORD } from '../helpers/device.ts'
 
-let device: DeviceProcess
-let browser: Browser
-
-beforeAll(async () => {
-  ;[device, browser] = await Promise.all([startDevice(), launchBrowser()])
-})
-afterAll(async () => {
-  await browser?.close()
-  await device?.stop()
-  device?.cleanup()
-})
-
-describe('console: sign-in, forced password change, sign-out, 401', () => {
-  it('signs in with the initial password, must change it, and reaches the detection page (375 px)', { timeout: 180_000 }, async () => {
+test.describe('console: sign-in, forced password change, sign-out, 401', () => {
+  test('signs in with the initial password, must change it, and reaches the detection page (375 px)', { timeout: 180_000 }, async ({ device, browser }) => {
     const { page, foreignRequests, pageErrors, screenshot, context } = await openConsole(browser, device.url, 375)
     await page.goto(device.url + '/')
     await page.getByRole('heading', { name: 'Sign in' }).waitFor()
@@ -56,7 +43,7 @@ describe('console: sign-in, forced password change, sign-out, 401', () => {
     await context.close()
   })
 
-  it('signs out, and a 401 anywhere returns to sign-in (1440 px)', { timeout: 180_000 }, async () => {
+  test('signs out, and a 401 anywhere returns to sign-in (1440 px)', { timeout: 180_000 }, async ({ device, browser }) => {
     const lockedAccount = `someone-else-${Date.now()}`
     const { page, foreignRequests, screenshot, context } = await openConsole(browser, device.url, 1440)
     await page.goto(device.url + '/console/')
@@ -132,7 +119,7 @@ describe('console: sign-in, forced password change, sign-out, 401', () => {
     await context.close()
   })
 
-  it('is keyboard-usable: Tab reaches the sign-in fields and button in order', { timeout: 120_000 }, async () => {
+  test('is keyboard-usable: Tab reaches the sign-in fields and button in order', { timeout: 120_000 }, async ({ device, browser }) => {
     const { page, context } = await openConsole(browser, device.url, 375)
     await page.goto(device.url + '/console/')
     await page.getByRole('heading', { name: 'Sign in' }).waitFor()

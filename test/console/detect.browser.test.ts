@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchBrowser, openConsole } from '../helpers/browser.ts'
-import { CHANGED_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import type { Page } from 'playwright-core'
+import { browserTest as test, openConsole } from '../helpers/browser.ts'
+import { CHANGED_PASSWORD, type DeviceProcess } from '../helpers/device.ts'
 import { startProxy, type Proxy } from '../helpers/proxy.ts'
 
 const DEMO = path.resolve('node_modules/@vladmandic/face-api/demo')
@@ -15,26 +15,21 @@ const LARGE = path.join(DEMO, 'sample6.jpg')
 const IMAGE_LIMIT = 250_000
 const CHUNK = 32 * 1024
 
+test.override('deviceOptions', { env: { UPLOAD_MAX_CHUNK_BYTES: String(CHUNK), MAX_ENCODED_IMAGE_BYTES: String(IMAGE_LIMIT) } })
+
 let device: DeviceProcess
 let proxy: Proxy
-let browser: Browser
 
-beforeAll(async () => {
+// The session changes the initial password: the pages sign in with CHANGED_PASSWORD.
+test.beforeAll(async ({ device: started, mtk: _session }) => {
   expect(readFileSync(SAMPLE).length).toBeLessThan(IMAGE_LIMIT)
   expect(readFileSync(LARGE).length).toBeGreaterThan(IMAGE_LIMIT)
-  ;[device, browser] = await Promise.all([
-    startDevice({ env: { UPLOAD_MAX_CHUNK_BYTES: String(CHUNK), MAX_ENCODED_IMAGE_BYTES: String(IMAGE_LIMIT) } }),
-    launchBrowser(),
-  ])
-  await device.adminToken()
+  device = started
   // The browser talks to the device through a proxy that can break a connection on purpose.
   proxy = await startProxy(device.url)
 })
-afterAll(async () => {
-  await browser?.close()
+test.afterAll(async () => {
   await proxy?.close()
-  await device?.stop()
-  device?.cleanup()
 })
 
 async function signIn(page: Page) {
@@ -47,8 +42,8 @@ async function signIn(page: Page) {
   await page.getByTestId('capabilities').waitFor()
 }
 
-describe('console: detection', () => {
-  it('detects the faces of a sample photo through a chunked upload that resumes after a dropped connection', { timeout: 180_000 }, async () => {
+test.describe('console: detection', () => {
+  test('detects the faces of a sample photo through a chunked upload that resumes after a dropped connection', { timeout: 180_000 }, async ({ browser }) => {
     const { page, foreignRequests, pageErrors, screenshot, context } = await openConsole(browser, proxy.url, 1440)
     await signIn(page)
     // Live capabilities are shown, with the limits this device runs with.
@@ -99,7 +94,7 @@ describe('console: detection', () => {
     await context.close()
   })
 
-  it('an oversized image shows its actual size, the limit and the recommended action (375 px)', { timeout: 180_000 }, async () => {
+  test('an oversized image shows its actual size, the limit and the recommended action (375 px)', { timeout: 180_000 }, async ({ browser }) => {
     const { page, screenshot, context } = await openConsole(browser, proxy.url, 375)
     await signIn(page)
     proxy.seen.length = 0
@@ -123,7 +118,7 @@ describe('console: detection', () => {
     await context.close()
   })
 
-  it('a 401 in the middle of an upload returns to sign-in; after signing in the upload starts as a new session (spec 5.3)', { timeout: 180_000 }, async () => {
+  test('a 401 in the middle of an upload returns to sign-in; after signing in the upload starts as a new session (spec 5.3)', { timeout: 180_000 }, async ({ browser }) => {
     const { page, screenshot, context } = await openConsole(browser, proxy.url, 1440)
     await signIn(page)
     await page.getByTestId('file').setInputFiles(SAMPLE)
@@ -156,7 +151,7 @@ describe('console: detection', () => {
     await context.close()
   })
 
-  it('draws the mask polygons of a text-detection result and toggles them', { timeout: 180_000 }, async () => {
+  test('draws the mask polygons of a text-detection result and toggles them', { timeout: 180_000 }, async ({ browser }) => {
     // A PNG with two lines of printed text, rendered by the browser itself.
     const { page, context, screenshot } = await openConsole(browser, proxy.url, 1440)
     await page.setContent('<body style="margin:0;background:#fff"><p style="font:64px sans-serif;margin:40px">EDGE DEVICE 2026</p><p style="font:64px sans-serif;margin:40px">Hello console</p></body>')
@@ -177,7 +172,7 @@ describe('console: detection', () => {
     await context.close()
   })
 
-  it('refuses a file that is not a JPEG, PNG or BMP image before uploading it, and takes a dropped image', { timeout: 120_000 }, async () => {
+  test('refuses a file that is not a JPEG, PNG or BMP image before uploading it, and takes a dropped image', { timeout: 120_000 }, async ({ browser }) => {
     const { page, context } = await openConsole(browser, proxy.url, 1440)
     await signIn(page)
     await page.getByTestId('file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') })

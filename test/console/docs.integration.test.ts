@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import { startDevice, type DeviceProcess } from '../helpers/device.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
 import { EVENT_KINDS } from '../../shared/events/kinds.ts'
 import { mqttTopics, REGISTRATION_FIELDS } from '../../runtime/events/mqtt.ts'
 
@@ -9,23 +10,19 @@ let device: DeviceProcess
 let mtk: string
 let mounted: { path: string; methods: string[]; authenticated: boolean; auth: string }[]
 
-beforeAll(async () => {
-  device = await startDevice()
-  mtk = await device.adminToken()
+test.beforeAll(async ({ device: started, mtk: session }) => {
+  device = started
+  mtk = session
   const view = await device.post('/v1/cwai/aihost/ViewRoutes', {}, mtk)
   expect(view.body.resCode).toBe(1)
   // The documents describe the envelope routes; the tus endpoint (protocol: 'tus') speaks tus 1.0.0 and is described in README.md.
   mounted = view.body.resData.rows.filter((row: { protocol?: string }) => row.protocol !== 'tus')
 })
-afterAll(async () => {
-  await device?.stop()
-  device?.cleanup()
-})
 
 const get = (path: string) => fetch(device.url + path)
 
-describe('packaged interface documents (spec 4.11, 9)', () => {
-  it('the HTTP document is public, v1.0, and has a section for every mounted route', async () => {
+test.describe('packaged interface documents (spec 4.11, 9)', () => {
+  test('the HTTP document is public, v1.0, and has a section for every mounted route', async () => {
     const response = await get('/staticfile/httpInterface.html')
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toMatch(/^text\/html/)
@@ -37,7 +34,7 @@ describe('packaged interface documents (spec 4.11, 9)', () => {
     expect(documented).toEqual(mounted.map((r) => r.path).sort())
   })
 
-  it('the OpenAPI 3.1 document validates and lists every mounted route with its methods and auth', async () => {
+  test('the OpenAPI 3.1 document validates and lists every mounted route with its methods and auth', async () => {
     const response = await get('/staticfile/openapi.json')
     expect(response.status).toBe(200)
     const spec = await response.json()
@@ -65,7 +62,7 @@ describe('packaged interface documents (spec 4.11, 9)', () => {
     expect(spec.components.securitySchemes.streamToken).toEqual(expect.objectContaining({ type: 'apiKey', in: 'query', name: 'token' }))
   })
 
-  it('every request schema in the OpenAPI document is valid JSON Schema 2020-12', async () => {
+  test('every request schema in the OpenAPI document is valid JSON Schema 2020-12', async () => {
     const spec = await (await get('/staticfile/openapi.json')).json()
     const ajv = new Ajv2020({ strict: false })
     let schemas = 0
@@ -84,7 +81,7 @@ describe('packaged interface documents (spec 4.11, 9)', () => {
     expect(login.properties.pwd.pattern).toBeDefined()
   })
 
-  it('the MQTT document is public, v1.0, and lists every topic, the registration fields and every event kind with its payload', async () => {
+  test('the MQTT document is public, v1.0, and lists every topic, the registration fields and every event kind with its payload', async () => {
     const response = await get('/staticfile/mqttInterface.html')
     expect(response.status).toBe(200)
     const html = await response.text()
@@ -99,7 +96,7 @@ describe('packaged interface documents (spec 4.11, 9)', () => {
       for (const field of Object.keys(info.payload)) expect(html, `${kind}.${field}`).toContain(`<td><code>${field}</code></td>`)
   })
 
-  it('static paths never leave their folder', async () => {
+  test('static paths never leave their folder', async () => {
     for (const path of ['/staticfile/../functions/manifest.json', '/staticfile/%2e%2e/functions/manifest.json', '/staticfile//etc/passwd', '/console/..%2f..%2fpackage.json']) {
       const response = await get(path)
       expect(response.status, path).not.toBe(200)
@@ -108,10 +105,10 @@ describe('packaged interface documents (spec 4.11, 9)', () => {
   })
 })
 
-describe('document URL query (spec 4.11)', () => {
+test.describe('document URL query (spec 4.11)', () => {
   const route = '/gtw/cwai/System/QueryInterfaceDocUrl'
 
-  it('type 0 answers the HTTP document path, type 1 the MQTT document path', async () => {
+  test('type 0 answers the HTTP document path, type 1 the MQTT document path', async () => {
     const http = await device.post(route, { type: 0 }, mtk)
     expect(http.body).toEqual(expect.objectContaining({ resCode: 1 }))
     expect(http.body.resData).toEqual({ type: 0, url: '/staticfile/httpInterface.html', version: 'v1.0' })
@@ -122,13 +119,13 @@ describe('document URL query (spec 4.11)', () => {
     expect((await get(mqtt.body.resData.url)).status).toBe(200)
   })
 
-  it('needs mtk', async () => {
+  test('needs mtk', async () => {
     const response = await device.post(route, { type: 0 })
     expect(response.status).toBe(401)
     expect(response.body.resMsg[0].messageKey).toBe('api.error.Unauthorized')
   })
 
-  it('an unknown or missing type is InvalidParam naming the field', async () => {
+  test('an unknown or missing type is InvalidParam naming the field', async () => {
     for (const body of [{ type: 2 }, {}, { type: 'http' }]) {
       const response = await device.post(route, body, mtk)
       expect(response.body.resCode, JSON.stringify(body)).toBe(0)

@@ -8,10 +8,10 @@
  */
 import { readFileSync } from 'node:fs'
 import sharp from 'sharp'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
-import { launchBrowser, openConsole } from '../helpers/browser.ts'
-import { CHANGED_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { browserTest as test, openConsole } from '../helpers/browser.ts'
+import { CHANGED_PASSWORD, type DeviceProcess } from '../helpers/device.ts'
 import { zipOf } from '../helpers/zip.ts'
 import { cropFace, samplePhoto, type SamplePhoto } from '../galleries/faces.ts'
 import { samplePath, samplePeople } from '../inference/helpers.ts'
@@ -20,15 +20,11 @@ let device: DeviceProcess
 let browser: Browser
 let photo: SamplePhoto
 
-beforeAll(async () => {
-  ;[device, browser] = await Promise.all([startDevice(), launchBrowser()])
-  photo = await samplePhoto(device, await device.adminToken(), 1)
+test.beforeAll(async ({ device: started, mtk, browser: launched }) => {
+  device = started
+  browser = launched
+  photo = await samplePhoto(device, mtk, 1)
   expect(photo.faces).toHaveLength(3)
-})
-afterAll(async () => {
-  await browser?.close()
-  await device?.stop()
-  device?.cleanup()
 })
 
 /** Drops files on an element the way a browser does: dragover, then drop with a DataTransfer holding them. */
@@ -52,8 +48,8 @@ async function signedIn(route: string, heading: string) {
   return session
 }
 
-describe('console: galleries', () => {
-  it('builds a face gallery, adds pictures by drop, searches by image and imports an archive with per-row errors (1280 px)', { timeout: 240_000 }, async () => {
+test.describe('console: galleries', () => {
+  test('builds a face gallery, adds pictures by drop, searches by image and imports an archive with per-row errors (1280 px)', { timeout: 240_000 }, async () => {
     const { page, foreignRequests, pageErrors, screenshot, context } = await signedIn('galleries', 'Galleries')
     await page.getByText('No face gallery yet.').waitFor()
 
@@ -139,7 +135,7 @@ describe('console: galleries', () => {
     await context.close()
   })
 
-  it('adds faces from a detection result and from a search result (cropped in the browser) to persons; search by image finds them', { timeout: 240_000 }, async () => {
+  test('adds faces from a detection result and from a search result (cropped in the browser) to persons; search by image finds them', { timeout: 240_000 }, async () => {
     const { page, foreignRequests, pageErrors, screenshot, context } = await signedIn('detect', 'Detection')
 
     // Detection on a group photo: every face offers "Add to gallery".

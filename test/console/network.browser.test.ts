@@ -8,28 +8,24 @@
  */
 import { execFileSync } from 'node:child_process'
 import { createServer, type Server } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
+import { expect } from 'vitest'
+import type { Page } from 'playwright-core'
 import { seriousViolations } from '../helpers/axe.ts'
-import { launchBrowser, openConsole } from '../helpers/browser.ts'
+import { browserTest as test, openConsole } from '../helpers/browser.ts'
 import { CHANGED_PASSWORD, freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { createNamespace, isRoot, type TestNamespace } from '../helpers/netns.ts'
 
 let device: DeviceProcess
-let browser: Browser
 let listener: Server
 let accepted = 0
 
-beforeAll(async () => {
+// The session changes the initial password: the pages sign in with CHANGED_PASSWORD.
+test.beforeAll(async ({ device: started, mtk: _session }) => {
   listener = createServer((socket) => { accepted++; socket.destroy() })
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
-  ;[device, browser] = await Promise.all([startDevice(), launchBrowser()])
-  await device.adminToken()
+  device = started
 })
-afterAll(async () => {
-  await browser?.close()
-  await device?.stop()
-  device?.cleanup()
+test.afterAll(async () => {
   await new Promise((resolve) => listener?.close(resolve))
 })
 
@@ -43,8 +39,8 @@ async function signInAt(page: Page, url: string) {
 
 interface IpLink { ifname: string; address?: string; link_type: string; addr_info: { family: string; local: string; prefixlen: number }[] }
 
-describe('console: network', () => {
-  it('lists the host adapters, refuses a wrong change by field without sending it, and runs checks and quality (1280 px)', { timeout: 180_000 }, async () => {
+test.describe('console: network', () => {
+  test('lists the host adapters, refuses a wrong change by field without sending it, and runs checks and quality (1280 px)', { timeout: 180_000 }, async ({ browser }) => {
     const { page, foreignRequests, pageErrors, screenshot } = await openConsole(browser, device.url, 1280)
     // Whatever the page does, no change reaches the host's network from this test.
     const sent: string[] = []
@@ -122,25 +118,25 @@ describe('console: network', () => {
   })
 })
 
-describe.runIf(isRoot())('console: network changes in a namespace', () => {
+test.describe.runIf(isRoot())('console: network changes in a namespace', () => {
   const CONFIRM_MS = 8000
   let ns: TestNamespace
   let nsDevice: DeviceProcess
   const addresses = () => (JSON.parse(ns.ip('-json', '-4', 'addr', 'show', 'dev', ns.adapter))[0]?.addr_info ?? []).map((a: { local: string; prefixlen: number }) => `${a.local}/${a.prefixlen}`)
-  beforeAll(async () => {
+  test.beforeAll(async () => {
     ns = createNamespace()
     ns.ip('addr', 'add', '10.77.0.2/24', 'dev', ns.adapter)
     ns.ip('link', 'add', 'gone', 'type', 'veth', 'peer', 'name', 'gone-peer')
     nsDevice = await startDevice({ env: { NETWORK_NAMESPACE: ns.name, NETWORK_BACKEND: 'iproute2-runtime', NETWORK_CONFIRM_TIMEOUT_MS: String(CONFIRM_MS) } })
     await nsDevice.adminToken()
   })
-  afterAll(async () => {
+  test.afterAll(async () => {
     await nsDevice?.stop()
     nsDevice?.cleanup()
     ns?.remove()
   })
 
-  it('shows the device\'s refusal by field, counts a change down, confirms one and lets one roll back (1280 px)', { timeout: 180_000 }, async () => {
+  test('shows the device\'s refusal by field, counts a change down, confirms one and lets one roll back (1280 px)', { timeout: 180_000 }, async ({ browser }) => {
     const { page, foreignRequests, pageErrors, screenshot } = await openConsole(browser, nsDevice.url, 1280)
     await signInAt(page, nsDevice.url)
     const change = async (adapter: string, address: string, seconds = '') => {

@@ -4,27 +4,21 @@
  * device's error details with the next step (the helmet pipeline's missing model → the model
  * upload), and reports upload progress as bytes are sent.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
+import { expect } from 'vitest'
+import type { Page } from 'playwright-core'
 import path from 'node:path'
-import { launchBrowser, openConsole } from '../helpers/browser.ts'
-import { CHANGED_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { browserTest as test, openConsole } from '../helpers/browser.ts'
+import { CHANGED_PASSWORD, type DeviceProcess } from '../helpers/device.ts'
 import { helmetClassifier } from '../helpers/tiny-models.ts'
 import { encodeBmp24 } from '../inference/images.ts'
 
 const SAMPLE = path.resolve('node_modules/@vladmandic/face-api/demo/sample1.jpg')
 
 let device: DeviceProcess
-let browser: Browser
 
-beforeAll(async () => {
-  ;[device, browser] = await Promise.all([startDevice(), launchBrowser()])
-  await device.adminToken()
-})
-afterAll(async () => {
-  await browser?.close()
-  await device?.stop()
-  device?.cleanup()
+// The session changes the initial password: the pages sign in with CHANGED_PASSWORD.
+test.beforeAll(async ({ device: started, mtk: _session }) => {
+  device = started
 })
 
 async function signIn(page: Page, hash = '#/detect') {
@@ -54,8 +48,8 @@ function noiseBmp(width: number, height: number): Buffer {
   return encodeBmp24(rgb, width, height)
 }
 
-describe('console: operator', () => {
-  it('reuses one task per algorithm, cancels it on leaving the Detection page, and lists and cancels other tasks so the algorithm can be deleted', { timeout: 240_000 }, async () => {
+test.describe('console: operator', () => {
+  test('reuses one task per algorithm, cancels it on leaving the Detection page, and lists and cancels other tasks so the algorithm can be deleted', { timeout: 240_000 }, async ({ browser }) => {
     const { page, pageErrors, foreignRequests, screenshot, context } = await openConsole(browser, device.url, 1440)
     await signIn(page)
     await page.getByRole('heading', { name: 'Detection', level: 1 }).waitFor()
@@ -126,7 +120,7 @@ describe('console: operator', () => {
     await context.close()
   })
 
-  it('shows every detail of the helmet pipeline’s error, offers the model upload, and the uploaded model makes it work; the model deletes again', { timeout: 240_000 }, async () => {
+  test('shows every detail of the helmet pipeline’s error, offers the model upload, and the uploaded model makes it work; the model deletes again', { timeout: 240_000 }, async ({ browser }) => {
     const { page, screenshot, context } = await openConsole(browser, device.url, 1440)
     await signIn(page)
     await detect(page, 'no-safety-helmet-analysis', SAMPLE)
@@ -163,7 +157,7 @@ describe('console: operator', () => {
     await context.close()
   })
 
-  it('reports upload progress as bytes are sent: a 3 MB image shows at least three intermediate values', { timeout: 180_000 }, async () => {
+  test('reports upload progress as bytes are sent: a 3 MB image shows at least three intermediate values', { timeout: 180_000 }, async ({ browser }) => {
     const { page, context } = await openConsole(browser, device.url, 1440)
     await signIn(page)
     await page.getByTestId('capabilities').waitFor()
@@ -193,7 +187,7 @@ describe('console: operator', () => {
     await context.close()
   })
 
-  it('fits a 375 px screen: no page scrolls sideways, the result is scrolled into view, tables are cards, the Device page speaks in words', { timeout: 240_000 }, async () => {
+  test('fits a 375 px screen: no page scrolls sideways, the result is scrolled into view, tables are cards, the Device page speaks in words', { timeout: 240_000 }, async ({ browser }) => {
     const { page, pageErrors, screenshot, context } = await openConsole(browser, device.url, 375)
     const favicon = await fetch(`${device.url}/console/favicon.svg`)
     expect(favicon.status).toBe(200)
@@ -252,7 +246,7 @@ describe('console: operator', () => {
     await context.close()
   })
 
-  it('states the password rule and gives password managers the account name', { timeout: 60_000 }, async () => {
+  test('states the password rule and gives password managers the account name', { timeout: 60_000 }, async ({ browser }) => {
     const { page, context } = await openConsole(browser, device.url, 1440)
     await signIn(page)
     await page.getByRole('button', { name: 'Change password' }).click()
@@ -265,7 +259,7 @@ describe('console: operator', () => {
     await context.close()
   })
 
-  it('follows the device log live: a line written after the viewer opened appears, and the text filter finds it', { timeout: 120_000 }, async () => {
+  test('follows the device log live: a line written after the viewer opened appears, and the text filter finds it', { timeout: 120_000 }, async ({ browser }) => {
     const { page, context } = await openConsole(browser, device.url, 1440)
     await signIn(page, '#/logs')
     await page.getByRole('heading', { name: 'Logs', level: 1 }).waitFor()
@@ -289,7 +283,7 @@ describe('console: operator', () => {
     await context.close()
   })
 
-  it('the API explorer builds a form from the interface document and runs algorithm/page with the session', { timeout: 60_000 }, async () => {
+  test('the API explorer builds a form from the interface document and runs algorithm/page with the session', { timeout: 60_000 }, async ({ browser }) => {
     const { page, context } = await openConsole(browser, device.url, 1440)
     await signIn(page, '#/api')
     await page.getByRole('heading', { name: 'Try the API', level: 1 }).waitFor()
@@ -313,7 +307,7 @@ describe('console: operator', () => {
     await context.close()
   })
 
-  it('graphs the device’s metrics over time from readings kept while signed in, across pages', { timeout: 90_000 }, async () => {
+  test('graphs the device’s metrics over time from readings kept while signed in, across pages', { timeout: 90_000 }, async ({ browser }) => {
     const { page, pageErrors, context } = await openConsole(browser, device.url, 1440)
     await signIn(page, '#/metrics')
     await page.getByRole('heading', { name: 'Metrics', level: 1 }).waitFor()

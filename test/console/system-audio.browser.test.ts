@@ -8,35 +8,34 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser } from 'playwright-core'
-import { launchBrowser, openConsole } from '../helpers/browser.ts'
-import { CHANGED_PASSWORD, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { browserTest as test, openConsole } from '../helpers/browser.ts'
+import { CHANGED_PASSWORD, type DeviceProcess } from '../helpers/device.ts'
 import { startSpeaker, type SpeakerReceiver } from '../helpers/speaker-receiver.ts'
 
 const FFMPEG = path.resolve('node_modules/@ffmpeg-installer/linux-x64/ffmpeg')
 const work = mkdtempSync(path.join(tmpdir(), 'console-audio-'))
 
+test.override('deviceOptions', { env: { TIME_SERVICE: 'none' } })
+
 let device: DeviceProcess
-let browser: Browser
+let mtk: string
 let speaker: SpeakerReceiver
 
-beforeAll(async () => {
-  ;[device, browser, speaker] = await Promise.all([startDevice({ env: { TIME_SERVICE: 'none' } }), launchBrowser(), startSpeaker()])
-  await device.adminToken()
+test.beforeAll(async ({ device: started, mtk: session }) => {
+  device = started
+  mtk = session
+  speaker = await startSpeaker()
 })
-afterAll(async () => {
-  await browser?.close()
+test.afterAll(async () => {
   await speaker?.close()
-  await device?.stop()
-  device?.cleanup()
   rmSync(work, { recursive: true, force: true })
 })
 
-const query = async (route: string) => (await device.post(route, {}, await device.adminToken())).body.resData
+const query = async (route: string) => (await device.post(route, {}, mtk)).body.resData
 
-describe('console: audio and system settings', () => {
-  it('adds, tests and plays audio, and changes time, image quality, logo and debug settings (1280 px)', { timeout: 180_000 }, async () => {
+test.describe('console: audio and system settings', () => {
+  test('adds, tests and plays audio, and changes time, image quality, logo and debug settings (1280 px)', { timeout: 180_000 }, async ({ browser }) => {
     const wav = path.join(work, 'tone.wav')
     execFileSync(FFMPEG, ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=2', '-ac', '1', wav])
     const { page, foreignRequests, pageErrors, screenshot } = await openConsole(browser, device.url, 1280)

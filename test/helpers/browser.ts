@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { CHANGED_PASSWORD } from './device.ts'
+import { deviceTest } from './device-fixture.ts'
 import { until } from './processes.ts'
 
 /** Debian's chromium (.ci/run installs it); flags keep it offline and quiet. */
@@ -13,6 +14,23 @@ export const ARTIFACTS = path.resolve('test/artifacts')
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true })
 }
+
+/**
+ * The device fixture (device-fixture.ts) with the file's Chromium: launched once, on the file's
+ * first test (or `test.beforeAll`) that asks for `browser`, and closed after the file's last test.
+ *
+ *   import { browserTest as test } from '../helpers/browser.ts'
+ *   test('…', async ({ device, browser }) => { const { page } = await openConsole(browser, device.url, 1440) … })
+ *
+ * Ask for `mtk` too when the page signs in with CHANGED_PASSWORD: the session changes the
+ * initial password first.
+ */
+// eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+export const browserTest = deviceTest.extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const browser = await launchBrowser()
+  onCleanup(() => browser.close())
+  return browser
+})
 
 export interface ConsolePage {
   context: BrowserContext
