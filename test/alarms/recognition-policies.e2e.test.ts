@@ -9,9 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { addRtspCamera } from '../helpers/cameras.ts'
-import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { freePort, type DeviceProcess } from '../helpers/device.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
 import { until } from '../helpers/processes.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { cropFace, enrollAlice, samplePhoto } from '../galleries/faces.ts'
@@ -23,7 +24,7 @@ const LOOP_S = 11
 /** The recognizer's default threshold (README "Face galleries"). */
 const THRESHOLD = 0.7
 
-describe('alarm policies with recognition conditions (watch list, stranger) on a camera', () => {
+test.describe('alarm policies with recognition conditions (watch list, stranger) on a camera', () => {
   let device: DeviceProcess
   let mtk: string
   let rtsp: RtspServer
@@ -38,23 +39,21 @@ describe('alarm policies with recognition conditions (watch list, stranger) on a
   const eventsOf = async (kind: string) =>
     (await ok('/gtw/cwai/Event/EventPage', { pageNum: 1, pageSize: 500, kinds: [kind], taskId: 'door' })).rows.reverse().map((e: any) => ({ id: e.id, ...e.payload }))
 
-  beforeAll(async () => {
-    device = await startDevice()
-    mtk = await device.adminToken()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
     dir = mkdtempSync(path.join(tmpdir(), 'watch-list-'))
     const face = await cropFace(await samplePhoto(device, mtk, 1), 0)
     await enrollAlice(device, mtk, face)
     const footage = makeFaceFootage(dir, [{ name: 'alice', png: await sharp(face).png().toBuffer(), y: 40, onScreen: ON_SCREEN }], LOOP_S)
     rtsp = await startRtspServer(footage, await freePort())
   }, 120_000)
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
+  test.afterAll(async () => {
     await rtsp?.stop()
     if (dir) rmSync(dir, { recursive: true, force: true })
   })
 
-  it('a watch-list policy raises one alarm per pass naming the person; deleted from the gallery, the face raises the stranger policy instead', { timeout: 300_000 }, async () => {
+  test('a watch-list policy raises one alarm per pass naming the person; deleted from the gallery, the face raises the stranger policy instead', { timeout: 300_000 }, async () => {
     const cameraId = await addRtspCamera(device, mtk, rtsp.url, 'door')
 
     // A task that does not recognize faces: a recognition condition on it is refused, and so is one without a task.

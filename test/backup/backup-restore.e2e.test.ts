@@ -10,10 +10,11 @@
 import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { md5Hex } from '../../shared/auth/password.ts'
 import { archiveOf, readArchive, resign, rowsOf, jsonl } from '../helpers/backup-archive.ts'
-import { CHANGED_PASSWORD, INITIAL_PASSWORD, freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { CHANGED_PASSWORD, INITIAL_PASSWORD, freePort, type DeviceProcess } from '../helpers/device.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { helmetClassifier } from '../helpers/tiny-models.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
@@ -56,7 +57,9 @@ function withoutVolatile(value: unknown, keys: string[]): unknown {
   return Object.fromEntries(Object.entries(value).filter(([k]) => !dropped.includes(k)).map(([k, v]) => [k, withoutVolatile(v, keys)]))
 }
 
-describe('backup → factory reset → restore on the supervised device', () => {
+test.override('deviceOptions', { entry: 'supervisor', env: { CAMERA_RECONNECT_MIN_MS: '500', CAMERA_RECONNECT_MAX_MS: '2000' } })
+
+test.describe('backup → factory reset → restore on the supervised device', () => {
   let device: DeviceProcess
   let rtsp: RtspServer
   let mtk: string
@@ -101,10 +104,11 @@ describe('backup → factory reset → restore on the supervised device', () => 
 
   let before: Record<string, unknown>
 
-  beforeAll(async () => {
+  test.beforeAll(async ({ device: started, mtk: session }) => {
     rtsp = await startRtspServer(VIDEO, await freePort(), '/cam', `cam-user:${CAMERA_PASSWORD}`)
-    device = await startDevice({ entry: 'supervisor', env: { CAMERA_RECONNECT_MIN_MS: '500', CAMERA_RECONNECT_MAX_MS: '2000' } })
-    mtk = await device.adminToken()
+    device = started
+    // Reassigned by the tests that sign in again (after the factory reset, after the restore).
+    mtk = session
     rtspCamera = (await ok('/gtw/cwai/Camera/add', { cameraName: 'door', sourceType: 'rtsp', url: `rtsp://cam-user:${CAMERA_PASSWORD}@127.0.0.1:${new URL(rtsp.url).port}/cam` })).cameraId
     const video = await uploadFile(device, mtk, readFileSync(VIDEO), 'office.mp4', 'video')
     await ok('/gtw/cwai/Camera/add', { cameraName: 'office', sourceType: 'file', uploadId: video })
@@ -129,15 +133,13 @@ describe('backup → factory reset → restore on the supervised device', () => 
     expect(refused.every((query) => query.endsWith(' {}')), refused.join()).toBe(true)
     expect(Object.keys(before).length - refused.length).toBeGreaterThanOrEqual(20)
   }, 600_000)
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
+  test.afterAll(async () => {
     await rtsp?.stop()
   })
 
   let backup: Buffer
 
-  it('produces a backup and serves it whole and by single ranges', async () => {
+  test('produces a backup and serves it whole and by single ranges', async () => {
     expect((await call('/gtw/cwai/System/CreateBackup', { passphrase: 'short' })).resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/passphrase' } })
     const info = await ok('/gtw/cwai/System/CreateBackup', { passphrase: PASSPHRASE })
     expect(info).toMatchObject({ formatVersion: 1, files: expect.any(Number), tables: expect.objectContaining({ cameras: 2, face_galleries: 1, gallery_faces: 1, stream_tasks: 1, users: 1 }) })
@@ -168,7 +170,7 @@ describe('backup → factory reset → restore on the supervised device', () => 
     expect([...entries.keys()].some((e) => e.startsWith('files/cameras/'))).toBe(true)
   }, 300_000)
 
-  it('a damaged backup (truncated, bad checksum, unsafe entry, unknown table or column, newer format) is refused and changes nothing', async () => {
+  test('a damaged backup (truncated, bad checksum, unsafe entry, unknown table or column, newer format) is refused and changes nothing', async () => {
     const entries = await readArchive(backup)
     const camerasWith = (edit: (row: Record<string, unknown>) => void) => resign(entries, PASSPHRASE, (_m, e) => {
       const rows = rowsOf(e, 'cameras')
@@ -201,7 +203,7 @@ describe('backup → factory reset → restore on the supervised device', () => 
     expect(await answers()).toEqual(before)
   }, 300_000)
 
-  it('factory reset: refused without, with a wrong and with another session\'s token; with its token the device comes back at its first sign-in', async () => {
+  test('factory reset: refused without, with a wrong and with another session\'s token; with its token the device comes back at its first sign-in', async () => {
     expect((await call('/gtw/cwai/System/FactoryReset', {})).resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/confirmationToken' } })
     expect((await call('/gtw/cwai/System/FactoryReset', { confirmationToken: 'f'.repeat(32) })).resMsg[0]).toMatchObject({ messageKey: 'api.error.FactoryResetTokenInvalid' })
     const challenge = await ok('/gtw/cwai/System/RequestFactoryReset')
@@ -231,7 +233,7 @@ describe('backup → factory reset → restore on the supervised device', () => 
     expect(events).not.toContain('backup.created')
   }, 300_000)
 
-  it('restore: the wrong passphrase is refused and leaves the upload usable; then the device restarts with every answer as before', async () => {
+  test('restore: the wrong passphrase is refused and leaves the upload usable; then the device restarts with every answer as before', async () => {
     const uploadId = await uploadFile(device, mtk, backup, 'device-backup.tar.gz', 'backup')
     expect((await call('/gtw/cwai/System/Restore', { uploadId, passphrase: 'wrong passphrase' })).resMsg[0]).toMatchObject({ messageKey: 'api.error.BackupAuthenticationFailed', msgCode: '8157' })
     const starts = listening()

@@ -4,8 +4,9 @@ import { createServer as createHttpServer, type Server } from 'node:http'
 import { createConnection, createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net'
 import path from 'node:path'
 import sharp from 'sharp'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { closedPort, freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 import { childProcesses, isAlive as alive, until } from '../helpers/processes.ts'
@@ -24,7 +25,9 @@ const jpegFrom = (picture: string) => {
   return Buffer.from(picture.slice('data:image/jpeg;base64,'.length), 'base64')
 }
 
-describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', () => {
+test.override('deviceOptions', { env: DEVICE_ENV })
+
+test.describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', () => {
   const facts = videoFacts(VIDEO)
   let device: DeviceProcess
   let mtk: string
@@ -45,7 +48,7 @@ describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', ()
       .filter((e: any) => e.payload.cameraId === cameraId)
   const firstError = (body: any) => body.resMsg[0]
 
-  beforeAll(async () => {
+  test.beforeAll(async ({ device: started, mtk: session }) => {
     rtspPort = await freePort()
     rtsp = await startRtspServer(VIDEO, rtspPort, '/cam', `cam-user:${PASSWORD}`)
     snapshotJpeg = execFileSync(FFMPEG, ['-v', 'error', '-ss', '3', '-i', VIDEO, '-frames:v', '1', '-f', 'mjpeg', 'pipe:1'])
@@ -71,12 +74,12 @@ describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', ()
     silent = createTcpServer((socket) => { silentSockets.push(socket) })
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
     silentPort = (silent.address() as { port: number }).port
-    device = await startDevice({ env: DEVICE_ENV })
-    mtk = await device.adminToken()
+    device = started
+    mtk = session
   })
-  afterAll(async () => {
+  test.afterAll(async () => {
+    // The device the last test restarts on the same data folder, if it still runs (the fixture stops the first one and removes the folder).
     await device?.stop()
-    device?.cleanup()
     await rtsp?.stop()
     snapshot?.close()
     for (const socket of silentSockets) socket.destroy()
@@ -85,7 +88,7 @@ describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', ()
 
   let rtspCamera: string
 
-  it('adds an RTSP camera: online at the source\'s size and rate, the password shown as ***, capture a JPEG of that size', async () => {
+  test('adds an RTSP camera: online at the source\'s size and rate, the password shown as ***, capture a JPEG of that size', async () => {
     expect(facts).toEqual({ width: 768, height: 432, fps: 10 })
     const added = await call('add', { cameraName: 'door', sourceType: 'rtsp', url: `rtsp://cam-user:${PASSWORD}@127.0.0.1:${rtspPort}/cam` })
     expect(added.body.resCode).toBe(1)
@@ -111,7 +114,7 @@ describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', ()
     expect(online.payload).toMatchObject({ cameraId: rtspCamera, cameraName: 'door', width: facts.width, height: facts.height, fps: facts.fps })
   })
 
-  it('refuses a source with a distinct error key for each cause, stores nothing, never answers 500', async () => {
+  test('refuses a source with a distinct error key for each cause, stores nothing, never answers 500', async () => {
     const cases: [unknown, string][] = [
       [{ sourceType: 'rtsp', url: `rtsp://cam-user:${WRONG_PASSWORD}@127.0.0.1:${rtspPort}/cam` }, 'api.error.CameraAuthFailed'],
       [{ sourceType: 'rtsp', url: `rtsp://127.0.0.1:${rtspPort}/cam` }, 'api.error.CameraAuthFailed'],
@@ -147,7 +150,7 @@ describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', ()
     expect(page.body.resData.rows.map((r: any) => r.cameraName)).toEqual(['door'])
   })
 
-  it('adds an HTTP snapshot camera with credentials: online at the picture\'s size, capture of it', async () => {
+  test('adds an HTTP snapshot camera with credentials: online at the picture\'s size, capture of it', async () => {
     snapshotAuth.length = 0
     const added = await call('add', { cameraName: 'snap', sourceType: 'http', url: `${snapshotUrl}/snap.jpg`, username: 'cam-user', password: PASSWORD })
     expect(added.body.resCode).toBe(1)
@@ -160,7 +163,7 @@ describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', ()
     expect(new Set(snapshotAuth)).toEqual(new Set([`Basic ${Buffer.from(`cam-user:${PASSWORD}`).toString('base64')}`]))
   })
 
-  it('adds an HTTP MJPEG camera (multipart/x-mixed-replace), read by ffmpeg with the credentials', async () => {
+  test('adds an HTTP MJPEG camera (multipart/x-mixed-replace), read by ffmpeg with the credentials', async () => {
     const added = await call('add', { cameraName: 'mjpeg', sourceType: 'http', url: `http://cam-user:${PASSWORD}@${snapshotUrl.slice('http://'.length)}/mjpeg` })
     expect(added.body.resCode).toBe(1)
     const cameraId = added.body.resData.cameraId
@@ -197,7 +200,7 @@ describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', ()
 
   let fileCamera: string
 
-  it('adds a file camera from an upload with purpose video, looped at the file\'s own rate', async () => {
+  test('adds a file camera from an upload with purpose video, looped at the file\'s own rate', async () => {
     const uploadId = await uploadFile(device, mtk, readFileSync(VIDEO), 'one-by-one.mp4', 'video')
     const added = await call('add', { cameraName: 'recorded', sourceType: 'file', uploadId })
     expect(added.body.resCode).toBe(1)
@@ -212,7 +215,7 @@ describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', ()
     expect(firstError(again.body).messageKey).toBe('api.error.uploadConsumed')
   })
 
-  it('goes offline when the RTSP server stops (camera.offline with the reason) and online when it comes back', async () => {
+  test('goes offline when the RTSP server stops (camera.offline with the reason) and online when it comes back', async () => {
     await rtsp.stop()
     const offline = await until(async () => (await eventsOf('camera.offline', rtspCamera))[0], 'camera.offline')
     expect(offline.payload.cameraName).toBe('door')
@@ -228,7 +231,7 @@ describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', ()
     expect(await rowOf(rtspCamera)).toMatchObject({ status: 'online', lastError: null, width: facts.width, height: facts.height })
   })
 
-  it('updates a camera: a bad new source is refused and the old one kept; a new name applies', async () => {
+  test('updates a camera: a bad new source is refused and the old one kept; a new name applies', async () => {
     const refused = await call('update', { cameraId: rtspCamera, password: WRONG_PASSWORD })
     expect(firstError(refused.body).messageKey).toBe('api.error.CameraAuthFailed')
     expect(await rowOf(rtspCamera)).toMatchObject({ status: 'online', cameraName: 'door' })
@@ -242,13 +245,13 @@ describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', ()
     expect(firstError((await call('update', { cameraId: 'nope', cameraName: 'x' })).body).messageKey).toBe('api.error.CameraNotFound')
   })
 
-  it('lists the V4L2 devices present (none on this machine)', async () => {
+  test('lists the V4L2 devices present (none on this machine)', async () => {
     const present = readdirSync('/dev').filter((name) => /^video\d+$/.test(name)).map((name) => `/dev/${name}`)
     const { body } = await call('usbList')
     expect(body.resData.rows.map((r: any) => r.device)).toEqual(present)
   })
 
-  it('never writes a camera password to the log', async () => {
+  test('never writes a camera password to the log', async () => {
     const logDir = path.join(device.dataDir, 'logs')
     const text = readdirSync(logDir).map((name) => readFileSync(path.join(logDir, name), 'utf8')).join('\n') + JSON.stringify(device.logs)
     expect(text).toContain('camera added')
@@ -256,7 +259,7 @@ describe('cameras over HTTP with real ffmpeg and an RTSP server on loopback', ()
     expect(text).not.toContain(WRONG_PASSWORD)
   })
 
-  it('deleting a camera ends its reader process; the cameras come back after a restart and a stop ends them all', async () => {
+  test('deleting a camera ends its reader process; the cameras come back after a restart and a stop ends them all', async () => {
     const readers = ffmpegChildren(device.process.pid!)
     // rtsp and file cameras each run one ffmpeg; the snapshot camera polls over HTTP without one.
     expect(readers).toHaveLength(2)

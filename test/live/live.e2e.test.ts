@@ -2,8 +2,9 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { freePort, type DeviceProcess } from '../helpers/device.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
 import { addRtspCamera } from '../helpers/cameras.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { childProcesses, until } from '../helpers/processes.ts'
@@ -34,7 +35,9 @@ async function read(response: Response, ms: number): Promise<{ bytes: Buffer; en
   return { bytes: Buffer.concat(chunks), ended }
 }
 
-describe('live view (spec 4.10 Live stream)', () => {
+test.override('deviceOptions', { env: { LIVE_IDLE_TIMEOUT_MS: String(IDLE_MS), LIVE_MAX_VIEWERS_PER_CAMERA: String(MAX_VIEWERS) } })
+
+test.describe('live view (spec 4.10 Live stream)', () => {
   let dir: string
   let rtsp: RtspServer
   let device: DeviceProcess
@@ -44,21 +47,19 @@ describe('live view (spec 4.10 Live stream)', () => {
   const firstError = (body: any) => body.resMsg[0]
   const ffmpegs = () => childProcesses(device.process.pid!, 'ffmpeg').length
 
-  beforeAll(async () => {
+  test.beforeAll(async ({ device: started, mtk: session }) => {
     dir = mkdtempSync(path.join(tmpdir(), 'live-test-'))
     rtsp = await startRtspServer(PERSON_VIDEO, await freePort())
-    device = await startDevice({ env: { LIVE_IDLE_TIMEOUT_MS: String(IDLE_MS), LIVE_MAX_VIEWERS_PER_CAMERA: String(MAX_VIEWERS) } })
-    mtk = await device.adminToken()
+    device = started
+    mtk = session
     cameraId = await addRtspCamera(device, mtk, rtsp.url)
   })
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
+  test.afterAll(async () => {
     await rtsp?.stop()
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it('refuses an unknown camera, a camera without a stream to copy and a malformed request', async () => {
+  test('refuses an unknown camera, a camera without a stream to copy and a malformed request', async () => {
     expect(firstError((await post('/gtw/cwai/LiveStream/request', { cameraId: 'nope' })).body).messageKey).toBe('api.error.CameraNotFound')
     const http = await post('/gtw/cwai/Camera/add', { cameraName: 'snapshot', sourceType: 'http', url: 'http://127.0.0.1:9/snap.jpg', verify: false })
     expect(firstError((await post('/gtw/cwai/LiveStream/request', { cameraId: http.body.resData.cameraId })).body))
@@ -72,7 +73,7 @@ describe('live view (spec 4.10 Live stream)', () => {
     expect(ffmpegs()).toBe(1)
   })
 
-  it('streams fragmented MP4 that starts on a key frame and decodes; the URL works with its token only, for its session only', async () => {
+  test('streams fragmented MP4 that starts on a key frame and decodes; the URL works with its token only, for its session only', async () => {
     const session = (await post('/gtw/cwai/LiveStream/request', { cameraId })).body.resData
     expect(session).toMatchObject({ cameraId, overlayUrl: null, idleTimeoutMs: IDLE_MS, mimeType: expect.stringMatching(/^video\/mp4; codecs="avc1\.4d40[0-9a-f]{2}"$/) })
     expect(session.url).toMatch(new RegExp(`^/gtw/cwai/LiveStream/play\\?id=${session.sessionId}&token=[\\w-]{43}$`))
@@ -113,7 +114,7 @@ describe('live view (spec 4.10 Live stream)', () => {
     expect((await fetch(device.url + session.url)).status).toBe(401)
   })
 
-  it('one upstream connection however many viewers; a bounded number of viewers per camera with a clear error past it', async () => {
+  test('one upstream connection however many viewers; a bounded number of viewers per camera with a clear error past it', async () => {
     const sessions = []
     for (let i = 0; i < MAX_VIEWERS; i++) sessions.push((await post('/gtw/cwai/LiveStream/request', { cameraId })).body.resData)
     const past = await post('/gtw/cwai/LiveStream/request', { cameraId })
@@ -137,7 +138,7 @@ describe('live view (spec 4.10 Live stream)', () => {
     expect((await post('/gtw/cwai/LiveStream/request', { cameraId })).body.resCode).toBe(1)
   })
 
-  it('keep-alive extends a session; without it the stream ends after the idle timeout; stop ends it at once', { timeout: 60_000 }, async () => {
+  test('keep-alive extends a session; without it the stream ends after the idle timeout; stop ends it at once', { timeout: 60_000 }, async () => {
     // The session of the test before expires by itself.
     await until(async () => ffmpegs() === 1, 'the previous session to expire', 20_000)
     const kept = (await post('/gtw/cwai/LiveStream/request', { cameraId })).body.resData
@@ -165,7 +166,7 @@ describe('live view (spec 4.10 Live stream)', () => {
     expect((await stream).ended).toBe(true)
   })
 
-  it('overlay: Server-Sent Events with the boxes of the camera\'s stream task', { timeout: 120_000 }, async () => {
+  test('overlay: Server-Sent Events with the boxes of the camera\'s stream task', { timeout: 120_000 }, async () => {
     expect((await post('/v1/cwai/aihost/TaskCreate', { taskId: 'people', algorithmCode: 'person-detector', cameraId, targetFps: 5, motionGating: false })).body.resCode).toBe(1)
     const session = (await post('/gtw/cwai/LiveStream/request', { cameraId, overlay: true })).body.resData
     expect(session.overlayUrl).toMatch(new RegExp(`^/gtw/cwai/LiveStream/overlay\\?id=${session.sessionId}&token=[\\w-]{43}$`))

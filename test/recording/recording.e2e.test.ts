@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { freePort, type DeviceProcess } from '../helpers/device.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
 import { addRtspCamera } from '../helpers/cameras.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { until } from '../helpers/processes.ts'
@@ -25,7 +26,9 @@ const SEGMENT_SECONDS = 2
 /** A clip starts on the key frame at or before its pre-roll (1 s apart here) in a segment of at least SEGMENT_SECONDS. */
 const EDGE_SLACK_SECONDS = SEGMENT_SECONDS + 1.5
 
-describe('recording: event clips, continuous clips, retention by budget, clip files (spec 4.10 System: recording, 4.11)', () => {
+test.override('deviceOptions', { env: { RECORD_SEGMENT_SECONDS: String(SEGMENT_SECONDS), RECORD_CONTINUOUS_CHUNK_SECONDS: '6', RECORD_CHECK_INTERVAL_MS: '500' } })
+
+test.describe('recording: event clips, continuous clips, retention by budget, clip files (spec 4.10 System: recording, 4.11)', () => {
   let dir: string
   let rtsp: RtspServer
   let device: DeviceProcess
@@ -41,26 +44,24 @@ describe('recording: event clips, continuous clips, retention by budget, clip fi
     return answer.body.resData.areaList.flatMap((a: any) => a.targetList).length
   }
 
-  beforeAll(async () => {
+  test.beforeAll(async ({ device: started, mtk: session }) => {
     dir = mkdtempSync(path.join(tmpdir(), 'recording-test-'))
     const source = path.join(dir, 'visit.mp4')
     spliceVideo(PERSON_VIDEO, PIECES, source, LOOPS)
     rtsp = await startRtspServer(source, await freePort())
-    device = await startDevice({ env: { RECORD_SEGMENT_SECONDS: String(SEGMENT_SECONDS), RECORD_CONTINUOUS_CHUNK_SECONDS: '6', RECORD_CHECK_INTERVAL_MS: '500' } })
-    mtk = await device.adminToken()
+    device = started
+    mtk = session
     ws = connectEvents(device.wsPort, { mtk })
     cameraId = await addRtspCamera(device, mtk, rtsp.url)
     expect((await post('/gtw/cwai/aihost/PTaskCreate', { taskId: 'frames', algorithmCode: 'person-detector', algorithmUpdateTime: String(Date.now()) })).body.resCode).toBe(1)
   })
-  afterAll(async () => {
+  test.afterAll(async () => {
     ws?.ws.close()
-    await device?.stop()
-    device?.cleanup()
     await rtsp?.stop()
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it('refuses settings for an unknown camera, a source without a stream to copy and out-of-range values; nothing is stored', async () => {
+  test('refuses settings for an unknown camera, a source without a stream to copy and out-of-range values; nothing is stored', async () => {
     const http = await post('/gtw/cwai/Camera/add', { cameraName: 'snapshot', sourceType: 'http', url: 'http://127.0.0.1:9/snap.jpg', verify: false })
     expect(http.body.resCode).toBe(1)
     const unsupported = await post('/gtw/cwai/System/SetRecordParam', { cameras: [{ cameraId: http.body.resData.cameraId, mode: 'events' }] })
@@ -76,7 +77,7 @@ describe('recording: event clips, continuous clips, retention by budget, clip fi
     expect(params).toMatchObject({ retentionDays: 7, budgetBytes: '0' })
   })
 
-  it('an event clip covers an object\'s visit with its pre- and post-roll; its first frame shows the room before the entry', { timeout: 240_000 }, async () => {
+  test('an event clip covers an object\'s visit with its pre- and post-roll; its first frame shows the room before the entry', { timeout: 240_000 }, async () => {
     const set = await post('/gtw/cwai/System/SetRecordParam', { cameras: [{ cameraId, mode: 'events', preRollSeconds: PRE_ROLL, postRollSeconds: POST_ROLL }] })
     expect(set.body.resData.cameras).toEqual([expect.objectContaining({ cameraId, mode: 'events', preRollSeconds: PRE_ROLL, postRollSeconds: POST_ROLL })])
     await until(async () => (await post('/gtw/cwai/System/QueryRecordParam', {})).body.resData.cameras[0].state === 'recording', 'recording to run')
@@ -123,7 +124,7 @@ describe('recording: event clips, continuous clips, retention by budget, clip fi
     expect(page).toEqual({ total: 1, rows: [expect.objectContaining({ clipId: ready.payload.clipId, bytes: statSync(file).size, durationMs: ready.payload.durationMs })] })
   })
 
-  it('serves a clip with a single Range (206, 416), as video/mp4, only with an mtk or the clip\'s own playback token', async () => {
+  test('serves a clip with a single Range (206, 416), as video/mp4, only with an mtk or the clip\'s own playback token', async () => {
     const [clip] = (await post('/gtw/cwai/System/RecordClipPage', { kind: 'event', pageSize: 1 })).body.resData.rows
     const url = device.url + clip.clipUrl
     const whole = Buffer.from(await (await fetch(url, { headers: { mtk } })).arrayBuffer())
@@ -160,7 +161,7 @@ describe('recording: event clips, continuous clips, retention by budget, clip fi
     expect((await missing.json()).resMsg[0].messageKey).toBe('api.error.ClipNotFound')
   })
 
-  it('continuous recording keeps clips; over a small budget the oldest footage goes first, with an event', { timeout: 180_000 }, async () => {
+  test('continuous recording keeps clips; over a small budget the oldest footage goes first, with an event', { timeout: 180_000 }, async () => {
     expect((await post('/gtw/cwai/System/SetRecordParam', { cameras: [{ cameraId, mode: 'continuous', preRollSeconds: PRE_ROLL, postRollSeconds: POST_ROLL }] })).body.resCode).toBe(1)
     // Three continuous clips of about 6 s (the chunk setting).
     const continuous = await until(async () => {

@@ -2,8 +2,9 @@ import { execFileSync } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { freePort, type DeviceProcess } from '../helpers/device.ts'
+import { deviceTest } from '../helpers/device-fixture.ts'
 import { addRtspCamera } from '../helpers/cameras.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { childProcesses, until } from '../helpers/processes.ts'
@@ -24,11 +25,30 @@ function grow(file: string, bytes: number): void {
   }
 }
 
+/** A small filesystem of the file's own (tmpfs, mounted as root), unmounted after the device stops. */
+// eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+const test = deviceTest.extend('mountPoint', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const mountPoint = mkdtempSync(path.join(tmpdir(), 'record-reserve-'))
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', mountPoint])
+  onCleanup(() => {
+    execFileSync('umount', ['-l', mountPoint])
+    rmSync(mountPoint, { recursive: true, force: true })
+  })
+  return mountPoint
+})
+test.override('deviceOptions', { scope: 'file' }, async ({ mountPoint }: { mountPoint: string }) => ({
+  dataDir: path.join(mountPoint, 'data'),
+  env: {
+    UPLOAD_RESERVE_BYTES: String(RESERVE), RECORD_HEADROOM_BYTES: String(HEADROOM), RECORD_SEGMENT_SECONDS: '1',
+    RECORD_CONTINUOUS_CHUNK_SECONDS: '4', RECORD_CHECK_INTERVAL_MS: '250',
+  },
+}))
+
 /**
- * The device's data folder on a small filesystem of its own (tmpfs, mounted as root): recording
- * fills it up to the disk safety reserve (spec 8) and must never go below it.
+ * The device's data folder on that filesystem: recording fills it up to the disk safety reserve
+ * (spec 8) and must never go below it.
  */
-describe('recording at the disk safety reserve (spec 8)', () => {
+test.describe('recording at the disk safety reserve (spec 8)', () => {
   let mountPoint: string
   let rtsp: RtspServer
   let device: DeviceProcess
@@ -46,34 +66,22 @@ describe('recording at the disk safety reserve (spec 8)', () => {
   const event = (kind: string, timeoutMs = 60_000, after = 0) =>
     ws.waitFor((f) => f.type === 'event' && f.event.kind === kind && f.event.id > after, timeoutMs).then((f) => f.event)
 
-  beforeAll(async () => {
-    mountPoint = mkdtempSync(path.join(tmpdir(), 'record-reserve-'))
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', mountPoint])
+  test.beforeAll(async ({ mountPoint: mounted, device: started, mtk: session }) => {
+    mountPoint = mounted
     rtsp = await startRtspServer(PERSON_VIDEO, await freePort())
-    device = await startDevice({
-      dataDir: path.join(mountPoint, 'data'),
-      env: {
-        UPLOAD_RESERVE_BYTES: String(RESERVE), RECORD_HEADROOM_BYTES: String(HEADROOM), RECORD_SEGMENT_SECONDS: '1',
-        RECORD_CONTINUOUS_CHUNK_SECONDS: '4', RECORD_CHECK_INTERVAL_MS: '250',
-      },
-    })
-    mtk = await device.adminToken()
+    device = started
+    mtk = session
     ws = connectEvents(device.wsPort, { mtk })
     cameraId = await addRtspCamera(device, mtk, rtsp.url)
     poller = setInterval(() => { leastFree = Math.min(leastFree, free()) }, 50)
   })
-  afterAll(async () => {
+  test.afterAll(async () => {
     clearInterval(poller)
     ws?.ws.close()
-    await device?.stop()
     await rtsp?.stop()
-    if (mountPoint) {
-      execFileSync('umount', ['-l', mountPoint])
-      rmSync(mountPoint, { recursive: true, force: true })
-    }
   })
 
-  it('deletes the oldest footage to stay above the reserve, suspends recording when none is left, analysis and the database go on, and resumes when space returns', { timeout: 300_000 }, async () => {
+  test('deletes the oldest footage to stay above the reserve, suspends recording when none is left, analysis and the database go on, and resumes when space returns', { timeout: 300_000 }, async () => {
     const filler = path.join(mountPoint, 'filler')
     // Room for about 1.5 MB of recording above the reserve and the headroom: a minute of this camera.
     grow(filler, free() - RESERVE - HEADROOM - 1.5 * MB)

@@ -8,8 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { expect } from 'vitest'
+import { freePort, type DeviceProcess } from '../helpers/device.ts'
+import { deviceTest as test } from '../helpers/device-fixture.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { until } from '../helpers/processes.ts'
 import { cropFace, enrollAlice, samplePhoto } from '../galleries/faces.ts'
@@ -21,7 +22,7 @@ const lanes = (registered: Buffer, unregistered: Buffer): FaceLane[] => [
   { name: 'unregistered', png: unregistered, y: 230, onScreen: [9, 15] },
 ]
 
-describe('recognition in a stream task (one recognition per tracked object, refreshed on a better view)', () => {
+test.describe('recognition in a stream task (one recognition per tracked object, refreshed on a better view)', () => {
   let device: DeviceProcess
   let mtk: string
   let rtsp: RtspServer
@@ -32,9 +33,9 @@ describe('recognition in a stream task (one recognition per tracked object, refr
     return answer.resData
   }
 
-  beforeAll(async () => {
-    device = await startDevice()
-    mtk = await device.adminToken()
+  test.beforeAll(async ({ device: started, mtk: session }) => {
+    device = started
+    mtk = session
     dir = mkdtempSync(path.join(tmpdir(), 'stream-faces-'))
     // sample1's first face is registered; sample6's fourth is in no gallery.
     const [one, six] = [await samplePhoto(device, mtk, 1), await samplePhoto(device, mtk, 6)]
@@ -44,14 +45,12 @@ describe('recognition in a stream task (one recognition per tracked object, refr
     const png = (jpeg: Buffer) => sharp(jpeg).png().toBuffer()
     rtsp = await startRtspServer(makeFaceFootage(dir, lanes(await png(registered), await png(unregistered)), 16), await freePort())
   }, 120_000)
-  afterAll(async () => {
-    await device?.stop()
-    device?.cleanup()
+  test.afterAll(async () => {
     await rtsp?.stop()
     if (dir) rmSync(dir, { recursive: true, force: true })
   })
 
-  it('names the registered person, calls the other one unknown, once per object unless the answer changes', { timeout: 180_000 }, async () => {
+  test('names the registered person, calls the other one unknown, once per object unless the answer changes', { timeout: 180_000 }, async () => {
     let added = await device.post('/gtw/cwai/Camera/add', { cameraName: 'faces', sourceType: 'rtsp', url: rtsp.url }, mtk)
     for (let retry = 0; retry < 3 && added.body.resMsg[0]?.retryable; retry++) {
       await new Promise((resolve) => setTimeout(resolve, 1000))

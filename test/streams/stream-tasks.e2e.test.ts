@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import sharp from 'sharp'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
+import { deviceTest } from '../helpers/device-fixture.ts'
 import { startRtspServer } from '../helpers/rtsp-server.ts'
 import { childProcesses, until } from '../helpers/processes.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
@@ -33,12 +34,22 @@ const METRICS = '/gtw/cwai/System/Metrics'
 const series = (text: string, name: string, taskId: string) =>
   text.split('\n').filter((line) => line.startsWith(name) && line.includes(`task="${taskId}"`))
 
-describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / TaskCancle)', () => {
+/** The device publishes its events to a broker of the file's own. */
+// eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+const test = deviceTest.extend('broker', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const broker = await startBroker()
+  onCleanup(() => broker.cleanup())
+  return broker
+})
+test.override('deviceOptions', { scope: 'file' }, async ({ broker }: { broker: Broker }) => ({ env: {
+  CAMERA_STALL_TIMEOUT_MS: '4000', CAMERA_RECONNECT_MIN_MS: '500', CAMERA_RECONNECT_MAX_MS: '1000', MQTT_URL: broker.url, MQTT_CLIENT_ID: CLIENT_ID,
+} }))
+
+test.describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / TaskCancle)', () => {
   let device: DeviceProcess
   let mtk: string
   let cameraId: string
   let ws: WsRecorder
-  let broker: Broker
   let mqtt: Recorder
   const aihost = (route: string, body: unknown) => device.post(`/v1/cwai/aihost/${route}`, body, mtk)
   const firstError = (body: any) => body.resMsg[0]
@@ -46,13 +57,10 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
     (await device.post('/gtw/cwai/Event/EventPage', { pageNum: 1, pageSize: 500, kinds: ['object.entered', 'object.left'] }, mtk)).body.resData.rows
       .filter((e: any) => e.payload.taskId === taskId).reverse()
 
-  beforeAll(async () => {
-    broker = await startBroker()
+  test.beforeAll(async ({ broker, device: started, mtk: session }) => {
     mqtt = await recordTopics(broker.url, `cwai/${CLIENT_ID}/event/#`)
-    device = await startDevice({ env: {
-      CAMERA_STALL_TIMEOUT_MS: '4000', CAMERA_RECONNECT_MIN_MS: '500', CAMERA_RECONNECT_MAX_MS: '1000', MQTT_URL: broker.url, MQTT_CLIENT_ID: CLIENT_ID,
-    } })
-    mtk = await device.adminToken()
+    device = started
+    mtk = session
     ws = connectEvents(device.wsPort, { mtk })
     // A file camera: each reader plays the video from its start, so a task sees it from 0 s.
     const uploadId = await uploadFile(device, mtk, readFileSync(VIDEO), 'one-by-one.mp4', 'video')
@@ -60,15 +68,14 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
     expect(added.body.resCode).toBe(1)
     cameraId = added.body.resData.cameraId
   })
-  afterAll(async () => {
+  test.afterAll(async () => {
     ws?.ws.close()
+    // The device the last test restarts on the same data folder, if it still runs (the fixture stops the first one and removes the folder).
     await device?.stop()
-    device?.cleanup()
     await mqtt?.close()
-    await broker?.cleanup()
   })
 
-  it('refuses an unknown camera or algorithm and a rate above the source\'s; nothing is created', async () => {
+  test('refuses an unknown camera or algorithm and a rate above the source\'s; nothing is created', async () => {
     const base = { taskId: 'bad', algorithmCode: 'person-detector', cameraId, targetFps: 5 }
     expect(firstError((await aihost('TaskCreate', { ...base, cameraId: 'nope' })).body).messageKey).toBe('api.error.CameraNotFound')
     expect(firstError((await aihost('TaskCreate', { ...base, algorithmCode: 'no-such-algorithm' })).body).messageKey).toBe('api.error.ActionAlgLoadFailed')
@@ -83,7 +90,7 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
     expect(firstError((await aihost('QueryTaskStatus', { taskId: 'bad' })).body).messageKey).toBe('api.error.NotCreated')
   })
 
-  it('each person who walks in gives one object.entered and one object.left, and crosses the counter line once; the empty stretches give none', { timeout: 240_000 }, async () => {
+  test('each person who walks in gives one object.entered and one object.left, and crosses the counter line once; the empty stretches give none', { timeout: 240_000 }, async () => {
     const created = await aihost('TaskCreate', { taskId: 'visits', algorithmCode: 'person-detector', cameraId, targetFps: 5, taskConfig: { counters: [EXIT_LINE] } })
     expect(created.body).toMatchObject({ resCode: 1, resData: { taskId: 'visits', reused: false } })
     const start = Date.now()
@@ -179,7 +186,7 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
     expect(series(metrics, 'stream_task_detector_latency_seconds_bucket', 'visits').length).toBeGreaterThan(5)
   })
 
-  it('a camera read by a task is not deleted unless forced; TaskCancle ends the task\'s reader and frees the pipeline', async () => {
+  test('a camera read by a task is not deleted unless forced; TaskCancle ends the task\'s reader and frees the pipeline', async () => {
     const inUse = await device.post('/gtw/cwai/Camera/delete', { cameraId }, mtk)
     expect(firstError(inUse.body)).toMatchObject({ messageKey: 'api.error.CameraInUse', details: { cameraId, taskIds: ['visits'] } })
     // The camera's own reader and the task's.
@@ -195,7 +202,7 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
     expect(firstError((await aihost('TaskCancle', { taskId: 'visits' })).body).messageKey).toBe('api.error.NotCreated')
   })
 
-  it('a task on an RTSP camera waits while the source is down and resumes when it is back', { timeout: 240_000 }, async () => {
+  test('a task on an RTSP camera waits while the source is down and resumes when it is back', { timeout: 240_000 }, async () => {
     const port = await freePort()
     let rtsp = await startRtspServer(VIDEO, port)
     try {
@@ -240,7 +247,7 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
     }
   })
 
-  it('the Task category pages, switches, updates and batch-operates stream tasks', async () => {
+  test('the Task category pages, switches, updates and batch-operates stream tasks', async () => {
     const task = (route: string, body: unknown) => device.post(`/gtw/cwai/Task/${route}`, body, mtk)
     const readers = () => childProcesses(device.process.pid!, 'ffmpeg').length
     for (const taskId of ['a', 'b']) expect((await aihost('TaskCreate', { taskId, algorithmCode: 'person-detector', cameraId, targetFps: 2 })).body.resCode).toBe(1)
@@ -273,7 +280,7 @@ describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCreate / 
     expect(readers()).toBe(1)
   })
 
-  it('a task resumes after a restart; deleting its camera with force leaves it waiting', async () => {
+  test('a task resumes after a restart; deleting its camera with force leaves it waiting', async () => {
     expect((await aihost('TaskCreate', { taskId: 'resumed', algorithmCode: 'person-detector', cameraId, targetFps: 2 })).body.resCode).toBe(1)
     await device.stop()
     device = await startDevice({ dataDir: device.dataDir })
