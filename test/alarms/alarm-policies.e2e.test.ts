@@ -3,13 +3,11 @@ import path from 'node:path'
 import sharp from 'sharp'
 import { expect } from 'vitest'
 import { verifyWebhook } from '../../runtime/events/webhook-signature.ts'
-import { addFootageCamera } from '../helpers/cameras.ts'
-import { deviceTest } from '../helpers/device-fixture.ts'
+import { footageApi, type FootageApi } from '../helpers/cameras.ts'
 import type { DeviceProcess } from '../helpers/device.ts'
-import { startBroker, type Broker } from '../helpers/mosquitto.ts'
+import { brokerTest, type Broker } from '../helpers/mosquitto.ts'
 import { recordTopics, type Recorder } from '../helpers/mqtt-client.ts'
 import { until } from '../helpers/processes.ts'
-import type { RtspServer } from '../helpers/rtsp-server.ts'
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts'
 import { unzip } from '../helpers/zip.ts'
 import { PERSON_VIDEO } from '../helpers/video.ts'
@@ -27,12 +25,7 @@ const LONG_VISITS = VISITS.filter(([from, to]) => to - from >= LONG_DWELL_S).len
 const SECRET = 'policy-secret'
 
 /** The device publishes to a broker of the file's own. */
-// eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
-const test = deviceTest.extend('broker', { scope: 'file' }, async ({}, { onCleanup }) => {
-  const broker = await startBroker()
-  onCleanup(() => broker.cleanup())
-  return broker
-})
+const test = brokerTest
 test.override('deviceOptions', { scope: 'file' }, async ({ broker }: { broker: Broker }) => ({ env: { MQTT_URL: broker.url, MQTT_CLIENT_ID: 'alarms-test', EVENT_POLL_MS: '100' } }))
 
 test.describe('alarm policies on a camera with the real runtime, sidecar and ffmpeg (spec 4.10)', () => {
@@ -40,31 +33,22 @@ test.describe('alarm policies on a camera with the real runtime, sidecar and ffm
   let mtk: string
   let receiver: Receiver
   let mqtt: Recorder
-  let server: RtspServer | undefined
-  const post = (route: string, body: unknown) => device.post(route, body, mtk)
-  const ok = async (route: string, body: unknown) => {
-    const answer = await post(route, body)
-    expect(answer.body.resMsg, `${route} ${JSON.stringify(answer.body.resMsg)}`).toEqual([])
-    return answer.body.resData
-  }
-  const rtspCamera = async (cameraName: string) => {
-    const camera = await addFootageCamera(device, mtk, cameraName, PERSON_VIDEO)
-    server = camera.server
-    return camera.cameraId
-  }
-  const status = async (taskId: string) => (await post('/v1/cwai/aihost/QueryTaskStatus', { taskId })).body.resData
+  let api: FootageApi
+  const ok = (route: string, body: unknown) => api.ok(route, body)
+  const status = (taskId: string) => api.status(taskId)
   const eventsOf = async (taskId: string, kinds: string[]) =>
     (await ok('/gtw/cwai/Event/EventPage', { pageNum: 1, pageSize: 500, kinds, taskId })).rows.reverse()
 
   test.beforeAll(async ({ device: started, mtk: session, broker }) => {
     device = started
     mtk = session
+    api = footageApi(device, mtk, PERSON_VIDEO)
     receiver = await startReceiver()
     mqtt = await recordTopics(broker.url, 'site/alarms/#')
   })
   test.afterAll(async () => {
     await mqtt?.close()
-    await server?.stop()
+    await api?.stopCameras()
     await receiver?.close()
   })
 
@@ -75,7 +59,7 @@ test.describe('alarm policies on a camera with the real runtime, sidecar and ffm
       ...manifest, algorithmId: 'person-logic', algorithmName: 'Person with logic',
       nodes: [...manifest.nodes, { id: 'alarm', action: 'logic', condition: { label: 'person', minConfidence: 0.5 }, minTargets: 1 }],
     } })
-    const cameraId = await rtspCamera('office')
+    const cameraId = await api.addCamera('office')
     const dwell = await ok('/gtw/cwai/AlarmStrage/add', {
       policyName: 'dwell 3 s', conditions: { cameraId, label: 'person', minDwellS: 3 }, cooldownS: 600,
       actions: [{ type: 'webhook', url: receiver.url, secret: SECRET }, { type: 'mqtt', topic: 'site/alarms/dwell' }],

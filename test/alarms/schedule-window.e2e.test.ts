@@ -1,9 +1,7 @@
 import { expect } from 'vitest'
-import { addFootageCamera } from '../helpers/cameras.ts'
+import { footageApi, type FootageApi } from '../helpers/cameras.ts'
 import { deviceTest as test } from '../helpers/device-fixture.ts'
-import type { DeviceProcess } from '../helpers/device.ts'
 import { until } from '../helpers/processes.ts'
-import type { RtspServer } from '../helpers/rtsp-server.ts'
 import { PERSON_VIDEO } from '../helpers/video.ts'
 
 /**
@@ -18,37 +16,22 @@ const WINDOW_OFF = Date.parse('2026-03-29T01:00:40Z')
 test.override('deviceOptions', { env: { SCHEDULE_CLOCK_START: CLOCK_START } })
 
 test.describe('a schedule on a camera with the real runtime, sidecar and ffmpeg (spec 4.10)', () => {
-  let device: DeviceProcess
-  let mtk: string
-  let server: RtspServer | undefined
-  const post = (route: string, body: unknown) => device.post(route, body, mtk)
-  const ok = async (route: string, body: unknown) => {
-    const answer = await post(route, body)
-    expect(answer.body.resMsg, `${route} ${JSON.stringify(answer.body.resMsg)}`).toEqual([])
-    return answer.body.resData
-  }
-  const rtspCamera = async (cameraName: string) => {
-    const camera = await addFootageCamera(device, mtk, cameraName, PERSON_VIDEO)
-    server = camera.server
-    return camera.cameraId
-  }
-  const status = async (taskId: string) => (await post('/v1/cwai/aihost/QueryTaskStatus', { taskId })).body.resData
+  let api: FootageApi
+  const ok = (route: string, body: unknown) => api.ok(route, body)
+  const status = (taskId: string) => api.status(taskId)
 
-  test.beforeAll(async ({ device: started, mtk: session }) => {
-    device = started
-    mtk = session
+  test.beforeAll(async ({ device, mtk }) => {
+    api = footageApi(device, mtk, PERSON_VIDEO)
     await ok('/gtw/cwai/System/SetTimeParam', { timeZone: 'Europe/Berlin' })
   })
-  test.afterAll(async () => {
-    await server?.stop()
-  })
+  test.afterAll(() => api?.stopCameras())
 
   test('a schedule window turns analysis on and off at its boundaries, on the night summer time begins (injected clock)', { timeout: 300_000 }, async () => {
     const { scheduleId } = await ok('/gtw/cwai/schedule/add', { scheduleName: 'dst-night', windows: [{ day: 'sun', start: '02:00:00', end: '02:00:40' }] })
     const clock = async () => Number((await ok('/gtw/cwai/schedule/query', { scheduleId })).now)
     const schedule = await ok('/gtw/cwai/schedule/query', { scheduleId })
     expect(schedule).toMatchObject({ active: false, nextChange: String(WINDOW_ON), nextChangeLocal: '2026-03-29T03:00:00.000+02:00', timeZone: 'Europe/Berlin' })
-    const cameraId = await rtspCamera('night')
+    const cameraId = await api.addCamera('night')
     expect(Number((await ok('/gtw/cwai/schedule/query', { scheduleId })).now), 'the set-up took longer than the clock\'s lead on the window').toBeLessThan(WINDOW_ON - 10_000)
     await ok('/v1/cwai/aihost/TaskCreate', { taskId: 'night', algorithmCode: 'person-detector', cameraId, targetFps: 2, motionGating: false, scheduleId })
 
@@ -89,14 +72,13 @@ test.describe('a schedule on a camera with the real runtime, sidecar and ffmpeg 
   test('a schedule in use is not deleted; the refusal names its task', async () => {
     const { rows } = await ok('/gtw/cwai/schedule/page', { scheduleName: 'dst-night' })
     const scheduleId = rows[0].scheduleId
-    const refused = await post('/gtw/cwai/schedule/delete', { scheduleId })
+    const refused = await api.post('/gtw/cwai/schedule/delete', { scheduleId })
     expect(refused.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.ScheduleInUse', details: { scheduleId, taskIds: ['night'], policies: [] } })
     expect(refused.body.resMsg[0].msgText).toContain('stream task night')
     await ok('/v1/cwai/aihost/TaskCancle', { taskId: 'night' })
     await ok('/gtw/cwai/schedule/delete', { scheduleId })
     const [camera] = (await ok('/gtw/cwai/Camera/page', { cameraName: 'night' })).rows
     await ok('/gtw/cwai/Camera/delete', { cameraId: camera.cameraId })
-    await server!.stop()
-    server = undefined
+    await api.stopCameras()
   })
 })

@@ -1,8 +1,7 @@
 import { expect } from 'vitest'
 import { randomUUID } from 'node:crypto'
-import { deviceTest } from '../helpers/device-fixture.ts'
 import { startDevice, type DeviceProcess } from '../helpers/device.ts'
-import { startBroker, type Broker } from '../helpers/mosquitto.ts'
+import { brokerTest, type Broker } from '../helpers/mosquitto.ts'
 import { recordTopics, type Recorder } from '../helpers/mqtt-client.ts'
 import { REGISTRATION_FIELDS } from '../../runtime/events/mqtt.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
@@ -11,13 +10,7 @@ const clientId = `dev-${randomUUID().slice(0, 8)}`
 const base = `cwai/${clientId}`
 
 /** The device publishes to a broker of the file's own. */
-const test = deviceTest
-  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
-  .extend('broker', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const broker = await startBroker()
-    onCleanup(() => broker.cleanup())
-    return broker
-  })
+const test = brokerTest
   // A persistent session, so that messages published while the test client is away
   // (broker restart) are kept for it; subscribed before the device starts.
   .extend('recorder', { scope: 'file' }, async ({ broker }, { onCleanup }) => {

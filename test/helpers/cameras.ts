@@ -47,3 +47,37 @@ export async function addFootageCamera(device: DeviceProcess, mtk: string, camer
   expect(added.body.resMsg, exits.join(', ')).toEqual([])
   return { cameraId: added.body.resData.cameraId as string, server }
 }
+
+/** What a footage test calls on its device: any route, one that must succeed, a task's status, cameras of its own. */
+export interface FootageApi {
+  post(route: string, body: unknown): ReturnType<DeviceProcess['post']>
+  /** POSTs, expects no error and answers resData. */
+  ok(route: string, body: unknown): Promise<any>
+  status(taskId: string): Promise<any>
+  /** A camera playing `file` from its start on an RTSP server of its own (addFootageCamera); answers its cameraId. */
+  addCamera(cameraName: string): Promise<string>
+  /** Stops the RTSP servers of the cameras added so far. */
+  stopCameras(): Promise<void>
+}
+
+export function footageApi(device: DeviceProcess, mtk: string, file: string): FootageApi {
+  const servers: RtspServer[] = []
+  const post = (route: string, body: unknown) => device.post(route, body, mtk)
+  return {
+    post,
+    async ok(route, body) {
+      const answer = await post(route, body)
+      expect(answer.body.resMsg, `${route} ${JSON.stringify(answer.body.resMsg)}`).toEqual([])
+      return answer.body.resData
+    },
+    status: async (taskId) => (await post('/v1/cwai/aihost/QueryTaskStatus', { taskId })).body.resData,
+    async addCamera(cameraName) {
+      const camera = await addFootageCamera(device, mtk, cameraName, file)
+      servers.push(camera.server)
+      return camera.cameraId
+    },
+    async stopCameras() {
+      for (const server of servers.splice(0)) await server.stop()
+    },
+  }
+}

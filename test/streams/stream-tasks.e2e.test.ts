@@ -3,12 +3,11 @@ import path from 'node:path'
 import sharp from 'sharp'
 import { expect } from 'vitest'
 import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
-import { deviceTest } from '../helpers/device-fixture.ts'
 import { startRtspServer } from '../helpers/rtsp-server.ts'
 import { childProcesses, until } from '../helpers/processes.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 import { connectEvents, type WsRecorder } from '../helpers/ws-client.ts'
-import { startBroker, type Broker } from '../helpers/mosquitto.ts'
+import { brokerTest, type Broker } from '../helpers/mosquitto.ts'
 import { recordTopics, type Recorder } from '../helpers/mqtt-client.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
@@ -34,13 +33,8 @@ const METRICS = '/gtw/cwai/System/Metrics'
 const series = (text: string, name: string, taskId: string) =>
   text.split('\n').filter((line) => line.startsWith(name) && line.includes(`task="${taskId}"`))
 
-/** The device publishes its events to a broker of the file's own. */
-// eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
-const test = deviceTest.extend('broker', { scope: 'file' }, async ({}, { onCleanup }) => {
-  const broker = await startBroker()
-  onCleanup(() => broker.cleanup())
-  return broker
-})
+/** The device publishes to a broker of the file's own. */
+const test = brokerTest
 test.override('deviceOptions', { scope: 'file' }, async ({ broker }: { broker: Broker }) => ({ env: {
   CAMERA_STALL_TIMEOUT_MS: '4000', CAMERA_RECONNECT_MIN_MS: '500', CAMERA_RECONNECT_MAX_MS: '1000', MQTT_URL: broker.url, MQTT_CLIENT_ID: CLIENT_ID,
 } }))
