@@ -19,6 +19,9 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // What a poll waits for comes from a device or a page refreshing every few seconds: give it
+    // several refreshes, not vitest's default of one second.
+    expect: { poll: { timeout: 15_000 } },
     maxWorkers: MAX_WORKERS,
     sequence: { sequencer: (await import('./test/helpers/sequencer.ts')).LongestFirst },
     reporters: ['default'],

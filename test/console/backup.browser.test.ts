@@ -43,7 +43,9 @@ async function signIn(page: Page, password: string) {
 }
 
 test.describe('console: backup and reset', () => {
-  test('downloads a backup, shows refusals, resets the device after its confirmation and restores the backup (1440 px)', { timeout: 600_000 }, async ({ browser }) => {
+  test('downloads a backup, shows refusals, resets the device after its confirmation and restores the backup (1440 px)', { timeout: 600_000 }, async ({ browser, onTestFailed }) => {
+    // A restore that never comes back is told by the device's own last lines (supervisor and server).
+    onTestFailed(() => { console.error(`the device's last log lines:\n${device.logs.slice(-120).map((l) => JSON.stringify(l)).join('\n')}`) })
     const { page, foreignRequests, pageErrors, screenshot, context } = await openConsole(browser, device.url, 1440)
     await page.goto(device.url + '/console/#/backup')
     await signIn(page, CHANGED_PASSWORD)
