@@ -6,6 +6,7 @@ import type { TestProjectInlineConfiguration } from 'vitest/config'
  * "Tests". They share one pool: at most MAX_WORKERS files run at once, the longest kinds first
  * (test/helpers/sequencer.ts), so the real-time footage of the e2e files overlaps the short ones.
  */
+/** Measured on the 2-core machine: one file at a time left the cores half idle (bench/README.md, "Test suite"). */
 const MAX_WORKERS = 3
 
 const project = (name: string, options: TestProjectInlineConfiguration['test'] = {}): TestProjectInlineConfiguration => ({
