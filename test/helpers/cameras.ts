@@ -5,15 +5,26 @@ import { startRtspServer, type RtspServer } from './rtsp-server.ts'
 /**
  * Adds an RTSP camera and returns its id. A just-started RTSP server can refuse the first
  * session while it prepares the media under load: the device answers retryable, and this
- * retries as a client is told to.
+ * retries as a client is told to. `beforeRetry` may answer another URL to retry with (a
+ * server started again) and a note for the failure message.
  */
-export async function addRtspCamera(device: DeviceProcess, mtk: string, url: string, cameraName = 'office'): Promise<string> {
-  let added = await device.post('/gtw/cwai/Camera/add', { cameraName, sourceType: 'rtsp', url }, mtk)
+export async function addRtspCamera(
+  device: DeviceProcess, mtk: string, url: string, cameraName = 'office',
+  beforeRetry?: () => Promise<{ url: string; note?: string } | void>,
+): Promise<string> {
+  const notes: string[] = []
+  const add = () => device.post('/gtw/cwai/Camera/add', { cameraName, sourceType: 'rtsp', url }, mtk)
+  let added = await add()
   for (let retry = 0; retry < 3 && added.body.resMsg[0]?.retryable; retry++) {
     await new Promise((resolve) => setTimeout(resolve, 1000 * (added.body.resMsg[0].retryAfterSeconds ?? 1)))
-    added = await device.post('/gtw/cwai/Camera/add', { cameraName, sourceType: 'rtsp', url }, mtk)
+    const next = await beforeRetry?.()
+    if (next) {
+      url = next.url
+      if (next.note) notes.push(next.note)
+    }
+    added = await add()
   }
-  expect(added.body.resMsg).toEqual([])
+  expect(added.body.resMsg, notes.join(', ')).toEqual([])
   return added.body.resData.cameraId as string
 }
 
@@ -32,20 +43,18 @@ export interface FootageCamera {
  */
 export async function addFootageCamera(device: DeviceProcess, mtk: string, cameraName: string, file: string): Promise<FootageCamera> {
   let server = await startRtspServer(file, await freePort())
-  const exits: string[] = []
-  const add = () => device.post('/gtw/cwai/Camera/add', { cameraName, sourceType: 'rtsp', url: server.url }, mtk)
-  let added = await add()
-  for (let retry = 0; retry < 3 && added.body.resMsg[0]?.retryable; retry++) {
-    await new Promise((resolve) => setTimeout(resolve, 1000 * (added.body.resMsg[0].retryAfterSeconds ?? 1)))
-    if (server.process.exitCode !== null || server.process.signalCode !== null) {
-      exits.push(`server exited: ${server.process.exitCode ?? server.process.signalCode}`)
-      server = await startRtspServer(file, await freePort())
-    }
-    added = await add()
+  const restartIfEnded = async () => {
+    if (server.process.exitCode === null && server.process.signalCode === null) return
+    const note = `server exited: ${server.process.exitCode ?? server.process.signalCode}`
+    server = await startRtspServer(file, await freePort())
+    return { url: server.url, note }
   }
-  if (added.body.resMsg.length > 0) await server.stop()
-  expect(added.body.resMsg, exits.join(', ')).toEqual([])
-  return { cameraId: added.body.resData.cameraId as string, server }
+  try {
+    return { cameraId: await addRtspCamera(device, mtk, server.url, cameraName, restartIfEnded), server }
+  } catch (error) {
+    await server.stop()
+    throw error
+  }
 }
 
 /** What a footage test calls on its device: any route, one that must succeed, a task's status, cameras of its own. */
