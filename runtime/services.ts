@@ -183,7 +183,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   components.push({ name: 'cameras', start: () => cameras.start(), stop: () => cameras.stop() })
   // Schedules and alarm policies (spec 4.10 Schedule, Linkage / alarm policy): read by the stream
   // tasks on every frame; alarm actions still going out are abandoned after the tasks stop.
-  const schedules = new ScheduleService({ db: database.db, now: scheduleClock(config.scheduleClockStart, clock), time, log: log.child({ area: 'schedules' }) })
+  const schedules = new ScheduleService({ db: database.db, now: scheduleClock(config.scheduleClockStart, clock, config.scheduleClockRate), time, log: log.child({ area: 'schedules' }) })
   const alarmPictures = new AlarmPictures(config.dataPath, config.fileServiceBaseUrl, config.eventRetentionMs)
   const alarmLog = log.child({ area: 'alarms' })
   const alarmActions = new AlarmActions({ log: alarmLog, events: eventSystem.events, publish: eventSystem.publish, audio: { playOnColumn: (request) => audio.playOnColumn(request) } })

@@ -176,7 +176,8 @@ export const settings = {
   backupRetentionMs: s('BACKUP_RETENTION_MS', 'int', 60 * 60 * 1000, 'How long a produced backup stays on the device for its (ranged) download; a newer backup replaces it at once.'),
   factoryResetTokenTtlMs: s('FACTORY_RESET_TOKEN_TTL_MS', 'int', 60_000, 'Lifetime of the confirmation token that RequestFactoryReset answers; FactoryReset with an older one is refused.'),
   // Schedules (runtime/schedules, docs/alarms-and-schedules.md "Schedules").
-  scheduleClockStart: s('SCHEDULE_CLOCK_START', 'string', '', 'For tests: schedules read a clock that starts at this ISO 8601 instant when the device starts and runs at real speed (a window boundary or a daylight-saving night on purpose); empty = the device\'s clock.'),
+  scheduleClockStart: s('SCHEDULE_CLOCK_START', 'string', '', 'For tests: schedules read a clock that starts at this ISO 8601 instant when the device starts and runs at SCHEDULE_CLOCK_RATE times real speed (a window boundary or a daylight-saving night on purpose); empty = the device\'s clock.'),
+  scheduleClockRate: s('SCHEDULE_CLOCK_RATE', 'int', 1, 'For tests, with SCHEDULE_CLOCK_START: how many times faster than real time that clock runs (1–60), so that a window comes and goes in seconds.'),
 } as const
 
 type Settings = typeof settings
