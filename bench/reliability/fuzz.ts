@@ -195,9 +195,11 @@ export interface FuzzFigures {
   durationMs: number
 }
 
-export async function runFuzz(options: { runsPerRoute: number; seed: number; log: (line: string) => void }): Promise<FuzzFigures> {
+export async function runFuzz(options: { runsPerRoute: number; seed: number; log: (line: string) => void; routes?: string }): Promise<FuzzFigures> {
   const started = Date.now()
-  const routes = await loadRoutes()
+  // `--routes PTaskCancle,DownloadLog`: only the routes whose path contains one of the names.
+  const only = options.routes?.split(',').filter(Boolean) ?? []
+  const routes = (await loadRoutes()).filter((r) => only.length === 0 || only.some((name) => r.path.includes(name)))
   const device = await startDevice({ env: { LOG_LEVEL: 'info' } })
   const figures: FuzzFigures = { routes: routes.length, invalidOnlyRoutes: [...INVALID_ONLY], requests: 0, refused: 0, accepted: 0, byKind: {}, byStatus: {}, violations: [], seed: options.seed, runsPerRoute: options.runsPerRoute, durationMs: 0 }
   try {
