@@ -6,6 +6,7 @@ import { CHANGED_PASSWORD, startDevice, type DeviceProcess } from '../../test/he
 import { compileSchema } from '../../shared/schema/validate.ts'
 import { ROOT, envelopeViolation, send, type Answer } from './lib.ts'
 import { hugeNumbers, invalid, nastyStrings, nested, valid, type Schema } from './schema-arbitrary.ts'
+import { hostileRequests } from './hostile.ts'
 
 /**
  * Routes that change global state destructively when their input is valid (the device
@@ -266,6 +267,13 @@ export async function runFuzz(options: { runsPerRoute: number; seed: number; log
       await fc.assert(fc.asyncProperty(caseArbitrary(route), check), { numRuns: options.runsPerRoute, seed: options.seed, endOnFailure: true })
       options.log(`fuzz ${route.path}: ${options.runsPerRoute} cases${routeViolations ? `, ${routeViolations} violations` : ''}`)
     }
+    // Hand-made cases: HTTP framing, a password flood, MQTT files while disabled, log ids (hostile.ts).
+    const hostile = await hostileRequests(device, mtk)
+    figures.requests += hostile.requests
+    figures.byKind.hostile = hostile.requests
+    for (const problem of hostile.problems) figures.violations.push({ route: '(hostile)', kind: 'hostile', request: problem.split(':')[0]!, problem })
+    options.log(`fuzz hostile requests: ${hostile.requests}, ${hostile.problems.length} problems`)
+    if (device.process.exitCode !== null) figures.violations.push({ route: '(hostile)', kind: 'hostile', request: '-', problem: `device exited with ${device.process.exitCode}` })
   } finally {
     figures.durationMs = Date.now() - started
     await device.stop()
