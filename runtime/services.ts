@@ -158,6 +158,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     start: async () => {
       const removed = await removeOrphanSpoolFiles(spoolDirOf(config.dataPath))
       if (removed > 0) log.info({ removed }, 'removed upload spool files left by a previous run')
+      await uploads.start()
     },
     stop: () => uploads.close(),
   })

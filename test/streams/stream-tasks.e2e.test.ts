@@ -7,7 +7,8 @@ import { startRtspServer } from '../helpers/rtsp-server.ts'
 import { childProcesses, until } from '../helpers/processes.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 import { connectEvents, type WsRecorder } from '../helpers/ws-client.ts'
-import { brokerTest, type Broker } from '../helpers/mosquitto.ts'
+import { type Broker } from '../helpers/mosquitto.ts'
+import { brokerTest } from '../helpers/broker-fixture.ts'
 import { recordTopics, type Recorder } from '../helpers/mqtt-client.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
