@@ -9,6 +9,7 @@ import type { Clock, Logger, Services } from '../../shared/handler.ts'
 import { CursorStore } from './cursors.ts'
 import { MqttChannel, type RequestRouter } from './mqtt.ts'
 import { loadMqttTls } from './mqtt-tls.ts'
+import { HaDiscoveryPublisher } from './ha-discovery.ts'
 import type { HttpAdvertisement } from './advertise.ts'
 import { Outbox } from './outbox.ts'
 import { ChannelSettingsStore } from './settings-store.ts'
@@ -76,7 +77,11 @@ export function createEventSystem(deps: EventChannelDeps) {
     mqtt = null
     mqttRejected = null
     if (!started || !settings.enabled || !settings.url) return
-    mqtt = new MqttChannel({ settings, tls, outbox, cursors, services: deps.services, router: deps.router, log, pollMs: config.eventPollMs, reconnectMinMs: config.mqttReconnectMinMs, reconnectMaxMs: config.mqttReconnectMaxMs, maxRequestsInFlight: config.mqttMaxRequestsInFlight, maxRequestBytes: config.jsonBodyLimitBytes, registration, record: deps.metrics.deliveries('mqtt') })
+    // Home Assistant discovery rides on the same connection (docs/events.md "Home Assistant MQTT discovery").
+    const companion = settings.haDiscovery
+      ? new HaDiscoveryPublisher({ settings, services: deps.services, log: log.child({ part: 'ha-discovery' }), refreshMs: config.mqttHaRefreshMs, imageIntervalMs: config.mqttHaImageIntervalMs, httpUrl: () => http?.urls[0] ?? null })
+      : null
+    mqtt = new MqttChannel({ settings, tls, outbox, cursors, services: deps.services, router: deps.router, log, pollMs: config.eventPollMs, reconnectMinMs: config.mqttReconnectMinMs, reconnectMaxMs: config.mqttReconnectMaxMs, maxRequestsInFlight: config.mqttMaxRequestsInFlight, maxRequestBytes: config.jsonBodyLimitBytes, registration, record: deps.metrics.deliveries('mqtt'), companion })
     await mqtt.start()
   }
 

@@ -14,6 +14,7 @@ import { eventJson, type Outbox } from './outbox.ts'
 import { Tail } from './tail.ts'
 import type { MqttTlsMaterial } from './mqtt-tls.ts'
 import type { DeliveryRecorder } from '../metrics/index.ts'
+import type { MqttCompanion } from './ha-discovery.ts'
 
 /** What MQTT requests are routed into: the HTTP route table and its validator (one instance). */
 export interface RequestRouter {
@@ -70,6 +71,8 @@ export interface MqttChannelDeps {
   registration: () => Record<string, unknown>
   /** Every publish's outcome (docs/metrics.md "Metrics"). */
   record: DeliveryRecorder
+  /** Publishes beside the events on this connection (Home Assistant discovery, runtime/events/ha-discovery.ts). */
+  companion?: MqttCompanion | null
 }
 
 export type MqttState = 'connecting' | 'registered' | 'disconnected'
@@ -144,8 +147,10 @@ export class MqttChannel {
     })
     client.on('message', (topic, payload) => {
       if (topic === this.topics.request) void this.handleRequest(payload)
+      else this.deps.companion?.message(topic, payload)
     })
     this.tail.start()
+    this.deps.companion?.start()
     log.info({ url: redactUrl(settings.url), clientId: settings.clientId }, 'mqtt connecting')
   }
 
@@ -162,6 +167,8 @@ export class MqttChannel {
     client.options.reconnectPeriod = this.deps.reconnectMinMs
     try {
       await client.subscribeAsync(this.topics.request, { qos: 1 })
+      const companionTopics = this.deps.companion?.subscriptions() ?? []
+      if (companionTopics.length > 0) await client.subscribeAsync(companionTopics, { qos: 1 })
       await this.publishRegistrationOn(client)
       await client.publishAsync(this.topics.status, JSON.stringify({ state: 'online', clientId: this.deps.settings.clientId }), { qos: 1, retain: true })
       if (client !== this.client || this.stopped) return
@@ -169,6 +176,7 @@ export class MqttChannel {
       this.lastError = null
       this.deps.log.info({ clientId: this.deps.settings.clientId, topics: this.topics.registration }, 'mqtt registered')
       this.tail?.kick()
+      this.deps.companion?.registered(client)
     } catch (error) {
       this.lastError = (error as Error).message
       this.deps.log.warn({ err: { message: this.lastError } }, 'mqtt registration failed')
@@ -273,6 +281,7 @@ export class MqttChannel {
     for (const controller of this.inflight) controller.abort()
     this.ackWaiter?.()
     await this.tail?.stop()
+    await this.deps.companion?.stop()
     const client = this.client
     this.client = null
     if (!client) return

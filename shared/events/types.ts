@@ -48,6 +48,10 @@ export interface MqttSettings {
   caFile: string
   certFile: string
   keyFile: string
+  /** Home Assistant MQTT discovery (docs/events.md "Home Assistant MQTT discovery"): on by default while MQTT is configured. */
+  haDiscovery: boolean
+  /** Home Assistant's discovery prefix (`homeassistant`). */
+  haDiscoveryPrefix: string
 }
 
 export interface WebhookSettings {
