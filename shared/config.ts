@@ -155,6 +155,7 @@ export const settings = {
   mqttHaDiscoveryPrefix: s('MQTT_HA_DISCOVERY_PREFIX', 'string', 'homeassistant', 'Home Assistant\'s discovery prefix: configs go to `<prefix>/<component>/<clientId>/<object>/config`, its birth message is read on `<prefix>/status`.'),
   mqttHaRefreshMs: s('MQTT_HA_REFRESH_MS', 'int', 5000, 'How often the Home Assistant configs and states are compared with the cameras, tasks and policies (added, renamed, deleted) and the device health is published.'),
   mqttHaImageIntervalMs: s('MQTT_HA_IMAGE_INTERVAL_MS', 'int', 10_000, 'How often each online camera\'s latest frame is published to its Home Assistant camera image topic (0: never).'),
+  mqttSummaryIntervalMs: s('MQTT_SUMMARY_INTERVAL_MS', 'int', 10_000, 'How often the device publishes its retained fleet summary (`<prefix>/<clientId>/summary`: uptime, cameras, tasks, alarms, disk) that the console\'s Fleet view reads.'),
   advertisedUrl: s('ADVERTISED_URL', 'string', '', 'HTTP address of the device as other hosts reach it (NAT, a published container port), published in the MQTT registration for fleet commands; empty: the bound address, or each interface address.'),
   webhookUrls: s('WEBHOOK_URLS', 'string', '', 'Comma-separated URLs that receive every event as a signed JSON POST; empty disables the webhook.'),
   webhookSecret: s('WEBHOOK_SECRET', 'string', '', 'HMAC-SHA256 key of the webhook signature (never logged, never returned).'),

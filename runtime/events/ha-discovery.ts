@@ -18,6 +18,7 @@ export interface MqttCompanion {
 }
 
 export interface HaDiscoveryDeps {
+  /** `haDiscovery` false: no entity, and every config this node left on the broker is cleared. */
   settings: MqttSettings
   services: () => Services
   log: Logger
@@ -65,11 +66,16 @@ export class HaDiscoveryPublisher implements MqttCompanion {
     this.prefix = deps.settings.haDiscoveryPrefix
   }
 
+  private get enabled() {
+    return this.deps.settings.haDiscovery
+  }
+
   subscriptions() {
-    return [`${this.prefix}/status`, `${this.prefix}/+/${this.node}/+/config`]
+    return [...(this.enabled ? [`${this.prefix}/status`] : []), `${this.prefix}/+/${this.node}/+/config`]
   }
 
   start() {
+    if (!this.enabled) return
     this.unsubscribe = this.deps.services().events.subscribe(EVENT_KINDS, (event) => this.onEvent(event))
     this.timers.push(setInterval(() => this.refresh(), this.deps.refreshMs))
     if (this.deps.imageIntervalMs > 0) this.timers.push(setInterval(() => void this.publishImages(), this.deps.imageIntervalMs))
@@ -80,7 +86,7 @@ export class HaDiscoveryPublisher implements MqttCompanion {
     this.client = client
     this.published.clear()
     this.refresh()
-    if (this.deps.imageIntervalMs > 0) void this.publishImages()
+    if (this.enabled && this.deps.imageIntervalMs > 0) void this.publishImages()
   }
 
   message(topic: string, payload: Buffer) {
@@ -119,6 +125,12 @@ export class HaDiscoveryPublisher implements MqttCompanion {
 
   private async refreshOnce() {
     if (!this.client?.connected || this.stopped) return
+    if (!this.enabled) {
+      // Switched off: nothing is announced, and what the broker still holds is cleared (message()).
+      this.current = new Map()
+      for (const topic of this.onBroker) this.publishOnce(topic, '')
+      return
+    }
     const services = this.deps.services()
     const inventory = await this.inventory(services)
     const configs = haDiscoveryConfigs({

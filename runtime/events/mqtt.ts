@@ -71,8 +71,8 @@ export interface MqttChannelDeps {
   registration: () => Record<string, unknown>
   /** Every publish's outcome (docs/metrics.md "Metrics"). */
   record: DeliveryRecorder
-  /** Publishes beside the events on this connection (Home Assistant discovery, runtime/events/ha-discovery.ts). */
-  companion?: MqttCompanion | null
+  /** Publish and read beside the events on this connection (Home Assistant discovery, the fleet: runtime/events/ha-discovery.ts, fleet.ts). */
+  companions?: MqttCompanion[]
 }
 
 export type MqttState = 'connecting' | 'registered' | 'disconnected'
@@ -100,6 +100,10 @@ export class MqttChannel {
 
   constructor(private readonly deps: MqttChannelDeps) {
     this.topics = mqttTopics(deps.settings.topicPrefix, deps.settings.clientId)
+  }
+
+  private get companions() {
+    return this.deps.companions ?? []
   }
 
   /** Highest event id up to which every event was acknowledged by the broker. */
@@ -147,10 +151,10 @@ export class MqttChannel {
     })
     client.on('message', (topic, payload) => {
       if (topic === this.topics.request) void this.handleRequest(payload)
-      else this.deps.companion?.message(topic, payload)
+      else for (const companion of this.companions) companion.message(topic, payload)
     })
     this.tail.start()
-    this.deps.companion?.start()
+    for (const companion of this.companions) companion.start()
     log.info({ url: redactUrl(settings.url), clientId: settings.clientId }, 'mqtt connecting')
   }
 
@@ -167,7 +171,7 @@ export class MqttChannel {
     client.options.reconnectPeriod = this.deps.reconnectMinMs
     try {
       await client.subscribeAsync(this.topics.request, { qos: 1 })
-      const companionTopics = this.deps.companion?.subscriptions() ?? []
+      const companionTopics = this.companions.flatMap((c) => c.subscriptions())
       if (companionTopics.length > 0) await client.subscribeAsync(companionTopics, { qos: 1 })
       await this.publishRegistrationOn(client)
       await client.publishAsync(this.topics.status, JSON.stringify({ state: 'online', clientId: this.deps.settings.clientId }), { qos: 1, retain: true })
@@ -176,7 +180,7 @@ export class MqttChannel {
       this.lastError = null
       this.deps.log.info({ clientId: this.deps.settings.clientId, topics: this.topics.registration }, 'mqtt registered')
       this.tail?.kick()
-      this.deps.companion?.registered(client)
+      for (const companion of this.companions) companion.registered(client)
     } catch (error) {
       this.lastError = (error as Error).message
       this.deps.log.warn({ err: { message: this.lastError } }, 'mqtt registration failed')
@@ -281,7 +285,7 @@ export class MqttChannel {
     for (const controller of this.inflight) controller.abort()
     this.ackWaiter?.()
     await this.tail?.stop()
-    await this.deps.companion?.stop()
+    for (const companion of this.companions) await companion.stop()
     const client = this.client
     this.client = null
     if (!client) return

@@ -203,5 +203,16 @@ describe('Home Assistant MQTT discovery against mosquitto (docs/events.md "Home 
     }, 'only the device health configs', 20_000)
     expect([...left.keys()].map((t) => t.split('/')[3]).sort()).toEqual(['health_cpu', 'health_disk_free', 'health_memory', 'health_sidecar'])
     expect(ha.messages.some((m) => m.topic === cameraTopic && m.body === '' && m.retain === false)).toBe(true)
+
+    // A prefix with a wildcard or a leading slash is refused and changes nothing.
+    for (const haDiscoveryPrefix of ['home/#', '/homeassistant', 'home assistant']) {
+      const refused = await device.post('/gtw/cwai/System/SetMqttParam', { haDiscoveryPrefix }, mtk)
+      expect(refused.body.resMsg[0], haDiscoveryPrefix).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: expect.stringContaining('haDiscoveryPrefix') } })
+    }
+    expect(await ok('/gtw/cwai/System/QueryMqttParam', {})).toMatchObject({ haDiscovery: true, haDiscoveryPrefix: HA })
+    // Switched off: every config of the device is cleared from the broker; the event channel goes on.
+    expect(await ok('/gtw/cwai/System/SetMqttParam', { haDiscovery: false })).toMatchObject({ haDiscovery: false })
+    await until(async () => (await retainedConfigs()).size === 0, 'no config left', 20_000)
+    expect((await ok('/gtw/cwai/System/QueryEventChannelStatus', {})).mqtt.state).toBe('registered')
   })
 })
