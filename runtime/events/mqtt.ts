@@ -31,6 +31,8 @@ export const mqttTopics = (prefix: string, clientId: string) => {
     event: (kind: string) => `${base}/event/${kind}`,
     request: `${base}/request`,
     response: `${base}/response`,
+    /** Retained fleet summary (docs/deployment.md "Fleet view"; runtime/events/fleet.ts). */
+    summary: `${base}/summary`,
   }
 }
 
