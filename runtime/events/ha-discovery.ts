@@ -106,6 +106,12 @@ export class HaDiscoveryPublisher implements MqttCompanion {
     if (payload.length > 0 && this.current && !this.current.has(topic)) this.publish(topic, '')
   }
 
+  /** The console of this device: the device block's configuration URL. */
+  private consoleUrl() {
+    const base = this.deps.httpUrl()
+    return base ? `${base}/console/` : null
+  }
+
   /** Runs one refresh at a time; a request meanwhile runs one more afterwards. */
   private refresh() {
     if (this.running) {
@@ -135,7 +141,7 @@ export class HaDiscoveryPublisher implements MqttCompanion {
     const inventory = await this.inventory(services)
     const configs = haDiscoveryConfigs({
       topicPrefix: this.deps.settings.topicPrefix, clientId: this.deps.settings.clientId, discoveryPrefix: this.prefix,
-      softwareVersion: services.process.softwareVersion, configurationUrl: this.deps.httpUrl(),
+      softwareVersion: services.process.softwareVersion, configurationUrl: this.consoleUrl(),
     }, inventory)
     const next = new Map(configs.map((c) => [c.topic, JSON.stringify(c.payload)]))
     const previous = this.current

@@ -29,7 +29,7 @@ export interface HaDeviceFacts {
   clientId: string
   discoveryPrefix: string
   softwareVersion: string
-  /** The console's address, or null before the HTTP server listens. */
+  /** The console's address (`<http url>/console/`), or null before the HTTP server listens. */
   configurationUrl: string | null
 }
 

@@ -108,7 +108,7 @@ describe('Home Assistant MQTT discovery against mosquitto (docs/events.md "Home 
       uniqueIds.add(config.unique_id)
       // One HA device for the edge device: its id, its version, its console.
       const registration = latest(`cwai/${CLIENT_ID}/registration`)!.body
-      expect(config.device).toMatchObject({ identifiers: [CLIENT_ID], sw_version: registration.softwareVersion, configuration_url: registration.http.urls[0] })
+      expect(config.device).toMatchObject({ identifiers: [CLIENT_ID], sw_version: registration.softwareVersion, configuration_url: `${registration.http.urls[0]}/console/` })
       // Availability: the device's retained status (its last will), online now.
       expect(config.availability).toEqual([{ topic: `cwai/${CLIENT_ID}/status`, value_template: '{{ value_json.state }}', payload_available: 'online', payload_not_available: 'offline' }])
       const status = latest(`cwai/${CLIENT_ID}/status`)
