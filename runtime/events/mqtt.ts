@@ -174,7 +174,9 @@ export class MqttChannel {
     try {
       await client.subscribeAsync(this.topics.request, { qos: 1 })
       const companionTopics = this.companions.flatMap((c) => c.subscriptions())
-      if (companionTopics.length > 0) await client.subscribeAsync(companionTopics, { qos: 1 })
+      // QoS 0: retained messages still arrive on subscribing, and the broker queues none of them in
+      // the persistent session while the device is away (it reads the current ones when back).
+      if (companionTopics.length > 0) await client.subscribeAsync(companionTopics, { qos: 0 })
       await this.publishRegistrationOn(client)
       await client.publishAsync(this.topics.status, JSON.stringify({ state: 'online', clientId: this.deps.settings.clientId }), { qos: 1, retain: true })
       if (client !== this.client || this.stopped) return
