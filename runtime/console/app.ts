@@ -30,6 +30,7 @@ const Schedules = lazy(() => import('./views/Schedules.ts').then((m) => m.Schedu
 const Network = lazy(() => import('./views/Network.ts').then((m) => m.Network), { page: true })
 const Live = lazy(() => import('./views/Live.ts').then((m) => m.Live), { page: true })
 const Recordings = lazy(() => import('./views/Recordings.ts').then((m) => m.Recordings), { page: true })
+const Fleet = lazy(() => import('./views/Fleet.ts').then((m) => m.Fleet), { page: true })
 
 type Screen =
   | { name: 'signin'; notice: string | null }
@@ -168,6 +169,7 @@ export function App() {
       : page === 'schedules' ? html`<${Schedules} client=${client} />`
       : page === 'live' ? html`<${Live} client=${client} />`
       : page === 'recordings' ? html`<${Recordings} client=${client} />`
+      : page === 'fleet' ? html`<${Fleet} client=${client} />`
       : html`<${Device} client=${client} />`}
   </${Shell}>`
 }

@@ -8,5 +8,6 @@ export const PAGES = {
   galleries: 'Galleries',
   events: 'Events', policies: 'Alarm policies', schedules: 'Schedules',
   live: 'Live', recordings: 'Recordings',
+  fleet: 'Fleet',
 } as const
 export type Page = keyof typeof PAGES

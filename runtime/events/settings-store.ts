@@ -51,6 +51,8 @@ export class ChannelSettingsStore {
       caFile: c.mqttCaFile,
       certFile: c.mqttCertFile,
       keyFile: c.mqttKeyFile,
+      haDiscovery: c.mqttHaDiscovery,
+      haDiscoveryPrefix: c.mqttHaDiscoveryPrefix,
     }
   }
 
