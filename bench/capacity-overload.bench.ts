@@ -16,7 +16,7 @@
  * `object.entered` per visit, bench/capacity/visits.ts), at each step.
  *
  * Settings (environment): BENCH_OVERLOAD_CHANNELS (6), BENCH_OVERLOAD_HOLD_SECONDS (90),
- * BENCH_OVERLOAD_WARMUP_SECONDS (5). Run: `npx tsx bench/capacity-overload.bench.ts` (under
+ * BENCH_OVERLOAD_WARMUP_SECONDS (5), BENCH_OVERLOAD_SLOTS (1: the figure's STREAM_DETECT_SLOTS). Run: `npx tsx bench/capacity-overload.bench.ts` (under
  * `flock /work/bench.lock` on a shared machine) → bench/out/capacity-overload.json.
  */
 import { mkdir, writeFile } from 'node:fs/promises'
@@ -34,9 +34,10 @@ const HOLD = env('HOLD_SECONDS', '90')
 const WARMUP = env('WARMUP_SECONDS', '5')
 const FPS = 5
 const OUT = path.join(BENCH_OUT_DIR, 'capacity-overload')
+const SLOTS = String(env('SLOTS', '1'))
 const CONFIGS = [
   { name: 'previous: one detection per task at once (STREAM_DETECT_SLOTS=0)', env: { STREAM_DETECT_SLOTS: '0' } },
-  { name: 'default: one stream detection at a time, tasks in turn (STREAM_DETECT_SLOTS=1)', env: { STREAM_DETECT_SLOTS: '1' } },
+  { name: `scheduled: ${SLOTS} stream detection(s) at a time, tasks in turn (STREAM_DETECT_SLOTS=${SLOTS})`, env: { STREAM_DETECT_SLOTS: SLOTS } },
 ]
 
 interface StepFigures {
@@ -86,7 +87,7 @@ async function measure(config: typeof CONFIGS[number]): Promise<StepFigures[]> {
       }
       steps.push(figures)
       await mkdir(OUT, { recursive: true })
-      await writeFile(path.join(OUT, `${config.env.STREAM_DETECT_SLOTS === '0' ? 'previous' : 'default'}-${channels}ch.evidence.json`), JSON.stringify({ config, step, evidence: e }, null, 2) + '\n')
+      await writeFile(path.join(OUT, `slots${config.env.STREAM_DETECT_SLOTS}-${channels}ch.evidence.json`), JSON.stringify({ config, step, evidence: e }, null, 2) + '\n')
       console.log(`${config.name}, ${channels} ch: ${step.result}, detections/s ${figures.detectionsPerSecond.toFixed(2)}, processed fps ${figures.processedFps.map((f) => f.toFixed(2)).join(' ')}, ` +
         `motion-skipped ${(figures.motionSkippedShare * 100).toFixed(0)} %, dropped ${(figures.droppedShare * 100).toFixed(0)} %, visits ${figures.visitsFound}/${figures.visitsExpected}`)
     }

@@ -1,5 +1,5 @@
 /**
- * The person detector under concurrent callers, in process (docs/streams.md "Capacity"): why
+ * The person detector under concurrent callers, in process (docs/cameras-and-stream-tasks.md "Detector scheduling"): why
  * throughput fell when every stream task sent its frame at once, and what batching would give.
  *
  *   (a) concurrency: C callers (1, 2, 4, 12) run the detector back to back on one shared

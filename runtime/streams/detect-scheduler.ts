@@ -1,5 +1,5 @@
 /**
- * Turns at the detector for the stream tasks (docs/streams.md "Detector scheduling"): at most
+ * Turns at the detector for the stream tasks (docs/cameras-and-stream-tasks.md "Detector scheduling"): at most
  * `slots` detections run at once, and a task waiting for a turn gets one in the order it asked.
  * A task asks again only after its turn ended, so first come first served is round robin over
  * the tasks that have a frame for the detector: beyond the detector's capacity every channel

@@ -50,7 +50,7 @@ export const handleOf = (taskId: string) => `stream:${taskId}`
  * One stream task: a camera stream at the task's rate → a bounded queue → motion gate →
  * detector in the sidecar → tracker → per-object events. Measures what QueryTaskStatus shows.
  *
- * The gate sees every frame, whether or not a detection is running (docs/streams.md
+ * The gate sees every frame, whether or not a detection is running (docs/cameras-and-stream-tasks.md
  * "Detector scheduling"): a still frame is skipped at once, a frame for the detector waits in a
  * slot of one (a newer one replaces it: the older is dropped and counted) until the task's
  * turn at the shared detector (DetectScheduler), so the detector always gets the task's newest
