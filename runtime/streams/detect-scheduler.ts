@@ -6,9 +6,9 @@
  * gets the same share of it. `slots` 0: no limit (each task's detection runs as soon as it asks,
  * the previous behaviour).
  *
- * Under more load than it can serve, one detection at a time keeps the detector's throughput
- * at what one channel alone gets; concurrent inferences on the two cores each ran slower than
- * their share (bench/detector-concurrency.bench.ts).
+ * Under more load than it can serve, concurrent inferences share the cores: each takes as long
+ * as all of them together, for no more detections a second (bench/detector-concurrency.bench.ts,
+ * bench/capacity-overload.bench.ts), and every task's frame is that old when its result comes.
  */
 export class DetectScheduler {
   readonly #slots: number
