@@ -4,7 +4,7 @@
  * gating on the office footage, one RTSP camera per channel (bench/capacity/stream-target.ts),
  * a step's tasks all created back to back (as a device resumes them after a restart).
  *
- *   figure:   the device's default (STREAM_DETECT_SLOTS=1: one stream detection at a time,
+ *   figure:   the device's default (STREAM_DETECT_SLOTS=2: two stream detections at a time,
  *             the tasks served in turn);
  *   baseline: the same run with STREAM_DETECT_SLOTS=0 (one detection per task at once, the
  *             previous configuration), the same channel counts, measured in the same run.
@@ -16,7 +16,7 @@
  * `object.entered` per visit, bench/capacity/visits.ts), at each step.
  *
  * Settings (environment): BENCH_OVERLOAD_CHANNELS (6), BENCH_OVERLOAD_HOLD_SECONDS (90),
- * BENCH_OVERLOAD_WARMUP_SECONDS (5), BENCH_OVERLOAD_SLOTS (1: the figure's STREAM_DETECT_SLOTS). Run: `npx tsx bench/capacity-overload.bench.ts` (under
+ * BENCH_OVERLOAD_WARMUP_SECONDS (5), BENCH_OVERLOAD_SLOTS (2: the figure's STREAM_DETECT_SLOTS). Run: `npx tsx bench/capacity-overload.bench.ts` (under
  * `flock /work/bench.lock` on a shared machine) → bench/out/capacity-overload.json.
  */
 import { mkdir, writeFile } from 'node:fs/promises'
@@ -34,7 +34,7 @@ const HOLD = env('HOLD_SECONDS', '90')
 const WARMUP = env('WARMUP_SECONDS', '5')
 const FPS = 5
 const OUT = path.join(BENCH_OUT_DIR, 'capacity-overload')
-const SLOTS = String(env('SLOTS', '1'))
+const SLOTS = String(env('SLOTS', '2'))
 const CONFIGS = [
   { name: 'previous: one detection per task at once (STREAM_DETECT_SLOTS=0)', env: { STREAM_DETECT_SLOTS: '0' } },
   { name: `scheduled: ${SLOTS} stream detection(s) at a time, tasks in turn (STREAM_DETECT_SLOTS=${SLOTS})`, env: { STREAM_DETECT_SLOTS: SLOTS } },
@@ -109,7 +109,7 @@ const spread = (s: StepFigures) => {
 const at = (r: ConfigResult, channels: number) => r.steps.find((s) => s.channels === channels)!
 const file = await writeReport({
   benchmark: 'capacity-overload',
-  description: `Person-detector stream tasks at 5 fps, all started at once, at ${CHANNELS} and ${2 * CHANNELS} channels: one stream detection at a time vs one per task (previous)`,
+  description: `Person-detector stream tasks at 5 fps, all started at once, at ${CHANNELS} and ${2 * CHANNELS} channels: ${SLOTS} stream detection(s) at a time vs one per task (previous)`,
   settings: { channels: [CHANNELS, 2 * CHANNELS], holdSeconds: HOLD, warmupSeconds: WARMUP, targetFps: FPS, motionGating: true, footage: path.basename(DEFAULT_RUN.video), gates: DEFAULT_GATES, loadAverageAtStart, loadAverageAtEnd: os.loadavg() },
   figures: [
     figure({ name: `largest deviation of a channel's processed fps from the mean at ${2 * CHANNELS} channels`, unit: 'share of the mean', value: spread(at(current, 2 * CHANNELS)),
