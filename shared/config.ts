@@ -81,6 +81,7 @@ export const settings = {
   decodeQueueMax: s('DECODE_QUEUE_MAX', 'int', 16, 'Most detections waiting for decode memory; one more is refused at once with the retryable ImageMemoryBusy.'),
   decodeQueueWaitMs: s('DECODE_QUEUE_WAIT_MS', 'int', 20_000, 'Longest wait of a detection for decode memory (its deadline may end it sooner); then ImageMemoryBusy with retryAfterSeconds.'),
   inferenceThreads: s('INFERENCE_THREADS', 'int', threadsForMachine(), 'onnxruntime intra-op threads per session; default by machine size: the cores, at most 4 (2 on the 2-core device). The sidecar gives libvips as many.'),
+  streamDetectSlots: s('STREAM_DETECT_SLOTS', 'int', 2, 'Stream-task detections the sidecar runs at once, shared by every stream task in turn (docs/cameras-and-stream-tasks.md "Detector scheduling"); 0 = no limit, one per task at once (the previous behaviour).'),
   fileServiceBaseUrl: s('FILE_SERVICE_BASE_URL', 'string', '', 'When set, fullPicture is a URL under this base instead of a data: URI (spec 2.6).'),
 
   // ── AI host, device status, models, upgrade (spec 4.9, 4.11) ─────────────────────────────────

@@ -10,6 +10,7 @@ import type { TaskConfig } from '../../shared/tasks/types.ts'
 import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 import type { CameraService } from '../cameras/service.ts'
 import type { StreamTaskMetrics } from '../metrics/index.ts'
+import { DetectScheduler } from './detect-scheduler.ts'
 import { StreamTask, type StreamTaskRow } from './task.ts'
 import { counterProblem, type StreamObserverFactory } from './observers/index.ts'
 
@@ -26,6 +27,8 @@ export interface StreamTaskServiceOptions {
   metrics?: StreamTaskMetrics
   /** Tasks with a schedule analyse only while it is on (spec 4.10 Schedule). */
   schedules: Pick<SchedulesService, 'gate'>
+  /** Stream-task detections at once (config `streamDetectSlots`; 0 = no limit). */
+  detectSlots: number
 }
 
 function checkCounters(config: TaskConfig | undefined): void {
@@ -40,8 +43,11 @@ function checkCounters(config: TaskConfig | undefined): void {
  */
 export class StreamTaskService implements StreamTasksService {
   private readonly tasks = new Map<string, StreamTask>()
+  /** Every task's turns at the detector (docs/cameras-and-stream-tasks.md "Detector scheduling"). */
+  private readonly scheduler: DetectScheduler
 
   constructor(private readonly options: StreamTaskServiceOptions) {
+    this.scheduler = new DetectScheduler(options.detectSlots)
     options.cameras.onRemove((_cameraId, consumers) => {
       for (const taskId of consumers) this.tasks.get(taskId)?.cameraDeleted()
     })
@@ -114,6 +120,7 @@ export class StreamTaskService implements StreamTasksService {
       this.options.log.warn({ taskId, err: error.message }, 'stream task pipeline release failed'))
     await this.options.db.delete(streamTasks).where(eq(streamTasks.taskId, taskId))
     this.options.metrics?.forget(taskId)
+    this.scheduler.forget(taskId)
     this.options.log.info({ taskId }, 'stream task cancelled')
   }
 
@@ -191,6 +198,6 @@ export class StreamTaskService implements StreamTasksService {
 
   private deps() {
     const { log, inference, cameras, algorithms, observers, metrics, schedules } = this.options
-    return { log, inference, cameras, algorithms, observers, metrics, schedules }
+    return { log, inference, cameras, algorithms, observers, metrics, schedules, scheduler: this.scheduler }
   }
 }

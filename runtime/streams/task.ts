@@ -9,6 +9,7 @@ import type { CameraService, CameraStream } from '../cameras/service.ts'
 import type { Frame } from '../cameras/reader.ts'
 import type { StreamTaskMetrics } from '../metrics/index.ts'
 import { analysisMaxSide, inFramePixels, inSourcePixels } from './analysis-size.ts'
+import type { DetectScheduler } from './detect-scheduler.ts'
 import { decide, type GateSettings } from './gating.ts'
 import { MotionDetector } from './motion.ts'
 import { Rate, Samples } from './stats.ts'
@@ -29,9 +30,11 @@ export interface StreamTaskDeps {
   metrics?: Pick<StreamTaskMetrics, 'detectorLatency'>
   /** The task's schedule, asked on every frame (spec 4.10 Schedule). */
   schedules: Pick<SchedulesService, 'gate'>
+  /** Turns at the detector, shared by every stream task of the device (detect-scheduler.ts). */
+  scheduler: DetectScheduler
 }
 
-/** Frames waiting for the detector; beyond this the oldest is dropped (real time over every frame). */
+/** Frames waiting for the motion gate; beyond this the oldest is dropped (real time over every frame). */
 const QUEUE_CAPACITY = 2
 /**
  * Tracking: overlap that continues a track, sightings that make an object, absence that ends
@@ -46,6 +49,12 @@ export const handleOf = (taskId: string) => `stream:${taskId}`
 /**
  * One stream task: a camera stream at the task's rate → a bounded queue → motion gate →
  * detector in the sidecar → tracker → per-object events. Measures what QueryTaskStatus shows.
+ *
+ * The gate sees every frame, whether or not a detection is running (docs/cameras-and-stream-tasks.md
+ * "Detector scheduling"): a still frame is skipped at once, a frame for the detector waits in a
+ * slot of one (a newer one replaces it: the older is dropped and counted) until the task's
+ * turn at the shared detector (DetectScheduler), so the detector always gets the task's newest
+ * frame and no backlog builds up under overload.
  */
 export class StreamTask {
   private state: StreamTaskState = 'waiting'
@@ -56,6 +65,12 @@ export class StreamTask {
   private stream: CameraStream | null = null
   private running = false
   private loop: Promise<void> = Promise.resolve()
+  /** The newest frame the gate sent to the detector, waiting for the task's turn. */
+  private pending: Frame | null = null
+  /** The task's detections (one at a time), while it has a frame for the detector. */
+  private detecting: Promise<void> | null = null
+  /** Ends a wait for the detector when the task stops. */
+  private stopping = new AbortController()
   private readonly motion = new MotionDetector()
   private readonly tracker = new IouTracker(TRACKING)
   /** When the frame last sent to the detector was decoded. */
@@ -96,6 +111,7 @@ export class StreamTask {
     this.setState('waiting', 'connecting to the camera')
     this.observers = this.deps.observers.map((make) => make(this.row))
     this.running = true
+    this.stopping = new AbortController()
     this.loop = this.run()
     try {
       this.stream = await this.deps.cameras.openStream(this.row.cameraId, this.row.taskId, {
@@ -149,15 +165,75 @@ export class StreamTask {
   private async run(): Promise<void> {
     for (let frame = await this.next(); frame; frame = await this.next()) {
       try {
-        await this.process(frame)
-        this.framesProcessed++
+        await this.gateFrame(frame)
       } catch (error) {
-        this.framesFailed++
-        const item = isApiError(error) ? error.item : { messageKey: 'api.error.Internal', msgText: (error as Error).message }
-        this.lastError = { messageKey: item.messageKey, msgText: item.msgText, at: String(Date.now()) }
-        this.deps.log.warn({ taskId: this.row.taskId, messageKey: item.messageKey, err: item.msgText }, 'stream task frame failed')
+        this.failed(error)
         await new Promise((resolve) => setTimeout(resolve, FAILURE_PAUSE_MS))
       }
+    }
+  }
+
+  private failed(error: unknown): void {
+    this.framesFailed++
+    const item = isApiError(error) ? error.item : { messageKey: 'api.error.Internal', msgText: (error as Error).message }
+    this.lastError = { messageKey: item.messageKey, msgText: item.msgText, at: String(Date.now()) }
+    this.deps.log.warn({ taskId: this.row.taskId, messageKey: item.messageKey, err: item.msgText }, 'stream task frame failed')
+  }
+
+  /** The schedule and the motion gate on every frame; a frame for the detector goes to the task's slot. */
+  private async gateFrame(frame: Frame): Promise<void> {
+    if (!(await this.scheduled())) {
+      this.framesProcessed++
+      return
+    }
+    // Motion gating (runtime/streams/gating.ts): the tracked boxes where the tracker predicts them on this frame.
+    if (this.row.motionGating) {
+      const motion = this.motion.detect(frame.rgb, frame.width, frame.height, frame.time)
+      const tracked = this.tracker.predict(frame.time).map(({ track, box }) => ({ box: inFramePixels(box, frame), confirmed: track.confirmed }))
+      const decision = decide(motion, tracked, frame.time - this.lastDetectAt, this.gate)
+      if (!decision.detect) {
+        this.motionSkipped++
+        if (decision.reason === 'tracked') this.trackedSkipped++
+        this.processedRate.tick(Date.now())
+        this.framesProcessed++
+        return
+      }
+    }
+    // The intervals count from the frame sent, not from when its turn comes.
+    this.lastDetectAt = frame.time
+    if (this.pending) this.framesDropped++
+    this.pending = frame
+    this.detecting ??= this.detectPending()
+  }
+
+  /** While the task has a frame for the detector: waits for its turn, then detects the newest. */
+  private async detectPending(): Promise<void> {
+    try {
+      while (this.running && this.pending) {
+        let end: () => void
+        try {
+          end = await this.deps.scheduler.turn(this.row.taskId, this.stopping.signal)
+        } catch {
+          return
+        }
+        const frame = this.pending
+        this.pending = null
+        let failed = false
+        try {
+          if (frame && this.running) {
+            await this.process(frame)
+            this.framesProcessed++
+          }
+        } catch (error) {
+          this.failed(error)
+          failed = true
+        } finally {
+          end()
+        }
+        if (failed) await new Promise((resolve) => setTimeout(resolve, FAILURE_PAUSE_MS))
+      }
+    } finally {
+      this.detecting = null
     }
   }
 
@@ -184,21 +260,8 @@ export class StreamTask {
     return open
   }
 
+  /** Detection → tracker → observers, on a frame the gate sent to the detector. */
   private async process(frame: Frame): Promise<void> {
-    if (!(await this.scheduled())) return
-    // Motion gating (runtime/streams/gating.ts): the tracked boxes where the tracker predicts them on this frame.
-    if (this.row.motionGating) {
-      const motion = this.motion.detect(frame.rgb, frame.width, frame.height, frame.time)
-      const tracked = this.tracker.predict(frame.time).map(({ track, box }) => ({ box: inFramePixels(box, frame), confirmed: track.confirmed }))
-      const decision = decide(motion, tracked, frame.time - this.lastDetectAt, this.gate)
-      if (!decision.detect) {
-        this.motionSkipped++
-        if (decision.reason === 'tracked') this.trackedSkipped++
-        this.processedRate.tick(Date.now())
-        return
-      }
-    }
-    this.lastDetectAt = frame.time
     const started = Date.now()
     const outcome = await this.deps.inference.detect({ handle: this.handle, image: { kind: 'rgb', width: frame.width, height: frame.height, data: frame.rgb }, overlay: false })
     const latency = Date.now() - started
@@ -226,10 +289,13 @@ export class StreamTask {
   async stop(): Promise<void> {
     this.running = false
     this.wake?.()
+    this.stopping.abort(new Error('stream task stopped'))
     await this.stream?.stop()
     this.stream = null
     await this.loop
+    await this.detecting
     this.queue = []
+    this.pending = null
     const left = this.tracker.clear()
     for (const observer of this.observers) await observer.onStop?.(left)
   }
