@@ -1,6 +1,6 @@
 import { isApiError } from '../../shared/errors/index.ts'
 import type { Logger } from '../../shared/handler.ts'
-import type { InferenceService } from '../../shared/inference/types.ts'
+import type { InferenceService, TargetBox } from '../../shared/inference/types.ts'
 import type { SchedulesService } from '../../shared/schedules/types.ts'
 import { MAX_TRACKED_DETECT_INTERVAL_MS, type StreamTaskResult, type StreamTaskState, type StreamTaskStatus } from '../../shared/streams/types.ts'
 import type { streamTasks } from '../../shared/db/schema/index.ts'
@@ -8,9 +8,10 @@ import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 import type { CameraService, CameraStream } from '../cameras/service.ts'
 import type { Frame } from '../cameras/reader.ts'
 import type { StreamTaskMetrics } from '../metrics/index.ts'
-import { analysisMaxSide, inFramePixels, inSourcePixels } from './analysis-size.ts'
+import { analysisMaxSide, inFramePixels, inSourcePixels, regionInputSide } from './analysis-size.ts'
 import { decide, type GateSettings } from './gating.ts'
 import { MotionDetector } from './motion.ts'
+import { cropsFor, detectCrops } from './regions.ts'
 import { Rate, Samples } from './stats.ts'
 import { IouTracker, type Detection } from './tracker.ts'
 import type { StreamObserver, StreamObserverFactory } from './observers/index.ts'
@@ -29,6 +30,8 @@ export interface StreamTaskDeps {
   metrics?: Pick<StreamTaskMetrics, 'detectorLatency'>
   /** The task's schedule, asked on every frame (spec 4.10 Schedule). */
   schedules: Pick<SchedulesService, 'gate'>
+  /** STREAM_REGION_DETECTION (default true): false, the whole frame always. */
+  regionDetection?: boolean
 }
 
 /** Frames waiting for the detector; beyond this the oldest is dropped (real time over every frame). */
@@ -60,6 +63,10 @@ export class StreamTask {
   private readonly tracker = new IouTracker(TRACKING)
   /** When the frame last sent to the detector was decoded. */
   private lastDetectAt = 0
+  /** When the frame last detected whole was decoded. */
+  private lastWholeAt = -Infinity
+  /** The smallest crop side (the detector's input side), null: the whole frame always (runtime/streams/regions.ts). */
+  private readonly regionSide: number | null
   private readonly gate: GateSettings
   private readonly inputRate = new Rate()
   private readonly processedRate = new Rate()
@@ -70,6 +77,7 @@ export class StreamTask {
   private framesProcessed = 0
   private framesFailed = 0
   private motionSkipped = 0
+  private regionFrames = 0
   private trackedSkipped = 0
   private objectsEntered = 0
   private scheduleSkipped = 0
@@ -81,6 +89,9 @@ export class StreamTask {
   constructor(readonly row: StreamTaskRow, private readonly deps: StreamTaskDeps) {
     const { minDetectIntervalMs, trackedDetectIntervalMs, taskConfig } = row
     this.gate = { minDetectIntervalMs, trackedDetectIntervalMs, followWalkers: Array.isArray(taskConfig.counters) && taskConfig.counters.length > 0 }
+    this.regionSide = row.motionGating && row.regionDetection && deps.regionDetection !== false
+      ? regionInputSide(deps.algorithms.get(row.algorithmCode)?.manifest, taskConfig as { regions?: unknown[] })
+      : null
   }
 
   get handle(): string {
@@ -187,6 +198,7 @@ export class StreamTask {
   private async process(frame: Frame): Promise<void> {
     if (!(await this.scheduled())) return
     // Motion gating (runtime/streams/gating.ts): the tracked boxes where the tracker predicts them on this frame.
+    let crops: TargetBox[] | null = null
     if (this.row.motionGating) {
       const motion = this.motion.detect(frame.rgb, frame.width, frame.height, frame.time)
       const tracked = this.tracker.predict(frame.time).map(({ track, box }) => ({ box: inFramePixels(box, frame), confirmed: track.confirmed }))
@@ -197,15 +209,28 @@ export class StreamTask {
         this.processedRate.tick(Date.now())
         return
       }
+      // Detection on motion regions (docs/cameras-and-stream-tasks.md "Detection on motion regions").
+      crops = cropsFor({
+        side: this.regionSide, reason: decision.reason, sinceWholeMs: frame.time - this.lastWholeAt, minDetectIntervalMs: this.row.minDetectIntervalMs,
+        motion: motion.regions.map((region) => region.box), tracked: tracked.map((t) => t.box), frame: { width: frame.width, height: frame.height },
+      })
     }
     this.lastDetectAt = frame.time
     const started = Date.now()
-    const outcome = await this.deps.inference.detect({ handle: this.handle, image: { kind: 'rgb', width: frame.width, height: frame.height, data: frame.rgb }, overlay: false })
+    const detect = async (image: { kind: 'rgb'; width: number; height: number; data: Uint8Array }) =>
+      (await this.deps.inference.detect({ handle: this.handle, image, overlay: false })).result
+    let found = crops ? await detectCrops(detect, frame, crops) : null
+    if (found) this.regionFrames++
+    else {
+      found = await detect({ kind: 'rgb', width: frame.width, height: frame.height, data: frame.rgb })
+      this.lastWholeAt = frame.time
+    }
+    // The detector's cost of the frame: every crop's detection, and the whole frame's after a cut one.
     const latency = Date.now() - started
     this.detectorLatency.add(latency)
     this.deps.metrics?.detectorLatency(this.row.taskId, latency)
     // Boxes in the camera's own pixels, whatever size the frame was analysed at.
-    const result = inSourcePixels(outcome.result, frame)
+    const result = inSourcePixels(found, frame)
     const detections: Detection[] = result.areaList.flatMap((area) => area.targetList.map((target) => ({
       box: target.box, label: target.confidence[0]?.label ?? 'object', confidence: target.confidence[0]?.confidence ?? 0, areaId: area.areaId, target,
     })))
@@ -247,6 +272,7 @@ export class StreamTask {
       motionGating: this.row.motionGating,
       minDetectIntervalMs: this.row.minDetectIntervalMs,
       trackedDetectIntervalMs: this.row.trackedDetectIntervalMs,
+      regionDetection: this.row.regionDetection,
       enabled: this.row.enabled,
       taskConfig: this.row.taskConfig,
       scheduleId: this.row.scheduleId,
@@ -258,6 +284,7 @@ export class StreamTask {
       framesFailed: this.framesFailed,
       motionSkipped: this.motionSkipped,
       trackedSkipped: this.trackedSkipped,
+      regionFrames: this.regionFrames,
       scheduleSkipped: this.scheduleSkipped,
       discardRate: this.framesIn > 0 ? Math.round((this.framesDropped / this.framesIn) * 10_000) / 10_000 : 0,
       detectorLatencyP50Ms: this.detectorLatency.percentile(50),

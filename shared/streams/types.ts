@@ -26,6 +26,10 @@ export const TaskCreateInput = Type.Object({
     minimum: 0, maximum: MAX_TRACKED_DETECT_INTERVAL_MS, default: DEFAULT_TRACKED_DETECT_INTERVAL_MS,
     description: `With motion gating: while objects are tracked and every motion lies on them, the detector runs this often (the tracker carries their boxes between); at most ${MAX_TRACKED_DETECT_INTERVAL_MS}, below the 2.5 s after which an unseen object has left.`,
   })),
+  regionDetection: Type.Optional(Type.Boolean({
+    default: true,
+    description: 'With motion gating: frames the detector runs on for motion are detected on square crops around the motion regions and the tracked objects (the whole frame at least every minDetectIntervalMs, and whenever the crops would not hold every tracked object); off: always the whole frame. The device setting STREAM_REGION_DETECTION=false turns it off for every task.',
+  })),
   scheduleId: Type.Optional(ScheduleRef),
 }, { additionalProperties: false })
 export type TaskCreateInput = Static<typeof TaskCreateInput>
@@ -48,6 +52,7 @@ export const TaskUpdateInput = Type.Object({
   motionGating: Type.Optional(TaskCreateInput.properties.motionGating),
   minDetectIntervalMs: Type.Optional(TaskCreateInput.properties.minDetectIntervalMs),
   trackedDetectIntervalMs: Type.Optional(TaskCreateInput.properties.trackedDetectIntervalMs),
+  regionDetection: Type.Optional(TaskCreateInput.properties.regionDetection),
   scheduleId: Type.Optional(Type.Union([ScheduleRef, Type.Null()], { description: 'A schedule (spec 4.10 Schedule); null: analyse always.' })),
 }, { additionalProperties: false })
 export type TaskUpdateInput = Static<typeof TaskUpdateInput>
@@ -63,6 +68,8 @@ export interface StreamTaskStatus {
   motionGating: boolean
   minDetectIntervalMs: number
   trackedDetectIntervalMs: number
+  /** The task's setting; whether crops are detected also depends on the device setting and the pipeline (`regionFrames`). */
+  regionDetection: boolean
   enabled: boolean
   taskConfig: Record<string, unknown>
   /** The task's schedule, null when it analyses always. */
@@ -80,6 +87,8 @@ export interface StreamTaskStatus {
   motionSkipped: number
   /** Since start: frames kept from the detector while objects were tracked and every motion lay on them (trackedDetectIntervalMs). */
   trackedSkipped: number
+  /** Since start: frames the detector saw only as crops around the motion regions (the others it saw whole). */
+  regionFrames: number
   /** Since start: frames not analysed because the task's schedule was off. */
   scheduleSkipped: number
   discardRate: number
