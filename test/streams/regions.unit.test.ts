@@ -1,5 +1,10 @@
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { DetectionResultCore } from '../../shared/inference/types.ts'
+import { defaultManifestDir, loadManifests } from '../../models/load-manifests.ts'
+import { regionInputSide } from '../../runtime/streams/analysis-size.ts'
+import { validateInput } from '../../shared/schema/validate.ts'
+import { TaskCreateInput, TaskUpdateInput } from '../../shared/streams/types.ts'
 import { clip, cropRgb, cropsFor, cutByCrop, detectCrops, joinResults, merge, pad, planRegions, square, toFrame } from '../../runtime/streams/regions.ts'
 
 /** The analysed frame of the footage: 768 × 432 read at 512 × 288. */
@@ -127,5 +132,26 @@ describe('which frames are detected on crops', () => {
     expect(found!.areaList[0]!.targetList.map((t) => t.box)).toEqual([{ x: 176, y: 40, width: 50, height: 120 }])
     const atEdge = async () => result([{ x: 1, y: 40, width: 50, height: 120 }])
     expect(await detectCrops(atEdge, frame, [{ x: 76, y: 0, width: 288, height: 288 }])).toBeNull()
+  })
+})
+
+describe('the regionDetection task field (shared/streams/types.ts)', () => {
+  it('TaskCreate fills in the defaults, region detection on; Task/update leaves out what it does not name', () => {
+    const created = validateInput<Record<string, unknown>>(TaskCreateInput, { taskId: 't', algorithmCode: 'person-detector', cameraId: 'c', targetFps: 5 })
+    expect(created).toMatchObject({ motionGating: true, minDetectIntervalMs: 1000, trackedDetectIntervalMs: 1000, regionDetection: true })
+    expect(validateInput(TaskUpdateInput, { taskId: 't', regionDetection: false })).toEqual({ taskId: 't', regionDetection: false })
+    expect(() => validateInput(TaskUpdateInput, { taskId: 't', regionDetection: 'no' })).toThrow(expect.objectContaining({ id: 'InvalidParam', item: expect.objectContaining({ details: expect.objectContaining({ field: '/regionDetection' }) }) }))
+  })
+})
+
+describe('which pipelines may be detected on crops (runtime/streams/analysis-size.ts)', () => {
+  const root = path.resolve(import.meta.dirname, '../..')
+  const manifests = loadManifests(defaultManifestDir(root), root)
+  const manifest = (id: string) => manifests.get(id)!.manifest
+  it('the person detector, from its 512 input; not with areas of the task, a logic node or mask polygons', () => {
+    expect(regionInputSide(manifest('person-detector'), {})).toBe(512)
+    expect(regionInputSide(manifest('person-detector'), { regions: [{ areaId: 'door' }] })).toBeNull()
+    expect(regionInputSide(manifest('no-safety-helmet-analysis'), {})).toBeNull()
+    expect(regionInputSide(manifest('person-segmentation'), {})).toBeNull()
   })
 })

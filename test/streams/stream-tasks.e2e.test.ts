@@ -270,7 +270,8 @@ test.describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCrea
     // Region detection is switched per task; only a boolean is taken.
     expect((await task('update', { taskId: 'b', regionDetection: false })).body.resData).toMatchObject({ regionDetection: false, regionFrames: 0 })
     expect(firstError((await task('update', { taskId: 'b', regionDetection: 'no' })).body)).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/regionDetection' } })
-    expect((await task('detail', { taskId: 'b' })).body.resData).toMatchObject({ targetFps: 1, cameraId, trackedDetectIntervalMs: 500, regionDetection: false })
+    // An update changes only what it names: the earlier ones' settings stay.
+    expect((await task('detail', { taskId: 'b' })).body.resData).toMatchObject({ targetFps: 1, cameraId, motionGating: false, trackedDetectIntervalMs: 500, regionDetection: false })
     await until(async () => (await task('detail', { taskId: 'b' })).body.resData.state === 'running', 'b to run again')
 
     const stopped = (await task('batch', { action: 'stop', taskIds: ['a', 'b', 'nope'] })).body.resData.rows
