@@ -29,6 +29,8 @@ export interface StreamTaskServiceOptions {
   schedules: Pick<SchedulesService, 'gate'>
   /** Stream-task detections at once (config `streamDetectSlots`; 0 = no limit). */
   detectSlots: number
+  /** STREAM_REGION_DETECTION: false turns detection on motion regions off for every task (default true). */
+  regionDetection?: boolean
 }
 
 function checkCounters(config: TaskConfig | undefined): void {
@@ -90,13 +92,14 @@ export class StreamTaskService implements StreamTasksService {
     const row: StreamTaskRow = {
       taskId: input.taskId, algorithmCode: input.algorithmCode, cameraId: input.cameraId, targetFps: input.targetFps,
       taskConfig: input.taskConfig ?? {}, motionGating: input.motionGating ?? true, minDetectIntervalMs: input.minDetectIntervalMs ?? 1000,
-      trackedDetectIntervalMs: input.trackedDetectIntervalMs ?? DEFAULT_TRACKED_DETECT_INTERVAL_MS, enabled: true,
+      trackedDetectIntervalMs: input.trackedDetectIntervalMs ?? DEFAULT_TRACKED_DETECT_INTERVAL_MS, regionDetection: input.regionDetection ?? true, enabled: true,
       scheduleId: input.scheduleId ?? null, createdBy: identity.accountName, createdAt: now, updatedAt: now,
     }
     const existing = this.tasks.get(input.taskId)
     if (existing && existing.row.cameraId === row.cameraId && existing.row.algorithmCode === row.algorithmCode && existing.row.targetFps === row.targetFps &&
       JSON.stringify(existing.row.taskConfig) === JSON.stringify(row.taskConfig) && existing.row.motionGating === row.motionGating &&
       existing.row.minDetectIntervalMs === row.minDetectIntervalMs && existing.row.trackedDetectIntervalMs === row.trackedDetectIntervalMs &&
+      existing.row.regionDetection === row.regionDetection &&
       existing.row.scheduleId === row.scheduleId) {
       await this.setEnabled(row.taskId, true)
       return { reused: true }
@@ -166,7 +169,8 @@ export class StreamTaskService implements StreamTasksService {
     const row: StreamTaskRow = {
       ...old, targetFps, taskConfig: input.taskConfig ?? old.taskConfig, motionGating: input.motionGating ?? old.motionGating,
       minDetectIntervalMs: input.minDetectIntervalMs ?? old.minDetectIntervalMs,
-      trackedDetectIntervalMs: input.trackedDetectIntervalMs ?? old.trackedDetectIntervalMs, updatedAt: this.options.clock.now(),
+      trackedDetectIntervalMs: input.trackedDetectIntervalMs ?? old.trackedDetectIntervalMs,
+      regionDetection: input.regionDetection ?? old.regionDetection, updatedAt: this.options.clock.now(),
       scheduleId: input.scheduleId === undefined ? old.scheduleId : input.scheduleId,
     }
     this.checkSchedule(row.scheduleId)
@@ -197,7 +201,7 @@ export class StreamTaskService implements StreamTasksService {
   }
 
   private deps() {
-    const { log, inference, cameras, algorithms, observers, metrics, schedules } = this.options
-    return { log, inference, cameras, algorithms, observers, metrics, schedules, scheduler: this.scheduler }
+    const { log, inference, cameras, algorithms, observers, metrics, schedules, regionDetection = true } = this.options
+    return { log, inference, cameras, algorithms, observers, metrics, schedules, scheduler: this.scheduler, regionDetection }
   }
 }

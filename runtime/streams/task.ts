@@ -1,6 +1,6 @@
 import { isApiError } from '../../shared/errors/index.ts'
 import type { Logger } from '../../shared/handler.ts'
-import type { InferenceService } from '../../shared/inference/types.ts'
+import type { InferenceService, TargetBox } from '../../shared/inference/types.ts'
 import type { SchedulesService } from '../../shared/schedules/types.ts'
 import { MAX_TRACKED_DETECT_INTERVAL_MS, type StreamTaskResult, type StreamTaskState, type StreamTaskStatus } from '../../shared/streams/types.ts'
 import type { streamTasks } from '../../shared/db/schema/index.ts'
@@ -8,10 +8,11 @@ import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 import type { CameraService, CameraStream } from '../cameras/service.ts'
 import type { Frame } from '../cameras/reader.ts'
 import type { StreamTaskMetrics } from '../metrics/index.ts'
-import { analysisMaxSide, inFramePixels, inSourcePixels } from './analysis-size.ts'
+import { analysisMaxSide, inFramePixels, inSourcePixels, regionInputSide } from './analysis-size.ts'
 import type { DetectScheduler } from './detect-scheduler.ts'
 import { decide, type GateSettings } from './gating.ts'
 import { MotionDetector } from './motion.ts'
+import { cropsFor, detectCrops } from './regions.ts'
 import { Rate, Samples } from './stats.ts'
 import { IouTracker, type Detection } from './tracker.ts'
 import type { StreamObserver, StreamObserverFactory } from './observers/index.ts'
@@ -32,6 +33,8 @@ export interface StreamTaskDeps {
   schedules: Pick<SchedulesService, 'gate'>
   /** Turns at the detector, shared by every stream task of the device (detect-scheduler.ts). */
   scheduler: DetectScheduler
+  /** STREAM_REGION_DETECTION (default true): false, the whole frame always. */
+  regionDetection?: boolean
 }
 
 /** Frames waiting for the motion gate; beyond this the oldest is dropped (real time over every frame). */
@@ -66,7 +69,8 @@ export class StreamTask {
   private running = false
   private loop: Promise<void> = Promise.resolve()
   /** The newest frame the gate sent to the detector, waiting for the task's turn. */
-  private pending: Frame | null = null
+  /** The frame for the detector, with the motion regions to detect it on (null: whole). */
+  private pending: { frame: Frame; crops: TargetBox[] | null } | null = null
   /** The task's detections (one at a time), while it has a frame for the detector. */
   private detecting: Promise<void> | null = null
   /** Ends a wait for the detector when the task stops. */
@@ -75,6 +79,10 @@ export class StreamTask {
   private readonly tracker = new IouTracker(TRACKING)
   /** When the frame last sent to the detector was decoded. */
   private lastDetectAt = 0
+  /** When the frame last detected whole was decoded. */
+  private lastWholeAt = -Infinity
+  /** The smallest crop side (the detector's input side), null: the whole frame always (runtime/streams/regions.ts). */
+  private readonly regionSide: number | null
   private readonly gate: GateSettings
   private readonly inputRate = new Rate()
   private readonly processedRate = new Rate()
@@ -85,6 +93,7 @@ export class StreamTask {
   private framesProcessed = 0
   private framesFailed = 0
   private motionSkipped = 0
+  private regionFrames = 0
   private trackedSkipped = 0
   private objectsEntered = 0
   private scheduleSkipped = 0
@@ -96,6 +105,9 @@ export class StreamTask {
   constructor(readonly row: StreamTaskRow, private readonly deps: StreamTaskDeps) {
     const { minDetectIntervalMs, trackedDetectIntervalMs, taskConfig } = row
     this.gate = { minDetectIntervalMs, trackedDetectIntervalMs, followWalkers: Array.isArray(taskConfig.counters) && taskConfig.counters.length > 0 }
+    this.regionSide = row.motionGating && row.regionDetection && deps.regionDetection !== false
+      ? regionInputSide(deps.algorithms.get(row.algorithmCode)?.manifest, taskConfig as { regions?: unknown[] })
+      : null
   }
 
   get handle(): string {
@@ -187,6 +199,7 @@ export class StreamTask {
       return
     }
     // Motion gating (runtime/streams/gating.ts): the tracked boxes where the tracker predicts them on this frame.
+    let crops: TargetBox[] | null = null
     if (this.row.motionGating) {
       const motion = this.motion.detect(frame.rgb, frame.width, frame.height, frame.time)
       const tracked = this.tracker.predict(frame.time).map(({ track, box }) => ({ box: inFramePixels(box, frame), confirmed: track.confirmed }))
@@ -198,11 +211,16 @@ export class StreamTask {
         this.framesProcessed++
         return
       }
+      // Detection on motion regions (docs/cameras-and-stream-tasks.md "Detection on motion regions").
+      crops = cropsFor({
+        side: this.regionSide, reason: decision.reason, sinceWholeMs: frame.time - this.lastWholeAt, minDetectIntervalMs: this.row.minDetectIntervalMs,
+        motion: motion.regions.map((region) => region.box), tracked: tracked.map((t) => t.box), frame: { width: frame.width, height: frame.height },
+      })
     }
     // The intervals count from the frame sent, not from when its turn comes.
     this.lastDetectAt = frame.time
     if (this.pending) this.framesDropped++
-    this.pending = frame
+    this.pending = { frame, crops }
     this.detecting ??= this.detectPending()
   }
 
@@ -216,12 +234,12 @@ export class StreamTask {
         } catch {
           return
         }
-        const frame = this.pending
+        const next = this.pending
         this.pending = null
         let failed = false
         try {
-          if (frame && this.running) {
-            await this.process(frame)
+          if (next && this.running) {
+            await this.process(next.frame, next.crops)
             this.framesProcessed++
           }
         } catch (error) {
@@ -261,14 +279,22 @@ export class StreamTask {
   }
 
   /** Detection → tracker → observers, on a frame the gate sent to the detector. */
-  private async process(frame: Frame): Promise<void> {
+  private async process(frame: Frame, crops: TargetBox[] | null): Promise<void> {
     const started = Date.now()
-    const outcome = await this.deps.inference.detect({ handle: this.handle, image: { kind: 'rgb', width: frame.width, height: frame.height, data: frame.rgb }, overlay: false })
+    const detect = async (image: { kind: 'rgb'; width: number; height: number; data: Uint8Array }) =>
+      (await this.deps.inference.detect({ handle: this.handle, image, overlay: false })).result
+    let found = crops ? await detectCrops(detect, frame, crops) : null
+    if (found) this.regionFrames++
+    else {
+      found = await detect({ kind: 'rgb', width: frame.width, height: frame.height, data: frame.rgb })
+      this.lastWholeAt = frame.time
+    }
+    // The detector's cost of the frame: every crop's detection, and the whole frame's after a cut one.
     const latency = Date.now() - started
     this.detectorLatency.add(latency)
     this.deps.metrics?.detectorLatency(this.row.taskId, latency)
     // Boxes in the camera's own pixels, whatever size the frame was analysed at.
-    const result = inSourcePixels(outcome.result, frame)
+    const result = inSourcePixels(found, frame)
     const detections: Detection[] = result.areaList.flatMap((area) => area.targetList.map((target) => ({
       box: target.box, label: target.confidence[0]?.label ?? 'object', confidence: target.confidence[0]?.confidence ?? 0, areaId: area.areaId, target,
     })))
@@ -313,6 +339,7 @@ export class StreamTask {
       motionGating: this.row.motionGating,
       minDetectIntervalMs: this.row.minDetectIntervalMs,
       trackedDetectIntervalMs: this.row.trackedDetectIntervalMs,
+      regionDetection: this.row.regionDetection,
       enabled: this.row.enabled,
       taskConfig: this.row.taskConfig,
       scheduleId: this.row.scheduleId,
@@ -324,6 +351,7 @@ export class StreamTask {
       framesFailed: this.framesFailed,
       motionSkipped: this.motionSkipped,
       trackedSkipped: this.trackedSkipped,
+      regionFrames: this.regionFrames,
       scheduleSkipped: this.scheduleSkipped,
       discardRate: this.framesIn > 0 ? Math.round((this.framesDropped / this.framesIn) * 10_000) / 10_000 : 0,
       detectorLatencyP50Ms: this.detectorLatency.percentile(50),
