@@ -6,7 +6,8 @@
  *
  * Latency = onnxruntime `run` of one letterboxed frame (the detector's cost; decode and resize
  * are the frame source's), the device's session options (SessionPool: INFERENCE_THREADS
- * intra-op threads, no spinning). p50 over ROUNDS × the inputs.
+ * intra-op threads, no spinning). p50 over ROUNDS × the inputs; beside it the CPU time per
+ * inference (all threads), which other processes' load changes less.
  *
  * Accuracy, measured on the same inputs in the same run, against a ground truth counted by eye
  * on the images (not against another model's output):
@@ -100,7 +101,7 @@ const runs = await Promise.all(variants.map(async (v) => {
   const spec = { ...node.input, width: v.size, height: v.size }
   const prepared: PreparedInput[] = []
   for (const image of decoded) prepared.push(await prepareInput(image, spec))
-  return { ...v, session, prepared, times: [] as number[], detections: [] as Detection[][] }
+  return { ...v, session, prepared, times: [] as number[], cpuMs: 0, detections: [] as Detection[][] }
 }))
 
 const infer = async (run: (typeof runs)[number], k: number) => {
@@ -112,12 +113,16 @@ const infer = async (run: (typeof runs)[number], k: number) => {
 for (const run of runs) for (let k = 0; k < inputs.length; k++) run.detections.push(decode(await infer(run, k), run.prepared[k]!, threshold))
 // latency: interleaved rounds
 for (let r = 0; r < ROUNDS; r++)
-  for (const run of runs)
+  for (const run of runs) {
+    const cpu = process.cpuUsage()
     for (let k = 0; k < inputs.length; k++) {
       const started = performance.now()
       await infer(run, k)
       run.times.push(performance.now() - started)
     }
+    const used = process.cpuUsage(cpu)
+    run.cpuMs += (used.user + used.system) / 1000
+  }
 
 const reference = runs[0]!
 const results = runs.map((run) => {
@@ -130,6 +135,8 @@ const results = runs.map((run) => {
     variant: run.name,
     p50Ms: +percentile(run.times, 50).toFixed(1),
     p90Ms: +percentile(run.times, 90).toFixed(1),
+    /** CPU time (all threads) per inference: the cost, less sensitive than latency to other processes' load. */
+    cpuMsPerInference: +(run.cpuMs / run.times.length).toFixed(1),
     personsFound: found,
     personsOnPhotos: photos,
     extraBoxes: extra,
@@ -142,7 +149,7 @@ const results = runs.map((run) => {
 const truthTotal = inputs.reduce((s, i) => s + i.truth, 0)
 const base = results[0]!
 const loadAverageAtEnd = os.loadavg().map((v) => +v.toFixed(2))
-for (const r of results) console.log(`${r.variant}: p50 ${r.p50Ms} ms, persons ${r.personsFound}/${truthTotal} (photos ${r.personsOnPhotos}/22), extra ${r.extraBoxes}, same count as fp32-512 on ${r.imagesWithFp32Count}/${inputs.length}, IoU min ${r.lowestIouToFp32}`)
+for (const r of results) console.log(`${r.variant}: p50 ${r.p50Ms} ms, cpu ${r.cpuMsPerInference} ms, persons ${r.personsFound}/${truthTotal} (photos ${r.personsOnPhotos}/22), extra ${r.extraBoxes}, same count as fp32-512 on ${r.imagesWithFp32Count}/${inputs.length}, IoU min ${r.lowestIouToFp32}`)
 console.log('load average', loadAverageAtStart, '→', loadAverageAtEnd)
 
 const file = await writeReport({

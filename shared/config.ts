@@ -79,7 +79,7 @@ export const settings = {
   decodeMemoryBudgetBytes: s('DECODE_MEMORY_BUDGET_BYTES', 'int', 0, 'Memory that detections may hold for their images at once (decoded pixels and overlay, 9 bytes a pixel); 0 = automatic: half of the machine memory (or cgroup limit), at most what is available when the sidecar starts.'),
   decodeQueueMax: s('DECODE_QUEUE_MAX', 'int', 16, 'Most detections waiting for decode memory; one more is refused at once with the retryable ImageMemoryBusy.'),
   decodeQueueWaitMs: s('DECODE_QUEUE_WAIT_MS', 'int', 20_000, 'Longest wait of a detection for decode memory (its deadline may end it sooner); then ImageMemoryBusy with retryAfterSeconds.'),
-  modelPrecision: s('MODEL_PRECISION', 'string', 'manifest', '`manifest`: each model runs at the precision its pipeline manifest names (`int8` for the person/COCO detector, docs/detection.md "int8 models"); `fp32`: every converted model runs in float32.'),
+  modelPrecision: s('MODEL_PRECISION', 'string', 'manifest', '`manifest`: each converted model runs at the precision its pipeline manifest names (`precision: int8` loads `<build>-int8.onnx`; docs/detection.md "int8 models"); `fp32`: every converted model runs in float32.'),
   inferenceThreads: s('INFERENCE_THREADS', 'int', threadsForMachine(), 'onnxruntime intra-op threads per session; default by machine size: the cores, at most 4 (2 on the 2-core device). The sidecar gives libvips as many.'),
   fileServiceBaseUrl: s('FILE_SERVICE_BASE_URL', 'string', '', 'When set, fullPicture is a URL under this base instead of a data: URI (spec 2.6).'),
 

@@ -141,6 +141,25 @@ function elementTypes(g: Graph): Map<string, number> {
   return types
 }
 
+/** A tensor a Sigmoid reads (a detection head's logits) stays float: its peaks are the scores. */
+function feedsHead(g: Graph, t: string): boolean {
+  return (g.consumers.get(t) ?? []).some((n) => n.opType === 'Sigmoid')
+}
+
+/** Nodes after a Sigmoid (peak picking, score arithmetic, box decoding): they stay float. */
+function afterHeads(g: Graph): Set<Node> {
+  const out = new Set<Node>()
+  const stack = g.nodes.filter((n) => n.opType === 'Sigmoid').flatMap((n) => n.output ?? [])
+  const seen = new Set<string>()
+  while (stack.length) {
+    const t = stack.pop()!
+    if (seen.has(t)) continue
+    seen.add(t)
+    for (const n of g.consumers.get(t) ?? []) { out.add(n); stack.push(...(n.output ?? [])) }
+  }
+  return out
+}
+
 /** The activation tensors quantized in the model: what calibration has to measure. */
 export function calibrationTensors(bytes: Uint8Array): string[] {
   const g = readGraph(bytes)
@@ -149,15 +168,16 @@ export function calibrationTensors(bytes: Uint8Array): string[] {
   const floatActivation = (t: string) => !!t && !g.initializers.has(t) && !g.graphOutputs.has(t) && types.get(t) === ElemType.float
   const tensors = new Set<string>()
   const convs = new Set(quantizableConvs(g))
+  const tail = afterHeads(g)
   for (const node of g.nodes) {
     const isConv = convs.has(node)
-    if (!isConv && !ELEMENTWISE.has(node.opType!)) continue
+    if (tail.has(node) || (!isConv && !ELEMENTWISE.has(node.opType!))) continue
     if (!isConv && (node.input ?? []).some((t) => types.get(t) !== ElemType.float && !(node.opType === 'Resize' || node.opType === 'Clip'))) continue
     // Clip's bounds and Resize's roi/scales/sizes are parameters, not data
     const data = isConv ? [node.input![0]!] : node.opType === 'Clip' || node.opType === 'Resize' ? [node.input![0]!] : node.input!
     for (const t of data) if (floatActivation(t) && !(convs.has(producer.get(t)!) && feedsActivationOnly(g, t))) tensors.add(t)
     const out = node.output![0]!
-    if (floatActivation(out) && !(isConv && feedsActivationOnly(g, out))) tensors.add(out)
+    if (floatActivation(out) && !(isConv && feedsActivationOnly(g, out)) && !feedsHead(g, out)) tensors.add(out)
   }
   return [...tensors]
 }
@@ -198,7 +218,8 @@ export function quantizeQdq(bytes: Uint8Array, ranges: CalibrationRanges): Uint8
     nodes.push({ opType: 'DequantizeLinear', name: `${t}/dequantize`, input: [`${t}/q`, scale, zp], output: [`${t}/dq`] })
     rename.set(t, `${t}/dq`)
   }
-  const convSet = new Set(convs)
+  // a Conv whose input stays float (after the heads) keeps its float weights
+  const convSet = new Set(convs.filter((c) => activations.has(c.input![0]!)))
   for (const input of g.model.graph!.input ?? []) if (activations.has(input.name!)) qdq(input.name!)
   for (const node of g.nodes) {
     const inputs = (node.input ?? []).map((i) => rename.get(i) ?? i)
