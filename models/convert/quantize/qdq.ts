@@ -146,7 +146,7 @@ function feedsHead(g: Graph, t: string): boolean {
   return (g.consumers.get(t) ?? []).some((n) => n.opType === 'Sigmoid')
 }
 
-/** Nodes after a Sigmoid (peak picking, score arithmetic, box decoding): they stay float. */
+/** Nodes after a Sigmoid up to the next Conv (peak picking, score arithmetic, box decoding): they stay float. */
 function afterHeads(g: Graph): Set<Node> {
   const out = new Set<Node>()
   const stack = g.nodes.filter((n) => n.opType === 'Sigmoid').flatMap((n) => n.output ?? [])
@@ -155,7 +155,8 @@ function afterHeads(g: Graph): Set<Node> {
     const t = stack.pop()!
     if (seen.has(t)) continue
     seen.add(t)
-    for (const n of g.consumers.get(t) ?? []) { out.add(n); stack.push(...(n.output ?? [])) }
+    // a Conv starts quantized work again (CenterNet's head gates its features with a Sigmoid)
+    for (const n of g.consumers.get(t) ?? []) if (n.opType !== 'Conv') { out.add(n); stack.push(...(n.output ?? [])) }
   }
   return out
 }
