@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { checkSchema, formatIssue } from '../shared/schema/validate.ts'
-import { PipelineManifest, type FileRef, type ModelSource, type PackageFile } from './manifest-schema.ts'
+import { PipelineManifest, type FileRef, type ModelPrecision, type ModelSource, type PackageFile } from './manifest-schema.ts'
 
 /**
  * Loads and validates every pipeline manifest of a folder (default `models/manifests`).
@@ -29,15 +29,24 @@ export interface ManifestPaths {
   projectRoot: string
   /** DATA_DIR; without it, uploaded models resolve relative to the working folder's `data/`. */
   dataPath?: string
+  /** MODEL_PRECISION: `fp32` loads the float file of every build output, whatever its manifest's `precision`. */
+  precision?: 'manifest' | 'fp32'
   /** The package folder of an uploaded algorithm: `{ path }` references resolve inside it. */
   packageDir?: string
 }
 
-/** The file a model entry names (models/manifest-schema.ts, ModelEntry.source). */
-export function modelSourcePath(source: ModelSource, paths: ManifestPaths): string {
+/**
+ * The file a model entry names (models/manifest-schema.ts, ModelEntry.source): a build
+ * output with `precision: int8` is `<build>-int8.onnx`, unless MODEL_PRECISION=fp32
+ * (`paths.precision`) keeps every model float.
+ */
+export function modelSourcePath(source: ModelSource, paths: ManifestPaths, precision: ModelPrecision = 'fp32'): string {
   if ('package' in source) return resolvePackageFile(source, paths.projectRoot)
   if ('path' in source) return resolvePackagedFile(source.path, paths)
-  if ('build' in source) return path.join(paths.projectRoot, 'dist', 'models', `${source.build}.onnx`)
+  if ('build' in source) {
+    const int8 = precision === 'int8' && paths.precision !== 'fp32'
+    return path.join(paths.projectRoot, 'dist', 'models', `${source.build}${int8 ? '-int8' : ''}.onnx`)
+  }
   // shared/models/register.ts stores operator models as <DATA_DIR>/models/<modelId>.onnx.
   return path.join(paths.dataPath ?? path.resolve('data'), 'models', `${source.uploaded}.onnx`)
 }
@@ -134,7 +143,7 @@ export function resolveManifest(manifest: PipelineManifest, label: string, paths
   const modelPaths: Record<string, string> = {}
   const keyPaths: Record<string, string> = {}
   try {
-    for (const [key, model] of Object.entries(manifest.models)) modelPaths[key] = modelSourcePath(model.source, paths)
+    for (const [key, model] of Object.entries(manifest.models)) modelPaths[key] = modelSourcePath(model.source, paths, model.precision)
     for (const node of manifest.nodes)
       if (node.action === 'classifier' && node.head.kind === 'ctc') keyPaths[node.id] = resolveFileRef(node.head.keys, paths)
   } catch (error) {
@@ -143,18 +152,18 @@ export function resolveManifest(manifest: PipelineManifest, label: string, paths
   return { manifest, file: label, ...(paths.packageDir ? { packageDir: paths.packageDir } : {}), modelPaths, keyPaths }
 }
 
-export function loadManifest(file: string, projectRoot: string, dataPath?: string): LoadedManifest {
+export function loadManifest(file: string, projectRoot: string, dataPath?: string, precision?: ManifestPaths['precision']): LoadedManifest {
   const manifest = validateManifest(JSON.parse(readFileSync(file, 'utf8')), file)
-  return resolveManifest(manifest, file, { projectRoot, ...(dataPath ? { dataPath } : {}) })
+  return resolveManifest(manifest, file, { projectRoot, ...(dataPath ? { dataPath } : {}), ...(precision ? { precision } : {}) })
 }
 
 /** The folder of the manifests shipped with the device. */
 export const defaultManifestDir = (projectRoot: string) => path.join(projectRoot, 'models', 'manifests')
 
-export function loadManifests(dir: string, projectRoot: string, dataPath?: string): Map<string, LoadedManifest> {
+export function loadManifests(dir: string, projectRoot: string, dataPath?: string, precision?: ManifestPaths['precision']): Map<string, LoadedManifest> {
   const out = new Map<string, LoadedManifest>()
   for (const name of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
-    const loaded = loadManifest(path.join(dir, name), projectRoot, dataPath)
+    const loaded = loadManifest(path.join(dir, name), projectRoot, dataPath, precision)
     if (out.has(loaded.manifest.algorithmId)) throw new Error(`${name}: algorithmId ${loaded.manifest.algorithmId} is used twice`)
     out.set(loaded.manifest.algorithmId, loaded)
   }

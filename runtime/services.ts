@@ -130,7 +130,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     config, projectRoot, entry: path.join(distDir, 'runtime', 'sidecar.mjs'), log: log.child({ component: 'inference' }), algorithms: [], metrics: metrics.inference,
   })
   const algorithmRegistry = await AlgorithmRegistryService.open({
-    db: database.db, projectRoot, dataPath: config.dataPath, manifestDir, clock, log: log.child({ area: 'algorithms' }),
+    db: database.db, projectRoot, dataPath: config.dataPath, manifestDir, precision: config.modelPrecision === 'fp32' ? 'fp32' : 'manifest', clock, log: log.child({ area: 'algorithms' }),
     sidecar: inference.inference,
     limits: { maxEntries: config.algorithmPackageMaxEntries, maxExpandedBytes: config.algorithmPackageMaxExpandedBytes },
   })

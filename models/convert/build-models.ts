@@ -11,7 +11,9 @@ import { dirname, join, relative } from 'node:path'
 import { convertTfGraph } from './convert.ts'
 import { writePresetSignatures } from './preset-signatures.ts'
 import { modelSources, type ModelSource } from './sources.ts'
-import { loadTfGraph } from './tfjs-graph.ts'
+import { loadTfGraph, type TfGraph } from './tfjs-graph.ts'
+import { withInputSize } from './input-size.ts'
+import { quantizeQdq, type CalibrationRanges } from './quantize/qdq.ts'
 
 export interface BuiltModel {
   name: string
@@ -24,7 +26,7 @@ export function resolveModelJson(source: ModelSource, projectRoot: string): stri
   return createRequire(join(projectRoot, 'package.json')).resolve(source.modelJson)
 }
 
-/** Hash of the converter's source (read from the project, so that a bundled copy keys the cache the same way). */
+/** Hash of the converter's source and calibration ranges (read from the project, so that a bundled copy keys the cache the same way). */
 async function converterHash(projectRoot: string): Promise<string> {
   const converterDir = join(projectRoot, 'models/convert')
   const hash = createHash('sha256')
@@ -32,7 +34,7 @@ async function converterHash(projectRoot: string): Promise<string> {
     for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
       const path = join(dir, entry.name)
       if (entry.isDirectory()) await walk(path)
-      else if (entry.name.endsWith('.ts')) hash.update(relative(converterDir, path)).update(await readFile(path))
+      else if (entry.name.endsWith('.ts') || entry.name.endsWith('.json')) hash.update(relative(converterDir, path)).update(await readFile(path))
     }
   }
   await walk(converterDir)
@@ -57,6 +59,24 @@ export async function convertModels({ root, dist }: { root: string; dist: string
   return built
 }
 
+/** The files a source becomes: the model, its other input sizes, and their int8 variants. */
+export function modelVariants(source: ModelSource): { file: string; size?: number; int8: boolean }[] {
+  const sized = [{ suffix: '', size: undefined as number | undefined }, ...(source.inputSizes?.sizes ?? []).map((size) => ({ suffix: `-${size}`, size }))]
+  return sized.flatMap(({ suffix, size }) => [
+    { file: `${source.name}${suffix}`, size, int8: false },
+    ...(source.int8 ? [{ file: `${source.name}${suffix}-int8`, size, int8: true }] : []),
+  ])
+}
+
+/** The committed activation ranges of a float model (quantize/calibrate-cli.ts writes them). */
+export async function readCalibration(projectRoot: string, file: string): Promise<CalibrationRanges> {
+  const path = join(projectRoot, 'models/convert/calibration', `${file}.json`)
+  const text = await readFile(path, 'utf8').catch(() => {
+    throw new Error(`models/convert: ${relative(projectRoot, path)} is missing: run npx tsx models/convert/quantize/calibrate-cli.ts ${file}`)
+  })
+  return JSON.parse(text) as CalibrationRanges
+}
+
 export async function buildModels(sources: readonly ModelSource[], outDir: string, projectRoot: string): Promise<BuiltModel[]> {
   await mkdir(outDir, { recursive: true })
   const converter = await converterHash(projectRoot)
@@ -64,19 +84,31 @@ export async function buildModels(sources: readonly ModelSource[], outDir: strin
   for (const source of sources) {
     const modelJson = resolveModelJson(source, projectRoot)
     const key = `${await sourceHash(modelJson)} ${converter}`
-    const path = join(outDir, `${source.name}.onnx`)
-    const keyPath = `${path}.sha256`
-    const previous = await readFile(keyPath, 'utf8').catch(() => '')
-    if (previous === key) {
-      built.push({ name: source.name, path, cached: true })
-      continue
+    let graph: TfGraph | undefined
+    const float = new Map<string, Uint8Array>()
+    for (const variant of modelVariants(source)) {
+      const path = join(outDir, `${variant.file}.onnx`)
+      const keyPath = `${path}.sha256`
+      const previous = await readFile(keyPath, 'utf8').catch(() => '')
+      if (previous === key) {
+        built.push({ name: variant.file, path, cached: true })
+        continue
+      }
+      const floatFile = variant.file.replace(/-int8$/, '')
+      let onnx = float.get(floatFile)
+      if (!onnx) {
+        graph ??= await loadTfGraph(modelJson)
+        const sizedGraph = variant.size && source.inputSizes ? withInputSize(graph, source.name, source.inputSizes, variant.size) : graph
+        onnx = convertTfGraph(sizedGraph, source.name, source.descriptor).onnx
+        float.set(floatFile, onnx)
+      }
+      if (variant.int8) onnx = quantizeQdq(onnx, await readCalibration(projectRoot, floatFile))
+      // write-then-rename: a stopped build never leaves a half-written model behind
+      await writeFile(`${path}.tmp`, onnx)
+      await rename(`${path}.tmp`, path)
+      await writeFile(keyPath, key)
+      built.push({ name: variant.file, path, cached: false })
     }
-    const { onnx } = convertTfGraph(await loadTfGraph(modelJson), source.name, source.descriptor)
-    // write-then-rename: a stopped build never leaves a half-written model behind
-    await writeFile(`${path}.tmp`, onnx)
-    await rename(`${path}.tmp`, path)
-    await writeFile(keyPath, key)
-    built.push({ name: source.name, path, cached: false })
   }
   return built
 }

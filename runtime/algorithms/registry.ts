@@ -40,6 +40,8 @@ export interface RegistryOptions {
   dataPath: string
   /** The shipped manifests (models/manifests or MODELS_MANIFEST_DIR). */
   manifestDir: string
+  /** MODEL_PRECISION (models/load-manifests.ts, ManifestPaths.precision). */
+  precision?: 'manifest' | 'fp32'
   clock: Clock
   log: Logger
   sidecar: AlgorithmSink
@@ -221,7 +223,7 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
   // ── internals ────────────────────────────────────────────────────────────────────────
   async #load(): Promise<void> {
     const { db, projectRoot, dataPath, manifestDir, clock, log } = this.#o
-    this.#presets = loadManifests(manifestDir, projectRoot, dataPath)
+    this.#presets = loadManifests(manifestDir, projectRoot, dataPath, this.#o.precision)
     await mkdir(this.#dir, { recursive: true })
     const removed = new Set((await db.select().from(removedPresetAlgorithms)).map((r) => r.algorithmId))
     const rows = new Map((await db.select().from(algorithms)).map((r) => [r.algorithmId, r]))
@@ -236,7 +238,7 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
       try {
         const manifest = validateManifest(JSON.parse(await readFile(path.join(folder, MANIFEST_FILE), 'utf8')), `${name}/${MANIFEST_FILE}`)
         if (manifest.algorithmId !== name) throw new Error(`folder ${name} holds algorithm ${manifest.algorithmId}`)
-        const loaded = resolveManifest(manifest, folder, { projectRoot, dataPath, packageDir: folder })
+        const loaded = resolveManifest(manifest, folder, { projectRoot, dataPath, packageDir: folder, ...(this.#o.precision ? { precision: this.#o.precision } : {}) })
         const row = rows.get(name)
         const origin: AlgorithmOrigin = row?.source === 'layout' ? 'layout' : 'package'
         // Whole milliseconds, as the table stores them: every route answers the same updateTime.
@@ -281,7 +283,7 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
 
   #resolveOrThrow(manifest: PipelineManifest, folder: string, errorId: 'AlgorithmInvalid' | 'AlgorithmPackageInvalid'): LoadedManifest {
     try {
-      return resolveManifest(manifest, manifest.algorithmId, { projectRoot: this.#o.projectRoot, dataPath: this.#o.dataPath, packageDir: folder })
+      return resolveManifest(manifest, manifest.algorithmId, { projectRoot: this.#o.projectRoot, dataPath: this.#o.dataPath, packageDir: folder, ...(this.#o.precision ? { precision: this.#o.precision } : {}) })
     } catch (error) {
       throw new ApiError(errorId, { details: { algorithmId: manifest.algorithmId, reason: (error as Error).message.replace(/^[^:]*: /, '').slice(0, 500) } })
     }
