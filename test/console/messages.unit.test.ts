@@ -131,4 +131,3 @@ describe('specific advice from the error\'s details', () => {
     expect(shown.actionText).toBe('The camera sends 10 frames per second: choose at most 10 (analysing fewer, e.g. 5, saves processing).')
   })
 })
-

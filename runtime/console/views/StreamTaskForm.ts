@@ -76,7 +76,7 @@ export function StreamTaskForm({ client, cameras, cameraId, onCreated }: {
     <h2 id="stream-create-heading">Analyse a camera</h2>
     ${cameras?.length === 0 ? html`<p>No cameras yet. <a href="#/cameras">Add a camera</a> first.</p>` : null}
     <label>Name
-      <input name="taskName" value=${taskName} maxLength=${128} disabled=${busy} placeholder="e.g. Front door people" data-testid="stream-task-name"
+      <input name="taskName" value=${taskName} maxLength=${128} disabled=${busy} placeholder="e.g. Front door people" data-testid="stream-name"
         onInput=${(e: Event) => setTaskName((e.target as HTMLInputElement).value)} />
     </label>
     <label>Camera
