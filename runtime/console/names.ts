@@ -23,18 +23,20 @@ export interface Names extends NameLists {
 }
 
 const EMPTY: NameLists = { cameras: [], tasks: [], policies: [], galleries: [] }
-/** At most one re-read for ids no list knows, per this interval. */
+/** Ids still unknown after their own re-read: at most one more re-read per this interval. */
 const UNKNOWN_REFRESH_MS = 5000
 
 /**
  * The names of cameras, tasks (their `taskName`, else the taskId), alarm policies and face
- * galleries, read from the device once and again when an unknown id turns up, so that pages
+ * galleries, read from the device once, again at once when an unknown id turns up (then at most every 5 s), so that pages
  * show names, never raw ids (docs/console-and-cli.md "Review"). A list the session may not
  * read stays empty; its ids are shown as they are.
  */
 export function useNames(client: DeviceClient): Names {
   const [lists, setLists] = useState<NameLists>(EMPTY)
   const lastRead = useRef(0)
+  // Ids no list knew when first met: each makes the lists be read again at once, once.
+  const asked = useRef(new Set<string>())
   const read = () => {
     lastRead.current = Date.now()
     const galleries = new GalleryClient(client, 'face')
@@ -47,11 +49,16 @@ export function useNames(client: DeviceClient): Names {
   }
   useEffect(read, [client])
   return useMemo(() => {
-    const unknown = () => { if (Date.now() - lastRead.current > UNKNOWN_REFRESH_MS) read() }
+    const unknown = (id: string) => {
+      if (!asked.current.has(id)) {
+        asked.current.add(id)
+        read()
+      } else if (Date.now() - lastRead.current > UNKNOWN_REFRESH_MS) read()
+    }
     const lookup = <T>(rows: T[], key: keyof T, name: (row: T) => string) => (id: unknown) => {
       if (id === null || id === undefined || id === '') return ''
       const row = rows.find((r) => r[key] === id)
-      if (!row) unknown()
+      if (!row) unknown(`${String(key)}:${String(id)}`)
       return row ? name(row) : String(id)
     }
     return {

@@ -100,7 +100,7 @@ export function Detect({ client, account, memory, tasks }: { client: DeviceClien
       // The refused file replaces the previous choice: nothing is selected, Detect waits for an image.
       setFile(null)
       memory.file = null
-      setError(new Error(`${chosen.name} is not a JPEG, PNG or BMP image. Choose a photo in one of these formats.`))
+      setError(new Error(`${chosen.name} is not a JPEG, PNG or BMP image.`))
       setErrorContext('File')
       return
     }
