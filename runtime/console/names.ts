@@ -23,19 +23,19 @@ export interface Names extends NameLists {
 }
 
 const EMPTY: NameLists = { cameras: [], tasks: [], policies: [], galleries: [] }
-/** Ids still unknown after their own re-read: at most one more re-read per this interval. */
+/** A re-read for an unknown id waits until the last read is this old (1 s at the least). */
 const UNKNOWN_REFRESH_MS = 5000
 
 /**
  * The names of cameras, tasks (their `taskName`, else the taskId), alarm policies and face
- * galleries, read from the device once, again at once when an unknown id turns up (then at most every 5 s), so that pages
+ * galleries, read from the device once, again when an id turns up that no list knows (once per id, within 1 s), so that pages
  * show names, never raw ids (docs/console-and-cli.md "Review"). A list the session may not
  * read stays empty; its ids are shown as they are.
  */
 export function useNames(client: DeviceClient): Names {
   const [lists, setLists] = useState<NameLists>(EMPTY)
   const lastRead = useRef(0)
-  // Ids no list knew when first met: each makes the lists be read again at once, once.
+  // Ids no list knew when first met: each makes the lists be read again, once.
   const asked = useRef(new Set<string>())
   const read = () => {
     lastRead.current = Date.now()
@@ -50,10 +50,11 @@ export function useNames(client: DeviceClient): Names {
   useEffect(read, [client])
   return useMemo(() => {
     const unknown = (id: string) => {
-      if (!asked.current.has(id)) {
-        asked.current.add(id)
-        read()
-      } else if (Date.now() - lastRead.current > UNKNOWN_REFRESH_MS) read()
+      if (asked.current.has(id)) return
+      asked.current.add(id)
+      // Several new ids at once (a page of events) make one re-read.
+      if (Date.now() - lastRead.current > UNKNOWN_REFRESH_MS) read()
+      else setTimeout(() => { if (Date.now() - lastRead.current > UNKNOWN_REFRESH_MS / 5) read() }, UNKNOWN_REFRESH_MS / 5)
     }
     const lookup = <T>(rows: T[], key: keyof T, name: (row: T) => string) => (id: unknown) => {
       if (id === null || id === undefined || id === '') return ''
