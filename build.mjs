@@ -17,6 +17,8 @@ import { buildConsole } from './runtime/console/step.mjs'
 import { buildRelease } from './infra/release/build.mjs'
 
 const root = path.dirname(fileURLToPath(import.meta.url))
+// The converter opens models in this process: no onnxruntime telemetry (docs/deployment.md, "What the device writes").
+process.env.ORT_DISABLE_TELEMETRY ??= '1'
 const outdirIndex = process.argv.indexOf('--outdir')
 const dist = outdirIndex === -1 ? path.join(root, 'dist') : path.resolve(process.argv[outdirIndex + 1])
 const functionsOut = path.join(dist, 'functions')

@@ -10,7 +10,7 @@ import { createServices } from './services.ts'
 import { RouteTable } from './http/route-table.ts'
 import { InFlight } from './http/inflight.ts'
 import { createApp } from './http/app.ts'
-import { answerClientErrors } from './http/client-error.ts'
+import { answerClientErrors, answerUnmetExpectations } from './http/client-error.ts'
 import { InputValidator } from './http/validate.ts'
 import { functionsDistDir } from './paths.ts'
 import { TUS_ROUTE } from './uploads/tus.ts'
@@ -56,6 +56,10 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s))
   })
   answerClientErrors(server)
+  answerUnmetExpectations(server)
+  // node's 5 s closed idle connections under clients busy a little longer between two requests:
+  // the request they then sent met a closing socket and got no answer (docs/architecture.md).
+  if ('keepAliveTimeout' in server) server.keepAliveTimeout = config.httpKeepAliveTimeoutMs
   const port = (server.address() as AddressInfo).port
   log.info({ port, host: config.host, version: runtime.services.process.softwareVersion, routes: table.routes().length }, 'listening')
   runtime.advertiseHttp(advertisement(port))

@@ -158,6 +158,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     start: async () => {
       const removed = await removeOrphanSpoolFiles(spoolDirOf(config.dataPath))
       if (removed > 0) log.info({ removed }, 'removed upload spool files left by a previous run')
+      await uploads.start()
     },
     stop: () => uploads.close(),
   })
@@ -197,7 +198,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   // Stream tasks (spec 4.9 TaskCreate): resumed in the background once cameras and the sidecar run; stopped first.
   const streamLog = log.child({ area: 'streams' })
   const streams: StreamTaskService = new StreamTaskService({ db: database.db, clock, log: streamLog, inference: inference.inference, cameras, algorithms: algorithmRegistry,
-    metrics: metrics.streamTaskMetrics(), schedules,
+    metrics: metrics.streamTaskMetrics(), schedules, detectSlots: config.streamDetectSlots, regionDetection: config.streamRegionDetection,
     observers: streamObservers({
       config, events: eventSystem.events, imageQuality, log: streamLog, algorithms: algorithmRegistry, faceAlgorithm: config.galleryFaceAlgorithm,
       describeFaces: (algorithmId, image) => inference.inference.describe(algorithmId, image),

@@ -51,7 +51,8 @@ export const settings = {
   loginMaxFailures: s('LOGIN_MAX_FAILURES', 'int', 5, 'Failed password checks of one account from one client address before that address is blocked for the account (0 = never); other addresses are not blocked.'),
   loginLockMs: s('LOGIN_LOCK_MS', 'int', 5 * 60 * 1000, 'First block of an address; each further failure from it doubles the block, up to LOGIN_MAX_BLOCK_MS.'),
   loginMaxBlockMs: s('LOGIN_MAX_BLOCK_MS', 'int', 60 * 60 * 1000, 'Longest block of an address.'),
-  loginAccountDelayMaxMs: s('LOGIN_ACCOUNT_DELAY_MAX_MS', 'int', 2000, 'Most that failures from all addresses together delay each password check of the account (250 ms per failure beyond 20 recent ones).'),
+  loginAccountDelayMaxMs: s('LOGIN_ACCOUNT_DELAY_MAX_MS', 'int', 2000, 'Most that failures from all addresses together space the password checks of the account apart (250 ms per failure beyond 20 recent ones); a check that comes too early is answered LoginBusy at once, with retryAfterSeconds.'),
+  httpKeepAliveTimeoutMs: s('HTTP_KEEP_ALIVE_TIMEOUT_MS', 'int', 65_000, 'How long an idle HTTP connection is kept for the client\'s next request (advertised as `Keep-Alive: timeout=`); longer than a client may be busy between two requests, so that none is sent on a connection closing under it.'),
   httpTrustProxy: s('HTTP_TRUST_PROXY', 'boolean', false, 'A reverse proxy stands in front of the device: the client address is the last `X-Forwarded-For` entry. Leave off otherwise, or a client could name any address.'),
   metricsToken: s('METRICS_TOKEN', 'string', '', 'Bearer token a Prometheus scraper may send instead of an mtk to `GET /gtw/cwai/System/Metrics`; empty = mtk only. Use a long random value; never logged.'),
   passwordScrypt: s('PASSWORD_SCRYPT', 'string', 'N=16384,r=8,p=5', 'scrypt cost of new password hashes, `N=<N>,r=8,p=<p>`: one of OWASP\'s equivalent sets (N=2^17,p=1; 2^16,2; 2^15,3; 2^14,5; 2^13,10) or more. The default takes 16 MiB per hash; a stored hash of another cost is re-made at its next sign-in.'),
@@ -80,6 +81,7 @@ export const settings = {
   decodeQueueMax: s('DECODE_QUEUE_MAX', 'int', 16, 'Most detections waiting for decode memory; one more is refused at once with the retryable ImageMemoryBusy.'),
   decodeQueueWaitMs: s('DECODE_QUEUE_WAIT_MS', 'int', 20_000, 'Longest wait of a detection for decode memory (its deadline may end it sooner); then ImageMemoryBusy with retryAfterSeconds.'),
   inferenceThreads: s('INFERENCE_THREADS', 'int', threadsForMachine(), 'onnxruntime intra-op threads per session; default by machine size: the cores, at most 4 (2 on the 2-core device). The sidecar gives libvips as many.'),
+  streamDetectSlots: s('STREAM_DETECT_SLOTS', 'int', 2, 'Stream-task detections the sidecar runs at once, shared by every stream task in turn (docs/cameras-and-stream-tasks.md "Detector scheduling"); 0 = no limit, one per task at once (the previous behaviour).'),
   fileServiceBaseUrl: s('FILE_SERVICE_BASE_URL', 'string', '', 'When set, fullPicture is a URL under this base instead of a data: URI (spec 2.6).'),
 
   // ── AI host, device status, models, upgrade (spec 4.9, 4.11) ─────────────────────────────────
@@ -114,6 +116,7 @@ export const settings = {
   cameraReconnectMinMs: s('CAMERA_RECONNECT_MIN_MS', 'int', 1000, 'First reconnect delay of an offline camera; doubles per failed attempt.'),
   cameraReconnectMaxMs: s('CAMERA_RECONNECT_MAX_MS', 'int', 30_000, 'Largest reconnect delay of an offline camera.'),
   cameraMonitorFps: s('CAMERA_MONITOR_FPS', 'number', 1, 'Frames per second a camera is decoded at for its status and capture while no task analyses it (also the poll rate of HTTP snapshot sources).'),
+  streamRegionDetection: s('STREAM_REGION_DETECTION', 'boolean', true, 'Stream tasks with motion gating detect crops around the motion regions and tracked objects instead of the whole frame where their `regionDetection` is on (the default); false: every task detects whole frames (docs/cameras-and-stream-tasks.md "Detection on motion regions").'),
   cameraVideoMaxBytes: s('CAMERA_VIDEO_MAX_BYTES', 'int', 2048 * MB, 'Largest video file a file camera accepts (upload purpose `video`).'),
   // ── recording and live view (spec 4.10 System: recording, Live stream) ─────────────────
   recordRetentionDays: s('RECORD_RETENTION_DAYS', 'number', 7, 'Default retention of recorded clips in days (0 = kept until the budget or the disk reserve needs the space); System/SetRecordParam stores another value.'),
@@ -151,6 +154,11 @@ export const settings = {
   mqttReconnectMinMs: s('MQTT_RECONNECT_MIN_MS', 'int', 500, 'First reconnect delay; doubles per failed attempt.'),
   mqttReconnectMaxMs: s('MQTT_RECONNECT_MAX_MS', 'int', 30_000, 'Largest reconnect delay.'),
   mqttMaxRequestsInFlight: s('MQTT_MAX_REQUESTS_IN_FLIGHT', 'int', 16, 'MQTT requests run at once; more are answered `api.error.MqttBusy` (retryable) and not run (0: none runs).'),
+  mqttHaDiscovery: s('MQTT_HA_DISCOVERY', 'boolean', true, 'Publish Home Assistant MQTT discovery configs and entity states while MQTT is configured (docs/events.md "Home Assistant").'),
+  mqttHaDiscoveryPrefix: s('MQTT_HA_DISCOVERY_PREFIX', 'string', 'homeassistant', 'Home Assistant\'s discovery prefix: configs go to `<prefix>/<component>/<clientId>/<object>/config`, its birth message is read on `<prefix>/status`.'),
+  mqttHaRefreshMs: s('MQTT_HA_REFRESH_MS', 'int', 5000, 'How often the Home Assistant configs and states are compared with the cameras, tasks and policies (added, renamed, deleted) and the device health is published.'),
+  mqttHaImageIntervalMs: s('MQTT_HA_IMAGE_INTERVAL_MS', 'int', 10_000, 'How often each online camera\'s latest frame is published to its Home Assistant camera image topic (0: never).'),
+  mqttSummaryIntervalMs: s('MQTT_SUMMARY_INTERVAL_MS', 'int', 10_000, 'How often the device publishes its retained fleet summary (`<prefix>/<clientId>/summary`: uptime, cameras, tasks, alarms, disk) that the console\'s Fleet view reads.'),
   advertisedUrl: s('ADVERTISED_URL', 'string', '', 'HTTP address of the device as other hosts reach it (NAT, a published container port), published in the MQTT registration for fleet commands; empty: the bound address, or each interface address.'),
   webhookUrls: s('WEBHOOK_URLS', 'string', '', 'Comma-separated URLs that receive every event as a signed JSON POST; empty disables the webhook.'),
   webhookSecret: s('WEBHOOK_SECRET', 'string', '', 'HMAC-SHA256 key of the webhook signature (never logged, never returned).'),

@@ -18,7 +18,7 @@ import type { ResourcePeaks } from './resources.ts'
  * - `averageDiscardRate` = Σ Δ framesDropped / Σ Δ framesIn (the bounded queue's drops of
  *   the frames delivered, as the device's own discardRate);
  * - latencies: the device keeps each task's last 512 frames; the figures are the largest
- *   channel's p99 (detector: the sidecar call, its queue wait included; critical path:
+ *   channel's p99 (detector: the sidecar call, without the wait for the task's turn; critical path:
  *   frame decoded → result stored).
  * Per step: the lowest task fps, the largest latencies, drops pooled over all tasks,
  * `maximumChannelDiscardRate` the worst channel, and the device's resource peaks.

@@ -40,6 +40,8 @@ export interface StreamTargetOptions {
   algorithms: Record<TaskName, string>
   /** An ONNX helmet classifier to install as `helmet-classifier` before the run; null: none. */
   helmetClassifier: string | null
+  /** Settings of the device (environment, shared/config.ts), e.g. `STREAM_DETECT_SLOTS`. */
+  deviceEnv?: Record<string, string>
 }
 
 /** One channel of a step: what the device said about its task and what the channel saw. */
@@ -111,7 +113,7 @@ export async function openStreamTarget(o: StreamTargetOptions): Promise<StreamTa
       return file
     }))
     const rtsp = started.rtsp = await startRtspServer(video, await freePort(), mounts.map((m, c) => ({ path: m.path, file: files[c] })), undefined, { shared: false })
-    const device = started.device = await startBenchDevice()
+    const device = started.device = await startBenchDevice(o.deviceEnv)
     const mtk = await device.signIn()
     const client = deviceClient(device.url, mtk)
     if (o.helmetClassifier) {
@@ -178,7 +180,7 @@ export async function openStreamTarget(o: StreamTargetOptions): Promise<StreamTa
       runStep,
       settings: {
         video: path.basename(o.video), motionGating: o.motionGating, warmupSeconds: o.warmupSeconds, algorithms: o.algorithms,
-        helmetClassifier: o.helmetClassifier ? path.basename(o.helmetClassifier) : null, footage, idleRssMb: idle.rssPeakMb,
+        helmetClassifier: o.helmetClassifier ? path.basename(o.helmetClassifier) : null, footage, idleRssMb: idle.rssPeakMb, deviceEnv: o.deviceEnv ?? {},
         cameras: 'one RTSP mount per channel (GStreamer RTSP server on loopback, H.264 passed through, a pipeline per client), one camera per mount',
         streamOffsetsSeconds: mounts.map((m) => m.offsetSeconds),
       },

@@ -6,6 +6,7 @@ import { CHANGED_PASSWORD, startDevice, type DeviceProcess } from '../../test/he
 import { compileSchema } from '../../shared/schema/validate.ts'
 import { ROOT, envelopeViolation, send, type Answer } from './lib.ts'
 import { hugeNumbers, invalid, nastyStrings, nested, valid, type Schema } from './schema-arbitrary.ts'
+import { hostileRequests } from './hostile.ts'
 
 /**
  * Routes that change global state destructively when their input is valid (the device
@@ -195,9 +196,11 @@ export interface FuzzFigures {
   durationMs: number
 }
 
-export async function runFuzz(options: { runsPerRoute: number; seed: number; log: (line: string) => void }): Promise<FuzzFigures> {
+export async function runFuzz(options: { runsPerRoute: number; seed: number; log: (line: string) => void; routes?: string }): Promise<FuzzFigures> {
   const started = Date.now()
-  const routes = await loadRoutes()
+  // `--routes PTaskCancle,DownloadLog`: only the routes whose path contains one of the names.
+  const only = options.routes?.split(',').filter(Boolean) ?? []
+  const routes = (await loadRoutes()).filter((r) => only.length === 0 || only.some((name) => r.path.includes(name)))
   const device = await startDevice({ env: { LOG_LEVEL: 'info' } })
   const figures: FuzzFigures = { routes: routes.length, invalidOnlyRoutes: [...INVALID_ONLY], requests: 0, refused: 0, accepted: 0, byKind: {}, byStatus: {}, violations: [], seed: options.seed, runsPerRoute: options.runsPerRoute, durationMs: 0 }
   try {
@@ -264,6 +267,13 @@ export async function runFuzz(options: { runsPerRoute: number; seed: number; log
       await fc.assert(fc.asyncProperty(caseArbitrary(route), check), { numRuns: options.runsPerRoute, seed: options.seed, endOnFailure: true })
       options.log(`fuzz ${route.path}: ${options.runsPerRoute} cases${routeViolations ? `, ${routeViolations} violations` : ''}`)
     }
+    // Hand-made cases: HTTP framing, a password flood, MQTT files while disabled, log ids (hostile.ts).
+    const hostile = await hostileRequests(device, mtk)
+    figures.requests += hostile.requests
+    figures.byKind.hostile = hostile.requests
+    for (const problem of hostile.problems) figures.violations.push({ route: '(hostile)', kind: 'hostile', request: problem.split(':')[0]!, problem })
+    options.log(`fuzz hostile requests: ${hostile.requests}, ${hostile.problems.length} problems`)
+    if (device.process.exitCode !== null) figures.violations.push({ route: '(hostile)', kind: 'hostile', request: '-', problem: `device exited with ${device.process.exitCode}` })
   } finally {
     figures.durationMs = Date.now() - started
     await device.stop()

@@ -7,6 +7,7 @@
  *   npm run reliability                       fuzz + faults + 5-minute soak (< 15 min)
  *   npm run reliability -- --soak 30m         the full soak
  *   npm run reliability -- --parts fuzz,faults --runs 100 --seed 42
+ *   npm run reliability -- --parts fuzz --runs 300 --routes PTaskCancle   (only routes whose path has a name)
  */
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -22,6 +23,7 @@ const { values } = parseArgs({
     parts: { type: 'string', default: 'fuzz,faults,soak' },
     runs: { type: 'string', default: '100' },
     seed: { type: 'string' },
+    routes: { type: 'string' },
     soak: { type: 'string', default: '5m' },
     'fault-rounds': { type: 'string', default: '2' },
     out: { type: 'string', default: path.join(ROOT, 'bench/out/reliability.json') },
@@ -43,7 +45,7 @@ const write = () => {
 
 try {
   if (parts.has('fuzz')) {
-    const fuzz = await runFuzz({ runsPerRoute: Number(values.runs), seed, log })
+    const fuzz = await runFuzz({ runsPerRoute: Number(values.runs), seed, log, routes: values.routes })
     report.fuzz = fuzz
     log(`fuzz: ${fuzz.routes} routes, ${fuzz.requests} requests (${fuzz.refused} refused, ${fuzz.accepted} accepted), ${fuzz.violations.length} violations, ${Math.round(fuzz.durationMs / 1000)} s`)
     for (const v of fuzz.violations) failures.push(`fuzz ${v.route} [${v.kind}] ${v.problem} <- ${v.request}`)

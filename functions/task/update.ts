@@ -5,7 +5,7 @@ export default defineHandler({
   routes: ['/gtw/cwai/Task/update'],
   auth: 'session',
   body: 'json',
-  summary: 'Changes a stream task\'s parameters and regions (spec 4.10 Task): targetFps, taskConfig (regions, thresholds, spec 2.4), motionGating, minDetectIntervalMs, trackedDetectIntervalMs. NotCreated, InvalidParam, TaskCreateFailed.',
+  summary: 'Changes a stream task\'s parameters and regions (spec 4.10 Task): targetFps, taskConfig (regions, thresholds, spec 2.4), motionGating, minDetectIntervalMs, trackedDetectIntervalMs, regionDetection. NotCreated, InvalidParam, TaskCreateFailed.',
   input: TaskUpdateInput,
   async handle(input, ctx) {
     await ctx.streams.update(input)

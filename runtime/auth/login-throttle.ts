@@ -1,5 +1,4 @@
 import { isIPv6 } from 'node:net'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { and, eq, lt } from 'drizzle-orm'
 import type { Db } from '../../shared/db/client.ts'
 import { loginThrottle } from '../../shared/db/schema/index.ts'
@@ -26,13 +25,15 @@ const FORGET_MS = 24 * 60 * 60 * 1000
 const ACCOUNT_FREE_FAILURES = 20
 /** ...one of them is forgotten per minute... */
 const ACCOUNT_LEAK_MS = 60_000
-/** ...and each one above the free ones delays every check of the account by this much more. */
+/** ...and each one above the free ones spaces the checks of the account this much more apart. */
 const ACCOUNT_DELAY_STEP_MS = 250
 /**
  * Checks of one account waiting for their turn; more are refused (LoginBusy). A blocked client
  * is refused before it queues, and in its turn in a moment, so a burst from one address drains fast.
  */
 export const MAX_WAITING_PER_ACCOUNT = 64
+/** A check that would wait longer than this for its turn (by the recent checks' length) is refused at once (LoginBusy). */
+export const MAX_TURN_WAIT_MS = 2000
 /** Clients and accounts kept in memory, least recently used dropped first (clients are read again from the database). */
 const MAX_TRACKED = 10_000
 
@@ -48,6 +49,10 @@ interface AccountLoad {
   /** Recent failures from all clients, leaking one per ACCOUNT_LEAK_MS. */
   level: number
   at: number
+  /** Monotonic time the last check of the account ended; null before the first. */
+  lastCheckEnd: number | null
+  /** Recent length of a check (verify and record), ms: a moving average. */
+  checkMs: number
 }
 
 /**
@@ -69,6 +74,18 @@ export function clientKey(address: string | null): string {
   return `${groups.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(':')}::/64`
 }
 
+const sum = (values: Iterable<number>) => {
+  let total = 0
+  for (const value of values) total += value
+  return total
+}
+
+/** LoginBusy (retryable) with the wait in whole seconds, at least 1, in the item and its details. */
+function busy(waitMs: number): ApiError {
+  const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000))
+  return retryAfterSeconds === 1 ? loginBusy() : new ApiError('LoginBusy', { retryAfterSeconds, details: { retryAfterSeconds } })
+}
+
 /** Keeps `value` as the most recently used entry of a bounded map. */
 function remember<V>(map: Map<string, V>, key: string, value: V): V {
   map.delete(key)
@@ -83,10 +100,13 @@ function remember<V>(map: Map<string, V>, key: string, value: V): V {
  * - Per account and client: `maxFailures` failed checks, then the client is blocked for that
  *   account for `blockMs`, and after each further failure for twice as long as before, up to
  *   `maxBlockMs`. Other clients are not blocked, so nobody can lock the account out.
- * - Per account, all clients together: beyond ACCOUNT_FREE_FAILURES recent failures every check
- *   waits a little (at most `accountDelayMaxMs`), which slows a guess spread over many addresses.
+ * - Per account, all clients together: beyond ACCOUNT_FREE_FAILURES recent failures the checks
+ *   of the account are spaced apart (at most `accountDelayMaxMs`), which slows a guess spread over
+ *   many addresses. A check that comes too early is not held: it is refused at once, LoginBusy with
+ *   retryAfterSeconds, so a flood holds no connection and an administrator gets an answer at once.
  * - Checks of one account run one at a time (check, verify, record as one step), so a burst
- *   cannot have more guesses verified than the count allows.
+ *   cannot have more guesses verified than the count allows. A check whose wait for its turn
+ *   would exceed MAX_TURN_WAIT_MS is refused at once the same way.
  * - Durations run on the monotonic clock, so a wall-clock step neither lengthens nor ends a block.
  *   Counts and blocks are also stored (login_throttle) and survive a restart; what is left of a
  *   stored block is read as at most its length, whatever the wall clock did meanwhile.
@@ -95,7 +115,8 @@ export class RuntimeLoginThrottle implements LoginThrottle {
   readonly #clients = new Map<string, ClientState>()
   readonly #accounts = new Map<string, AccountLoad>()
   readonly #turns = new KeyedMutex()
-  readonly #waiting = new Map<string, number>()
+  /** Checks waiting for their turn, per account and client. */
+  readonly #waiting = new Map<string, Map<string, number>>()
   readonly #monotonic: () => number
 
   constructor(private readonly deps: { db: Db; clock: Clock; events: EventsService; log: Logger; policy: ThrottlePolicy }) {
@@ -106,25 +127,51 @@ export class RuntimeLoginThrottle implements LoginThrottle {
     const client = clientKey(clientAddress)
     // A blocked client is refused at once, without waiting for its turn.
     this.#refuseIfBlocked(await this.#client(account, client))
-    const waiting = this.#waiting.get(account) ?? 0
-    if (waiting >= MAX_WAITING_PER_ACCOUNT) throw loginBusy()
-    this.#waiting.set(account, waiting + 1)
+    this.#refuseIfEarly(account)
+    const queue = this.#waiting.get(account) ?? new Map<string, number>()
+    if (sum(queue.values()) >= MAX_WAITING_PER_ACCOUNT) throw busy(1000)
+    // The wait for the turn, by the recent checks' length: a long one is refused rather than held.
+    const expectedWaitMs = this.#verifiesAhead(account, queue) * this.#load(account).checkMs
+    if (expectedWaitMs > MAX_TURN_WAIT_MS) throw busy(expectedWaitMs)
+    queue.set(client, (queue.get(client) ?? 0) + 1)
+    this.#waiting.set(account, queue)
     try {
       return await this.#turns.run(account, async () => {
         const state = await this.#client(account, client)
         this.#refuseIfBlocked(state) // a check that held the turn before may have blocked it
-        const delayMs = this.#accountDelay(account)
-        if (delayMs > 0) await sleep(delayMs)
-        const result = await check()
-        if (result === null) await this.#fail(account, client, clientAddress, state)
-        else if (state.failures > 0) await this.#clear(account, client)
-        return result
+        this.#refuseIfEarly(account) // ... or spaced the account's checks further apart
+        const started = this.#monotonic()
+        try {
+          const result = await check()
+          if (result === null) await this.#fail(account, client, clientAddress, state)
+          else if (state.failures > 0) await this.#clear(account, client)
+          return result
+        } finally {
+          const load = this.#load(account)
+          load.lastCheckEnd = this.#monotonic()
+          load.checkMs = 0.7 * load.checkMs + 0.3 * (load.lastCheckEnd - started)
+        }
       })
     } finally {
-      const left = this.#waiting.get(account)! - 1
-      if (left > 0) this.#waiting.set(account, left)
-      else this.#waiting.delete(account)
+      const left = queue.get(client)! - 1
+      if (left > 0) queue.set(client, left)
+      else queue.delete(client)
+      if (queue.size === 0 && this.#waiting.get(account) === queue) this.#waiting.delete(account)
     }
+  }
+
+  /**
+   * Checks ahead that will run a verification: a client's checks beyond what its count still
+   * allows are refused in their turn at once (LoginLocked) and cost nothing.
+   */
+  #verifiesAhead(account: string, queue: Map<string, number>): number {
+    const { maxFailures } = this.deps.policy
+    let ahead = 0
+    for (const [client, count] of queue) {
+      const state = this.#clients.get(JSON.stringify([account, client]))
+      ahead += maxFailures > 0 && state ? Math.min(count, Math.max(1, maxFailures - state.failures)) : count
+    }
+    return ahead
   }
 
   async #client(account: string, client: string): Promise<ClientState> {
@@ -156,10 +203,22 @@ export class RuntimeLoginThrottle implements LoginThrottle {
     throw new ApiError('LoginLocked', { retryAfterSeconds, details: { retryAfterSeconds } })
   }
 
+  /**
+   * Beyond the free failures, checks of the account are spaced `#accountDelay` apart: one that
+   * comes before its time is refused at once (LoginBusy, with the time left), not held.
+   */
+  #refuseIfEarly(account: string) {
+    const delayMs = this.#accountDelay(account)
+    const { lastCheckEnd } = this.#load(account)
+    if (delayMs === 0 || lastCheckEnd === null) return
+    const leftMs = lastCheckEnd + delayMs - this.#monotonic()
+    if (leftMs > 0) throw busy(leftMs)
+  }
+
   /** The account's recent failures from all clients, leaked to now. */
   #load(account: string): AccountLoad {
     const now = this.#monotonic()
-    const load = this.#accounts.get(account) ?? { level: 0, at: now }
+    const load = this.#accounts.get(account) ?? { level: 0, at: now, lastCheckEnd: null, checkMs: 0 }
     load.level = Math.max(0, load.level - (now - load.at) / ACCOUNT_LEAK_MS)
     load.at = now
     return remember(this.#accounts, account, load)

@@ -1,9 +1,11 @@
 import type { Db, DbOrTx } from '../../shared/db/client.ts'
 import type { Clock, Identity } from '../../shared/handler.ts'
 import type { SessionService } from '../../shared/auth/session-service.ts'
+import { eq } from 'drizzle-orm'
+import { sessions } from '../../shared/db/schema/index.ts'
 import {
-  findOpenSession, hashToken, identityOf, idleExpired, issueSession, MAX_TOKEN_LENGTH, revokeSession, revokeUserSessions,
-  touchSession, type SessionRecord,
+  findOpenSession, hashToken, identityOf, issueSession, MAX_TOKEN_LENGTH, revokeSession, revokeUserSessions,
+  TOUCH_INTERVAL_MS, type SessionRecord,
 } from './sessions.ts'
 
 export interface SessionCacheOptions {
@@ -14,6 +16,9 @@ export interface SessionCacheOptions {
   /** At most this many sessions are cached; the least recently used one goes first. */
   maxEntries: number
 }
+
+/** Sessions whose last use is anchored on the monotonic clock, at most (the oldest goes first; it is anchored again from its row). */
+const MAX_ANCHORS = 10_000
 
 interface Entry {
   record: SessionRecord
@@ -36,14 +41,23 @@ interface Entry {
  * - Idle expiry is judged on every request from the record's `lastSeenAt`, which the cache
  *   renews exactly as the database does (written at most every TOUCH_INTERVAL_MS), so an
  *   idle session expires at the same moment with or without the cache.
+ * - Idle time runs on the monotonic clock while the process runs (docs/sign-in-and-errors.md
+ *   "Sign-in and sessions"): each session is anchored when its lastSeenAt is written here, or,
+ *   first met in the database, by the age its row gives then; a wall-clock step neither signs
+ *   everyone out (forward) nor keeps an idle session (back).
  * - `ttlMs` bounds how long a change made outside this process (another writer of the same
  *   database) can go unseen.
  */
 export class SessionCache implements SessionService {
   readonly #entries = new Map<string, Entry>()
+  /** Per session: the lastSeenAt its row holds, and where that lies on the monotonic clock. */
+  readonly #seen = new Map<string, { wall: number; mono: number }>()
+  readonly #monotonic: () => number
   #generation = 0
 
-  constructor(private readonly db: Db, private readonly clock: Clock, private readonly options: SessionCacheOptions) {}
+  constructor(private readonly db: Db, private readonly clock: Clock, private readonly options: SessionCacheOptions) {
+    this.#monotonic = clock.monotonic ? () => clock.monotonic!() : () => performance.now()
+  }
 
   issue(userId: string): Promise<string> {
     return issueSession(this.db, userId, this.clock.now())
@@ -55,12 +69,35 @@ export class SessionCache implements SessionService {
     const now = this.clock.now()
     const record = this.#cached(tokenHash, now) ?? await this.#read(tokenHash, now)
     if (!record) return null
-    if (idleExpired(record, now, this.options.idleTimeoutMs)) {
+    const idleMs = this.#idleMs(record, now)
+    if (this.options.idleTimeoutMs > 0 && idleMs > this.options.idleTimeoutMs) {
       this.#entries.delete(tokenHash)
+      this.#seen.delete(record.sessionId)
       return null
     }
-    await touchSession(this.db, record, now)
+    // A use renews lastSeenAt, written at most every TOUCH_INTERVAL_MS (monotonic).
+    if (idleMs > TOUCH_INTERVAL_MS) {
+      record.lastSeenAt = now
+      this.#remember(record.sessionId, { wall: now, mono: this.#monotonic() })
+      await this.db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.id, record.sessionId))
+    }
     return identityOf(record)
+  }
+
+  /** ms since the session's last use, on the monotonic clock once anchored. */
+  #idleMs(record: SessionRecord, wall: number): number {
+    const mono = this.#monotonic()
+    const anchor = this.#seen.get(record.sessionId)
+    if (anchor && anchor.wall === record.lastSeenAt) return mono - anchor.mono
+    const age = Math.max(0, wall - record.lastSeenAt)
+    this.#remember(record.sessionId, { wall: record.lastSeenAt, mono: mono - age })
+    return age
+  }
+
+  #remember(sessionId: string, anchor: { wall: number; mono: number }): void {
+    this.#seen.delete(sessionId)
+    this.#seen.set(sessionId, anchor)
+    if (this.#seen.size > MAX_ANCHORS) this.#seen.delete(this.#seen.keys().next().value!)
   }
 
   async revoke(sessionId: string): Promise<void> {

@@ -1,5 +1,8 @@
 /** The routes the client calls (spec 4). */
 export const ROUTES = {
+  // The console's Fleet view (docs/deployment.md "Fleet view")
+  fleetList: '/gtw/cwai/Fleet/list',
+  fleetCall: '/gtw/cwai/Fleet/call',
   login: '/gtw/cwai/login/DoLogin',
   changePassword: '/gtw/cwai/login/ChangePassword',
   logout: '/gtw/cwai/login/Logout',

@@ -32,6 +32,7 @@ const Network = lazy(() => import('./views/Network.ts').then((m) => m.Network), 
 const Live = lazy(() => import('./views/Live.ts').then((m) => m.Live), { page: true })
 const Review = lazy(() => import('./views/Review.ts').then((m) => m.Review), { page: true })
 const Recordings = lazy(() => import('./views/Recordings.ts').then((m) => m.Recordings), { page: true })
+const Fleet = lazy(() => import('./views/Fleet.ts').then((m) => m.Fleet), { page: true })
 
 type Screen =
   | { name: 'signin'; notice: string | null }
@@ -182,6 +183,7 @@ export function App() {
       : page === 'live' ? html`<${Live} client=${client} />`
       : page === 'recordings' ? html`<${Recordings} client=${client} />`
       : page === 'review' ? html`<${Review} client=${client} />`
+      : page === 'fleet' ? html`<${Fleet} client=${client} />`
       : html`<${Device} client=${client} />`}
   </${Shell}>`
 }

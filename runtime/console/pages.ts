@@ -4,7 +4,7 @@ export const PAGES = {
   cameras: 'Cameras', tasks: 'Tasks', policies: 'Alarm policies', schedules: 'Schedules', audio: 'Audio',
   detect: 'Detection', galleries: 'Galleries', algorithms: 'Algorithms', models: 'Models',
   device: 'Device', metrics: 'Metrics', logs: 'Logs', system: 'System', network: 'Network', backup: 'Backup and reset',
-  api: 'Try the API',
+  fleet: 'Fleet', api: 'Try the API',
 } as const
 export type Page = keyof typeof PAGES
 
@@ -17,6 +17,6 @@ export const NAV_SECTIONS: { title: string; pages: Page[] }[] = [
   { title: 'Watch', pages: ['review', 'live', 'recordings', 'events'] },
   { title: 'Set up', pages: ['cameras', 'tasks', 'policies', 'schedules', 'audio'] },
   { title: 'Recognition', pages: ['detect', 'galleries', 'algorithms', 'models'] },
-  { title: 'Device', pages: ['device', 'metrics', 'logs', 'system', 'network', 'backup'] },
+  { title: 'Device', pages: ['device', 'metrics', 'logs', 'system', 'network', 'backup', 'fleet'] },
   { title: 'Developers', pages: ['api'] },
 ]

@@ -9,6 +9,10 @@ import type { Clock, Logger, Services } from '../../shared/handler.ts'
 import { CursorStore } from './cursors.ts'
 import { MqttChannel, type RequestRouter } from './mqtt.ts'
 import { loadMqttTls } from './mqtt-tls.ts'
+import { HaDiscoveryPublisher } from './ha-discovery.ts'
+import { FleetWatcher } from './fleet.ts'
+import { ApiError } from '../../shared/errors/index.ts'
+import type { FleetService } from '../../shared/fleet/types.ts'
 import type { HttpAdvertisement } from './advertise.ts'
 import { Outbox } from './outbox.ts'
 import { ChannelSettingsStore } from './settings-store.ts'
@@ -48,6 +52,7 @@ export function createEventSystem(deps: EventChannelDeps) {
   const store = new ChannelSettingsStore(db, config, clock.now)
   const websocket = new EventWebSocketServer({ host: config.wsHost, port: config.wsPort, outbox, services: deps.services, maxBufferedBytes: config.wsMaxBufferedBytes, maxClients: config.wsMaxClients, pollMs: config.eventPollMs, record: deps.metrics.deliveries('websocket') })
   let mqtt: MqttChannel | null = null
+  let fleetWatcher: FleetWatcher | null = null
   let webhooks: WebhookTarget[] = []
   let started = false
   let pruneTimer: NodeJS.Timeout | null = null
@@ -74,9 +79,16 @@ export function createEventSystem(deps: EventChannelDeps) {
     const tls = settings.enabled && settings.url ? loadMqttTls(settings) : {}
     await mqtt?.stop()
     mqtt = null
+    fleetWatcher = null
     mqttRejected = null
     if (!started || !settings.enabled || !settings.url) return
-    mqtt = new MqttChannel({ settings, tls, outbox, cursors, services: deps.services, router: deps.router, log, pollMs: config.eventPollMs, reconnectMinMs: config.mqttReconnectMinMs, reconnectMaxMs: config.mqttReconnectMaxMs, maxRequestsInFlight: config.mqttMaxRequestsInFlight, maxRequestBytes: config.jsonBodyLimitBytes, registration, record: deps.metrics.deliveries('mqtt') })
+    // Home Assistant discovery rides on the same connection (docs/events.md "Home Assistant MQTT discovery").
+    // Also when it is off: it then clears the configs an earlier run left on the broker.
+    const companion = new HaDiscoveryPublisher({ settings, services: deps.services, log: log.child({ part: 'ha-discovery' }), refreshMs: config.mqttHaRefreshMs, imageIntervalMs: config.mqttHaImageIntervalMs, httpUrl: () => http?.urls[0] ?? null })
+    // The fleet as this device sees it on the broker (docs/deployment.md "Fleet view").
+    const fleet = new FleetWatcher({ settings, services: deps.services, log: log.child({ part: 'fleet' }), summaryMs: config.mqttSummaryIntervalMs })
+    mqtt = new MqttChannel({ settings, tls, outbox, cursors, services: deps.services, router: deps.router, log, pollMs: config.eventPollMs, reconnectMinMs: config.mqttReconnectMinMs, reconnectMaxMs: config.mqttReconnectMaxMs, maxRequestsInFlight: config.mqttMaxRequestsInFlight, maxRequestBytes: config.jsonBodyLimitBytes, registration, record: deps.metrics.deliveries('mqtt'), companions: [companion, fleet] })
+    fleetWatcher = fleet
     await mqtt.start()
   }
 
@@ -179,10 +191,17 @@ export function createEventSystem(deps: EventChannelDeps) {
     }
   }
 
+  const noFleet = () => new ApiError('MqttNotRegistered', { details: { reason: 'MQTT is not configured on this device (System/SetMqttParam): the fleet is read on its broker' } })
+  const fleet: FleetService = {
+    list: () => { if (!fleetWatcher) throw noFleet(); return fleetWatcher.list() },
+    call: (deviceIds, path, body, timeoutMs) => fleetWatcher ? fleetWatcher.call(deviceIds, path, body, timeoutMs) : Promise.reject(noFleet()),
+  }
+
   const events: EventsService = {
     emit: (kind, payload, options) => outbox.emit(kind, payload, options),
     settings,
     subscribe,
+    fleet,
   }
 
   const component = {

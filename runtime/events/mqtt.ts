@@ -14,6 +14,7 @@ import { eventJson, type Outbox } from './outbox.ts'
 import { Tail } from './tail.ts'
 import type { MqttTlsMaterial } from './mqtt-tls.ts'
 import type { DeliveryRecorder } from '../metrics/index.ts'
+import type { MqttCompanion } from './ha-discovery.ts'
 
 /** What MQTT requests are routed into: the HTTP route table and its validator (one instance). */
 export interface RequestRouter {
@@ -30,6 +31,8 @@ export const mqttTopics = (prefix: string, clientId: string) => {
     event: (kind: string) => `${base}/event/${kind}`,
     request: `${base}/request`,
     response: `${base}/response`,
+    /** Retained fleet summary (docs/deployment.md "Fleet view"; runtime/events/fleet.ts). */
+    summary: `${base}/summary`,
   }
 }
 
@@ -70,6 +73,8 @@ export interface MqttChannelDeps {
   registration: () => Record<string, unknown>
   /** Every publish's outcome (docs/metrics.md "Metrics"). */
   record: DeliveryRecorder
+  /** Publish and read beside the events on this connection (Home Assistant discovery, the fleet: runtime/events/ha-discovery.ts, fleet.ts). */
+  companions?: MqttCompanion[]
 }
 
 export type MqttState = 'connecting' | 'registered' | 'disconnected'
@@ -97,6 +102,10 @@ export class MqttChannel {
 
   constructor(private readonly deps: MqttChannelDeps) {
     this.topics = mqttTopics(deps.settings.topicPrefix, deps.settings.clientId)
+  }
+
+  private get companions() {
+    return this.deps.companions ?? []
   }
 
   /** Highest event id up to which every event was acknowledged by the broker. */
@@ -144,8 +153,10 @@ export class MqttChannel {
     })
     client.on('message', (topic, payload) => {
       if (topic === this.topics.request) void this.handleRequest(payload)
+      else for (const companion of this.companions) companion.message(topic, payload)
     })
     this.tail.start()
+    for (const companion of this.companions) companion.start()
     log.info({ url: redactUrl(settings.url), clientId: settings.clientId }, 'mqtt connecting')
   }
 
@@ -162,6 +173,10 @@ export class MqttChannel {
     client.options.reconnectPeriod = this.deps.reconnectMinMs
     try {
       await client.subscribeAsync(this.topics.request, { qos: 1 })
+      const companionTopics = this.companions.flatMap((c) => c.subscriptions())
+      // QoS 0: retained messages still arrive on subscribing, and the broker queues none of them in
+      // the persistent session while the device is away (it reads the current ones when back).
+      if (companionTopics.length > 0) await client.subscribeAsync(companionTopics, { qos: 0 })
       await this.publishRegistrationOn(client)
       await client.publishAsync(this.topics.status, JSON.stringify({ state: 'online', clientId: this.deps.settings.clientId }), { qos: 1, retain: true })
       if (client !== this.client || this.stopped) return
@@ -169,6 +184,7 @@ export class MqttChannel {
       this.lastError = null
       this.deps.log.info({ clientId: this.deps.settings.clientId, topics: this.topics.registration }, 'mqtt registered')
       this.tail?.kick()
+      for (const companion of this.companions) companion.registered(client)
     } catch (error) {
       this.lastError = (error as Error).message
       this.deps.log.warn({ err: { message: this.lastError } }, 'mqtt registration failed')
@@ -273,6 +289,7 @@ export class MqttChannel {
     for (const controller of this.inflight) controller.abort()
     this.ackWaiter?.()
     await this.tail?.stop()
+    for (const companion of this.companions) await companion.stop()
     const client = this.client
     this.client = null
     if (!client) return

@@ -5,9 +5,11 @@ import type { Db } from '../../shared/db/client.ts'
 import { systemSettings } from '../../shared/db/schema/index.ts'
 import { invalidParam } from '../../shared/errors/index.ts'
 import type { MqttSettings, WebhookSettings } from '../../shared/events/types.ts'
+import { loadMqttTls } from './mqtt-tls.ts'
 
 const MQTT_PROTOCOLS = ['mqtt:', 'mqtts:', 'tcp:', 'ssl:', 'ws:', 'wss:']
 const HTTP_PROTOCOLS = ['http:', 'https:']
+const TLS_FIELDS = ['caFile', 'certFile', 'keyFile'] as const
 
 function checkUrl(field: string, value: string, protocols: string[]) {
   let url: URL
@@ -49,6 +51,8 @@ export class ChannelSettingsStore {
       caFile: c.mqttCaFile,
       certFile: c.mqttCertFile,
       keyFile: c.mqttKeyFile,
+      haDiscovery: c.mqttHaDiscovery,
+      haDiscoveryPrefix: c.mqttHaDiscoveryPrefix,
     }
   }
 
@@ -75,7 +79,8 @@ export class ChannelSettingsStore {
   }
 
   /**
-   * Validates the merged result (field names as JSON pointers); `commit` stores the patch. The
+   * Validates the merged result, every field whether MQTT is enabled or not (field names as JSON
+   * pointers); `commit` stores the patch. The
    * caller applies `settings` first and commits only what was applied.
    */
   async prepareMqtt(patch: Partial<MqttSettings>): Promise<{ settings: MqttSettings; commit(): Promise<void> }> {
@@ -84,6 +89,11 @@ export class ChannelSettingsStore {
     if (next.enabled && next.url === '') throw invalidParam('/url', 'is required when MQTT is enabled')
     // MQTT 3.1.1 (3.1.2.9): a password without a user name is a protocol violation.
     if (next.password !== '' && next.username === '') throw invalidParam('/username', 'is required when a password is set')
+    // The TLS files are checked whatever `enabled` says, so that enabling later cannot fail on
+    // something accepted earlier; applying reads them again. Only a change that switches MQTT
+    // off and names no file skips them: switching off always works (docs/events.md "Channel settings").
+    const switchingOff = patch.enabled === false && TLS_FIELDS.every((field) => patch[field] === undefined)
+    if (!switchingOff) loadMqttTls(next)
     const stored = { ...(await this.stored<MqttSettings>('mqtt')), ...patch }
     return { settings: next, commit: () => this.save('mqtt', stored) }
   }

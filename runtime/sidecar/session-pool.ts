@@ -1,4 +1,5 @@
 import * as ort from 'onnxruntime-node'
+import { ortTelemetryOff } from '../../shared/models/ort-telemetry.ts'
 
 /**
  * Model sessions shared by every pipeline that uses the same model file (docs/architecture.md,
@@ -22,6 +23,7 @@ export class SessionPool {
   readonly #options: ort.InferenceSession.SessionOptions
 
   constructor(options: SessionOptions) {
+    ortTelemetryOff()
     // CPU execution provider; one inference uses the intra-op pool, graph nodes run in order.
     this.#options = {
       executionProviders: ['cpu'],

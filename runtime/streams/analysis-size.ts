@@ -52,3 +52,21 @@ export function inFramePixels(box: { x: number; y: number; width: number; height
   const scale = frame.width / frame.source.width
   return { x: Math.round(box.x * scale), y: Math.round(box.y * scale), width: Math.round(box.width * scale), height: Math.round(box.height * scale) }
 }
+
+/**
+ * Whether a task's frames may be detected on motion regions (runtime/streams/regions.ts): the
+ * pipeline's result must not depend on the image as a whole — no areas of the task
+ * (`taskConfig.regions`, polygons in ratios of the image), no mask polygons (ratios too), no
+ * logic node (its trigger counts the targets of a whole area), no recognizer of the whole image. Returns the side below which a
+ * crop is not cut (the detectors' largest input side), or null: the whole frame always.
+ */
+export function regionInputSide(manifest: PipelineManifest | undefined, taskConfig: { regions?: unknown[] }): number | null {
+  if (!manifest || (taskConfig.regions?.length ?? 0) > 0 || manifest.result.maskPolygon !== 'none') return null
+  let side = 0
+  for (const node of manifest.nodes) {
+    // A recognizer without `from` describes the image itself.
+    if (node.action === 'logic' || (node.action === 'recognizer' && node.from === undefined)) return null
+    if (node.action === 'detector') side = Math.max(side, node.input.width ?? 0, node.input.height ?? 0)
+  }
+  return side > 0 ? side : null
+}

@@ -10,6 +10,7 @@ import type { TaskConfig } from '../../shared/tasks/types.ts'
 import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 import type { CameraService } from '../cameras/service.ts'
 import type { StreamTaskMetrics } from '../metrics/index.ts'
+import { DetectScheduler } from './detect-scheduler.ts'
 import { StreamTask, type StreamTaskRow } from './task.ts'
 import { counterProblem, type StreamObserverFactory } from './observers/index.ts'
 
@@ -26,6 +27,10 @@ export interface StreamTaskServiceOptions {
   metrics?: StreamTaskMetrics
   /** Tasks with a schedule analyse only while it is on (spec 4.10 Schedule). */
   schedules: Pick<SchedulesService, 'gate'>
+  /** Stream-task detections at once (config `streamDetectSlots`; 0 = no limit). */
+  detectSlots: number
+  /** STREAM_REGION_DETECTION: false turns detection on motion regions off for every task (default true). */
+  regionDetection?: boolean
 }
 
 function checkCounters(config: TaskConfig | undefined): void {
@@ -40,8 +45,11 @@ function checkCounters(config: TaskConfig | undefined): void {
  */
 export class StreamTaskService implements StreamTasksService {
   private readonly tasks = new Map<string, StreamTask>()
+  /** Every task's turns at the detector (docs/cameras-and-stream-tasks.md "Detector scheduling"). */
+  private readonly scheduler: DetectScheduler
 
   constructor(private readonly options: StreamTaskServiceOptions) {
+    this.scheduler = new DetectScheduler(options.detectSlots)
     options.cameras.onRemove((_cameraId, consumers) => {
       for (const taskId of consumers) this.tasks.get(taskId)?.cameraDeleted()
     })
@@ -86,12 +94,13 @@ export class StreamTaskService implements StreamTasksService {
       // Absent, the name of the task this taskId already names stays.
       taskId: input.taskId, taskName: input.taskName?.trim() ?? existing?.row.taskName ?? null, algorithmCode: input.algorithmCode, cameraId: input.cameraId, targetFps: input.targetFps,
       taskConfig: input.taskConfig ?? {}, motionGating: input.motionGating ?? true, minDetectIntervalMs: input.minDetectIntervalMs ?? 1000,
-      trackedDetectIntervalMs: input.trackedDetectIntervalMs ?? DEFAULT_TRACKED_DETECT_INTERVAL_MS, enabled: true,
+      trackedDetectIntervalMs: input.trackedDetectIntervalMs ?? DEFAULT_TRACKED_DETECT_INTERVAL_MS, regionDetection: input.regionDetection ?? true, enabled: true,
       scheduleId: input.scheduleId ?? null, createdBy: identity.accountName, createdAt: now, updatedAt: now,
     }
     if (existing && existing.row.cameraId === row.cameraId && existing.row.algorithmCode === row.algorithmCode && existing.row.targetFps === row.targetFps &&
       JSON.stringify(existing.row.taskConfig) === JSON.stringify(row.taskConfig) && existing.row.motionGating === row.motionGating &&
       existing.row.minDetectIntervalMs === row.minDetectIntervalMs && existing.row.trackedDetectIntervalMs === row.trackedDetectIntervalMs &&
+      existing.row.regionDetection === row.regionDetection &&
       existing.row.scheduleId === row.scheduleId) {
       // Only the name differs (or nothing): the running task is kept, with its new name.
       if (existing.row.taskName !== row.taskName) {
@@ -120,6 +129,7 @@ export class StreamTaskService implements StreamTasksService {
       this.options.log.warn({ taskId, err: error.message }, 'stream task pipeline release failed'))
     await this.options.db.delete(streamTasks).where(eq(streamTasks.taskId, taskId))
     this.options.metrics?.forget(taskId)
+    this.scheduler.forget(taskId)
     this.options.log.info({ taskId }, 'stream task cancelled')
   }
 
@@ -165,7 +175,8 @@ export class StreamTaskService implements StreamTasksService {
     const row: StreamTaskRow = {
       ...old, taskName: input.taskName === undefined ? old.taskName : input.taskName?.trim() ?? null, targetFps, taskConfig: input.taskConfig ?? old.taskConfig, motionGating: input.motionGating ?? old.motionGating,
       minDetectIntervalMs: input.minDetectIntervalMs ?? old.minDetectIntervalMs,
-      trackedDetectIntervalMs: input.trackedDetectIntervalMs ?? old.trackedDetectIntervalMs, updatedAt: this.options.clock.now(),
+      trackedDetectIntervalMs: input.trackedDetectIntervalMs ?? old.trackedDetectIntervalMs,
+      regionDetection: input.regionDetection ?? old.regionDetection, updatedAt: this.options.clock.now(),
       scheduleId: input.scheduleId === undefined ? old.scheduleId : input.scheduleId,
     }
     this.checkSchedule(row.scheduleId)
@@ -196,7 +207,7 @@ export class StreamTaskService implements StreamTasksService {
   }
 
   private deps() {
-    const { log, inference, cameras, algorithms, observers, metrics, schedules } = this.options
-    return { log, inference, cameras, algorithms, observers, metrics, schedules }
+    const { log, inference, cameras, algorithms, observers, metrics, schedules, regionDetection = true } = this.options
+    return { log, inference, cameras, algorithms, observers, metrics, schedules, scheduler: this.scheduler, regionDetection }
   }
 }

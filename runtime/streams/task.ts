@@ -1,6 +1,6 @@
 import { isApiError } from '../../shared/errors/index.ts'
 import type { Logger } from '../../shared/handler.ts'
-import type { InferenceService } from '../../shared/inference/types.ts'
+import type { InferenceService, TargetBox } from '../../shared/inference/types.ts'
 import type { SchedulesService } from '../../shared/schedules/types.ts'
 import { MAX_TRACKED_DETECT_INTERVAL_MS, type StreamTaskResult, type StreamTaskState, type StreamTaskStatus } from '../../shared/streams/types.ts'
 import type { streamTasks } from '../../shared/db/schema/index.ts'
@@ -8,9 +8,11 @@ import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 import type { CameraService, CameraStream } from '../cameras/service.ts'
 import type { Frame } from '../cameras/reader.ts'
 import type { StreamTaskMetrics } from '../metrics/index.ts'
-import { analysisMaxSide, inFramePixels, inSourcePixels } from './analysis-size.ts'
+import { analysisMaxSide, inFramePixels, inSourcePixels, regionInputSide } from './analysis-size.ts'
+import type { DetectScheduler } from './detect-scheduler.ts'
 import { decide, type GateSettings } from './gating.ts'
 import { MotionDetector } from './motion.ts'
+import { cropsFor, detectCrops } from './regions.ts'
 import { Rate, Samples } from './stats.ts'
 import { IouTracker, type Detection } from './tracker.ts'
 import type { StreamObserver, StreamObserverFactory } from './observers/index.ts'
@@ -29,9 +31,13 @@ export interface StreamTaskDeps {
   metrics?: Pick<StreamTaskMetrics, 'detectorLatency'>
   /** The task's schedule, asked on every frame (spec 4.10 Schedule). */
   schedules: Pick<SchedulesService, 'gate'>
+  /** Turns at the detector, shared by every stream task of the device (detect-scheduler.ts). */
+  scheduler: DetectScheduler
+  /** STREAM_REGION_DETECTION (default true): false, the whole frame always. */
+  regionDetection?: boolean
 }
 
-/** Frames waiting for the detector; beyond this the oldest is dropped (real time over every frame). */
+/** Frames waiting for the motion gate; beyond this the oldest is dropped (real time over every frame). */
 const QUEUE_CAPACITY = 2
 /**
  * Tracking: overlap that continues a track, sightings that make an object, absence that ends
@@ -46,6 +52,12 @@ export const handleOf = (taskId: string) => `stream:${taskId}`
 /**
  * One stream task: a camera stream at the task's rate → a bounded queue → motion gate →
  * detector in the sidecar → tracker → per-object events. Measures what QueryTaskStatus shows.
+ *
+ * The gate sees every frame, whether or not a detection is running (docs/cameras-and-stream-tasks.md
+ * "Detector scheduling"): a still frame is skipped at once, a frame for the detector waits in a
+ * slot of one (a newer one replaces it: the older is dropped and counted) until the task's
+ * turn at the shared detector (DetectScheduler), so the detector always gets the task's newest
+ * frame and no backlog builds up under overload.
  */
 export class StreamTask {
   private state: StreamTaskState = 'waiting'
@@ -56,10 +68,21 @@ export class StreamTask {
   private stream: CameraStream | null = null
   private running = false
   private loop: Promise<void> = Promise.resolve()
+  /** The newest frame the gate sent to the detector, waiting for the task's turn. */
+  /** The frame for the detector, with the motion regions to detect it on (null: whole). */
+  private pending: { frame: Frame; crops: TargetBox[] | null } | null = null
+  /** The task's detections (one at a time), while it has a frame for the detector. */
+  private detecting: Promise<void> | null = null
+  /** Ends a wait for the detector when the task stops. */
+  private stopping = new AbortController()
   private readonly motion = new MotionDetector()
   private readonly tracker = new IouTracker(TRACKING)
   /** When the frame last sent to the detector was decoded. */
   private lastDetectAt = 0
+  /** When the frame last detected whole was decoded. */
+  private lastWholeAt = -Infinity
+  /** The smallest crop side (the detector's input side), null: the whole frame always (runtime/streams/regions.ts). */
+  private readonly regionSide: number | null
   private readonly gate: GateSettings
   private readonly inputRate = new Rate()
   private readonly processedRate = new Rate()
@@ -70,6 +93,7 @@ export class StreamTask {
   private framesProcessed = 0
   private framesFailed = 0
   private motionSkipped = 0
+  private regionFrames = 0
   private trackedSkipped = 0
   private objectsEntered = 0
   private scheduleSkipped = 0
@@ -81,6 +105,9 @@ export class StreamTask {
   constructor(readonly row: StreamTaskRow, private readonly deps: StreamTaskDeps) {
     const { minDetectIntervalMs, trackedDetectIntervalMs, taskConfig } = row
     this.gate = { minDetectIntervalMs, trackedDetectIntervalMs, followWalkers: Array.isArray(taskConfig.counters) && taskConfig.counters.length > 0 }
+    this.regionSide = row.motionGating && row.regionDetection && deps.regionDetection !== false
+      ? regionInputSide(deps.algorithms.get(row.algorithmCode)?.manifest, taskConfig as { regions?: unknown[] })
+      : null
   }
 
   get handle(): string {
@@ -96,6 +123,7 @@ export class StreamTask {
     this.setState('waiting', 'connecting to the camera')
     this.observers = this.deps.observers.map((make) => make(this.row))
     this.running = true
+    this.stopping = new AbortController()
     this.loop = this.run()
     try {
       this.stream = await this.deps.cameras.openStream(this.row.cameraId, this.row.taskId, {
@@ -149,15 +177,81 @@ export class StreamTask {
   private async run(): Promise<void> {
     for (let frame = await this.next(); frame; frame = await this.next()) {
       try {
-        await this.process(frame)
-        this.framesProcessed++
+        await this.gateFrame(frame)
       } catch (error) {
-        this.framesFailed++
-        const item = isApiError(error) ? error.item : { messageKey: 'api.error.Internal', msgText: (error as Error).message }
-        this.lastError = { messageKey: item.messageKey, msgText: item.msgText, at: String(Date.now()) }
-        this.deps.log.warn({ taskId: this.row.taskId, messageKey: item.messageKey, err: item.msgText }, 'stream task frame failed')
+        this.failed(error)
         await new Promise((resolve) => setTimeout(resolve, FAILURE_PAUSE_MS))
       }
+    }
+  }
+
+  private failed(error: unknown): void {
+    this.framesFailed++
+    const item = isApiError(error) ? error.item : { messageKey: 'api.error.Internal', msgText: (error as Error).message }
+    this.lastError = { messageKey: item.messageKey, msgText: item.msgText, at: String(Date.now()) }
+    this.deps.log.warn({ taskId: this.row.taskId, messageKey: item.messageKey, err: item.msgText }, 'stream task frame failed')
+  }
+
+  /** The schedule and the motion gate on every frame; a frame for the detector goes to the task's slot. */
+  private async gateFrame(frame: Frame): Promise<void> {
+    if (!(await this.scheduled())) {
+      this.framesProcessed++
+      return
+    }
+    // Motion gating (runtime/streams/gating.ts): the tracked boxes where the tracker predicts them on this frame.
+    let crops: TargetBox[] | null = null
+    if (this.row.motionGating) {
+      const motion = this.motion.detect(frame.rgb, frame.width, frame.height, frame.time)
+      const tracked = this.tracker.predict(frame.time).map(({ track, box }) => ({ box: inFramePixels(box, frame), confirmed: track.confirmed }))
+      const decision = decide(motion, tracked, frame.time - this.lastDetectAt, this.gate)
+      if (!decision.detect) {
+        this.motionSkipped++
+        if (decision.reason === 'tracked') this.trackedSkipped++
+        this.processedRate.tick(Date.now())
+        this.framesProcessed++
+        return
+      }
+      // Detection on motion regions (docs/cameras-and-stream-tasks.md "Detection on motion regions").
+      crops = cropsFor({
+        side: this.regionSide, reason: decision.reason, sinceWholeMs: frame.time - this.lastWholeAt, minDetectIntervalMs: this.row.minDetectIntervalMs,
+        motion: motion.regions.map((region) => region.box), tracked: tracked.map((t) => t.box), frame: { width: frame.width, height: frame.height },
+      })
+    }
+    // The intervals count from the frame sent, not from when its turn comes.
+    this.lastDetectAt = frame.time
+    if (this.pending) this.framesDropped++
+    this.pending = { frame, crops }
+    this.detecting ??= this.detectPending()
+  }
+
+  /** While the task has a frame for the detector: waits for its turn, then detects the newest. */
+  private async detectPending(): Promise<void> {
+    try {
+      while (this.running && this.pending) {
+        let end: () => void
+        try {
+          end = await this.deps.scheduler.turn(this.row.taskId, this.stopping.signal)
+        } catch {
+          return
+        }
+        const next = this.pending
+        this.pending = null
+        let failed = false
+        try {
+          if (next && this.running) {
+            await this.process(next.frame, next.crops)
+            this.framesProcessed++
+          }
+        } catch (error) {
+          this.failed(error)
+          failed = true
+        } finally {
+          end()
+        }
+        if (failed) await new Promise((resolve) => setTimeout(resolve, FAILURE_PAUSE_MS))
+      }
+    } finally {
+      this.detecting = null
     }
   }
 
@@ -184,28 +278,23 @@ export class StreamTask {
     return open
   }
 
-  private async process(frame: Frame): Promise<void> {
-    if (!(await this.scheduled())) return
-    // Motion gating (runtime/streams/gating.ts): the tracked boxes where the tracker predicts them on this frame.
-    if (this.row.motionGating) {
-      const motion = this.motion.detect(frame.rgb, frame.width, frame.height, frame.time)
-      const tracked = this.tracker.predict(frame.time).map(({ track, box }) => ({ box: inFramePixels(box, frame), confirmed: track.confirmed }))
-      const decision = decide(motion, tracked, frame.time - this.lastDetectAt, this.gate)
-      if (!decision.detect) {
-        this.motionSkipped++
-        if (decision.reason === 'tracked') this.trackedSkipped++
-        this.processedRate.tick(Date.now())
-        return
-      }
-    }
-    this.lastDetectAt = frame.time
+  /** Detection → tracker → observers, on a frame the gate sent to the detector. */
+  private async process(frame: Frame, crops: TargetBox[] | null): Promise<void> {
     const started = Date.now()
-    const outcome = await this.deps.inference.detect({ handle: this.handle, image: { kind: 'rgb', width: frame.width, height: frame.height, data: frame.rgb }, overlay: false })
+    const detect = async (image: { kind: 'rgb'; width: number; height: number; data: Uint8Array }) =>
+      (await this.deps.inference.detect({ handle: this.handle, image, overlay: false })).result
+    let found = crops ? await detectCrops(detect, frame, crops) : null
+    if (found) this.regionFrames++
+    else {
+      found = await detect({ kind: 'rgb', width: frame.width, height: frame.height, data: frame.rgb })
+      this.lastWholeAt = frame.time
+    }
+    // The detector's cost of the frame: every crop's detection, and the whole frame's after a cut one.
     const latency = Date.now() - started
     this.detectorLatency.add(latency)
     this.deps.metrics?.detectorLatency(this.row.taskId, latency)
     // Boxes in the camera's own pixels, whatever size the frame was analysed at.
-    const result = inSourcePixels(outcome.result, frame)
+    const result = inSourcePixels(found, frame)
     const detections: Detection[] = result.areaList.flatMap((area) => area.targetList.map((target) => ({
       box: target.box, label: target.confidence[0]?.label ?? 'object', confidence: target.confidence[0]?.confidence ?? 0, areaId: area.areaId, target,
     })))
@@ -226,10 +315,13 @@ export class StreamTask {
   async stop(): Promise<void> {
     this.running = false
     this.wake?.()
+    this.stopping.abort(new Error('stream task stopped'))
     await this.stream?.stop()
     this.stream = null
     await this.loop
+    await this.detecting
     this.queue = []
+    this.pending = null
     const left = this.tracker.clear()
     for (const observer of this.observers) await observer.onStop?.(left)
   }
@@ -248,6 +340,7 @@ export class StreamTask {
       motionGating: this.row.motionGating,
       minDetectIntervalMs: this.row.minDetectIntervalMs,
       trackedDetectIntervalMs: this.row.trackedDetectIntervalMs,
+      regionDetection: this.row.regionDetection,
       enabled: this.row.enabled,
       taskConfig: this.row.taskConfig,
       scheduleId: this.row.scheduleId,
@@ -259,6 +352,7 @@ export class StreamTask {
       framesFailed: this.framesFailed,
       motionSkipped: this.motionSkipped,
       trackedSkipped: this.trackedSkipped,
+      regionFrames: this.regionFrames,
       scheduleSkipped: this.scheduleSkipped,
       discardRate: this.framesIn > 0 ? Math.round((this.framesDropped / this.framesIn) * 10_000) / 10_000 : 0,
       detectorLatencyP50Ms: this.detectorLatency.percentile(50),

@@ -137,6 +137,11 @@ export class UploadRepository {
     return this.db.select().from(uploadSessions).where(or(...due))
   }
 
+  /** Every live (open or complete) session. */
+  async listLive(): Promise<UploadSessionRow[]> {
+    return this.db.select().from(uploadSessions).where(inArray(uploadSessions.state, LIVE))
+  }
+
   async markBytesDeleted(id: string, now: number): Promise<void> {
     await this.bytesDeleted.run({ id, now })
   }

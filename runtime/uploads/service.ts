@@ -18,6 +18,7 @@ import { ByteGate } from '../../shared/uploads/byte-gate.ts'
 import type { DeviceMetrics, UploadProtocol } from '../metrics/index.ts'
 import { capacityOf, statDisk, type Capacity, type StatDisk } from './capacity.ts'
 import { expiryOf } from './expiry.ts'
+import { SessionTimes } from './session-times.ts'
 import { Mutex, SessionWriteLocks, type SessionWrite } from './locks.ts'
 import { UploadRepository, type UploadSessionRow } from './repository.ts'
 import {
@@ -81,13 +82,16 @@ export class UploadManager implements UploadService {
    * after a restart: the first chunk then checks the file on disk.
    */
   private readonly knownFileSizes = new Map<string, number>()
+  /** Session ages on the monotonic clock: expiry ignores wall-clock steps (docs/uploads.md "Expiry and the clock"). */
+  private readonly times: SessionTimes
 
   constructor(private readonly options: UploadServiceOptions) {
     this.stagingDir = path.resolve(options.stagingDir ?? path.join(options.config.dataPath, 'uploads'))
     mkdirSync(this.stagingDir, { recursive: true })
     this.repo = new UploadRepository(options.db)
+    this.times = new SessionTimes(options.clock)
     // The store's hooks keep tus sessions' manifests in step with the tus protocol (tus-sessions.ts).
-    this.tus = new TusSessions(this, this.repo, options.config, options.clock)
+    this.tus = new TusSessions(this, this.repo, options.config, options.clock, this.times)
     this.store = new SessionFileStore(this.stagingDir, this.tus)
     this.statDisk = options.statDisk ?? statDisk
     this.timer = options.sweepTimer === false ? null : setInterval(() => {
@@ -95,6 +99,17 @@ export class UploadManager implements UploadService {
     }, options.config.uploadSweepIntervalMs)
     this.timer?.unref()
   }
+
+  /**
+   * Anchors every live session of the database (left by a previous run) on the monotonic clock
+   * at start, before the wall clock can be stepped: their age from then on is monotonic.
+   */
+  start(): Promise<void> {
+    this.anchored ??= this.repo.listLive().then((sessions) => { for (const session of sessions) this.times.ages(session) })
+    return this.anchored
+  }
+
+  private anchored: Promise<void> | undefined
 
   private get config(): Config { return this.options.config }
   private now(): number { return this.options.clock.now() }
@@ -104,7 +119,7 @@ export class UploadManager implements UploadService {
 
   /** What new uploads may take now, due sessions expired first (their reservations released). */
   async capacity(): Promise<Capacity> {
-    await this.expireDue(this.now())
+    await this.expireDue()
     return this.measureCapacity()
   }
 
@@ -159,7 +174,7 @@ export class UploadManager implements UploadService {
     const { session, write, created } = await this.admission.run(async () => {
       if (chunk.clientRequestId !== undefined) {
         const existing = await this.repo.findLiveByRequest(identity.userId, chunk.clientRequestId)
-        if (existing && existing.source === 'uploadTemp' && !(await this.expireIfDue(existing, this.now()))) {
+        if (existing && existing.source === 'uploadTemp' && !(await this.expireIfDue(existing))) {
           checkSameFile(chunk, existing)
           return { session: existing, write: this.locks.acquire(existing.id), created: false }
         }
@@ -192,7 +207,7 @@ export class UploadManager implements UploadService {
     // Due sessions are expired here only when the upload would not fit without their
     // reservations; the sweeper expires them anyway, so an upload that fits costs no search.
     let capacity = await this.measureCapacity()
-    if (spec.totalSize > capacity.availableForNewUploadsBytes && (await this.expireDue(this.now())) > 0) capacity = await this.measureCapacity()
+    if (spec.totalSize > capacity.availableForNewUploadsBytes && (await this.expireDue()) > 0) capacity = await this.measureCapacity()
     if (spec.totalSize > capacity.availableForNewUploadsBytes) {
       await this.report('storage.reserveReached', {
         purpose: spec.purpose, requiredBytes: spec.totalSize, availableBytes: capacity.availableBytes,
@@ -214,6 +229,7 @@ export class UploadManager implements UploadService {
       metadataBytes: spec.metadataBytes, createdAt: now, lastActivityAt: now, endedAt: null, endReason: null, bytesDeletedAt: null,
     }
     await this.repo.insert(row)
+    this.times.touched(uploadId, now, true)
     if (!createFile) return row // tus creation: @tus/server creates the file right after
     try {
       // An uploadTemp session's bytes only: the tus endpoint never serves it, so the store's
@@ -264,10 +280,12 @@ export class UploadManager implements UploadService {
       await this.store.writeChunk(gate, session.id, session.receivedBytes)
       this.checkGate(gate, chunk)
       if (chunk.chunkIndex === session.totalChunks - 1 && session.sha256) await this.verifySha256(session)
-      if (!(await this.repo.commitChunk(session, chunk.chunkSize, this.now()))) {
+      const now = this.now()
+      if (!(await this.repo.commitChunk(session, chunk.chunkSize, now))) {
         const fresh = await this.repo.find(session.id)
         throw (fresh && endedSessionError(fresh)) ?? new ApiError('TRANSFER_BUSY', { details: { uploadId: session.id } })
       }
+      this.times.touched(session.id, now)
       this.received('uploadTemp', chunk.chunkSize)
       // A complete session takes no more chunks (a resent one is only counted, never written).
       if (chunk.chunkIndex < session.totalChunks - 1) this.knownFileSizes.set(session.id, session.receivedBytes + chunk.chunkSize)
@@ -341,7 +359,7 @@ export class UploadManager implements UploadService {
   /** spec 3.1 "open or complete → cancelled": reservation released at once, then the bytes deleted. */
   async cancel(identity: Identity, uploadId: string): Promise<void> {
     const session = await this.ownSession(identity, uploadId)
-    if (await this.expireIfDue(session, this.now())) throw endedSessionError({ ...session, state: 'expired' })!
+    if (await this.expireIfDue(session)) throw endedSessionError({ ...session, state: 'expired' })!
     if (!(await this.repo.end(uploadId, ['open', 'complete'], 'cancelled', this.now(), 'cancelled by client'))) {
       const fresh = await this.repo.find(uploadId)
       throw (fresh && endedSessionError(fresh)) ?? notFound(uploadId)
@@ -363,10 +381,12 @@ export class UploadManager implements UploadService {
       })
     if (session.purpose !== purpose)
       throw new ApiError('UPLOAD_PURPOSE_MISMATCH', { details: { uploadId, expected: purpose, actual: session.purpose, purpose } })
-    if (!(await this.repo.end(uploadId, ['complete'], 'consumed', this.now(), 'claimed'))) {
+    const now = this.now()
+    if (!(await this.repo.end(uploadId, ['complete'], 'consumed', now, 'claimed'))) {
       const fresh = await this.repo.find(uploadId)
       throw (fresh && endedSessionError(fresh)) ?? notFound(uploadId)
     }
+    this.times.claimed(uploadId, now)
     return {
       uploadId,
       path: this.filePath(uploadId),
@@ -392,14 +412,14 @@ export class UploadManager implements UploadService {
 
   /** spec 3.1 "open → expired": expires due sessions, and deletes bytes that released sessions left behind. */
   async sweep(): Promise<SweepResult> {
-    const now = this.now()
-    const expired = await this.expireDue(now)
+    const expired = await this.expireDue()
     let deletedFiles = 0
     for (const session of await this.repo.endedWithBytes()) {
-      // A consumer may still be reading a claimed file; forgotten ones go after the idle timeout.
-      if (session.state === 'consumed' && now - (session.endedAt ?? 0) < this.config.uploadIdleTimeoutMs) continue
+      // A consumer may still be reading a claimed file; forgotten ones go after the idle timeout (monotonic).
+      if (session.state === 'consumed' && this.times.sinceClaimed(session.id, session.endedAt ?? 0) < this.config.uploadIdleTimeoutMs) continue
       if (this.locks.get(session.id)) continue
       await this.deleteBytes(session.id)
+      this.times.forget(session.id)
       deletedFiles++
     }
     return { expired, deletedFiles }
@@ -409,11 +429,25 @@ export class UploadManager implements UploadService {
     if (this.timer) clearInterval(this.timer)
   }
 
-  /** Sessions past their idle or absolute deadline, except those being written right now. */
-  private async expireDue(now: number): Promise<number> {
+  /**
+   * Sessions past their idle or absolute deadline, except those being written right now. The
+   * candidates: the rows the wall clock says are due (a session not anchored yet) and the
+   * anchored sessions the monotonic clock says are due (the wall clock may have been stepped
+   * back); each is then judged on the monotonic clock.
+   */
+  private async expireDue(): Promise<number> {
+    await this.start() // a service used before its start (tests) anchors its sessions first
+    const { uploadIdleTimeoutMs: idleMs, uploadAbsoluteTimeoutMs: absoluteMs } = this.config
+    const candidates = new Map((await this.repo.listDue(this.now(), idleMs, absoluteMs)).map((session) => [session.id, session]))
+    for (const id of this.times.due(idleMs, absoluteMs)) {
+      if (candidates.has(id)) continue
+      const session = await this.repo.find(id)
+      if (session?.state === 'open' || session?.state === 'complete') candidates.set(id, session)
+      else this.times.forget(id)
+    }
     let count = 0
-    for (const session of await this.repo.listDue(now, this.config.uploadIdleTimeoutMs, this.config.uploadAbsoluteTimeoutMs))
-      if (!this.locks.get(session.id) && (await this.expireIfDue(session, now))) count++
+    for (const session of candidates.values())
+      if (!this.locks.get(session.id) && (await this.expireIfDue(session))) count++
     return count
   }
 
@@ -426,21 +460,22 @@ export class UploadManager implements UploadService {
 
   /** The session when it is open or complete (expired first when due); the error of an ended one otherwise. */
   private async ensureLive(session: UploadSessionRow): Promise<UploadSessionRow> {
-    if (await this.expireIfDue(session, this.now())) throw endedSessionError({ ...session, state: 'expired' })!
+    if (await this.expireIfDue(session)) throw endedSessionError({ ...session, state: 'expired' })!
     const ended = endedSessionError(session)
     if (ended) throw ended
     return session
   }
 
-  private async expireIfDue(session: UploadSessionRow, now: number): Promise<boolean> {
-    const expiry = expiryOf(session, this.config)
-    if (!expiry || now < expiry.at) return false
+  private async expireIfDue(session: UploadSessionRow): Promise<boolean> {
+    const expiry = expiryOf(session, this.times.ages(session), this.config)
+    if (!expiry || expiry.inMs > 0) return false
     await this.endAndDelete(session, 'expired', expiry.reason)
     return true
   }
 
   private async endAndDelete(session: UploadSessionRow, to: 'expired' | 'failed', reason: string): Promise<void> {
     if (!(await this.repo.end(session.id, [session.state as 'open'], to, this.now(), reason))) return
+    this.times.forget(session.id)
     if (to === 'expired') await this.report('upload.expired', { uploadId: session.id, purpose: session.purpose, reason, receivedBytes: session.receivedBytes })
     await this.deleteBytes(session.id)
   }

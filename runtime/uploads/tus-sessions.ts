@@ -3,6 +3,7 @@ import type { Config } from '../../shared/config.ts'
 import type { Clock, Identity } from '../../shared/handler.ts'
 import type { ChunkFields } from '../../shared/uploads/index.ts'
 import { expiryOf } from './expiry.ts'
+import type { SessionTimes } from './session-times.ts'
 import type { SessionWrite } from './locks.ts'
 import type { UploadRepository, UploadSessionRow } from './repository.ts'
 import { checkChunkFields, metadataBytesOf } from './rules.ts'
@@ -32,6 +33,7 @@ export class TusSessions implements StoreHooks {
     private readonly repo: UploadRepository,
     private readonly config: Config,
     private readonly clock: Clock,
+    private readonly times: SessionTimes,
   ) {}
 
   /** tus creation: the same admission as uploadTemp chunk 0, under the same lock (spec 2.5). */
@@ -72,7 +74,9 @@ export class TusSessions implements StoreHooks {
         throw { status_code: 460, body: 'Checksum Mismatch: the sha256 of the file differs from its metadata; the upload failed\n' }
       }
     }
-    await this.repo.recordTusProgress(uploadId, offset, offset === session.totalSize, this.clock.now())
+    const now = this.clock.now()
+    await this.repo.recordTusProgress(uploadId, offset, offset === session.totalSize, now)
+    this.times.touched(uploadId, now)
     this.core.received('tus', offset - session.receivedBytes)
   }
 
@@ -91,9 +95,13 @@ export class TusSessions implements StoreHooks {
     await this.repo.markBytesDeleted(uploadId, this.clock.now())
   }
 
-  /** tus expiration extension: when an unfinished upload expires, by the same rule as uploadTemp sessions. */
+  /**
+   * tus expiration extension: when an unfinished upload expires, by the same rule as uploadTemp
+   * sessions: what is left of its time (monotonic) from the wall clock's now.
+   */
   async expiresAt(uploadId: string): Promise<number | null> {
     const session = await this.repo.find(uploadId)
-    return session?.state === 'open' ? expiryOf(session, this.config)?.at ?? null : null
+    const expiry = session?.state === 'open' ? expiryOf(session, this.times.ages(session), this.config) : null
+    return expiry ? this.clock.now() + Math.max(0, expiry.inMs) : null
   }
 }

@@ -7,7 +7,9 @@ export interface LoginThrottle {
   /**
    * Runs one password check of `account` for the client at `clientAddress`. Checks of one account
    * run one at a time. Throws LoginLocked (with retryAfterSeconds) when that client is blocked for
-   * the account, without running `check`, and LoginBusy when too many checks of it are waiting.
+   * the account, without running `check`, and LoginBusy (with retryAfterSeconds) at once, instead
+   * of holding the request, when the account's checks are spaced apart after many failures and
+   * this one comes too early, or when its wait for its turn would be long.
    * `check` resolves to its result when the password is right and to null when it is wrong: a
    * wrong one counts against the client (and slows the account a little for everyone), a right
    * one clears the client's count. Resolves to what `check` resolved to.

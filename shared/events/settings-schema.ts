@@ -13,6 +13,8 @@ export const MqttSettingsPatch = Type.Object({
   caFile: Type.Optional(Type.String({ maxLength: 4096 })),
   certFile: Type.Optional(Type.String({ maxLength: 4096 })),
   keyFile: Type.Optional(Type.String({ maxLength: 4096 })),
+  haDiscovery: Type.Optional(Type.Boolean({ description: 'Publish Home Assistant MQTT discovery configs and entity states (docs/events.md "Home Assistant MQTT discovery").' })),
+  haDiscoveryPrefix: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[^/+#\\s$][^+#\\s]*[^/+#\\s]$|^[^/+#\\s$]$', description: 'Home Assistant\'s discovery prefix; no wildcards, no leading or trailing slash.' })),
 }, { additionalProperties: false })
 
 export const WebhookSettingsPatch = Type.Object({

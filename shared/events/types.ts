@@ -1,4 +1,5 @@
 import type { EventKind } from './kinds.ts'
+import type { FleetService } from '../fleet/types.ts'
 
 /** An event as channels and the Event endpoints present it (docs/events.md "Events"). */
 export interface DeviceEvent {
@@ -35,6 +36,8 @@ export interface EventsService {
    * Returns the unsubscribe function.
    */
   subscribe(kinds: readonly EventKind[], listener: (event: DeviceEvent) => void | Promise<void>): () => void
+  /** The devices on this device's broker and routes run on them (shared/fleet/types.ts; the console's Fleet view). */
+  fleet: FleetService
 }
 
 export interface MqttSettings {
@@ -48,6 +51,10 @@ export interface MqttSettings {
   caFile: string
   certFile: string
   keyFile: string
+  /** Home Assistant MQTT discovery (docs/events.md "Home Assistant MQTT discovery"): on by default while MQTT is configured. */
+  haDiscovery: boolean
+  /** Home Assistant's discovery prefix (`homeassistant`). */
+  haDiscoveryPrefix: string
 }
 
 export interface WebhookSettings {

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors/index.ts'
+import { ortTelemetryOff } from './ort-telemetry.ts'
 
 export interface TensorSignature {
   name: string
@@ -23,6 +24,7 @@ const describe = (meta: readonly Meta[]): TensorSignature[] =>
  * calls this only for the preset models of the shipped pipelines.
  */
 export async function inspectOnnx(file: string): Promise<ModelSignature> {
+  ortTelemetryOff()
   const ort = await import('onnxruntime-node')
   let session: Awaited<ReturnType<typeof ort.InferenceSession.create>>
   try {

@@ -11,6 +11,21 @@ import type { Identity } from '../handler.ts'
 export const DEFAULT_TRACKED_DETECT_INTERVAL_MS = 1000
 export const MAX_TRACKED_DETECT_INTERVAL_MS = 2000
 
+/**
+ * The gating settings, without their defaults: TaskCreate fills the defaults in, Task/update
+ * must not (request validation writes a schema's default into a missing field, which would
+ * reset a setting the update does not name).
+ */
+const MOTION_GATING = { description: 'Run the detector only on motion, at trackedDetectIntervalMs while the motion lies on the tracked objects, and at minDetectIntervalMs otherwise.' }
+const MIN_DETECT_INTERVAL = { minimum: 0, maximum: 600_000, description: 'With motion gating: with nothing moving, the detector still runs at least this often (and for a tracked object that stands still); with region detection, the whole frame is detected at least this often.' }
+const TRACKED_DETECT_INTERVAL = {
+  minimum: 0, maximum: MAX_TRACKED_DETECT_INTERVAL_MS,
+  description: `With motion gating: while objects are tracked and every motion lies on them, the detector runs this often (the tracker carries their boxes between); at most ${MAX_TRACKED_DETECT_INTERVAL_MS}, below the 2.5 s after which an unseen object has left.`,
+}
+const REGION_DETECTION = {
+  description: 'With motion gating: frames the detector runs on for motion are detected on square crops around the motion regions and the tracked objects (the whole frame at least every minDetectIntervalMs, and whenever the crops would be too many or too large or cut an object); off: always the whole frame. The device setting STREAM_REGION_DETECTION=false turns it off for every task.',
+}
+
 const ScheduleRef = Type.String({ minLength: 1, maxLength: 64, description: 'spec 4.10 Schedule: the task analyses only while this schedule is on (state `idle` otherwise); absent: always.' })
 
 /** The operator's name for a task (docs/cameras-and-stream-tasks.md "Stream tasks"): shown instead of the taskId; not unique. */
@@ -24,12 +39,10 @@ export const TaskCreateInput = Type.Object({
   targetFps: Type.Number({ exclusiveMinimum: 0, maximum: 60, description: 'Frames per second analysed; at most the source\'s rate.' }),
   taskConfig: Type.Optional(TaskConfigSchema),
   mvDebug: Type.Optional(Type.Unknown()),
-  motionGating: Type.Optional(Type.Boolean({ default: true, description: 'Run the detector only on motion, at trackedDetectIntervalMs while the motion lies on the tracked objects, and at minDetectIntervalMs otherwise.' })),
-  minDetectIntervalMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000, default: 1000, description: 'With motion gating: with nothing moving, the detector still runs at least this often (and for a tracked object that stands still).' })),
-  trackedDetectIntervalMs: Type.Optional(Type.Integer({
-    minimum: 0, maximum: MAX_TRACKED_DETECT_INTERVAL_MS, default: DEFAULT_TRACKED_DETECT_INTERVAL_MS,
-    description: `With motion gating: while objects are tracked and every motion lies on them, the detector runs this often (the tracker carries their boxes between); at most ${MAX_TRACKED_DETECT_INTERVAL_MS}, below the 2.5 s after which an unseen object has left.`,
-  })),
+  motionGating: Type.Optional(Type.Boolean({ ...MOTION_GATING, default: true })),
+  minDetectIntervalMs: Type.Optional(Type.Integer({ ...MIN_DETECT_INTERVAL, default: 1000 })),
+  trackedDetectIntervalMs: Type.Optional(Type.Integer({ ...TRACKED_DETECT_INTERVAL, default: DEFAULT_TRACKED_DETECT_INTERVAL_MS })),
+  regionDetection: Type.Optional(Type.Boolean({ ...REGION_DETECTION, default: true })),
   scheduleId: Type.Optional(ScheduleRef),
 }, { additionalProperties: false })
 export type TaskCreateInput = Static<typeof TaskCreateInput>
@@ -50,9 +63,10 @@ export const TaskUpdateInput = Type.Object({
   taskName: Type.Optional(Type.Union([TaskName, Type.Null()], { description: 'A new name; null: none (the taskId is shown).' })),
   targetFps: Type.Optional(TaskCreateInput.properties.targetFps),
   taskConfig: Type.Optional(TaskConfigSchema),
-  motionGating: Type.Optional(TaskCreateInput.properties.motionGating),
-  minDetectIntervalMs: Type.Optional(TaskCreateInput.properties.minDetectIntervalMs),
-  trackedDetectIntervalMs: Type.Optional(TaskCreateInput.properties.trackedDetectIntervalMs),
+  motionGating: Type.Optional(Type.Boolean(MOTION_GATING)),
+  minDetectIntervalMs: Type.Optional(Type.Integer(MIN_DETECT_INTERVAL)),
+  trackedDetectIntervalMs: Type.Optional(Type.Integer(TRACKED_DETECT_INTERVAL)),
+  regionDetection: Type.Optional(Type.Boolean(REGION_DETECTION)),
   scheduleId: Type.Optional(Type.Union([ScheduleRef, Type.Null()], { description: 'A schedule (spec 4.10 Schedule); null: analyse always.' })),
 }, { additionalProperties: false })
 export type TaskUpdateInput = Static<typeof TaskUpdateInput>
@@ -70,6 +84,8 @@ export interface StreamTaskStatus {
   motionGating: boolean
   minDetectIntervalMs: number
   trackedDetectIntervalMs: number
+  /** The task's setting; whether crops are detected also depends on the device setting and the pipeline (`regionFrames`). */
+  regionDetection: boolean
   enabled: boolean
   taskConfig: Record<string, unknown>
   /** The task's schedule, null when it analyses always. */
@@ -87,6 +103,8 @@ export interface StreamTaskStatus {
   motionSkipped: number
   /** Since start: frames kept from the detector while objects were tracked and every motion lay on them (trackedDetectIntervalMs). */
   trackedSkipped: number
+  /** Since start: frames the detector saw only as crops around the motion regions (the others it saw whole). */
+  regionFrames: number
   /** Since start: frames not analysed because the task's schedule was off. */
   scheduleSkipped: number
   discardRate: number

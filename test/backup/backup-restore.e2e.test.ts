@@ -32,7 +32,7 @@ const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
  * Answers a restart changes by themselves, whatever the data: what a running camera or task
  * measures (and whether an image task is loaded yet), the time. Everything else must match.
  */
-const STREAM_STATS = ['state', 'stateReason', 'inputFps', 'processedFps', 'framesIn', 'framesProcessed', 'framesFailed', 'framesDropped', 'motionSkipped', 'trackedSkipped', 'scheduleSkipped', 'discardRate',
+const STREAM_STATS = ['state', 'stateReason', 'inputFps', 'processedFps', 'framesIn', 'framesProcessed', 'framesFailed', 'framesDropped', 'motionSkipped', 'trackedSkipped', 'regionFrames', 'scheduleSkipped', 'discardRate',
   'detectorLatencyP50Ms', 'detectorLatencyP99Ms', 'criticalPathLatencyP99Ms', 'trackedObjects', 'objectsEntered', 'lastError']
 const VOLATILE: Record<string, string[]> = {
   '/gtw/cwai/Camera/page': ['status', 'lastError', 'lastErrorKey', 'width', 'height', 'fps'],

@@ -50,12 +50,17 @@ test.describe('MQTT settings never take the device down', () => {
       [{ caFile: tls.ca, certFile: tls.cert }, '/keyFile'],
       [{ caFile: path.join(dir, 'missing.pem') }, '/caFile'],
       [{ caFile: dir }, '/caFile'],
+      [{ caFile: '/etc/hostname' }, '/caFile'],
+      [{ caFile: '/nonexistent/ca.pem' }, '/caFile'],
     ]
-    for (const [files, field] of cases) {
-      const answer = await setMqtt({ enabled: true, url: `mqtts://127.0.0.1:${closedPort}`, ...files })
-      expect(answer.body.resCode).toBe(0)
-      expect(answer.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field } })
-      expect(await queryMqtt()).toEqual(before)
+    // Enabled or not, the same refusal: enabling later must not fail on something accepted now.
+    for (const enabled of [true, false]) {
+      for (const [files, field] of cases) {
+        const answer = await setMqtt({ enabled, url: `mqtts://127.0.0.1:${closedPort}`, ...files })
+        expect(answer.body.resCode).toBe(0)
+        expect(answer.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field } })
+        expect(await queryMqtt()).toEqual(before)
+      }
     }
   })
 
@@ -78,5 +83,30 @@ test.describe('MQTT settings never take the device down', () => {
     expect((await queryMqtt()).certFile).toBe(tls.cert)
     expect((await setMqtt({ enabled: false })).body.resCode).toBe(1)
     expect((await device.post('/gtw/cwai/System/QueryEventChannelStatus', {}, mtk)).body.resData.mqtt.state).toBe('disabled')
+  })
+
+  test('a disabled stored setting whose file no longer works (an older database) starts disabled; enabling it is refused naming the file', async () => {
+    // Stored as the previous test left it: enabled false, certFile no longer a certificate.
+    await device.stop()
+    device = restarted = await startDevice({ dataDir: device.dataDir })
+    mtk = await device.adminToken()
+    expect((await device.post('/v1/cwai/aihost/Probe', {})).body.resData.alive).toBe(true)
+    const status = async () => (await device.post('/gtw/cwai/System/QueryEventChannelStatus', {}, mtk)).body.resData.mqtt
+    expect(await status()).toEqual({ state: 'disabled', lastError: null, deliveredId: 0 })
+    // Nothing was applied at this start: the one settings.rejected event is the previous start's.
+    const rejected = async () => (await device.post('/gtw/cwai/Event/EventPage', { pageNum: 1, pageSize: 10, kinds: ['settings.rejected'] }, mtk)).body.resData.total
+    expect(await rejected()).toBe(1)
+    const before = await queryMqtt()
+    for (const patch of [{ enabled: true }, { topicPrefix: 'elsewhere' }]) {
+      const answer = await setMqtt(patch)
+      expect(answer.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/certFile' } })
+      expect(await queryMqtt()).toEqual(before)
+    }
+    // Switching off always works; replacing the file makes the settings usable again.
+    expect((await setMqtt({ enabled: false })).body.resCode).toBe(1)
+    const fixed = await setMqtt({ certFile: '', keyFile: '', topicPrefix: 'elsewhere' })
+    expect(fixed.body.resCode).toBe(1)
+    expect(fixed.body.resData).toMatchObject({ enabled: false, certFile: '', keyFile: '', caFile: tls.ca, topicPrefix: 'elsewhere' })
+    expect(await status()).toEqual({ state: 'disabled', lastError: null, deliveredId: 0 })
   })
 })

@@ -1,5 +1,4 @@
 import { freePort } from './device.ts'
-import { deviceTest } from './device-fixture.ts'
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createConnection } from 'node:net'
@@ -99,17 +98,3 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     },
   }
 }
-
-/**
- * The device fixture (device-fixture.ts) with a mosquitto broker of the file's own, started
- * before the device when the device's options name it:
- *
- *   const test = brokerTest
- *   test.override('deviceOptions', { scope: 'file' }, async ({ broker }: { broker: Broker }) => ({ env: { MQTT_URL: broker.url } }))
- */
-// eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
-export const brokerTest = deviceTest.extend('broker', { scope: 'file' }, async ({}, { onCleanup }) => {
-  const broker = await startBroker()
-  onCleanup(() => broker.cleanup())
-  return broker
-})

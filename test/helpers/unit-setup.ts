@@ -15,3 +15,6 @@ const { guard } = vi.hoisted(() => ({
 }))
 vi.mock('node:child_process', async (importOriginal) => guard(await importOriginal()))
 vi.mock('child_process', async (importOriginal) => guard(await importOriginal()))
+
+// Unit tests that open models in-process leave no onnxruntime telemetry file in /tmp (docs/deployment.md, "What the device writes").
+process.env.ORT_DISABLE_TELEMETRY ??= '1'

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
@@ -162,6 +162,14 @@ test.describe('typical image-detection flow over HTTP (spec 1) with the real sid
     const viaUrl = await detect({ taskId, algorithmCode: 'face-detection', imageUrl: `${imageBase}/hop` }, '/v1')
     expect(viaUrl.body.resCode).toBe(1)
     expect(targets(viaUrl.body.resData)).toEqual(targets(resData))
+    expect((await cancel({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
+  })
+
+  test('a device that has detected leaves no onnxruntime telemetry file in /tmp for its server or sidecar (docs/deployment.md)', async () => {
+    const taskId = randomUUID()
+    expect((await create({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
+    expect((await detect({ taskId, algorithmCode: 'face-detection', imageBase64: b64(sample1) })).body.resCode).toBe(1)
+    for (const pid of [device.process.pid, await runningSidecarPid()]) expect(existsSync(path.join(os.tmpdir(), `mat-debug-${pid}.log`)), `pid ${pid}`).toBe(false)
     expect((await cancel({ taskId, algorithmCode: 'face-detection' })).body.resCode).toBe(1)
   })
 

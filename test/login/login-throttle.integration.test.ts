@@ -1,7 +1,7 @@
 import { request } from 'node:http'
 import { expect } from 'vitest'
 import { deviceTest as test } from '../helpers/device-fixture.ts'
-import { INITIAL_PASSWORD, type DeviceProcess } from '../helpers/device.ts'
+import { CHANGED_PASSWORD, INITIAL_PASSWORD, type DeviceProcess } from '../helpers/device.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
 
 /** POST JSON from a chosen local address (any 127/8 address is loopback), on its own connection. */
@@ -64,5 +64,49 @@ test.describe('sign-in throttle over HTTP (client address from the connection)',
     expect(guesses.map(keyOf).filter((key) => key === 'api.error.LoginLocked')).toHaveLength(7)
     expect(keyOf(await change('127.0.0.3', INITIAL_PASSWORD))).toBe('api.error.LoginLocked')
     expect((await change('127.0.0.1', INITIAL_PASSWORD)).body).toMatchObject({ resCode: 1, resData: { revokedSessions: 2 } })
+  })
+
+  test('a flood of wrong current passwords from forty addresses is answered at once (LoginBusy, retryAfterSeconds) and the administrator changes the password from another', async ({ device }) => {
+    // The previous test changed the password: sign in with the new one.
+    const session = await signIn(device, '127.0.0.1', CHANGED_PASSWORD)
+    expect(session.body.resCode).toBe(1)
+    const mtk = session.body.resData.mtk as string
+    const change = async (from: string, old: string, next: string) => {
+      const started = performance.now()
+      const answer = await postFrom(device, from, '/gtw/cwai/login/ChangePassword', { oldPwd: md5Hex(old), newPwd: md5Hex(next) }, { mtk })
+      return { ...answer, ms: performance.now() - started }
+    }
+    // Forty addresses, none blocked on its own (one guess each): the account-wide spacing applies.
+    const flood = await Promise.all(Array.from({ length: 40 }, (_, i) => change(`127.0.1.${i + 1}`, `flood-${i}`, 'flood-Passw0rd')))
+    const keys = flood.map(keyOf)
+    expect(keys.every((key) => key === 'api.error.LoginFailed' || key === 'api.error.LoginBusy')).toBe(true)
+    // Beyond 20 recent failures of the account the checks are spaced: the rest are refused, not held.
+    const failed = keys.filter((key) => key === 'api.error.LoginFailed').length
+    expect(failed).toBeGreaterThanOrEqual(1)
+    expect(failed).toBeLessThanOrEqual(21)
+    for (const answer of flood.filter((a) => keyOf(a) === 'api.error.LoginBusy')) {
+      expect(answer.status).toBe(200)
+      const item = answer.body.resMsg[0]
+      expect(item).toMatchObject({ retryable: true, recommendedAction: 'RETRY_LATER' })
+      expect(item.retryAfterSeconds).toBeGreaterThanOrEqual(1)
+      // The spacing (LOGIN_ACCOUNT_DELAY_MAX_MS, 2 s) or the wait for the turn the device expects.
+      expect(item.retryAfterSeconds).toBeLessThanOrEqual(10)
+      expect(item.details.retryAfterSeconds).toBe(item.retryAfterSeconds)
+    }
+    // Every one answered quickly: at most the two seconds a check may wait for its turn, and its
+    // own check (held, the twenty beyond the free failures would have waited up to 2 s each, in turn).
+    expect(Math.max(...flood.map((a) => a.ms))).toBeLessThan(5000)
+
+    // The administrator, from another address, while the flood goes on: an answer at once each
+    // time, and the change succeeds once the wait it was given has passed.
+    const attack = Promise.all(Array.from({ length: 20 }, (_, i) => change(`127.0.2.${i + 1}`, `again-${i}`, 'flood-Passw0rd')))
+    let admin = await change('127.0.0.1', CHANGED_PASSWORD, 'third-Passw0rd')
+    for (let tries = 0; keyOf(admin) === 'api.error.LoginBusy' && tries < 10; tries++) {
+      expect(admin.ms).toBeLessThan(1500)
+      await new Promise((resolve) => setTimeout(resolve, admin.body.resMsg[0].retryAfterSeconds * 1000))
+      admin = await change('127.0.0.1', CHANGED_PASSWORD, 'third-Passw0rd')
+    }
+    expect(admin.body).toMatchObject({ resCode: 1, resData: { revokedSessions: 1 } })
+    expect(Math.max(...(await attack).map((a) => a.ms))).toBeLessThan(5000)
   })
 })

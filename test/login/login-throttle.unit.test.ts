@@ -56,22 +56,45 @@ describe('sign-in throttle (runtime/auth/login-throttle.ts)', () => {
     expect((await failureOf(throttle().attempt('admin', '10.0.0.1', right))).retryAfterSeconds).toBe(120)
   })
 
-  it('delays every check of an account once many addresses together failed, up to the ceiling', async () => {
+  it('spaces the checks of an account once many addresses together failed, refusing an early one at once (LoginBusy with the time left), up to the ceiling', async () => {
     const spread = throttle({ accountDelayMaxMs: 600 })
-    const timed = async (address: string) => {
-      const started = performance.now()
-      await spread.attempt('admin', address, wrong)
-      return performance.now() - started
+    // The test clock stands still unless advanced: the levels below are exact.
+    for (let i = 0; i < 21; i++) expect(await spread.attempt('admin', `10.0.1.${i}`, wrong)).toBeNull()
+    // 21 recent failures: one step (250 ms) between checks. The next one comes at once: refused, not held.
+    const started = performance.now()
+    const early = await failureOf(spread.attempt('admin', '10.0.2.1', right))
+    expect(performance.now() - started).toBeLessThan(100)
+    expect(early).toMatchObject({ messageKey: 'api.error.LoginBusy', retryable: true, retryAfterSeconds: 1, details: { retryAfterSeconds: 1 }, recommendedAction: 'RETRY_LATER' })
+    t.clock.advance(260) // one failure leaked a little: 20.99, under the free 21
+    expect(await spread.attempt('admin', '10.0.2.1', wrong)).toBeNull()
+    for (let i = 0; i < 10; i++) {
+      t.clock.advance(600)
+      expect(await spread.attempt('admin', `10.0.3.${i}`, wrong)).toBeNull()
     }
-    for (let i = 0; i < 20; i++) expect(await timed(`10.0.1.${i}`)).toBeLessThan(250)
-    expect(await timed('10.0.2.1')).toBeLessThan(250) // 20 recent failures: still free
-    expect(await timed('10.0.2.2')).toBeGreaterThanOrEqual(245) // 21: one step
-    expect(await timed('10.0.2.3')).toBeGreaterThanOrEqual(495) // 22: two steps
-    expect(await timed('10.0.2.4')).toBeGreaterThanOrEqual(595) // capped at 600 ms
-    expect(await timed('10.0.2.5')).toBeLessThan(1000)
-    expect(await spread.attempt('other', '10.0.2.6', right)).toBe('ok') // other accounts are not slowed
+    // About 31 failures: 11 steps, capped at 600 ms.
+    t.clock.advance(590)
+    expect(await failureOf(spread.attempt('admin', '10.0.2.2', right))).toMatchObject({ messageKey: 'api.error.LoginBusy', retryAfterSeconds: 1 })
+    t.clock.advance(10)
+    expect(await spread.attempt('admin', '10.0.2.2', right)).toBe('ok')
+    expect(await spread.attempt('other', '10.0.2.6', right)).toBe('ok') // other accounts are not spaced
     t.clock.advance(30 * 60_000) // the failures leak away, one a minute
-    expect(await timed('10.0.2.7')).toBeLessThan(250)
+    expect(await spread.attempt('admin', '10.0.2.7', wrong)).toBeNull()
+    expect(await spread.attempt('admin', '10.0.2.8', right)).toBe('ok')
+  })
+
+  it('refuses at once (LoginBusy with the expected wait) a check that would wait over two seconds for its turn', async () => {
+    const serial = throttle({ maxFailures: 0, accountDelayMaxMs: 0 })
+    // Checks of about a second each (on the test clock): the moving average learns it.
+    const slow = async () => { t.clock.advance(1000); return 'ok' }
+    for (let i = 0; i < 12; i++) expect(await serial.attempt('admin', '10.0.4.1', slow)).toBe('ok')
+    const release = gate()
+    const held = async () => { await release.opened; return 'ok' }
+    const admitted = [serial.attempt('admin', '10.0.4.2', held), serial.attempt('admin', '10.0.4.3', held), serial.attempt('admin', '10.0.4.4', held)]
+    await new Promise((resolve) => setTimeout(resolve, 100)) // three waiting, ~1 s each: a fourth would wait ~3 s
+    const refused = await failureOf(serial.attempt('admin', '10.0.4.5', right))
+    expect(refused).toMatchObject({ messageKey: 'api.error.LoginBusy', retryable: true, retryAfterSeconds: 3, details: { retryAfterSeconds: 3 } })
+    release.open()
+    expect(await Promise.all(admitted)).toEqual(['ok', 'ok', 'ok'])
   })
 
   it('runs the checks of one account one at a time and refuses (LoginBusy) when too many wait', async () => {

@@ -104,6 +104,44 @@ test.describe('JSON body limit on the real runtime (spec 8)', () => {
     expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toMatchObject({ resCode: 0, resMsg: [{ messageKey: 'api.error.InvalidParam', details: { field: '/' } }] })
     expect((await fetch(`${device.url}/v1/cwai/aihost/Probe`)).status).toBe(200)
   })
+
+  test('answers every request of odd framing on PTaskCancle in the envelope: expectations, pipelining, bad lengths, a body cut short', async ({ device, mtk }) => {
+    const { connect } = await import('node:net')
+    const exchange = (text: string) => new Promise<{ statuses: number[]; bodies: any[] }>((resolve) => {
+      const socket = connect(device.port, '127.0.0.1', () => socket.end(text))
+      let raw = ''
+      const timer = setTimeout(() => socket.destroy(), 5000)
+      socket.on('data', (chunk) => { raw += chunk.toString('latin1') })
+      socket.on('error', () => {})
+      socket.on('close', () => {
+        clearTimeout(timer)
+        const statuses = [...raw.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1])).filter((status) => status !== 100)
+        const bodies = [...raw.matchAll(/\r\n\r\n(\{.*?\})(?=HTTP\/1\.1|$)/gs)].map((m) => JSON.parse(m[1]!))
+        resolve({ statuses, bodies })
+      })
+    })
+    const route = '/v1/cwai/aihost/PTaskCancle'
+    const head = (body: string, extra = '', length: string | number = Buffer.byteLength(body)) =>
+      `POST ${route} HTTP/1.1\r\nHost: device\r\nmtk: ${mtk}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}\r\n${body}`
+    const cases: [string, number[], string][] = [
+      [head('{"taskId":"none"}', 'Expect: 100-continue\r\n'), [200], 'api.error.NotCreated'],
+      // node:http answered this one with a bare 417 and no body.
+      [head('{"taskId":"none"}', 'Expect: nothing-known\r\n'), [417], 'api.error.InvalidParam'],
+      [head('{"taskId":"none"}') + head('[]') + head('{"taskId":"a","taskId":"none"}'), [200, 200, 200], 'api.error.NotCreated'],
+      [head('{}', '', 10 ** 12), [413], 'api.error.httpBodyTooLarge'],
+      [head('{}', '', -1), [400], 'api.error.InvalidParam'],
+      [head('{"taskId"', '', 100), [400], 'api.error.InvalidParam'],
+      [head('['.repeat(100_000) + ']'.repeat(100_000)), [200], 'api.error.InvalidParam'],
+    ]
+    for (const [text, statuses, lastKey] of cases) {
+      const answer = await exchange(text)
+      expect(answer.statuses, text.slice(0, 120)).toEqual(statuses)
+      expect(answer.bodies).toHaveLength(statuses.length)
+      for (const body of answer.bodies) expect(body).toMatchObject({ resCode: 0, resMsg: [{ messageKey: expect.any(String), recommendedAction: expect.any(String) }] })
+      expect(answer.bodies.at(-1).resMsg[0].messageKey, text.slice(0, 120)).toBe(lastKey)
+    }
+    expect((await fetch(`${device.url}/v1/cwai/aihost/Probe`)).status).toBe(200)
+  })
 })
 
 describe('multipart body limit in the dispatcher (spec 8), with a scripted streaming handler', () => {

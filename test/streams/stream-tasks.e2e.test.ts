@@ -7,7 +7,8 @@ import { startRtspServer } from '../helpers/rtsp-server.ts'
 import { childProcesses, until } from '../helpers/processes.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
 import { connectEvents, type WsRecorder } from '../helpers/ws-client.ts'
-import { brokerTest, type Broker } from '../helpers/mosquitto.ts'
+import { type Broker } from '../helpers/mosquitto.ts'
+import { brokerTest } from '../helpers/broker-fixture.ts'
 import { recordTopics, type Recorder } from '../helpers/mqtt-client.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
@@ -162,6 +163,11 @@ test.describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCrea
     expect(status.trackedSkipped).toBeGreaterThan(0)
     expect(status.trackedSkipped).toBeLessThanOrEqual(status.motionSkipped)
     expect(status.framesProcessed - status.motionSkipped).toBeLessThan(status.framesIn / 2)
+    // Detection on motion regions (on by default; docs/cameras-and-stream-tasks.md "Detection on motion regions"): the six visits
+    // above were found with part of the detected frames seen only as crops around the motion.
+    expect(status.regionDetection).toBe(true)
+    expect(status.regionFrames).toBeGreaterThan(0)
+    expect(status.regionFrames).toBeLessThan(status.framesProcessed - status.motionSkipped)
     expect(status.discardRate).toBe(Math.round((status.framesDropped / status.framesIn) * 10_000) / 10_000)
     expect(status.detectorLatencyP50Ms).toBeGreaterThan(0)
     expect(status.detectorLatencyP99Ms).toBeGreaterThanOrEqual(status.detectorLatencyP50Ms)
@@ -261,7 +267,11 @@ test.describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCrea
     expect((await task('update', { taskId: 'b', trackedDetectIntervalMs: 500 })).body.resData).toMatchObject({ trackedDetectIntervalMs: 500, minDetectIntervalMs: 1000 })
     for (const bad of [2001, -1, 1.5, '500'])
       expect(firstError((await task('update', { taskId: 'b', trackedDetectIntervalMs: bad })).body), String(bad)).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/trackedDetectIntervalMs' } })
-    expect((await task('detail', { taskId: 'b' })).body.resData).toMatchObject({ targetFps: 1, cameraId, trackedDetectIntervalMs: 500 })
+    // Region detection is switched per task; only a boolean is taken.
+    expect((await task('update', { taskId: 'b', regionDetection: false })).body.resData).toMatchObject({ regionDetection: false, regionFrames: 0 })
+    expect(firstError((await task('update', { taskId: 'b', regionDetection: 'no' })).body)).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/regionDetection' } })
+    // An update changes only what it names: the earlier ones' settings stay.
+    expect((await task('detail', { taskId: 'b' })).body.resData).toMatchObject({ targetFps: 1, cameraId, motionGating: false, trackedDetectIntervalMs: 500, regionDetection: false })
     await until(async () => (await task('detail', { taskId: 'b' })).body.resData.state === 'running', 'b to run again')
 
     const stopped = (await task('batch', { action: 'stop', taskIds: ['a', 'b', 'nope'] })).body.resData.rows
@@ -275,7 +285,7 @@ test.describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCrea
   })
 
   test('a task resumes after a restart; deleting its camera with force leaves it waiting', async () => {
-    expect((await aihost('TaskCreate', { taskId: 'resumed', algorithmCode: 'person-detector', cameraId, targetFps: 2 })).body.resCode).toBe(1)
+    expect((await aihost('TaskCreate', { taskId: 'resumed', algorithmCode: 'person-detector', cameraId, targetFps: 2, regionDetection: false })).body.resCode).toBe(1)
     await device.stop()
     device = await startDevice({ dataDir: device.dataDir })
     mtk = await device.adminToken()
@@ -283,7 +293,7 @@ test.describe('stream tasks on a camera with the real sidecar (spec 4.9 TaskCrea
       const status = (await aihost('QueryTaskStatus', { taskId: 'resumed' })).body.resData
       return status?.state === 'running' && status.framesIn > 0 && status
     }, 'the resumed task to run', 60_000)
-    expect(running).toMatchObject({ cameraId, targetFps: 2 })
+    expect(running).toMatchObject({ cameraId, targetFps: 2, regionDetection: false })
     expect((await device.post('/gtw/cwai/Camera/delete', { cameraId, force: true }, mtk)).body.resCode).toBe(1)
     expect((await aihost('QueryTaskStatus', { taskId: 'resumed' })).body.resData).toMatchObject({ state: 'waiting', stateReason: 'cameraDeleted' })
     expect(childProcesses(device.process.pid!, 'ffmpeg')).toEqual([])

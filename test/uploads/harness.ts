@@ -20,10 +20,14 @@ export const bob = identity('bob')
 
 const silent: Logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, child: () => silent }
 
+/** `advance` is time passing (both clocks); `set` steps the wall clock alone (the monotonic clock stays). */
 export class TestClock {
+  mono = 0
   constructor(public time = 1_700_000_000_000) {}
   now = () => this.time
-  advance(ms: number) { this.time += ms }
+  monotonic = () => this.mono
+  advance(ms: number) { this.time += ms; this.mono += ms }
+  set(ms: number) { this.time = ms }
 }
 
 export interface Harness {

@@ -13,7 +13,7 @@ describe('tus expiration follows the idle rule of upload sessions', () => {
   let h: Harness
   let tus: ReturnType<typeof tusApp>
   const start = async (overrides: Record<string, unknown> = {}) => {
-    h = await harness({ uploadIdleTimeoutMs: IDLE, ...overrides }, { clock: { now: () => Date.now() } })
+    h = await harness({ uploadIdleTimeoutMs: IDLE, ...overrides }, { clock: { now: () => Date.now(), monotonic: () => Date.now() } })
     tus = tusApp(h, [alice])
   }
   const advance = (ms: number) => vi.setSystemTime(Date.now() + ms)

@@ -27,6 +27,7 @@ const FIGURES: [string, string, (s: StreamTaskStatus) => string][] = [
   ['Discarded', 'discard', (s) => `${formatCount(s.framesDropped)} (${percent(s.discardRate)})`],
   ['Skipped by motion gating', 'motionSkipped', (s) => (s.motionGating ? formatCount(s.motionSkipped) : 'motion gating off')],
   ['… of them while tracking', 'trackedSkipped', (s) => (s.motionGating ? formatCount(s.trackedSkipped) : 'motion gating off')],
+  ['Detected as crops around the motion', 'regionFrames', (s) => (s.motionGating && s.regionDetection ? formatCount(s.regionFrames) : 'region detection off')],
   ['Skipped outside the schedule', 'scheduleSkipped', (s) => (s.scheduleId ? formatCount(s.scheduleSkipped) : 'no schedule')],
   ['Detector latency p50 / p99', 'detectorLatency', (s) => `${ms(s.detectorLatencyP50Ms)} / ${ms(s.detectorLatencyP99Ms)}`],
   ['Frame to result p99', 'criticalPathLatencyP99Ms', (s) => ms(s.criticalPathLatencyP99Ms)],

@@ -56,6 +56,47 @@ export function alignByEyes(image: RgbImage, a: Point, b: Point, scale: number, 
   return cropQuad(image, [tl, tr, { x: tr.x + vx * side, y: tr.y + vy * side }, { x: tl.x + vx * side, y: tl.y + vy * side }])
 }
 
+/** A similarity transform: output = [a −b; b a] · input + [tx, ty] (rotation, uniform scale, shift). */
+export interface Similarity { a: number; b: number; tx: number; ty: number }
+
+/**
+ * The least-squares similarity transform taking `from` onto `to` (Umeyama 1991, without
+ * reflection): how a face's keypoints are brought onto a model's canonical template.
+ */
+export function fitSimilarity(from: Point[], to: Point[]): Similarity {
+  const n = Math.min(from.length, to.length)
+  let fx = 0, fy = 0, tx = 0, ty = 0
+  for (let i = 0; i < n; i++) { fx += from[i]!.x; fy += from[i]!.y; tx += to[i]!.x; ty += to[i]!.y }
+  fx /= n; fy /= n; tx /= n; ty /= n
+  let dot = 0, cross = 0, norm = 0
+  for (let i = 0; i < n; i++) {
+    const px = from[i]!.x - fx, py = from[i]!.y - fy, qx = to[i]!.x - tx, qy = to[i]!.y - ty
+    dot += px * qx + py * qy
+    cross += px * qy - py * qx
+    norm += px * px + py * py
+  }
+  const a = norm > 0 ? dot / norm : 1, b = norm > 0 ? cross / norm : 0
+  return { a, b, tx: tx - (a * fx - b * fy), ty: ty - (b * fx + a * fy) }
+}
+
+/**
+ * The `width` × `height` image whose pixel (x, y) is the source at `toImage⁻¹(x, y)`:
+ * a face warped onto a model's template (bilinear, borders repeated).
+ */
+export function warpSimilarity(image: RgbImage, toOutput: Similarity, width: number, height: number): RgbImage {
+  const { a, b, tx, ty } = toOutput
+  const det = a * a + b * b || 1
+  // Inverse of [a −b; b a]: [a b; −b a] / det.
+  const ia = a / det, ib = b / det
+  const out = Buffer.alloc(width * height * 3)
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      const dx = x + 0.5 - tx, dy = y + 0.5 - ty
+      sample(image, ia * dx + ib * dy - 0.5, -ib * dx + ia * dy - 0.5, out, (y * width + x) * 3)
+    }
+  return { data: out, width, height }
+}
+
 const dist = (a: Point, b: Point) => Math.hypot(a.x - b.x, a.y - b.y)
 
 function sample(image: RgbImage, x: number, y: number, out: Buffer, at: number) {

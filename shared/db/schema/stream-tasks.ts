@@ -19,6 +19,8 @@ export const streamTasks = sqliteTable('stream_tasks', {
   minDetectIntervalMs: integer('min_detect_interval_ms').notNull(),
   /** With motion gating, while objects are tracked and the motion lies on them: the detector's interval (rows from before it: the default). */
   trackedDetectIntervalMs: integer('tracked_detect_interval_ms').notNull().default(1000),
+  /** With motion gating, detect crops around the motion regions (default on; rows from before it: on). */
+  regionDetection: integer('region_detection', { mode: 'boolean' }).notNull().default(true),
   /** A disabled task keeps its settings and reads nothing (Task/switch, batch stop). */
   enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
   /** spec 4.10 Schedule: outside its windows the task reads frames but analyses none; null = always. */

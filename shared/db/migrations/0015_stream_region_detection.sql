@@ -1,0 +1,1 @@
+ALTER TABLE `stream_tasks` ADD `region_detection` integer DEFAULT true NOT NULL;

@@ -1,0 +1,51 @@
+/** Face alignment onto a model's keypoint template (runtime/sidecar/pipeline/crop.ts fitSimilarity, warpSimilarity). */
+import { describe, expect, it } from 'vitest'
+import { fitSimilarity, warpSimilarity } from '../../runtime/sidecar/pipeline/crop.ts'
+import type { RgbImage } from '../../runtime/sidecar/pipeline/rgb-image.ts'
+
+const apply = (t: { a: number; b: number; tx: number; ty: number }, p: { x: number; y: number }) => ({ x: t.a * p.x - t.b * p.y + t.tx, y: t.b * p.x + t.a * p.y + t.ty })
+
+describe('fitSimilarity', () => {
+  it('recovers a rotation, scale and shift exactly from four points', () => {
+    // 25° turn, × 0.5, shifted by (-30, 12): a = 0.5 cos 25°, b = 0.5 sin 25°.
+    const truth = { a: 0.5 * Math.cos(25 * Math.PI / 180), b: 0.5 * Math.sin(25 * Math.PI / 180), tx: -30, ty: 12 }
+    const from = [{ x: 100, y: 120 }, { x: 180, y: 118 }, { x: 141, y: 170 }, { x: 140, y: 215 }]
+    const fitted = fitSimilarity(from, from.map((p) => apply(truth, p)))
+    expect(fitted.a).toBeCloseTo(truth.a, 9)
+    expect(fitted.b).toBeCloseTo(truth.b, 9)
+    expect(fitted.tx).toBeCloseTo(truth.tx, 6)
+    expect(fitted.ty).toBeCloseTo(truth.ty, 6)
+  })
+
+  it('gives the least-squares fit when the points do not match exactly', () => {
+    // A square onto a square twice as large whose one corner is off by 4 px: scale stays near 2, no turn.
+    const from = [{ x: 0, y: 0 }, { x: 10, y: 0 }, { x: 10, y: 10 }, { x: 0, y: 10 }]
+    const to = [{ x: 0, y: 0 }, { x: 20, y: 0 }, { x: 24, y: 20 }, { x: 0, y: 20 }]
+    const t = fitSimilarity(from, to)
+    expect(Math.hypot(t.a, t.b)).toBeGreaterThan(1.9)
+    expect(Math.hypot(t.a, t.b)).toBeLessThan(2.2)
+    expect(Math.abs(Math.atan2(t.b, t.a))).toBeLessThan(0.1)
+  })
+})
+
+describe('warpSimilarity', () => {
+  it('puts a source pixel where the transform sends it', () => {
+    // A grey 200 × 200 image with one white 5 × 5 square centred on (120.5, 80.5).
+    const width = 200, height = 200
+    const data = Buffer.alloc(width * height * 3, 60)
+    for (let y = 78; y <= 82; y++) for (let x = 118; x <= 122; x++) data.fill(255, (y * width + x) * 3, (y * width + x) * 3 + 3)
+    const image: RgbImage = { data, width, height }
+    const t = { a: 0.8 * Math.cos(0.3), b: 0.8 * Math.sin(0.3), tx: -20, ty: -10 }
+    const out = warpSimilarity(image, t, 112, 112)
+    expect(out.width).toBe(112)
+    expect(out.height).toBe(112)
+    let sx = 0, sy = 0, n = 0
+    for (let y = 0; y < 112; y++) for (let x = 0; x < 112; x++) if (out.data[(y * 112 + x) * 3]! > 150) { sx += x + 0.5; sy += y + 0.5; n++ }
+    const expected = apply(t, { x: 120.5, y: 80.5 })
+    expect(n).toBeGreaterThan(0)
+    expect(Math.abs(sx / n - expected.x)).toBeLessThan(0.75)
+    expect(Math.abs(sy / n - expected.y)).toBeLessThan(0.75)
+    // Far from the square the picture keeps the source's grey.
+    expect(out.data[0]).toBe(60)
+  })
+})
