@@ -49,6 +49,23 @@ export class DeviceClient {
     this.onUnauthorized = options.onUnauthorized
   }
 
+  private poller?: DeviceClient
+  /**
+   * This client for a page's periodic reads (refreshes, "follow"): every request carries
+   * `x-poll: 1`, which the device's access log writes at debug level when it succeeds
+   * (docs/console-and-cli.md "Logs"), so a console left open does not flood the log. The
+   * session is this client's: signing in or out here applies to it too.
+   */
+  get polling(): DeviceClient {
+    if (this.poller) return this.poller
+    const poller = Object.create(this) as DeviceClient
+    const plain = this.fetchImpl
+    const marked: typeof fetch = (input, init) => plain(input, { ...init, headers: { ...(init?.headers as Record<string, string> | undefined), 'x-poll': '1' } })
+    Object.defineProperty(poller, 'fetchImpl', { value: marked })
+    this.poller = poller
+    return poller
+  }
+
   /** One request; the envelope decides success (spec 2.1). */
   async call<T>(route: string, body: unknown = {}, options: CallOptions = {}): Promise<T> {
     const { response, body: text } = await this.send(route, body, options, (r) => r.text())

@@ -237,4 +237,8 @@ export interface EventPageQuery {
   source?: string
   startTime?: string
   endTime?: string
+  /** The payload's fields. */
+  cameraId?: string
+  taskId?: string
+  label?: string
 }

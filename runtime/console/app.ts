@@ -14,7 +14,8 @@ import { Logs } from './views/Logs.ts'
 import { ApiExplorer } from './views/ApiExplorer.ts'
 import { Metrics } from './views/Metrics.ts'
 import { MetricsHistory } from './metrics-history.ts'
-import { PAGES, type Page } from './pages.ts'
+import { NAV_SECTIONS, PAGES, type Page } from './pages.ts'
+import { AlarmToasts } from './components/AlarmToasts.ts'
 import { lazy } from './lazy.ts'
 import { Audio } from './views/Audio.ts'
 import { System, LOGO_CHANGED } from './views/System.ts'
@@ -29,6 +30,7 @@ const Policies = lazy(() => import('./views/Policies.ts').then((m) => m.Policies
 const Schedules = lazy(() => import('./views/Schedules.ts').then((m) => m.Schedules), { page: true })
 const Network = lazy(() => import('./views/Network.ts').then((m) => m.Network), { page: true })
 const Live = lazy(() => import('./views/Live.ts').then((m) => m.Live), { page: true })
+const Review = lazy(() => import('./views/Review.ts').then((m) => m.Review), { page: true })
 const Recordings = lazy(() => import('./views/Recordings.ts').then((m) => m.Recordings), { page: true })
 const Fleet = lazy(() => import('./views/Fleet.ts').then((m) => m.Fleet), { page: true })
 
@@ -49,6 +51,9 @@ export function App() {
   const [screen, setScreen] = useState<Screen>(stored ? { name: 'app' } : { name: 'signin', notice: noticeStore.load() })
   const [account, setAccount] = useState(stored?.accountName ?? '')
   const [{ page, params }, setRoute] = useState(route())
+  // Phones: the navigation folds behind a menu button (styles.css), closed again on each page change.
+  const [menuOpen, setMenuOpen] = useState(false)
+  useEffect(() => setMenuOpen(false), [page])
   // What survives a sign-out in the middle of work: the chosen file and algorithm.
   const memory = useRef<DetectMemory>({ file: null, algorithmCode: null, interrupted: false, staleUploadIds: [] })
 
@@ -142,15 +147,23 @@ export function App() {
     return html`<${Shell}><${ChangePassword} client=${client} account=${screen.account} currentPassword=${screen.password} forced=${screen.forced}
       onChanged=${(session: Session) => signedIn(session, null)} onCancel=${screen.forced ? signOut : () => setScreen({ name: 'app' })} /></${Shell}>`
   }
-  return html`<${Shell} logo=${logo} nav=${html`<nav aria-label="Main">
-      ${Object.entries(PAGES).map(([key, label]) => html`<a href=${`#/${key}`} aria-current=${page === key ? 'page' : undefined}>${label}</a>`)}
-      <a href="/staticfile/httpInterface.html" target="_blank" rel="noopener">API docs</a>
+  return html`<${Shell} logo=${logo} nav=${html`<nav aria-label="Main" class=${menuOpen ? 'open' : undefined}>
+      <button type="button" class="menu-button secondary" aria-expanded=${menuOpen} aria-controls="nav-sections" onClick=${() => setMenuOpen(!menuOpen)} data-testid="menu-button">
+        ${menuOpen ? 'Close menu' : 'Menu'}</button>
+      <div class="nav-sections" id="nav-sections">
+        ${NAV_SECTIONS.map((section) => html`<div class="nav-section" role="group" aria-label=${section.title}>
+          <span class="nav-title" aria-hidden="true">${section.title}</span>
+          ${section.pages.map((key) => html`<a href=${`#/${key}`} aria-current=${page === key ? 'page' : undefined}>${PAGES[key]}</a>`)}
+          ${section.title === 'Developers' ? html`<a href="/staticfile/httpInterface.html" target="_blank" rel="noopener">API docs</a>` : null}
+        </div>`)}
+      </div>
     </nav>
     <div class="account">
       <span data-testid="account">${account}</span>
       <button type="button" class="link" onClick=${() => setScreen({ name: 'change', account, password: null, forced: false })}>Change password</button>
       <button type="button" class="secondary" onClick=${signOut} data-testid="sign-out">Sign out</button>
     </div>`}>
+    <${AlarmToasts} client=${client} />
     ${page === 'detect' ? html`<${Detect} client=${client} account=${account} memory=${memory.current} tasks=${tasks} />`
       : page === 'tasks' ? html`<${Tasks} client=${client} tasks=${tasks} algorithm=${params.get('algorithm')} camera=${params.get('camera')} />`
       : page === 'algorithms' ? html`<${Algorithms} client=${client} account=${account} />`
@@ -169,6 +182,7 @@ export function App() {
       : page === 'schedules' ? html`<${Schedules} client=${client} />`
       : page === 'live' ? html`<${Live} client=${client} />`
       : page === 'recordings' ? html`<${Recordings} client=${client} />`
+      : page === 'review' ? html`<${Review} client=${client} />`
       : page === 'fleet' ? html`<${Fleet} client=${client} />`
       : html`<${Device} client=${client} />`}
   </${Shell}>`

@@ -106,6 +106,8 @@ export const ACTION_TEXT: Record<string, string> = {
   CHECK_CAMERA_CREDENTIALS: 'Check the camera\'s user name and password.',
   CHANGE_CAMERA_ENCODING: 'Set the camera to a codec the device decodes, such as H.264.',
   CONFIRM_AT_NEW_ADDRESS: 'Open the device at its new address, sign in there and confirm the change before its deadline.',
+  USE_ONE_SUBJECT_PHOTO: 'Use a photo with one face, or add from a detection (Detection page: “Add to gallery” on the face).',
+  LOWER_TARGET_FPS: 'Choose a rate the camera delivers (at most its frames per second).',
   NONE: '',
 }
 
@@ -140,6 +142,11 @@ const count = (value: unknown) => (Number.isFinite(Number(value)) && value !== '
 const pixels = (value: unknown) => `${count(value)} pixels`
 const list = (value: unknown) => (Array.isArray(value) ? value.map((v) => (typeof v === 'object' ? JSON.stringify(v) : String(v))).join(', ') : String(value))
 
+/** Boxes found (details.boxes of GalleryFaceCount): where, in pixels of the picture. */
+const boxList = (value: unknown) => (Array.isArray(value)
+  ? value.length === 0 ? 'none' : value.map((b) => { const { x, y, width, height } = b as Record<string, number>; return `at ${x}, ${y} (${width} × ${height} px)` }).join('; ')
+  : String(value))
+
 /** details → facts in this order, with byte and pixel counts made readable (spec 2.7 names actualBytes, limitBytes, ...). */
 const FACT_LABELS: [string, string, (v: unknown) => string][] = [
   ['actualBytes', 'Actual size', (v) => bytes(v)],
@@ -165,8 +172,27 @@ const FACT_LABELS: [string, string, (v: unknown) => string][] = [
   ['limitEntries', 'Entry limit', count],
   ['atLeastBytes', 'Expanded size (at least)', (v) => bytes(v)],
   // spec 4.10 Schedule: who uses a schedule
+  ['boxes', 'Found', boxList],
   ['policies', 'Policies using it', (v) => (Array.isArray(v) ? v.map((p) => `“${(p as { policyName?: string }).policyName}”`).join(', ') : String(v))],
 ]
+/**
+ * Advice made specific by the error's details (the numbers the device sent), else the
+ * action's general text.
+ */
+function actionTextOf(action: string, details: Record<string, unknown>): string | null {
+  if (action === 'USE_ONE_SUBJECT_PHOTO') {
+    const noun = details.persons !== undefined ? 'person' : 'face'
+    const found = Number(details.faces ?? details.persons)
+    if (found === 0) return `No ${noun} was found: use a photo where one ${noun} is clearly visible, or add from a detection (Detection page: “Add to gallery”).`
+    if (found > 1) return `The photo shows ${found} ${noun}s: use a photo with one ${noun}, or add from a detection (Detection page: “Add to gallery” on the ${noun} you mean).`
+  }
+  if (action === 'LOWER_TARGET_FPS' && Number.isFinite(Number(details.sourceFps))) {
+    const fps = Number(details.sourceFps)
+    return `The camera sends ${fps} frames per second: choose at most ${fps} (analysing fewer, e.g. ${Math.max(1, Math.min(5, Math.floor(fps)))}, saves processing).`
+  }
+  return ACTION_TEXT[action] || null
+}
+
 /** Shown elsewhere (the wait) or together (the image's dimensions). */
 const NOT_FACTS = new Set(['retryAfterSeconds', 'width', 'height'])
 
@@ -253,7 +279,7 @@ export function showError(error: unknown): ShownError {
       httpStatus: error.status,
       facts,
       action: item.recommendedAction && item.recommendedAction !== 'NONE' ? item.recommendedAction : null,
-      actionText: ACTION_TEXT[item.recommendedAction] || null,
+      actionText: actionTextOf(item.recommendedAction, details),
       retryAfterSeconds: retryAfter,
       retryable: item.retryable,
       next: nextStepOf(item.messageKey, details),

@@ -72,7 +72,7 @@ export class MetricsHistory {
 
   async #scrape() {
     try {
-      const samples = parsePrometheus(await this.client.metricsText())
+      const samples = parsePrometheus(await this.client.polling.metricsText())
       const t = Date.now()
       this.#scrapes.push({ t, samples })
       while (this.#scrapes.length && this.#scrapes[0]!.t < t - KEEP_MS) this.#scrapes.shift()

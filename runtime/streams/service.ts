@@ -1,7 +1,7 @@
 import { asc, eq } from 'drizzle-orm'
 import type { Db } from '../../shared/db/client.ts'
 import { streamTasks } from '../../shared/db/schema/index.ts'
-import { ApiError, invalidParam, isApiError } from '../../shared/errors/index.ts'
+import { ApiError, invalidParam, isApiError, RecommendedAction } from '../../shared/errors/index.ts'
 import type { Clock, Identity, Logger } from '../../shared/handler.ts'
 import type { InferenceService } from '../../shared/inference/types.ts'
 import type { SchedulesService } from '../../shared/schedules/types.ts'
@@ -87,20 +87,26 @@ export class StreamTaskService implements StreamTasksService {
     this.checkSchedule(input.scheduleId ?? null)
     const sourceFps = cameras.sourceFps(input.cameraId)
     if (sourceFps !== null && input.targetFps > sourceFps)
-      throw new ApiError('InvalidParam', { details: { field: 'targetFps', targetFps: input.targetFps, sourceFps }, msgText: `targetFps ${input.targetFps} is above the camera's ${sourceFps} fps` })
+      throw new ApiError('InvalidParam', { details: { field: 'targetFps', targetFps: input.targetFps, sourceFps }, msgText: `targetFps ${input.targetFps} is above the camera's ${sourceFps} fps`, recommendedAction: RecommendedAction.LOWER_TARGET_FPS })
     const now = this.options.clock.now()
+    const existing = this.tasks.get(input.taskId)
     const row: StreamTaskRow = {
-      taskId: input.taskId, algorithmCode: input.algorithmCode, cameraId: input.cameraId, targetFps: input.targetFps,
+      // Absent, the name of the task this taskId already names stays.
+      taskId: input.taskId, taskName: input.taskName?.trim() ?? existing?.row.taskName ?? null, algorithmCode: input.algorithmCode, cameraId: input.cameraId, targetFps: input.targetFps,
       taskConfig: input.taskConfig ?? {}, motionGating: input.motionGating ?? true, minDetectIntervalMs: input.minDetectIntervalMs ?? 1000,
       trackedDetectIntervalMs: input.trackedDetectIntervalMs ?? DEFAULT_TRACKED_DETECT_INTERVAL_MS, regionDetection: input.regionDetection ?? true, enabled: true,
       scheduleId: input.scheduleId ?? null, createdBy: identity.accountName, createdAt: now, updatedAt: now,
     }
-    const existing = this.tasks.get(input.taskId)
     if (existing && existing.row.cameraId === row.cameraId && existing.row.algorithmCode === row.algorithmCode && existing.row.targetFps === row.targetFps &&
       JSON.stringify(existing.row.taskConfig) === JSON.stringify(row.taskConfig) && existing.row.motionGating === row.motionGating &&
       existing.row.minDetectIntervalMs === row.minDetectIntervalMs && existing.row.trackedDetectIntervalMs === row.trackedDetectIntervalMs &&
       existing.row.regionDetection === row.regionDetection &&
       existing.row.scheduleId === row.scheduleId) {
+      // Only the name differs (or nothing): the running task is kept, with its new name.
+      if (existing.row.taskName !== row.taskName) {
+        await this.options.db.update(streamTasks).set({ taskName: row.taskName, updatedAt: now }).where(eq(streamTasks.taskId, row.taskId))
+        existing.row.taskName = row.taskName
+      }
       await this.setEnabled(row.taskId, true)
       return { reused: true }
     }
@@ -165,9 +171,9 @@ export class StreamTaskService implements StreamTasksService {
     const sourceFps = this.options.cameras.sourceFps(old.cameraId)
     const targetFps = input.targetFps ?? old.targetFps
     if (sourceFps !== null && targetFps > sourceFps)
-      throw new ApiError('InvalidParam', { details: { field: 'targetFps', targetFps, sourceFps }, msgText: `targetFps ${targetFps} is above the camera's ${sourceFps} fps` })
+      throw new ApiError('InvalidParam', { details: { field: 'targetFps', targetFps, sourceFps }, msgText: `targetFps ${targetFps} is above the camera's ${sourceFps} fps`, recommendedAction: RecommendedAction.LOWER_TARGET_FPS })
     const row: StreamTaskRow = {
-      ...old, targetFps, taskConfig: input.taskConfig ?? old.taskConfig, motionGating: input.motionGating ?? old.motionGating,
+      ...old, taskName: input.taskName === undefined ? old.taskName : input.taskName?.trim() ?? null, targetFps, taskConfig: input.taskConfig ?? old.taskConfig, motionGating: input.motionGating ?? old.motionGating,
       minDetectIntervalMs: input.minDetectIntervalMs ?? old.minDetectIntervalMs,
       trackedDetectIntervalMs: input.trackedDetectIntervalMs ?? old.trackedDetectIntervalMs,
       regionDetection: input.regionDetection ?? old.regionDetection, updatedAt: this.options.clock.now(),

@@ -330,6 +330,7 @@ export class StreamTask {
     const now = Date.now()
     return {
       taskId: this.row.taskId,
+      taskName: this.row.taskName ?? null,
       kind: 'stream',
       algorithmCode: this.row.algorithmCode,
       cameraId: this.row.cameraId,

@@ -30,6 +30,10 @@ export const RecommendedAction = {
   CHECK_CAMERA_CREDENTIALS: 'CHECK_CAMERA_CREDENTIALS',
   CHANGE_CAMERA_ENCODING: 'CHANGE_CAMERA_ENCODING',
   CONFIRM_AT_NEW_ADDRESS: 'CONFIRM_AT_NEW_ADDRESS',
+  /** A gallery picture with not exactly one face (or person): a photo of one, or a crop from a detection. */
+  USE_ONE_SUBJECT_PHOTO: 'USE_ONE_SUBJECT_PHOTO',
+  /** A stream task's targetFps above its camera's rate (details.sourceFps). */
+  LOWER_TARGET_FPS: 'LOWER_TARGET_FPS',
   NONE: 'NONE',
 } as const
 

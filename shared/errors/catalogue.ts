@@ -252,7 +252,7 @@ export const catalogue = {
   GalleryPersonExists: entry('7504', 'api.error.GalleryPersonExists',
     'A person with this id already exists in the gallery.', A.CHECK_REQUEST_PARAMETERS),
   GalleryFaceCount: entry('7505', 'api.error.GalleryFaceCount',
-    'A person image must show exactly one face: details.faces is how many were found.', A.CHECK_REQUEST_PARAMETERS),
+    'A person image must show exactly one face: details.faces is how many were found.', A.USE_ONE_SUBJECT_PHOTO),
   GalleryFaceNotFound: entry('7506', 'api.error.GalleryFaceNotFound',
     'No face image with this id exists.', A.CHECK_REQUEST_PARAMETERS),
   FaceImportNotFound: entry('7507', 'api.error.FaceImportNotFound',
@@ -302,7 +302,7 @@ export const catalogue = {
   GalleryImageNotFound: entry('7515', 'api.error.GalleryImageNotFound',
     'No image with this id exists for this item.', A.CHECK_REQUEST_PARAMETERS),
   GalleryBodyCount: entry('7516', 'api.error.GalleryBodyCount',
-    'A body gallery image must show exactly one person: details.persons is how many were found.', A.CHECK_REQUEST_PARAMETERS),
+    'A body gallery image must show exactly one person: details.persons is how many were found.', A.USE_ONE_SUBJECT_PHOTO),
   // ── recording and live view (spec 4.10 System: recording, Live stream; 4.11 file streaming) ──
   StreamSourceUnsupported: entry('7621', 'api.error.StreamSourceUnsupported',
     'Recording and live view copy the camera\'s video stream without re-encoding it; this camera\'s source type (HTTP snapshot or MJPEG, USB) has no such stream. Use an RTSP or file camera.', A.CHANGE_CAMERA_ENCODING),

@@ -28,8 +28,12 @@ const REGION_DETECTION = {
 
 const ScheduleRef = Type.String({ minLength: 1, maxLength: 64, description: 'spec 4.10 Schedule: the task analyses only while this schedule is on (state `idle` otherwise); absent: always.' })
 
+/** The operator's name for a task (docs/cameras-and-stream-tasks.md "Stream tasks"): shown instead of the taskId; not unique. */
+const TaskName = Type.String({ minLength: 1, maxLength: 128, pattern: '\\S', description: 'A name shown instead of the taskId (consoles, events lists); optional, not unique. Absent: the taskId is shown.' })
+
 export const TaskCreateInput = Type.Object({
   taskId: Type.String({ minLength: 1, maxLength: 128 }),
+  taskName: Type.Optional(TaskName),
   algorithmCode: Type.String({ minLength: 1, maxLength: 128 }),
   cameraId: Type.String({ minLength: 1, maxLength: 64 }),
   targetFps: Type.Number({ exclusiveMinimum: 0, maximum: 60, description: 'Frames per second analysed; at most the source\'s rate.' }),
@@ -56,6 +60,7 @@ export type StreamTaskState = 'running' | 'idle' | 'waiting' | 'disabled'
 /** Task/update: the parameters and regions of a stream task (`taskConfig.regions`, spec 2.4). */
 export const TaskUpdateInput = Type.Object({
   taskId: Type.String({ minLength: 1, maxLength: 128 }),
+  taskName: Type.Optional(Type.Union([TaskName, Type.Null()], { description: 'A new name; null: none (the taskId is shown).' })),
   targetFps: Type.Optional(TaskCreateInput.properties.targetFps),
   taskConfig: Type.Optional(TaskConfigSchema),
   motionGating: Type.Optional(Type.Boolean(MOTION_GATING)),
@@ -68,6 +73,8 @@ export type TaskUpdateInput = Static<typeof TaskUpdateInput>
 
 export interface StreamTaskStatus {
   taskId: string
+  /** The operator's name for the task; null: none given (show the taskId). */
+  taskName: string | null
   kind: 'stream'
   algorithmCode: string
   cameraId: string

@@ -6,7 +6,7 @@ import path from 'node:path'
 import { expect } from 'vitest'
 import type { Page } from 'playwright-core'
 import { seriousViolations as serious } from '../helpers/axe.ts'
-import { browserTest as test, openConsole } from '../helpers/browser.ts'
+import { browserTest as test, navigate, openConsole } from '../helpers/browser.ts'
 import { CHANGED_PASSWORD, INITIAL_PASSWORD, type DeviceProcess } from '../helpers/device.ts'
 import { PAGES } from '../../runtime/console/pages.ts'
 
@@ -36,7 +36,7 @@ async function ready(page: Page, heading: string) {
 async function everyPage(page: Page, width: number): Promise<string[]> {
   const found: string[] = []
   for (const [key, heading] of Object.entries(PAGES)) {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: heading, exact: true }).click()
+    await navigate(page, heading)
     await ready(page, heading)
     expect(page.url()).toContain(`#/${key}`)
     const table = TABLES[key as keyof typeof PAGES]
@@ -48,7 +48,7 @@ async function everyPage(page: Page, width: number): Promise<string[]> {
 
 /** A detection result: the picture, the targets table and the raw JSON. */
 async function detectionResult(page: Page, width: number): Promise<string[]> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Detection', exact: true }).click()
+  await navigate(page, 'Detection')
   await ready(page, 'Detection')
   await page.getByTestId('algorithm').selectOption('face-detection')
   await page.getByTestId('file').setInputFiles(SAMPLE)

@@ -10,7 +10,7 @@ import sharp from 'sharp'
 import { expect } from 'vitest'
 import type { Page } from 'playwright-core'
 import { seriousViolations } from '../helpers/axe.ts'
-import { browserTest as test, openConsole, type ConsolePage } from '../helpers/browser.ts'
+import { browserTest as test, navigate, openConsole, type ConsolePage } from '../helpers/browser.ts'
 import { CHANGED_PASSWORD, freePort, type DeviceProcess } from '../helpers/device.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { PERSON_VIDEO, videoFacts } from '../helpers/video.ts'
@@ -241,7 +241,7 @@ test.describe('console: cameras and stream tasks', () => {
     await expect.poll(async () => (await taskStatus(TASK)).resData.enabled).toBe(true)
 
     // Forced, the camera goes; the task stays and waits, saying why.
-    await page.getByRole('link', { name: 'Cameras', exact: true }).click()
+    await navigate(page, 'Cameras')
     await ready(page, 'Cameras')
     await page.getByRole('button', { name: 'Delete front door' }).click()
     const dialog = page.getByRole('dialog', { name: 'Delete front door?' })
@@ -255,7 +255,7 @@ test.describe('console: cameras and stream tasks', () => {
     expect(await cameras()).toEqual([])
     expect((await taskStatus(TASK)).resData).toMatchObject({ state: 'waiting', stateReason: 'cameraDeleted' })
 
-    await page.getByRole('link', { name: 'Tasks', exact: true }).click()
+    await navigate(page, 'Tasks')
     await ready(page, 'Tasks')
     await page.getByRole('checkbox', { name: 'Select all stream tasks' }).check()
     await page.getByRole('button', { name: 'Delete selected' }).click()

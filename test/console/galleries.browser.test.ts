@@ -79,6 +79,12 @@ test.describe('console: galleries', () => {
     await refused.waitFor()
     expect(await refused.getByTestId('error-key').textContent()).toBe('api.error.GalleryFaceCount')
     expect(await refused.locator('[data-fact="Faces"]').textContent()).toBe('0')
+    // The three-face photo: refused with the count, where the faces are in words, and what to do instead.
+    await ann.getByLabel('Add pictures of Ann').setInputFiles({ name: 'group.jpg', mimeType: 'image/jpeg', buffer: photo.bytes })
+    await expect.poll(() => refused.locator('[data-fact="Faces"]').textContent()).toBe('3')
+    expect(await refused.getByTestId('error-action-text').textContent())
+      .toBe('The photo shows 3 faces: use a photo with one face, or add from a detection (Detection page: “Add to gallery” on the face you mean).')
+    expect(await refused.locator('[data-fact="Found"]').textContent()).toMatch(/^at \d+, \d+ \(\d+ × \d+ px\)(; at \d+, \d+ \(\d+ × \d+ px\)){2}$/)
     await expect.poll(() => staff.getByTestId('counts').textContent()).toBe('1 person · 1 picture')
     expect(await ann.locator('img.thumb').count()).toBe(1)
 
@@ -97,6 +103,11 @@ test.describe('console: galleries', () => {
     const best = regions.nth(annRegion).locator('tbody tr').first()
     expect(await best.getAttribute('data-item-id')).toBe('p0')
     expect(parseFloat((await best.getByTestId('similarity').textContent())!)).toBeGreaterThan(70)
+    // Each face found is shown cut out of the searched image; a match names its gallery and shows the person's picture.
+    expect(await results.getByTestId('search-crop').count()).toBe(3)
+    await expect.poll(() => results.getByTestId('search-crop').first().evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true)
+    expect(await best.getByTestId('match-gallery').textContent()).toBe('Staff')
+    await best.locator('img.thumb').waitFor()
     await screenshot('galleries-search')
 
     // An archive with one good row and three bad ones: progress to the end, counts, the reasons.

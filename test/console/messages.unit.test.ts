@@ -114,3 +114,20 @@ describe('console error display (spec 7.2)', () => {
     for (const key of Object.keys(MESSAGE_TEXT)) expect(keys, key).toContain(key)
   })
 })
+
+describe('specific advice from the error\'s details', () => {
+  const item = (messageKey: string, recommendedAction: string, details: Record<string, unknown>) =>
+    new DeviceError('/r', 200, [{ msgCode: 'X', messageKey, msgText: 't', details, retryable: false, recommendedAction }])
+  it('a gallery photo with three faces: one face, or add from a detection; the boxes in words', () => {
+    const shown = showError(item('api.error.GalleryFaceCount', catalogue.GalleryFaceCount.recommendedAction,
+      { faces: 3, boxes: [{ x: 1, y: 2, width: 30, height: 40 }, { x: 50, y: 2, width: 31, height: 41 }, { x: 90, y: 5, width: 28, height: 39 }] }))
+    expect(shown.actionText).toBe('The photo shows 3 faces: use a photo with one face, or add from a detection (Detection page: “Add to gallery” on the face you mean).')
+    expect(shown.facts).toContainEqual(['Found', 'at 1, 2 (30 × 40 px); at 50, 2 (31 × 41 px); at 90, 5 (28 × 39 px)'])
+    expect(showError(item('api.error.GalleryFaceCount', 'USE_ONE_SUBJECT_PHOTO', { faces: 0, boxes: [] })).actionText)
+      .toBe('No face was found: use a photo where one face is clearly visible, or add from a detection (Detection page: “Add to gallery”).')
+  })
+  it('a task rate above the camera\'s: the camera\'s rate named', () => {
+    const shown = showError(item('api.error.InvalidParam', 'LOWER_TARGET_FPS', { field: 'targetFps', targetFps: 50, sourceFps: 10 }))
+    expect(shown.actionText).toBe('The camera sends 10 frames per second: choose at most 10 (analysing fewer, e.g. 5, saves processing).')
+  })
+})

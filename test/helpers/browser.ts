@@ -79,6 +79,17 @@ export async function signIn(page: Page, deviceUrl: string, hash: string, passwo
   await page.getByRole('button', { name: 'Sign in' }).click()
 }
 
+/**
+ * Follows the main navigation's link to a page: on a phone the navigation is folded behind its
+ * menu button (docs/console-and-cli.md "Navigation"), which is opened first.
+ */
+export async function navigate(page: Page, name: string): Promise<void> {
+  const nav = page.getByRole('navigation', { name: 'Main' })
+  const menu = nav.getByTestId('menu-button')
+  if (await menu.isVisible() && await menu.getAttribute('aria-expanded') !== 'true') await menu.click()
+  await nav.getByRole('link', { name, exact: true }).click()
+}
+
 /** The page's heading is shown and nothing in it is still loading. */
 export async function ready(page: Page, heading: string): Promise<void> {
   await page.getByRole('heading', { name: heading, level: 1 }).waitFor()

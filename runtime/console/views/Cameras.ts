@@ -37,7 +37,7 @@ export function Cameras({ client, account }: { client: DeviceClient; account: st
   // The deleted camera's row is gone: focus goes to the list once the dialog has closed.
   const listFocus = useFocusAfter<HTMLHeadingElement>(!!deleting)
 
-  const load = () => client.cameraPage({ pageSize: 500 }).then((page) => { setRows(page.rows); setListError(null) }, setListError)
+  const load = () => client.polling.cameraPage({ pageSize: 500 }).then((page) => { setRows(page.rows); setListError(null) }, setListError)
   useEffect(() => {
     load()
     const timer = setInterval(load, REFRESH_MS)

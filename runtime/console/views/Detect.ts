@@ -24,6 +24,11 @@ export interface DetectMemory {
 const ACCEPT = 'image/jpeg,image/png,image/bmp,.jpg,.jpeg,.png,.bmp'
 const isAcceptedImage = (file: File) => /^image\/(jpeg|png|bmp|x-ms-bmp)$/.test(file.type) || /\.(jpe?g|png|bmp)$/i.test(file.name)
 
+/** The algorithm the page starts on: a general detector first (docs/console-and-cli.md "Detection"), else the first listed. */
+const PREFERRED = ['object-detection', 'person-detector']
+const firstDetector = (rows: AlgorithmRow[]) => PREFERRED.map((id) => rows.find((a) => a.algorithmId === id)).find(Boolean) ??
+  rows.find((a) => /detect/i.test(`${a.algorithmId} ${a.algorithmName}`)) ?? rows[0]!
+
 const CAPABILITY_REFRESH_MS = 15_000
 const UPLOAD_RETRIES = 8
 
@@ -73,12 +78,12 @@ export function Detect({ client, account, memory, tasks }: { client: DeviceClien
     for (const uploadId of memory.staleUploadIds.splice(0)) client.cancelUpload(uploadId).catch(() => undefined)
     client.algorithmPage({ algorithmUsage: '2' }).then((page) => {
       setAlgorithms(page.rows)
-      if (!algorithmCode && page.rows[0]) setAlgorithmCode(page.rows[0].algorithmId)
+      if (!algorithmCode && page.rows[0]) setAlgorithmCode(firstDetector(page.rows).algorithmId)
     }, setAlgorithmError)
   }, [])
 
   // spec 2.5: capabilities are live; never hard-code a previously observed value.
-  const refreshCapabilities = () => client.uploadCapabilities().then((c) => { setCapabilities(c); setCapabilityError(null) }, setCapabilityError)
+  const refreshCapabilities = () => client.polling.uploadCapabilities().then((c) => { setCapabilities(c); setCapabilityError(null) }, setCapabilityError)
   useEffect(() => {
     refreshCapabilities()
     const timer = setInterval(refreshCapabilities, CAPABILITY_REFRESH_MS)
@@ -92,6 +97,9 @@ export function Detect({ client, account, memory, tasks }: { client: DeviceClien
     setResult(null)
     setNotice(null)
     if (!isAcceptedImage(chosen)) {
+      // The refused file replaces the previous choice: nothing is selected, Detect waits for an image.
+      setFile(null)
+      memory.file = null
       setError(new Error(`${chosen.name} is not a JPEG, PNG or BMP image.`))
       setErrorContext('File')
       return
@@ -197,7 +205,7 @@ export function Detect({ client, account, memory, tasks }: { client: DeviceClien
           onDragLeave=${() => setDragging(false)}
           onDrop=${(e: DragEvent) => { e.preventDefault(); setDragging(false); choose(e.dataTransfer?.files?.[0]) }}>
           <input type="file" class="sr-only" accept=${ACCEPT} disabled=${busy} data-testid="file"
-            onChange=${(e: Event) => choose((e.target as HTMLInputElement).files?.[0])} />
+            onChange=${(e: Event) => { const input = e.target as HTMLInputElement; const chosen = input.files?.[0]; if (chosen && !isAcceptedImage(chosen)) input.value = ''; choose(chosen) }} />
           <span class="drop-text">${file ? html`<strong data-testid="file-name">${file.name}</strong> · ${formatBytes(file.size)}` : 'Choose or drop an image (JPEG, PNG, BMP)'}</span>
         </label>
 

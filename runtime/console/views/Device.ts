@@ -49,8 +49,8 @@ function Section({ title, id, state, children }: { title: string; id: string; st
 }
 
 export function Device({ client }: { client: DeviceClient }) {
-  const status = useQuery(() => client.deviceStatus(), 10_000)
-  const memory = useQuery(() => client.memoryStatus(), 10_000)
+  const status = useQuery(() => client.polling.deviceStatus(), 10_000)
+  const memory = useQuery(() => client.polling.memoryStatus(), 10_000)
   const algorithms = useQuery(() => client.algorithmPage({ algorithmUsage: '' }))
   const models = useQuery(() => client.modelList())
   const routes = useQuery(async () => {

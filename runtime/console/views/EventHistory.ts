@@ -1,11 +1,12 @@
 import { html } from 'htm/preact'
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
-import { DeviceError } from '../../client/errors.ts'
-import type { CameraView, DeviceEvent, StreamTaskStatus } from '../../client/types.ts'
+import type { DeviceEvent } from '../../client/types.ts'
+import { ClipPlayer } from '../components/ClipPlayer.ts'
 import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 import { usePicture } from '../picture.ts'
 import { saveFile } from '../save-file.ts'
+import { useNames, type Names } from '../names.ts'
 
 const PAGE_SIZE = 50
 /** The kinds of the stream tasks (docs/events.md "Events"), alarms first. */
@@ -32,12 +33,8 @@ export function EventHistory({ client }: { client: DeviceClient }) {
   const [rows, setRows] = useState<Row[] | null>(null)
   const [total, setTotal] = useState(0)
   const [error, setError] = useState<Failure | null>(null)
-  const [cameras, setCameras] = useState<CameraView[]>([])
-  const [tasks, setTasks] = useState<StreamTaskStatus[]>([])
-  useEffect(() => {
-    client.cameraPage({ pageSize: 500 }).then((p) => setCameras(p.rows), () => undefined)
-    client.streamTaskPage().then((p) => setTasks(p.rows), () => undefined)
-  }, [])
+  const names = useNames(client)
+  const { cameras, tasks } = names
   const query = () => ({
     kinds: filter.kind ? [filter.kind] : KINDS.map(([k]) => k), ...(filter.cameraId ? { cameraId: filter.cameraId } : {}), ...(filter.taskId ? { taskId: filter.taskId } : {}),
     ...(filter.label.trim() ? { label: filter.label.trim() } : {}), ...(filter.from ? { startTime: iso(filter.from) } : {}), ...(filter.to ? { endTime: iso(filter.to) } : {}),
@@ -78,7 +75,7 @@ export function EventHistory({ client }: { client: DeviceClient }) {
           <label>Camera<select value=${filter.cameraId} onChange=${set('cameraId')} data-testid="filter-camera"><option value="">Any</option>
             ${cameras.map((c) => html`<option value=${c.cameraId}>${c.cameraName}</option>`)}</select></label>
           <label>Task<select value=${filter.taskId} onChange=${set('taskId')} data-testid="filter-task"><option value="">Any</option>
-            ${tasks.map((t) => html`<option value=${t.taskId}>${t.taskId}</option>`)}</select></label>
+            ${tasks.map((t) => html`<option value=${t.taskId}>${t.taskName ?? t.taskId}</option>`)}</select></label>
           <label>Kind<select value=${filter.kind} onChange=${set('kind')} data-testid="filter-kind"><option value="">Any</option>
             ${KINDS.map(([k, label]) => html`<option value=${k}>${label}</option>`)}</select></label>
           <label>Label<input value=${filter.label} maxLength=${64} placeholder="e.g. person" onInput=${set('label')} data-testid="filter-label" /></label>
@@ -95,7 +92,7 @@ export function EventHistory({ client }: { client: DeviceClient }) {
         <${ErrorPanel} ...${error} />
         ${rows?.length === 0 ? html`<p data-testid="no-events">No events match.</p>` : null}
         ${[...days].map(([day, list]) => html`<section aria-label=${day}><h3>${day}</h3>
-          <ol class="event-list timeline" data-testid="timeline">${list.map((row) => html`<${EventRow} key=${row.id} client=${client} row=${row} />`)}</ol>
+          <ol class="event-list timeline" data-testid="timeline">${list.map((row) => html`<${EventRow} key=${row.id} client=${client} row=${row} names=${names} />`)}</ol>
         </section>`)}
         ${rows && rows.length < total ? html`<div class="row"><button type="button" class="secondary" onClick=${() => load(Math.floor(rows.length / PAGE_SIZE) + 1)}>Older events</button></div>` : null}
       </section>
@@ -103,43 +100,15 @@ export function EventHistory({ client }: { client: DeviceClient }) {
   </main>`
 }
 
-/** The wait an alarm's clip still being recorded asks for (ClipNotReady), else null. */
-const notReadyWait = (e: unknown) => (e instanceof DeviceError && e.messageKey === 'api.error.ClipNotReady' ? e.item?.retryAfterSeconds ?? 1 : null)
-
-function EventRow({ client, row }: { client: DeviceClient; row: Row }) {
+function EventRow({ client, row, names }: { client: DeviceClient; row: Row; names: Names }) {
   const thumbnail = usePicture(client, row.thumbnailUrl)
-  const [clip, setClip] = useState<{ url: string | null; error: unknown; loading: boolean; recording: boolean }>({ url: null, error: null, loading: false, recording: false })
-  const shown = useRef(true)
-  useEffect(() => () => { shown.current = false }, [])
-  useEffect(() => () => { if (clip.url) URL.revokeObjectURL(clip.url) }, [clip.url])
-  // A <video> sends no mtk: the clip is fetched with it, then played from memory. An alarm's clip
-  // is announced before its post-roll is recorded: fetched again after the wait the device asks.
-  const play = async () => {
-    setClip({ url: null, error: null, loading: true, recording: false })
-    while (shown.current) {
-      try {
-        const blob = await client.picture(row.clipUrl!)
-        if (shown.current) setClip({ url: URL.createObjectURL(blob), error: null, loading: false, recording: false })
-        return
-      } catch (e) {
-        const wait = notReadyWait(e)
-        if (!shown.current) return
-        if (wait === null) return void setClip({ url: null, error: e, loading: false, recording: false })
-        setClip({ url: null, error: null, loading: true, recording: true })
-        await new Promise((resolve) => setTimeout(resolve, wait * 1000))
-      }
-    }
-  }
   const p = row.payload
   return html`<li class="task-event" data-kind=${row.kind} data-event-id=${row.id}>
     ${thumbnail.url ? html`<img src=${thumbnail.url} alt=${`Snapshot: ${describe(row)}`} class="thumb" data-testid="event-thumbnail" />` : null}
     <div class="stack">
       <div><time>${new Date(row.time).toLocaleTimeString()}</time> <code>${row.kind}</code> <span data-testid="event-text">${describe(row)}</span></div>
-      <div class="hint">${[p.cameraId ? `camera ${p.cameraId}` : '', p.taskId ? `task ${p.taskId}` : '', p.objectId ? `object ${p.objectId}` : ''].filter(Boolean).join(' · ')}</div>
-      ${row.clipUrl && !clip.url ? html`<div><button type="button" class="secondary" disabled=${clip.loading} onClick=${play} data-testid="event-play">${clip.loading ? 'Loading clip…' : 'Play clip'}</button></div>` : null}
-      ${clip.recording ? html`<p class="hint" role="status" data-testid="event-clip-recording">The clip is still being recorded; it plays once its last seconds are written.</p>` : null}
-      ${clip.url ? html`<video src=${clip.url} controls autoplay muted playsinline class="clip" data-testid="event-clip" aria-label=${`Clip: ${describe(row)}`}></video>` : null}
-      <${ErrorPanel} error=${clip.error} context="Clip" />
+      <div class="hint" data-testid="event-where">${[p.cameraId ? `camera ${names.camera(p.cameraId)}` : '', p.taskId ? `task ${names.task(p.taskId)}` : ''].filter(Boolean).join(' · ')}</div>
+      ${row.clipUrl ? html`<${ClipPlayer} key=${row.clipUrl} client=${client} clipUrl=${row.clipUrl} label=${describe(row)} />` : null}
     </div>
   </li>`
 }

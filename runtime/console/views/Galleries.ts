@@ -96,7 +96,7 @@ export function Galleries({ client, account }: { client: DeviceClient; account: 
         </section>
         <div class="stack">
           ${open ? html`<${GalleryItems} client=${client} account=${account} galleries=${galleries} gallery=${open} version=${version} onChanged=${load} />` : null}
-          <${GallerySearch} client=${client} account=${account} galleries=${galleries} gallery=${open} onAdded=${picturesAdded} />
+          <${GallerySearch} client=${client} account=${account} galleries=${galleries} gallery=${open} known=${rows ?? []} onAdded=${picturesAdded} />
           ${open && kind === 'face' ? html`<${GalleryImport} key=${open.galleryId} client=${client} account=${account} gallery=${open} onDone=${picturesAdded} />` : null}
         </div>
       </div>

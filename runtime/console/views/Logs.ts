@@ -40,7 +40,7 @@ export function Logs({ client }: { client: DeviceClient }) {
     newest.current = null
     seen.current = new Set()
     setLines(null)
-    const query = (extraQuery: LogQuery) => client.queryLogs({ level, ...(text ? { text } : {}), pageSize: 200, ...extraQuery })
+    const query = (extraQuery: LogQuery) => client.polling.queryLogs({ level, ...(text ? { text } : {}), pageSize: 200, ...extraQuery })
     const take = (rows: LogLine[]) => {
       const fresh = rows.filter((l) => !seen.current.has(keyOf(l)))
       for (const l of fresh) seen.current.add(keyOf(l))

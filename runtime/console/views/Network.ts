@@ -36,7 +36,7 @@ export function Network({ client }: { client: DeviceClient }) {
     client.call<RoutesInfo>(`${NET}QueryRoutes`, {}),
   ]).then(([adapters, dns, routes]) => setReading({ adapters: adapters.rows, dns, routes }), (e) => setError({ error: e, context: 'Read the network' }))
   // The deadline on this browser's clock: confirmBy is the device's.
-  const loadStatus = () => client.call<ChangeStatus>(`${NET}QueryChange`, {}).then((change) => {
+  const loadStatus = () => client.polling.call<ChangeStatus>(`${NET}QueryChange`, {}).then((change) => {
     setReachable(true)
     setStatus({ change, deadline: change.pending ? Date.now() + change.pending.confirmBy - change.now : 0 })
   }, (e) => (e instanceof NetworkError ? setReachable(false) : setError({ error: e, context: 'Read the pending change' })))

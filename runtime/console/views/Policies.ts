@@ -2,6 +2,7 @@ import { html } from 'htm/preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import type { CameraView, StreamTaskStatus } from '../../client/types.ts'
+import { GalleryClient } from '../../client/galleries.ts'
 import type { PolicyAction, PolicyConditions, PolicyView } from '../../../shared/alarms/types.ts'
 import { CLIP_LIMITS, POLICY_LIMITS } from '../../../shared/alarms/limits.ts'
 import type { AudioColumnView, AudioFileView } from '../../../shared/audio/types.ts'
@@ -10,14 +11,14 @@ import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 
 const POLICY = '/gtw/cwai/AlarmStrage/'
 /** What the editor needs to offer: the tasks, cameras, schedules and audio a policy can name. */
-interface Choices { tasks: StreamTaskStatus[]; cameras: CameraView[]; schedules: ScheduleView[]; columns: AudioColumnView[]; files: AudioFileView[] }
+interface Choices { tasks: StreamTaskStatus[]; cameras: CameraView[]; schedules: ScheduleView[]; columns: AudioColumnView[]; files: AudioFileView[]; galleries: { galleryId: string; name: string }[] }
 
 /** Recognition conditions (docs/alarms-and-schedules.md "Alarm policies"). */
 const SEEN_TEXT = { watchList: 'a watch-list person seen', stranger: 'a stranger seen' }
 const conditionsText = (c: PolicyConditions, choices: Choices) => [
-  c.taskId ? `task ${c.taskId}` : c.cameraId ? `camera ${choices.cameras.find((x) => x.cameraId === c.cameraId)?.cameraName ?? c.cameraId}` : 'any task',
+  c.taskId ? `task ${choices.tasks.find((t) => t.taskId === c.taskId)?.taskName ?? c.taskId}` : c.cameraId ? `camera ${choices.cameras.find((x) => x.cameraId === c.cameraId)?.cameraName ?? c.cameraId}` : 'any task',
   c.label ? c.label : 'any object', c.areaId ? `in ${c.areaId}` : '', (c.minCount ?? 1) > 1 ? `at least ${c.minCount}` : '',
-  c.minDwellS ? `for ${c.minDwellS} s` : '', c.logicResult ? 'logic node hit' : '', c.recognition ? SEEN_TEXT[c.recognition.seen] + (c.recognition.galleryIds ? ` of ${c.recognition.galleryIds.join(', ')}` : '') : '',
+  c.minDwellS ? `for ${c.minDwellS} s` : '', c.logicResult ? 'logic node hit' : '', c.recognition ? SEEN_TEXT[c.recognition.seen] + (c.recognition.galleryIds ? ` of ${c.recognition.galleryIds.map((id) => choices.galleries.find((g) => g.galleryId === id)?.name ?? id).join(', ')}` : '') : '',
 ].filter(Boolean).join(', ')
 const actionText = (a: PolicyView['actions'][number]) => a.type === 'webhook' ? `webhook ${a.url}` : a.type === 'mqtt' ? `MQTT ${a.topic}`
   : a.type === 'clip' ? `clip −${a.preRollS ?? CLIP_LIMITS.defaultPreRollS} s/+${a.postRollS ?? CLIP_LIMITS.defaultPostRollS} s` : `sound on column ${a.columnId}`
@@ -28,7 +29,7 @@ const actionText = (a: PolicyView['actions'][number]) => a.type === 'webhook' ? 
  */
 export function Policies({ client }: { client: DeviceClient }) {
   const [rows, setRows] = useState<PolicyView[] | null>(null)
-  const [choices, setChoices] = useState<Choices>({ tasks: [], cameras: [], schedules: [], columns: [], files: [] })
+  const [choices, setChoices] = useState<Choices>({ tasks: [], cameras: [], schedules: [], columns: [], files: [], galleries: [] })
   const [failure, setFailure] = useState<Failure | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
   const [editing, setEditing] = useState<PolicyView | 'new' | null>(null)
@@ -45,7 +46,8 @@ export function Policies({ client }: { client: DeviceClient }) {
     Promise.all([
       client.streamTaskPage(), client.cameraPage({ pageSize: 500 }), page<ScheduleView>('/gtw/cwai/schedule/page'),
       page<AudioColumnView>('/gtw/cwai/Audio/AudioColumnPage'), page<AudioFileView>('/gtw/cwai/Audio/AudioFilePage'),
-    ]).then(([tasks, cameras, schedules, columns, files]) => setChoices({ tasks: tasks.rows, cameras: cameras.rows, schedules, columns, files }),
+      new GalleryClient(client, 'face').galleries().then((p) => p.rows, () => []),
+    ]).then(([tasks, cameras, schedules, columns, files, galleries]) => setChoices({ tasks: tasks.rows, cameras: cameras.rows, schedules, columns, files, galleries }),
       (e) => setFailure({ error: e, context: 'Tasks and cameras' }))
   }, [])
   /** Does `work`, then shows the list as the device has it, whether the work was done or refused. */
@@ -157,7 +159,7 @@ function PolicyForm({ client, choices, policy, onSaved, onCancel }: { client: De
     <fieldset class="stack"><legend>When</legend>
       <label>Task or camera<select value=${form.scope} onChange=${set('scope')} data-testid="policy-scope">
         <option value="">Any stream task</option>
-        ${choices.tasks.map((t) => html`<option value=${`task:${t.taskId}`}>Task ${t.taskId}</option>`)}
+        ${choices.tasks.map((t) => html`<option value=${`task:${t.taskId}`}>Task ${t.taskName ?? t.taskId}</option>`)}
         ${choices.cameras.map((x) => html`<option value=${`camera:${x.cameraId}`}>Camera ${x.cameraName}</option>`)}
       </select></label>
       ${text('label', 'Label (e.g. person; empty: any)', { maxLength: 64 })}

@@ -38,7 +38,7 @@ export function Schedules({ client }: { client: DeviceClient }) {
   const [failure, setFailure] = useState<Failure | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
   const [editing, setEditing] = useState<ScheduleView | 'new' | null>(null)
-  const load = () => client.call<{ rows: ScheduleView[] } & ScheduleClock>(`${SCHEDULE}page`, { pageNum: 1, pageSize: 500 }).then(setPage, (e) => setFailure({ error: e, context: 'Schedules' }))
+  const load = () => client.polling.call<{ rows: ScheduleView[] } & ScheduleClock>(`${SCHEDULE}page`, { pageNum: 1, pageSize: 500 }).then(setPage, (e) => setFailure({ error: e, context: 'Schedules' }))
   useEffect(() => {
     load()
     const timer = setInterval(load, REFRESH_MS)

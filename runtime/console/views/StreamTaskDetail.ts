@@ -39,7 +39,7 @@ const FIGURES: [string, string, (s: StreamTaskStatus) => string][] = [
  * One stream task's run details, read again every 2 s, and its events as they arrive over the
  * WebSocket listener (the stored ones first, from Event/EventPage).
  */
-export function StreamTaskDetail({ client, taskId, cameraName, onClose }: { client: DeviceClient; taskId: string; cameraName: string; onClose: () => void }) {
+export function StreamTaskDetail({ client, taskId, taskName = null, cameraName, onClose }: { client: DeviceClient; taskId: string; taskName?: string | null; cameraName: string; onClose: () => void }) {
   const [status, setStatus] = useState<StreamTaskStatus | null>(null)
   const [error, setError] = useState<unknown>(null)
   const [events, setEvents] = useState<DeviceEvent[]>([])
@@ -47,7 +47,7 @@ export function StreamTaskDetail({ client, taskId, cameraName, onClose }: { clie
 
   useEffect(() => {
     heading.current?.focus()
-    const load = () => client.streamTaskDetail(taskId).then((s) => { setStatus(s); setError(null) }, setError)
+    const load = () => client.polling.streamTaskDetail(taskId).then((s) => { setStatus(s); setError(null) }, setError)
     load()
     const timer = setInterval(load, REFRESH_MS)
     return () => clearInterval(timer)
@@ -67,7 +67,7 @@ export function StreamTaskDetail({ client, taskId, cameraName, onClose }: { clie
   })
 
   return html`<section class="panel stack" aria-labelledby="stream-detail-heading" data-testid="stream-detail">
-    <h2 id="stream-detail-heading" tabindex="-1" ref=${heading}>Task <code class="wrap">${taskId}</code> on ${cameraName}</h2>
+    <h2 id="stream-detail-heading" tabindex="-1" ref=${heading}>Task ${taskName ? html`${taskName} (<code class="wrap">${taskId}</code>)` : html`<code class="wrap">${taskId}</code>`} on ${cameraName}</h2>
     <${ErrorPanel} error=${error} context="Run details" />
     ${status ? html`<dl class="fields" data-testid="stream-figures">
       <dt>State</dt><dd data-field="state">${stateText(status)}${status.stateReason ? html` <span class="hint">(${status.stateReason})</span>` : null}</dd>

@@ -18,7 +18,7 @@ export function StreamTaskForm({ client, cameras, cameraId, onCreated }: {
   client: DeviceClient
   cameras: CameraView[] | null
   cameraId: string | null
-  onCreated: (taskId: string) => void
+  onCreated: (taskId: string, taskName: string | null) => void
 }) {
   const [algorithms, setAlgorithms] = useState<AlgorithmRow[] | null>(null)
   const [algorithmError, setAlgorithmError] = useState<unknown>(null)
@@ -27,6 +27,7 @@ export function StreamTaskForm({ client, cameras, cameraId, onCreated }: {
   const [targetFps, setTargetFps] = useState('5')
   const [motionGating, setMotionGating] = useState(true)
   const [taskId, setTaskId] = useState('')
+  const [taskName, setTaskName] = useState('')
   const [schedules, setSchedules] = useState<ScheduleView[]>([])
   const [scheduleId, setScheduleId] = useState('')
   const [regionId, setRegionId] = useState('')
@@ -51,13 +52,14 @@ export function StreamTaskForm({ client, cameras, cameraId, onCreated }: {
       const id = taskId.trim() || uuid()
       const regions = polygon && regionId.trim() ? [{ areaId: regionId.trim(), polygon }] : null
       await client.streamTaskCreate({
-        taskId: id, algorithmCode: algorithm, cameraId: camera, targetFps: Number(targetFps), motionGating,
+        taskId: id, ...(taskName.trim() ? { taskName: taskName.trim() } : {}), algorithmCode: algorithm, cameraId: camera, targetFps: Number(targetFps), motionGating,
         ...(scheduleId ? { scheduleId } : {}), ...(regions ? { taskConfig: { regions } } : {}),
       })
       setTaskId('')
+      setTaskName('')
       setRegionId('')
       setCorners('')
-      onCreated(id)
+      onCreated(id, taskName.trim() || null)
     } catch (e) {
       setError(e)
     } finally {
@@ -73,6 +75,10 @@ export function StreamTaskForm({ client, cameras, cameraId, onCreated }: {
   return html`<form class="panel stack" onSubmit=${submit} aria-busy=${busy} aria-labelledby="stream-create-heading" data-testid="stream-task-form">
     <h2 id="stream-create-heading">Analyse a camera</h2>
     ${cameras?.length === 0 ? html`<p>No cameras yet. <a href="#/cameras">Add a camera</a> first.</p>` : null}
+    <label>Name
+      <input name="taskName" value=${taskName} maxLength=${128} disabled=${busy} placeholder="e.g. Front door people" data-testid="stream-name"
+        onInput=${(e: Event) => setTaskName((e.target as HTMLInputElement).value)} />
+    </label>
     <label>Camera
       <select name="cameraId" value=${camera} disabled=${busy || !cameras?.length} data-testid="stream-camera"
         onChange=${(e: Event) => setCamera((e.target as HTMLSelectElement).value)}>

@@ -18,6 +18,9 @@ const DONE: Record<Batch, string> = { start: 'Started', stop: 'Stopped', delete:
  * start / stop (switch), delete, the same for several at once (Task/batch), the form that
  * starts one, and one task's run details with its events.
  */
+/** A task by its name (TaskCreate `taskName`), else its id. */
+const nameOf = (t: StreamTaskStatus) => t.taskName ?? t.taskId
+
 export function StreamTasks({ client, cameraId, algorithm }: { client: DeviceClient; cameraId: string | null; algorithm: string | null }) {
   const [rows, setRows] = useState<StreamTaskStatus[] | null>(null)
   const [cameras, setCameras] = useState<CameraView[] | null>(null)
@@ -30,7 +33,7 @@ export function StreamTasks({ client, cameraId, algorithm }: { client: DeviceCli
   const [deleting, setDeleting] = useState<string[] | null>(null)
   const listFocus = useFocusAfter<HTMLHeadingElement>(!!deleting)
 
-  const load = () => client.streamTaskPage(cameraId ? { cameraId } : {}).then((page) => { setRows(page.rows); setListError(null) }, setListError)
+  const load = () => client.polling.streamTaskPage(cameraId ? { cameraId } : {}).then((page) => { setRows(page.rows); setListError(null) }, setListError)
   useEffect(() => {
     load()
     client.cameraPage({ pageSize: 500 }).then((page) => setCameras(page.rows), setListError)
@@ -59,9 +62,9 @@ export function StreamTasks({ client, cameraId, algorithm }: { client: DeviceCli
     setNotice(message)
     setBusy(false)
   }
-  const toggle = (t: StreamTaskStatus) => act(`${t.enabled ? 'Stop' : 'Start'} ${t.taskId}`, async () => {
+  const toggle = (t: StreamTaskStatus) => act(`${t.enabled ? 'Stop' : 'Start'} ${nameOf(t)}`, async () => {
     await client.streamTaskSwitch(t.taskId, !t.enabled)
-    return `${t.enabled ? 'Stopped' : 'Started'} task ${t.taskId}.`
+    return `${t.enabled ? 'Stopped' : 'Started'} task ${nameOf(t)}.`
   })
   const batch = (action: Batch, taskIds: string[]) => act(`${DONE[action]} tasks`, async () => {
     const { rows: outcome } = await client.streamTaskBatch(action, taskIds)
@@ -105,24 +108,24 @@ export function StreamTasks({ client, cameraId, algorithm }: { client: DeviceCli
           <th scope="col">Task</th><th scope="col">Camera</th><th scope="col">Algorithm</th><th scope="col">State</th><th scope="col">Processed</th><th scope="col">Tracked</th><th scope="col"><span class="sr-only">Actions</span></th>
         </tr></thead>
         <tbody>${shown.map((t) => html`<tr key=${t.taskId} data-task-id=${t.taskId} class=${open === t.taskId ? 'current' : undefined}>
-          <td><input type="checkbox" aria-label=${`Select ${t.taskId}`} checked=${chosen.includes(t.taskId)}
+          <td><input type="checkbox" aria-label=${`Select ${nameOf(t)}`} checked=${chosen.includes(t.taskId)}
             onChange=${() => setSelected((s) => (s.includes(t.taskId) ? s.filter((id) => id !== t.taskId) : [...s, t.taskId]))} /></td>
-          <th scope="row" data-label="Task"><code class="wrap">${t.taskId}</code></th>
+          <th scope="row" data-label="Task"><span data-testid="stream-task-name">${nameOf(t)}</span>${t.taskName ? html`<br /><code class="wrap hint">${t.taskId}</code>` : null}</th>
           <td data-label="Camera">${cameraName(t.cameraId)}</td>
           <td data-label="Algorithm"><code>${t.algorithmCode}</code></td>
           <td class="wrap" data-label="State" data-testid="stream-state">${stateText(t)}${t.stateReason ? html` <span class="hint">(${t.stateReason})</span>` : null}</td>
           <td data-label="Processed" data-testid="stream-processed">${t.processedFps.toFixed(1)} of ${t.targetFps} fps</td>
           <td data-label="Tracked">${t.trackedObjects}</td>
           <td><div class="actions">
-            <button type="button" class="secondary" aria-expanded=${open === t.taskId} aria-label=${`Details of ${t.taskId}`} onClick=${() => setOpen(open === t.taskId ? null : t.taskId)}>Details</button>
-            <button type="button" class="secondary" aria-disabled=${busy} aria-label=${`${t.enabled ? 'Stop' : 'Start'} ${t.taskId}`} onClick=${() => toggle(t)}>${t.enabled ? 'Stop' : 'Start'}</button>
-            <button type="button" class="danger-outline" aria-disabled=${busy} aria-label=${`Delete ${t.taskId}`} onClick=${() => !busy && setDeleting([t.taskId])}>Delete</button>
+            <button type="button" class="secondary" aria-expanded=${open === t.taskId} aria-label=${`Details of ${nameOf(t)}`} onClick=${() => setOpen(open === t.taskId ? null : t.taskId)}>Details</button>
+            <button type="button" class="secondary" aria-disabled=${busy} aria-label=${`${t.enabled ? 'Stop' : 'Start'} ${nameOf(t)}`} onClick=${() => toggle(t)}>${t.enabled ? 'Stop' : 'Start'}</button>
+            <button type="button" class="danger-outline" aria-disabled=${busy} aria-label=${`Delete ${nameOf(t)}`} onClick=${() => !busy && setDeleting([t.taskId])}>Delete</button>
           </div></td>
         </tr>`)}</tbody>
       </table></div>` : null}
     ${open && rows?.some((t) => t.taskId === open) ? html`<${StreamTaskDetail} key=${open} client=${client} taskId=${open}
-      cameraName=${cameraName(rows.find((t) => t.taskId === open)!.cameraId)} onClose=${() => setOpen(null)} />` : null}
-    <${StreamTaskForm} key=${cameraId ?? ''} client=${client} cameras=${cameras} cameraId=${cameraId} onCreated=${(taskId: string) => { setNotice(`Started task ${taskId}.`); setOpen(taskId); load() }} />
+      taskName=${rows.find((t) => t.taskId === open)!.taskName} cameraName=${cameraName(rows.find((t) => t.taskId === open)!.cameraId)} onClose=${() => setOpen(null)} />` : null}
+    <${StreamTaskForm} key=${cameraId ?? ''} client=${client} cameras=${cameras} cameraId=${cameraId} onCreated=${(taskId: string, taskName: string | null) => { setNotice(`Started task ${taskName ?? taskId}.`); setOpen(taskId); load() }} />
     ${deleting ? html`<${ConfirmDialog} title=${deleting.length === 1 ? `Delete ${deleting[0]}?` : `Delete ${deleting.length} stream tasks?`} confirmLabel="Delete" busy=${busy}
       onConfirm=${confirmDelete} onCancel=${() => setDeleting(null)}>
       <p>The analysis stops and the task${deleting.length === 1 ? ' is' : 's are'} removed; ${deleting.length === 1 ? 'its' : 'their'} stored events stay.</p>

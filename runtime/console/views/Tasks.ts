@@ -28,7 +28,7 @@ export function Tasks({ client, tasks, algorithm, camera }: { client: DeviceClie
   const [notice, setNotice] = useState<string | null>(null)
   const [error, setError] = useState<Failure | null>(null)
 
-  const load = () => client.taskList().then((page) => { setRows(page.rows); setListError(null) }, setListError)
+  const load = () => client.polling.taskList().then((page) => { setRows(page.rows); setListError(null) }, setListError)
   useEffect(() => {
     load()
     const timer = setInterval(load, REFRESH_MS)

@@ -7,6 +7,8 @@ import { integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
  */
 export const streamTasks = sqliteTable('stream_tasks', {
   taskId: text('task_id').primaryKey(),
+  /** The operator's name (TaskCreate `taskName`); null: none, the taskId is shown. */
+  taskName: text('task_name'),
   algorithmCode: text('algorithm_code').notNull(),
   cameraId: text('camera_id').notNull(),
   targetFps: real('target_fps').notNull(),

@@ -1,0 +1,1 @@
+ALTER TABLE `stream_tasks` ADD `task_name` text;
