@@ -148,6 +148,7 @@ export const countLabel = (result: DetectionResult, label: string): number =>
 /** spec 4.11 */
 export interface DeviceStatus {
   bootId: string
+  osBootId: string | null
   softwareVersion: string
   [field: string]: unknown
 }

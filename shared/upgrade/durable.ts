@@ -1,0 +1,47 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:fs'
+import { open, readdir } from 'node:fs/promises'
+import path from 'node:path'
+
+/**
+ * Writes that survive a power cut (docs/system.md "Rollback and power cuts"): the content goes
+ * to a temporary file that is flushed to disk, then renamed over the target, and the folder is
+ * flushed so the rename itself is on disk. A reader sees the old file or the new one, never
+ * half of one.
+ */
+export function writeFileDurable(file: string, content: string) {
+  mkdirSync(path.dirname(file), { recursive: true })
+  const temporary = `${file}.${process.pid}.tmp`
+  writeFileSync(temporary, content)
+  syncPath(temporary)
+  renameSync(temporary, file)
+  syncPath(path.dirname(file))
+}
+
+/** fsync of a file or folder (a folder's fsync makes its entries — creations, renames — durable). */
+export function syncPath(target: string) {
+  const fd = openSync(target, 'r')
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Flushes every regular file and folder under `dir` (links are not followed), deepest first. */
+export async function syncTree(dir: string): Promise<void> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name)
+    if (entry.isDirectory()) await syncTree(full)
+    else if (entry.isFile()) await syncAsync(full)
+  }
+  await syncAsync(dir)
+}
+
+async function syncAsync(target: string) {
+  const handle = await open(target, 'r')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
