@@ -1,10 +1,11 @@
 /**
  * The standing reliability suite (`npm run reliability`): property-based fuzzing of every
  * mounted route, fault injection with recovery checks, and a soak with resource sampling.
+ * The `upgrade` part proves the upgrade rollback and power cuts during the install (upgrade.ts).
  * Prints its figures, writes them to bench/out/reliability.json and exits 1 on any loss or
  * invariant violation. Not part of `npm test` (vitest includes test/**\/*.test.ts only).
  *
- *   npm run reliability                       fuzz + faults + 5-minute soak (< 15 min)
+ *   npm run reliability                       fuzz + faults + upgrade + 5-minute soak (< 15 min)
  *   npm run reliability -- --soak 30m         the full soak
  *   npm run reliability -- --parts fuzz,faults --runs 100 --seed 42
  */
@@ -16,10 +17,11 @@ import { runFaults } from './faults.ts'
 import { runFuzz } from './fuzz.ts'
 import { ROOT, parseDuration } from './lib.ts'
 import { runSoak } from './soak.ts'
+import { runUpgradeFaults } from './upgrade.ts'
 
 const { values } = parseArgs({
   options: {
-    parts: { type: 'string', default: 'fuzz,faults,soak' },
+    parts: { type: 'string', default: 'fuzz,faults,upgrade,soak' },
     runs: { type: 'string', default: '100' },
     seed: { type: 'string' },
     soak: { type: 'string', default: '5m' },
@@ -56,6 +58,14 @@ try {
     for (const item of faults.lost) failures.push(`faults lost: ${item}`)
     for (const item of faults.leaks) failures.push(`faults leak: ${item}`)
     for (const item of faults.violations) failures.push(`faults violation: ${item}`)
+    write()
+  }
+  if (parts.has('upgrade')) {
+    const upgrade = await runUpgradeFaults({ log })
+    report.upgrade = upgrade
+    log(`upgrade: ${upgrade.cases.length} cases, ${upgrade.lost.length} lost, ${upgrade.violations.length} violations, ${Math.round(upgrade.durationMs / 1000)} s`)
+    for (const item of upgrade.lost) failures.push(`upgrade lost: ${item}`)
+    for (const item of upgrade.violations) failures.push(`upgrade violation: ${item}`)
     write()
   }
   if (parts.has('soak')) {
