@@ -13,11 +13,8 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { runFaults } from './faults.ts'
-import { runFuzz } from './fuzz.ts'
 import { ROOT, parseDuration } from './lib.ts'
-import { runSoak } from './soak.ts'
-import { runUpgradeFaults } from './upgrade.ts'
+// Each part is loaded only when it runs: one part's helpers cannot keep another from running.
 
 const { values } = parseArgs({
   options: {
@@ -45,6 +42,7 @@ const write = () => {
 
 try {
   if (parts.has('fuzz')) {
+    const { runFuzz } = await import('./fuzz.ts')
     const fuzz = await runFuzz({ runsPerRoute: Number(values.runs), seed, log })
     report.fuzz = fuzz
     log(`fuzz: ${fuzz.routes} routes, ${fuzz.requests} requests (${fuzz.refused} refused, ${fuzz.accepted} accepted), ${fuzz.violations.length} violations, ${Math.round(fuzz.durationMs / 1000)} s`)
@@ -52,6 +50,7 @@ try {
     write()
   }
   if (parts.has('faults')) {
+    const { runFaults } = await import('./faults.ts')
     const faults = await runFaults({ rounds: Number(values['fault-rounds']), seed, log })
     report.faults = faults
     log(`faults: ${faults.injected} injected, ${faults.recoveries} recoveries, ${faults.lost.length} lost, ${faults.leaks.length} leaks, ${faults.violations.length} violations, ${Math.round(faults.durationMs / 1000)} s`)
@@ -61,6 +60,7 @@ try {
     write()
   }
   if (parts.has('upgrade')) {
+    const { runUpgradeFaults } = await import('./upgrade.ts')
     const upgrade = await runUpgradeFaults({ log })
     report.upgrade = upgrade
     log(`upgrade: ${upgrade.cases.length} cases, ${upgrade.lost.length} lost, ${upgrade.violations.length} violations, ${Math.round(upgrade.durationMs / 1000)} s`)
@@ -69,6 +69,7 @@ try {
     write()
   }
   if (parts.has('soak')) {
+    const { runSoak } = await import('./soak.ts')
     const soak = await runSoak({ durationMs: parseDuration(values.soak), log })
     report.soak = soak
     log(`soak: ${soak.requests} requests, ${soak.errors.length} errors; growth over the last two thirds: ${JSON.stringify(soak.growth)}`)
