@@ -32,6 +32,9 @@ export interface UpgradeCase {
   reason: string | null
   /** From the Upgrade answer (or the start after the kill) until the device answered again. */
   answeredAfterMs: number | null
+  /** Rollbacks of a failing start, from the supervisor's log: its start to the decision, the decision to the previous version listening. */
+  decidedAfterMs?: number
+  previousStartMs?: number
   problems: string[]
 }
 
@@ -124,6 +127,10 @@ export async function runUpgradeFaults(options: { log: (line: string) => void })
       const back = await waitUntil(() => seeded.logs.filter((l) => l.msg === 'listening').length > count, PROBATION_MS + 60_000)
       if (!back) { figures.violations.push(`${name}: the device did not answer again`); continue }
       await check(name, seeded, mtk, baseVersion, 'rolled-back', Date.now() - asked)
+      const decision = seeded.logs.filter((l) => l.msg === 'upgrade rolled back').at(-1)
+      const listened = seeded.logs.filter((l) => l.msg === 'listening').at(-1)
+      if (decision && listened) Object.assign(figures.cases.at(-1)!, { decidedAfterMs: Number(decision.afterMs), previousStartMs: Number(listened.time) - Number(decision.time) })
+      options.log(`upgrade ${name}: decided ${decision?.afterMs} ms after the new version's start; the previous version listened ${Number(listened?.time) - Number(decision?.time)} ms later`)
     }
     await seeded.stop()
 
