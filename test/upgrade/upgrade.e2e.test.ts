@@ -150,8 +150,9 @@ describe('software upgrade at LOG_LEVEL=warn (no `listening` log line)', () => {
     await waitFor(async () => ((await statusOf())?.softwareVersion === '9.8.7' ? true : null), 'the new version to answer', 90_000)
     await new Promise((resolve) => setTimeout(resolve, PROBATION_MS + 2_000))
     const after = await waitFor(statusOf, 'the device after probation', 90_000)
-    expect(after.softwareVersion).toBe('9.8.7')
+    // The outcome first: a rollback shows its reason.
     expect(after.lastUpgrade).toMatchObject({ version: '9.8.7', fromVersion: baseVersion, outcome: 'installed', reason: null })
+    expect(after.softwareVersion).toBe('9.8.7')
     expect(device.logs.filter((l) => l.msg === 'upgrade rolled back')).toEqual([])
     expect(device.logs.filter((l) => l.msg === 'listening')).toEqual([])
   }, 180_000)
