@@ -36,7 +36,12 @@ export function syncPath(target: string) {
  */
 export async function syncTree(dir: string): Promise<void> {
   const synced = await new Promise<boolean>((resolve) => {
-    execFile('sync', ['-f', dir], { timeout: 120_000 }, (error) => resolve(error === null))
+    try {
+      execFile('sync', ['-f', dir], { timeout: 120_000 }, (error) => resolve(error === null))
+    } catch {
+      // No process can be started here: flush file by file.
+      resolve(false)
+    }
   })
   if (!synced) await syncEach(dir)
 }
