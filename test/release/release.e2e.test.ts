@@ -199,7 +199,7 @@ describe('release build: one executable with the application beside it, run with
     await listeningAgain(count)
     const after = await status()
     expect(after).toMatchObject({ softwareVersion: bumped, lastUpgrade: { version: next, fromVersion: bumped, outcome: 'rolled-back' } })
-    expect(after.lastUpgrade.reason).toMatch(/exited with code 3 before listening/)
+    expect(after.lastUpgrade.reason).toBe('exited with code 3 before it was ready')
     expect(readlinkSync(`/proc/${pidOf('listening')}/exe`)).toBe(executable)
   }, 120_000)
 
