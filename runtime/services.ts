@@ -11,6 +11,7 @@ import { RuntimeDeviceHost } from './device.ts'
 import { registerPresetModels } from './models/presets.ts'
 import { wireInference } from './aihost/wire-inference.ts'
 import { reportUpgradeOutcomes } from './aihost/upgrade-report.ts'
+import { deviceBootId } from './boot-id.ts'
 import { defaultManifestDir } from '../models/load-manifests.ts'
 import { AlgorithmRegistryService } from './algorithms/registry.ts'
 import { createEventSystem, type RequestRouter } from './events/index.ts'
@@ -241,6 +242,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
       softwareVersion: String(readJson(path.join(projectRoot, 'package.json')).version ?? '0.0.0'),
       buildHash: String(readJson(path.join(distDir, 'build-info.json')).hash ?? 'unbuilt'),
       startedAt: clock.now(),
+      bootId: deviceBootId(process.env),
     },
     routes: options.routes ?? (() => []),
     device: deviceHost,

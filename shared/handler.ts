@@ -95,8 +95,8 @@ export interface Services {
   config: Config
   clock: Clock
   log: Logger
-  /** Facts about the running process (version, start time), for status endpoints. */
-  process: { softwareVersion: string; startedAt: number; buildHash: string }
+  /** Facts about the running process (version, start time, boot identity of spec 4.11), for status endpoints. */
+  process: { softwareVersion: string; startedAt: number; buildHash: string; bootId: string }
   /** The routes currently mounted (for ViewRoutes and the interface documents). */
   routes(): MountedRoute[]
   /** The device itself: inference report, logs, supervised restart (shared/aihost/types.ts). */

@@ -1,10 +1,11 @@
 /**
  * The standing reliability suite (`npm run reliability`): property-based fuzzing of every
  * mounted route, fault injection with recovery checks, and a soak with resource sampling.
+ * The `upgrade` part proves the upgrade rollback and power cuts during the install (upgrade.ts).
  * Prints its figures, writes them to bench/out/reliability.json and exits 1 on any loss or
  * invariant violation. Not part of `npm test` (vitest includes test/**\/*.test.ts only).
  *
- *   npm run reliability                       fuzz + faults + 5-minute soak (< 15 min)
+ *   npm run reliability                       fuzz + faults + upgrade + 5-minute soak (< 15 min)
  *   npm run reliability -- --soak 30m         the full soak
  *   npm run reliability -- --parts fuzz,faults --runs 100 --seed 42
  *   npm run reliability -- --parts fuzz --runs 300 --routes PTaskCancle   (only routes whose path has a name)
@@ -13,14 +14,12 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { runFaults } from './faults.ts'
-import { runFuzz } from './fuzz.ts'
 import { ROOT, parseDuration } from './lib.ts'
-import { runSoak } from './soak.ts'
+// Each part is loaded only when it runs: one part's helpers cannot keep another from running.
 
 const { values } = parseArgs({
   options: {
-    parts: { type: 'string', default: 'fuzz,faults,soak' },
+    parts: { type: 'string', default: 'fuzz,faults,upgrade,soak' },
     runs: { type: 'string', default: '100' },
     seed: { type: 'string' },
     routes: { type: 'string' },
@@ -45,6 +44,7 @@ const write = () => {
 
 try {
   if (parts.has('fuzz')) {
+    const { runFuzz } = await import('./fuzz.ts')
     const fuzz = await runFuzz({ runsPerRoute: Number(values.runs), seed, log, routes: values.routes })
     report.fuzz = fuzz
     log(`fuzz: ${fuzz.routes} routes, ${fuzz.requests} requests (${fuzz.refused} refused, ${fuzz.accepted} accepted), ${fuzz.violations.length} violations, ${Math.round(fuzz.durationMs / 1000)} s`)
@@ -52,6 +52,7 @@ try {
     write()
   }
   if (parts.has('faults')) {
+    const { runFaults } = await import('./faults.ts')
     const faults = await runFaults({ rounds: Number(values['fault-rounds']), seed, log })
     report.faults = faults
     log(`faults: ${faults.injected} injected, ${faults.recoveries} recoveries, ${faults.lost.length} lost, ${faults.leaks.length} leaks, ${faults.violations.length} violations, ${Math.round(faults.durationMs / 1000)} s`)
@@ -60,7 +61,17 @@ try {
     for (const item of faults.violations) failures.push(`faults violation: ${item}`)
     write()
   }
+  if (parts.has('upgrade')) {
+    const { runUpgradeFaults } = await import('./upgrade.ts')
+    const upgrade = await runUpgradeFaults({ log })
+    report.upgrade = upgrade
+    log(`upgrade: ${upgrade.cases.length} cases, ${upgrade.lost.length} lost, ${upgrade.violations.length} violations, ${Math.round(upgrade.durationMs / 1000)} s`)
+    for (const item of upgrade.lost) failures.push(`upgrade lost: ${item}`)
+    for (const item of upgrade.violations) failures.push(`upgrade violation: ${item}`)
+    write()
+  }
   if (parts.has('soak')) {
+    const { runSoak } = await import('./soak.ts')
     const soak = await runSoak({ durationMs: parseDuration(values.soak), log })
     report.soak = soak
     log(`soak: ${soak.requests} requests, ${soak.errors.length} errors; growth over the last two thirds: ${JSON.stringify(soak.growth)}`)

@@ -15,8 +15,11 @@ export default defineHandler({
     const upgrade = readUpgradeState(ctx.config.dataPath)
     const now = ctx.clock.now()
     return {
-      // spec 4.11: changes only when the operating system reboots (not on a service restart).
-      bootId: await bootId(),
+      // spec 4.11: this boot of the device; new at every start of the device by its supervisor
+      // (the reboot of an upgrade, a rollback, a restart) and after an OS reboot (docs/system.md).
+      bootId: ctx.process.bootId,
+      // The kernel's own boot identity: changes only when the operating system reboots.
+      osBootId: await bootId(),
       // spec 4.11: the version of the running process; changes only after a real install.
       softwareVersion: ctx.process.softwareVersion,
       buildHash: ctx.process.buildHash,

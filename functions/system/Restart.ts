@@ -11,7 +11,7 @@ export default defineHandler({
   handle(_input, ctx) {
     if (!ctx.device.supervised) throw new ApiError('UpgradeNotSupervised', { details: { start: 'npm start' } })
     ctx.device.requestRestart(`requested by ${ctx.identity?.accountName ?? 'unknown'}`)
-    // spec 4.11: bootId stays the same (the OS does not reboot); check softwareVersion afterwards.
+    // spec 4.11: the restarted device has a new bootId (osBootId stays: the OS does not reboot).
     return { restarting: true, softwareVersion: ctx.process.softwareVersion }
   },
 })

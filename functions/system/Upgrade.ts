@@ -30,6 +30,8 @@ export default defineHandler({
         runningVersion: ctx.process.softwareVersion,
         requestedBy: ctx.identity?.accountName ?? null,
         now: ctx.clock.now(),
+        // TEST ONLY (docs/configuration.md): the supervisor leads the process group it kills.
+        killAt: ctx.config.upgradeTestKillAt ? { step: ctx.config.upgradeTestKillAt, groupLeader: process.ppid } : undefined,
       })
       ctx.log.warn({ version: pending.version, from: pending.fromVersion }, 'upgrade staged; restarting')
       await ctx.events.emit('upgrade.staged', { version: pending.version, fromVersion: pending.fromVersion, requestedBy: pending.requestedBy })

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { readUpgradeState } from '../../shared/upgrade/state.ts'
+import { readJournal } from '../../shared/upgrade/journal.ts'
 
 export default defineHandler({
   routes: ['/gtw/cwai/System/UpgradeStatus'],
@@ -10,6 +11,8 @@ export default defineHandler({
   input: Type.Object({}, { additionalProperties: false }),
   handle(_input, ctx) {
     const state = readUpgradeState(ctx.config.dataPath)
+    const journal = readJournal(ctx.config.dataPath)
+    const time = (t: number | undefined) => t === undefined ? null : String(t)
     const release = (r: typeof state.current) => r && { version: r.version, installedAt: String(r.installedAt), base: r.dir === null }
     return {
       softwareVersion: ctx.process.softwareVersion,
@@ -18,7 +21,9 @@ export default defineHandler({
       current: release(state.current),
       previous: release(state.previous),
       pending: state.pending && { version: state.pending.version, fromVersion: state.pending.fromVersion, stagedAt: String(state.pending.stagedAt), packageName: state.pending.packageName },
-      history: state.history.map((h) => ({ ...h, at: String(h.at) })).reverse(),
+      // docs/system.md "Rollback and power cuts": the new version has not yet proved that it starts.
+      probation: journal?.phase === 'probation' ? { version: journal.version, fromVersion: journal.fromVersion, start: journal.probationStarts, startedAt: String(journal.startedAt) } : null,
+      history: state.history.map((h) => ({ ...h, at: String(h.at), stagedAt: time(h.stagedAt), startedAt: time(h.startedAt) })).reverse(),
     }
   },
 })

@@ -148,6 +148,7 @@ export const countLabel = (result: DetectionResult, label: string): number =>
 /** spec 4.11 */
 export interface DeviceStatus {
   bootId: string
+  osBootId: string | null
   softwareVersion: string
   [field: string]: unknown
 }
@@ -163,7 +164,9 @@ export interface UpgradeStaged {
 /** `UpgradeStatus` (docs/system.md "Device status and restart"): what the start-up script did, newest first. */
 export interface UpgradeStatus {
   softwareVersion: string
-  history: { version: string; fromVersion: string; outcome: 'installed' | 'rolled-back' | 'refused'; reason: string | null; at: number | string }[]
+  /** The new version has not yet proved that it starts (docs/system.md "Rollback and power cuts"). */
+  probation?: { version: string; fromVersion: string; start: number; startedAt: string } | null
+  history: { version: string; fromVersion: string; outcome: 'installed' | 'rolled-back' | 'refused'; reason: string | null; at: number | string; stagedAt?: string | null; startedAt?: string | null }[]
   [field: string]: unknown
 }
 

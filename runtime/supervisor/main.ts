@@ -1,12 +1,15 @@
 import type { ChildProcess } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { loadConfig } from '../../shared/config.ts'
 import { RESTART_EXIT_CODE } from '../../shared/aihost/types.ts'
-import { installPending, rollBack } from '../../shared/upgrade/install.ts'
+import { endProbation, prepareStart, removeStrays, rollBack, type Checkpoint } from '../../shared/upgrade/install.ts'
+import { killPoint, processGroup } from '../../shared/upgrade/kill-point.ts'
 import { readUpgradeState } from '../../shared/upgrade/state.ts'
 import { projectRoot } from '../paths.ts'
 import { restartDelay } from './backoff.ts'
+import { probeAnswers } from './probe.ts'
 import { runChild } from './run-child.ts'
 
 /**
@@ -18,8 +21,12 @@ import { runChild } from './run-child.ts'
  * - It starts the current release (`<DATA_DIR>/releases/<version>/<entryPoint>`) or, when none
  *   is installed, the base installation (`dist/runtime/server.mjs`).
  * - After an install the new version is on probation: if it exits or does not signal readiness
- *   (IPC `device.ready`, whatever LOG_LEVEL is; see readiness.ts) within UPGRADE_PROBATION_MS,
- *   it is stopped and the previous version restored.
+ *   (IPC `device.ready`, whatever LOG_LEVEL is; see readiness.ts) and answer `Probe` within
+ *   UPGRADE_PROBATION_MS, it is stopped and the previous version restored. The install journal
+ *   (shared/upgrade/journal.ts) carries the probation over a power cut or kill
+ *   (docs/system.md "Rollback and power cuts").
+ * - Each start of the device is a boot of spec 4.11: the device gets a new `bootId`
+ *   (DEVICE_BOOT_ID), so a client sees that the restart of an upgrade or rollback happened.
  * - Exit code 75 (RESTART_EXIT_CODE) from the child means "restart me" (software upgrade);
  *   another unexpected exit restarts it after a short backoff; SIGTERM/SIGINT are passed on
  *   and the supervisor exits with the child.
@@ -46,27 +53,50 @@ process.on('SIGINT', () => forward('SIGINT'))
 const parentAtStart = process.ppid
 setInterval(() => { if (!stopping && process.ppid !== parentAtStart) forward('SIGTERM') }, 500).unref()
 
+// TEST ONLY (docs/configuration.md UPGRADE_TEST_KILL_AT): kill points SIGKILL the group this supervisor leads.
+const killAt = config.upgradeTestKillAt
+if (killAt && processGroup() !== process.pid) {
+  say(60, 'UPGRADE_TEST_KILL_AT needs a supervisor that leads its process group (started detached); refusing to start')
+  process.exit(1)
+}
+const checkpoint: Checkpoint = (step) => killPoint(step, killAt, process.pid)
+
 async function main() {
   let backoffMs: number | null = null
+  const strays = await removeStrays(config.dataPath)
+  if (strays.length) say(40, 'removed what an interrupted upgrade left behind', { removed: strays })
   for (;;) {
-    const installed = await installPending(config.dataPath, projectRoot, limits, Date.now())
-    if (installed.kind === 'installed') say(30, 'upgrade installed', { version: installed.release.version })
-    if (installed.kind === 'refused') say(50, 'upgrade refused at start-up', { version: installed.version, reason: installed.reason })
+    const plan = await prepareStart(config.dataPath, projectRoot, limits, Date.now(), checkpoint)
+    if (plan.kind !== 'rolled-back' && plan.installed.kind === 'installed') say(30, 'upgrade installed', { version: plan.installed.release.version })
+    if (plan.kind !== 'rolled-back' && plan.installed.kind === 'refused') say(50, 'upgrade refused at start-up', { version: plan.installed.version, reason: plan.installed.reason })
+    if (plan.kind === 'rolled-back') say(50, 'upgrade rolled back', { version: plan.version, reason: plan.reason, restored: plan.restored?.version ?? baseVersion() })
     const current = readUpgradeState(config.dataPath).current
     const entry = current?.dir && current.entryPoint ? path.join(current.dir, current.entryPoint) : baseEntry
-    const probation = installed.kind === 'installed' ? config.upgradeProbationMs : null
-    say(30, 'starting device', { version: current?.version ?? baseVersion(), entry })
+    const probation = plan.kind === 'probation' ? config.upgradeProbationMs : null
+    const bootId = randomUUID()
+    say(30, 'starting device', { version: current?.version ?? baseVersion(), entry, bootId, ...(plan.kind === 'probation' ? { probation: { probationMs: probation, start: plan.start } } : {}) })
     const startedAt = Date.now()
     const result = await runChild({
-      entry, probationMs: probation, env: { ...process.env, DEVICE_SUPERVISED: '1' },
-      onSpawn: (spawned) => { child = spawned },
+      entry, probationMs: probation, env: { ...process.env, DEVICE_SUPERVISED: '1', DEVICE_BOOT_ID: bootId },
+      confirm: (port, signal) => probeAnswers(config.host, port, signal),
+      onSpawn: (spawned) => {
+        child = spawned
+        if (probation !== null) checkpoint('first-start')
+      },
+      onReady: () => {
+        if (probation === null) return
+        endProbation(config.dataPath)
+        say(30, 'upgrade probation passed', { version: current?.version, afterMs: Date.now() - startedAt })
+      },
       onLine: (line) => process.stdout.write(`${line}\n`),
     })
     if (stopping) process.exit(result.code ?? 0)
     if (probation !== null && !result.listened) {
-      const reason = result.timedOut ? `did not start listening within ${probation} ms` : `exited with code ${result.code} before listening`
-      const restored = await rollBack(config.dataPath, reason, Date.now())
-      say(50, 'upgrade rolled back', { version: current?.version, reason, restored: restored?.version ?? baseVersion() })
+      const reason = result.timedOut
+        ? `did not signal readiness and answer Probe within ${probation} ms`
+        : `exited with ${result.code === null ? `signal ${result.signal}` : `code ${result.code}`} before it was ready`
+      const restored = await rollBack(config.dataPath, reason, Date.now(), checkpoint)
+      say(50, 'upgrade rolled back', { version: current?.version, reason, restored: restored?.version ?? baseVersion(), afterMs: Date.now() - startedAt })
       continue
     }
     if (result.code === RESTART_EXIT_CODE) {

@@ -5,6 +5,8 @@ import type { ArchiveLimits } from '../archive/safe-unpack.ts'
 import { compareVersions, extractPackage, validatePackage } from './package.ts'
 import { readUpgradeState, upgradeDir, writeUpgradeState, type PendingUpgrade } from './state.ts'
 import { withStagingLock } from './staging-lock.ts'
+import { syncPath, syncTree } from './durable.ts'
+import { killPoint } from './kill-point.ts'
 
 export interface StageRequest {
   dataPath: string
@@ -17,6 +19,8 @@ export interface StageRequest {
   runningVersion: string
   requestedBy: string | null
   now: number
+  /** TEST ONLY: UPGRADE_TEST_KILL_AT and the supervisor's pid (kill-point.ts). */
+  killAt?: { step: string; groupLeader: number | null }
 }
 
 /**
@@ -44,6 +48,11 @@ async function stageNow(request: StageRequest): Promise<PendingUpgrade> {
     await mkdir(path.dirname(packageFile), { recursive: true })
     if (request.take === 'move') await rename(request.file, packageFile).catch(() => copyFile(request.file, packageFile))
     else await copyFile(request.file, packageFile)
+    // On disk before the pending record names them: a power cut cannot leave a recorded but empty package.
+    await syncTree(stagingDir)
+    syncPath(packageFile)
+    syncPath(path.dirname(packageFile))
+    if (request.killAt) killPoint('stage', request.killAt.step, request.killAt.groupLeader)
   } catch (error) {
     await rm(stagingDir, { recursive: true, force: true })
     await rm(packageFile, { force: true })
@@ -62,5 +71,6 @@ async function stageNow(request: StageRequest): Promise<PendingUpgrade> {
     fromVersion: request.runningVersion,
   }
   writeUpgradeState(request.dataPath, { ...state, pending })
+  if (request.killAt) killPoint('staged', request.killAt.step, request.killAt.groupLeader)
   return pending
 }

@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
+import { writeFileDurable } from './durable.ts'
 
 /**
  * The upgrade record, a JSON file under `<DATA_DIR>/upgrade/` (not the database: the
@@ -33,7 +34,11 @@ export interface UpgradeRecord {
   fromVersion: string
   outcome: 'installed' | 'rolled-back' | 'refused'
   reason: string | null
+  /** When the outcome was decided (ms since epoch). */
   at: number
+  /** When the package was staged, and when the start-up install began (ms since epoch). */
+  stagedAt?: number
+  startedAt?: number
   /** When the running device emitted `upgrade.finished` for it. */
   reportedAt?: number
 }
@@ -63,11 +68,7 @@ export function readUpgradeState(dataPath: string): UpgradeState {
   }
 }
 
-/** Written to a temporary file and renamed: a crash never leaves half a record. */
+/** Flushed to a temporary file and renamed (durable.ts): a crash or power cut never leaves half a record. */
 export function writeUpgradeState(dataPath: string, state: UpgradeState) {
-  mkdirSync(upgradeDir(dataPath), { recursive: true })
-  const file = stateFile(dataPath)
-  const temporary = `${file}.${process.pid}.tmp`
-  writeFileSync(temporary, JSON.stringify({ ...state, history: state.history.slice(-HISTORY_LIMIT) }, null, 2))
-  renameSync(temporary, file)
+  writeFileDurable(stateFile(dataPath), JSON.stringify({ ...state, history: state.history.slice(-HISTORY_LIMIT) }, null, 2))
 }

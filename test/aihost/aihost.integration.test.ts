@@ -188,11 +188,13 @@ test.describe('AI-host routes without the sidecar, on the real runtime', () => {
     }
   })
 
-  test('QueryDeviceStatus gives the OS boot id, the running version, storage and CPU load', async () => {
+  test('QueryDeviceStatus gives the boot ids of the device and of the OS, the running version, storage and CPU load', async () => {
     const { status, body } = await call('/gtw/cwai/System/QueryDeviceStatus')
     expect(status).toBe(200)
     expect(body.resData).toMatchObject({
-      bootId: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
+      // spec 4.11: this start's boot of the device (an unsupervised device makes its own), on this OS boot.
+      bootId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+      osBootId: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
       softwareVersion: packageVersion,
       supervised: false,
       pendingUpgrade: null,

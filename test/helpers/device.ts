@@ -37,6 +37,8 @@ export interface StartOptions {
   entry?: 'server' | 'supervisor'
   /** A release executable to run instead (no argument: it acts as the supervisor), with no environment but `env` and the test settings. */
   executable?: string
+  /** Its own process group (the test-only UPGRADE_TEST_KILL_AT kills the supervisor's whole group). */
+  detached?: boolean
 }
 
 /**
@@ -115,6 +117,7 @@ export async function startDevice(options: StartOptions = {}): Promise<DevicePro
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
   })
   const logs: Record<string, unknown>[] = []
   let stderr = ''

@@ -18,6 +18,8 @@ import { zipOf } from '../helpers/zip.ts'
 const root = path.resolve(import.meta.dirname, '../..')
 const baseVersion = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version as string
 const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
+/** Each device's bootId as first seen (spec 4.11: a new one at each start of the device). */
+const deviceBootIds = new Map<string, string>()
 const IDS = ['fleet-a', 'fleet-b', 'fleet-c'] as const
 
 describe('device-cli fleet commands: three devices on one mosquitto', () => {
@@ -90,9 +92,11 @@ describe('device-cli fleet commands: three devices on one mosquitto', () => {
     expect(all.body.map((r: any) => [r.deviceId, r.outcome, r.status])).toEqual(IDS.map((id) => [id, 'ok', 200]))
     for (const report of all.body) {
       const device = devices.get(report.deviceId)!
-      // Each answer is that device's own: its data folder, its supervision, the one boot of this machine.
-      expect(report.envelope.resData).toMatchObject({ softwareVersion: baseVersion, bootId, supervised: report.deviceId === 'fleet-a', storage: { path: device.dataDir } })
+      // Each answer is that device's own: its data folder, its supervision, its own boot (spec 4.11), on the one boot of this machine.
+      expect(report.envelope.resData).toMatchObject({ softwareVersion: baseVersion, osBootId: bootId, supervised: report.deviceId === 'fleet-a', storage: { path: device.dataDir } })
+      deviceBootIds.set(report.deviceId, report.envelope.resData.bootId)
     }
+    expect(new Set(deviceBootIds.values()).size).toBe(IDS.length)
     // The same validation as over HTTP: a bad body is refused by each device named.
     const refused = await json('fleet', 'call', '/v1/cwai/aihost/InterfaceTest', '--device', 'fleet-b,fleet-c', '--body', '{"echo": 5}')
     expect(refused.code).toBe(3)
@@ -143,9 +147,10 @@ describe('device-cli fleet commands: three devices on one mosquitto', () => {
     expect(pushed.body[1]).toMatchObject({ deviceId: 'fleet-b', outcome: 'api.error.upgradeNotSupervised', ok: false, reached: true })
     const rows = await listUntil((r) => allOnline(r) && row(r, 'fleet-a').softwareVersion === next, 'fleet-a upgraded')
     expect(rows.map((r) => [r.deviceId, r.softwareVersion])).toEqual([['fleet-a', next], ['fleet-b', baseVersion], ['fleet-c', baseVersion]])
-    // A service restart, not a reboot: bootId stays (spec 4.11).
+    // The upgrade's restart is a boot of the device (spec 4.11): a new bootId; the OS did not reboot.
     const status = await json('fleet', 'call', '/gtw/cwai/System/QueryDeviceStatus', '--device', 'fleet-a')
-    expect(status.body[0].envelope.resData).toMatchObject({ softwareVersion: next, bootId, lastUpgrade: { version: next, outcome: 'installed' } })
+    expect(status.body[0].envelope.resData).toMatchObject({ softwareVersion: next, osBootId: bootId, lastUpgrade: { version: next, outcome: 'installed' } })
+    expect(status.body[0].envelope.resData.bootId).not.toBe(deviceBootIds.get('fleet-a'))
   }, 300_000)
 })
 
