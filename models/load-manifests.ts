@@ -112,7 +112,12 @@ function checkGraph(m: PipelineManifest, file: string): void {
     if (node.action === 'recognizer' && node.from !== undefined) {
       const detector = m.nodes.find((n) => n.id === node.from)
       if (seen.get(node.from) !== 'detector' || detector?.action !== 'detector') fail(`recognizer ${node.id} must come after detector ${node.from}`)
-      else if (node.align?.eyes.some((k) => !('numKeypoints' in detector.decoder) || k >= detector.decoder.numKeypoints)) fail(`recognizer ${node.id}: detector ${node.from} has no keypoints ${node.align.eyes.join(', ')}`)
+      else {
+        const keypoints = node.align ? ('kind' in node.align ? node.align.keypoints : node.align.eyes) : []
+        if (keypoints.some((k) => !('numKeypoints' in detector.decoder) || k >= detector.decoder.numKeypoints)) fail(`recognizer ${node.id}: detector ${node.from} has no keypoints ${keypoints.join(', ')}`)
+      }
+      if (node.align && 'kind' in node.align && node.align.keypoints.length !== node.align.template.length) fail(`recognizer ${node.id}: align has ${node.align.keypoints.length} keypoints and ${node.align.template.length} template points`)
+      if (node.align && 'kind' in node.align && (node.input.width === undefined || node.input.height === undefined)) fail(`recognizer ${node.id}: a template alignment draws the face at the input's width and height, which it must give`)
     }
     if (node.action === 'recognizer' && node.from === undefined && node.align) fail(`recognizer ${node.id}: align needs a detector (from) with eye keypoints`)
     // `labels` maps class index → label, so a kept class needs its own entry (else the label would read "2").

@@ -243,6 +243,21 @@ export const EyeAlignment = Type.Object({
   eyeLine: Type.Number({ minimum: 0, maximum: 1 }),
 }, strict)
 
+/**
+ * Face alignment onto a template of face points (dlib's face chip, get_face_chip_details):
+ * the least-squares rotation, scale and shift taking the detector's `keypoints` onto the
+ * `template` points (given on the unit face square, in the same order), the square padded by
+ * `padding` × its side on every side and drawn at the recognizer's input size.
+ */
+export const TemplateAlignment = Type.Object({
+  kind: Type.Literal('template'),
+  /** Indices of the detector's keypoints, in the template's order. */
+  keypoints: Type.Array(Type.Integer({ minimum: 0, maximum: 1000 }), { minItems: 2, maxItems: 68 }),
+  /** Each keypoint's place on the unit face square, [x, y]. */
+  template: Type.Array(Type.Tuple([Type.Number({ minimum: -1, maximum: 2 }), Type.Number({ minimum: -1, maximum: 2 })]), { minItems: 2, maxItems: 68 }),
+  padding: Type.Number({ minimum: 0, maximum: 2 }),
+}, strict)
+
 /** The gallery kinds a recognizer searches (shared/galleries/kinds.ts, spec 4.10). */
 export const GalleryKindSchema = Type.Union([Type.Literal('face'), Type.Literal('body'), Type.Literal('things')])
 
@@ -260,8 +275,8 @@ export const RecognizerNode = Type.Object({
   from: Type.Optional(Id),
   model: Id,
   input: InputSpec,
-  /** Faces: turned level by their eyes; absent: each target's box as it is. */
-  align: Type.Optional(EyeAlignment),
+  /** Faces: turned level by their eyes, or brought onto a template of face points; absent: each target's box as it is. */
+  align: Type.Optional(Type.Union([EyeAlignment, TemplateAlignment])),
   /** The model output holding the descriptor (L2-normalized before use). */
   descriptorOutput: Type.String({ minLength: 1 }),
   /** The kind of gallery searched; `face` when absent. */

@@ -72,8 +72,8 @@ export async function measureRawModel(options: {
   }
 
   const converted = 'build' in source ? modelSources.find((s) => s.name === source.build) : undefined
-  if (!converted) {
-    const note = 'package' in source ? 'ships as ONNX: no TF.js twin, ONNX time only' : 'operator-uploaded ONNX model: no TF.js twin, ONNX time only'
+  if (!converted || typeof converted.modelJson !== 'string') {
+    const note = converted ? 'graph written in code from a package\'s weights: no TF.js model.json, ONNX time only' : 'package' in source ? 'ships as ONNX: no TF.js twin, ONNX time only' : 'operator-uploaded ONNX model: no TF.js twin, ONNX time only'
     return { source: describeSource(source), input: input.dims, onnxruntime: onnx, tfjsCpu: null, maxAbsDiff: null, note }
   }
 

@@ -5,10 +5,12 @@
  * converts again.
  */
 import { createHash } from 'node:crypto'
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { convertTfGraph } from './convert.ts'
+import { writeFaceApiResnetGraph } from './faceapi-resnet.ts'
 import { writePresetSignatures } from './preset-signatures.ts'
 import { modelSources, type ModelSource } from './sources.ts'
 import { loadTfGraph, type TfGraph } from './tfjs-graph.ts'
@@ -21,9 +23,21 @@ export interface BuiltModel {
   cached: boolean
 }
 
-/** Absolute path of a source's model.json, resolved from the project's node_modules. */
+/** Absolute path of a package's model.json, resolved from the project's node_modules (a written graph has none). */
 export function resolveModelJson(source: ModelSource, projectRoot: string): string {
+  if (typeof source.modelJson !== 'string') throw new Error(`${source.name}: a graph written in code (${source.modelJson.written}) has no model.json of its package`)
   return createRequire(join(projectRoot, 'package.json')).resolve(source.modelJson)
+}
+
+/**
+ * The model.json of a source: a package's own, or one a graph writer makes in `scratch`
+ * (its weights read in place from the package, so the key below hashes them too).
+ */
+async function sourceModelJson(source: ModelSource, projectRoot: string, scratch: () => Promise<string>): Promise<string> {
+  if (typeof source.modelJson === 'string') return resolveModelJson(source, projectRoot)
+  switch (source.modelJson.written) {
+    case 'dlib-resnet': return writeFaceApiResnetGraph(projectRoot, join(await scratch(), source.name))
+  }
 }
 
 /** Hash of the converter's source and calibration ranges (read from the project, so that a bundled copy keys the cache the same way). */
@@ -81,34 +95,41 @@ export async function buildModels(sources: readonly ModelSource[], outDir: strin
   await mkdir(outDir, { recursive: true })
   const converter = await converterHash(projectRoot)
   const built: BuiltModel[] = []
-  for (const source of sources) {
-    const modelJson = resolveModelJson(source, projectRoot)
-    const key = `${await sourceHash(modelJson)} ${converter}`
-    let graph: TfGraph | undefined
-    const float = new Map<string, Uint8Array>()
-    for (const variant of modelVariants(source)) {
-      const path = join(outDir, `${variant.file}.onnx`)
-      const keyPath = `${path}.sha256`
-      const previous = await readFile(keyPath, 'utf8').catch(() => '')
-      if (previous === key) {
-        built.push({ name: variant.file, path, cached: true })
-        continue
+  let scratchDir: string | undefined
+  const scratch = async () => (scratchDir ??= await mkdtemp(join(tmpdir(), 'models-written-')))
+  try {
+    for (const source of sources) {
+      const modelJson = await sourceModelJson(source, projectRoot, scratch)
+      const key = `${await sourceHash(modelJson)} ${converter}`
+      let graph: TfGraph | undefined
+      const float = new Map<string, Uint8Array>()
+      for (const variant of modelVariants(source)) {
+        const path = join(outDir, `${variant.file}.onnx`)
+        const keyPath = `${path}.sha256`
+        const previous = await readFile(keyPath, 'utf8').catch(() => '')
+        if (previous === key) {
+          built.push({ name: variant.file, path, cached: true })
+          continue
+        }
+        const floatFile = variant.file.replace(/-int8$/, '')
+        let onnx = float.get(floatFile)
+        if (!onnx) {
+          graph ??= await loadTfGraph(modelJson)
+          const sizedGraph = variant.size && source.inputSizes ? withInputSize(graph, source.name, source.inputSizes, variant.size) : graph
+          onnx = convertTfGraph(sizedGraph, source.name, source.descriptor).onnx
+          float.set(floatFile, onnx)
+        }
+        if (variant.int8) onnx = quantizeQdq(onnx, await readCalibration(projectRoot, floatFile))
+        // write-then-rename: a stopped build never leaves a half-written model behind
+        await writeFile(`${path}.tmp`, onnx)
+        await rename(`${path}.tmp`, path)
+        await writeFile(keyPath, key)
+        built.push({ name: variant.file, path, cached: false })
       }
-      const floatFile = variant.file.replace(/-int8$/, '')
-      let onnx = float.get(floatFile)
-      if (!onnx) {
-        graph ??= await loadTfGraph(modelJson)
-        const sizedGraph = variant.size && source.inputSizes ? withInputSize(graph, source.name, source.inputSizes, variant.size) : graph
-        onnx = convertTfGraph(sizedGraph, source.name, source.descriptor).onnx
-        float.set(floatFile, onnx)
-      }
-      if (variant.int8) onnx = quantizeQdq(onnx, await readCalibration(projectRoot, floatFile))
-      // write-then-rename: a stopped build never leaves a half-written model behind
-      await writeFile(`${path}.tmp`, onnx)
-      await rename(`${path}.tmp`, path)
-      await writeFile(keyPath, key)
-      built.push({ name: variant.file, path, cached: false })
     }
+  } finally {
+    if (scratchDir) await rm(scratchDir, { recursive: true, force: true })
   }
   return built
 }
+

@@ -8,8 +8,12 @@ import type { DescriptorHead } from './convert.ts'
 export interface ModelSource {
   /** Output name: dist/models/<name>.onnx */
   name: string
-  /** Package-relative path of the model.json; its weight shards sit beside it. */
-  modelJson: string
+  /**
+   * Package-relative path of the model.json; its weight shards sit beside it. Or a network
+   * written in code from a package's weights (`written`): the graph writer below makes the
+   * model.json at build time, its weights read from the package in place.
+   */
+  modelJson: string | WrittenGraph
   /** What the device uses it for. */
   purpose: string
   /** Convert the graph up to these feature maps and pool them into one image descriptor (convert.ts). */
@@ -29,6 +33,12 @@ export interface InputSizes {
   sizes: number[]
   /** Constant name → its value at input size `size`. */
   constants: (size: number) => Record<string, number[]>
+}
+
+/** A graph written in code (models/convert/<writer>.ts) over the weights of an npm package. */
+export interface WrittenGraph {
+  /** The writer: `dlib-resnet` (faceapi-resnet.ts, face-api's face_recognition_model). */
+  written: 'dlib-resnet'
 }
 
 export const modelSources: readonly ModelSource[] = [
@@ -74,5 +84,10 @@ export const modelSources: readonly ModelSource[] = [
       features: ['tower_0/MobilenetV3/expanded_conv_5/add', 'tower_0/MobilenetV3/expanded_conv_11/add', 'tower_0/extern1/hard_swish/mul_1'],
       mirror: true,
     },
+  },
+  {
+    name: 'face-recognition-resnet',
+    modelJson: { written: 'dlib-resnet' },
+    purpose: 'face identity descriptor (dlib ResNet-29, the weights of @vladmandic/face-api face_recognition_model; docs/galleries.md "Face descriptor"). Input [n,150,150,3] dlib face chip, (RGB − (122.782, 117.001, 104.298)) / 255; output descriptor [n,128]',
   },
 ]

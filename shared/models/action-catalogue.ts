@@ -88,7 +88,7 @@ const actions: { action: string; schema: TSchema; description: string; parameter
       from: 'The detector whose targets are recognized; absent: the whole image is one target (it can then be result.targets).',
       model: 'Key of the descriptor model in the manifest\'s models.',
       input: 'Input tensor of the region described (as for the detector).',
-      align: 'Faces: eye keypoint indices (the detector must give them), square side as a multiple of the eye distance, eye line height in the square; absent: the target\'s box as it is.',
+      align: 'Faces: eye keypoint indices (the detector must give them), square side as a multiple of the eye distance, eye line height in the square; or {kind: "template", keypoints, template, padding}: the keypoints fitted (rotation, scale, shift) onto template points of the unit face square, padded by padding × its side, drawn at the input\'s width and height (dlib\'s face chip); absent: the target\'s box as it is.',
       descriptorOutput: 'The model output holding the descriptor.',
       gallery: 'Which galleries are searched: face (default), body or things (spec 4.10).',
       scoreThreshold: 'Minimum cosine similarity of a match; taskConfig.recognition.threshold overrides it.',

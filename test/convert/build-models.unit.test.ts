@@ -38,3 +38,21 @@ describe('buildModels', () => {
     expect(await readFile(`${first!.path}.sha256`, 'utf8')).not.toBe('stale')
   })
 })
+
+describe('buildModels with a graph written in code', () => {
+  it('writes the dlib ResNet from face-api\'s weights: a [n,150,150,3] → [n,128] model, reused while unchanged', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'convert-written-'))
+    dirs.push(out)
+    const resnet = modelSources.filter((s) => s.name === 'face-recognition-resnet')
+    expect(resnet.map((s) => s.modelJson)).toEqual([{ written: 'dlib-resnet' }])
+    const [first] = await buildModels(resnet, out, root)
+    expect(first).toEqual({ name: 'face-recognition-resnet', path: join(out, 'face-recognition-resnet.onnx'), cached: false })
+    const session = await ort.InferenceSession.create(first!.path)
+    expect(session.inputNames).toEqual(['input'])
+    const result = await session.run({ input: new ort.Tensor('float32', new Float32Array(2 * 150 * 150 * 3), [2, 150, 150, 3]) })
+    await session.release()
+    expect(result.descriptor!.dims).toEqual([2, 128])
+    const [second] = await buildModels(resnet, out, root)
+    expect(second!.cached).toBe(true)
+  }, 120_000)
+})

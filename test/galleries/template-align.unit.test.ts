@@ -1,6 +1,6 @@
-/** Face alignment onto a model's keypoint template (runtime/sidecar/pipeline/crop.ts fitSimilarity, warpSimilarity). */
+/** Face alignment onto a model's keypoint template (runtime/sidecar/pipeline/crop.ts fitSimilarity, warpSimilarity, alignToTemplate). */
 import { describe, expect, it } from 'vitest'
-import { fitSimilarity, warpSimilarity } from '../../runtime/sidecar/pipeline/crop.ts'
+import { alignToTemplate, fitSimilarity, warpSimilarity } from '../../runtime/sidecar/pipeline/crop.ts'
 import type { RgbImage } from '../../runtime/sidecar/pipeline/rgb-image.ts'
 
 const apply = (t: { a: number; b: number; tx: number; ty: number }, p: { x: number; y: number }) => ({ x: t.a * p.x - t.b * p.y + t.tx, y: t.b * p.x + t.a * p.y + t.ty })
@@ -47,5 +47,37 @@ describe('warpSimilarity', () => {
     expect(Math.abs(sy / n - expected.y)).toBeLessThan(0.75)
     // Far from the square the picture keeps the source's grey.
     expect(out.data[0]).toBe(60)
+  })
+})
+
+describe('alignToTemplate', () => {
+  it('draws the face\'s keypoints where the padded template puts them (dlib\'s face chip)', () => {
+    // Four white 3 × 3 dots on grey at the places a face of 80 px, turned 20° and shifted,
+    // has the template's four points; the chip must show them at (padding + p) / (1 + 2 padding) × 150.
+    const template = [[0.22549, 0.21599], [0.75476, 0.21599], [0.490127, 0.515625], [0.490127, 0.80766]] as const
+    const turn = 20 * Math.PI / 180, side = 80
+    const keypoints = template.map(([x, y]) => ({ x: 200 + side * (x * Math.cos(turn) - y * Math.sin(turn)), y: 90 + side * (x * Math.sin(turn) + y * Math.cos(turn)) }))
+    const width = 360, height = 300
+    const data = Buffer.alloc(width * height * 3, 60)
+    for (const p of keypoints)
+      for (let y = Math.round(p.y) - 1; y <= Math.round(p.y) + 1; y++)
+        for (let x = Math.round(p.x) - 1; x <= Math.round(p.x) + 1; x++) data.fill(255, (y * width + x) * 3, (y * width + x) * 3 + 3)
+    const chip = alignToTemplate({ data, width, height }, keypoints, template, 0.25, 150, 150)
+    expect([chip.width, chip.height]).toEqual([150, 150])
+    for (const [tx, ty] of template) {
+      const ex = ((0.25 + tx) / 1.5) * 150, ey = ((0.25 + ty) / 1.5) * 150
+      // Brightest pixel within 6 px of the expected place: the dot landed there (± 1.5 px: rounding of the dots).
+      let best = { v: -1, x: 0, y: 0 }
+      for (let y = Math.floor(ey) - 6; y <= Math.floor(ey) + 6; y++)
+        for (let x = Math.floor(ex) - 6; x <= Math.floor(ex) + 6; x++) {
+          const v = chip.data[(y * 150 + x) * 3]!
+          if (v > best.v) best = { v, x: x + 0.5, y: y + 0.5 }
+        }
+      expect(best.v).toBeGreaterThan(150)
+      expect(Math.abs(best.x - ex)).toBeLessThan(1.5)
+      expect(Math.abs(best.y - ey)).toBeLessThan(1.5)
+    }
+    // The chip's corner is grey: nothing white away from the points.
+    expect(chip.data[0]).toBe(60)
   })
 })

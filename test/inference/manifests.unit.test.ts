@@ -67,6 +67,17 @@ describe('pipeline manifests', () => {
     expect(() => loadManifest(variant((m) => { m.nodes[1].gallery = 'cats' }, file), projectRoot)).toThrow(/invalid pipeline manifest/)
   })
 
+  it('a recognizer aligned onto a template names detector keypoints, one template point each, and draws at the input size', () => {
+    const file = path.join(defaultManifestDir(projectRoot), 'face-recognition.json')
+    const chip = { kind: 'template', keypoints: [0, 1, 2, 3], template: [[0.22549, 0.21599], [0.75476, 0.21599], [0.490127, 0.515625], [0.490127, 0.80766]], padding: 0.25 }
+    expect(() => loadManifest(variant((m) => { m.nodes[1].align = chip }, file), projectRoot)).not.toThrow()
+    expect(() => loadManifest(variant((m) => { m.nodes[1].align = { ...chip, keypoints: [0, 1, 2, 6] } }, file), projectRoot)).toThrow(/detector face has no keypoints 0, 1, 2, 6/)
+    expect(() => loadManifest(variant((m) => { m.nodes[1].align = { ...chip, keypoints: [0, 1, 2] } }, file), projectRoot)).toThrow(/align has 3 keypoints and 4 template points/)
+    expect(() => loadManifest(variant((m) => { m.nodes[1].align = chip; delete m.nodes[1].input.width }, file), projectRoot)).toThrow(/input's width and height/)
+    expect(() => loadManifest(variant((m) => { m.nodes[1].align = { ...chip, padding: -0.1 } }, file), projectRoot)).toThrow(/invalid pipeline manifest/)
+    expect(() => loadManifest(variant((m) => { m.nodes[1].align = { ...chip, kind: 'eyes' } }, file), projectRoot)).toThrow(/invalid pipeline manifest/)
+  })
+
   it('a recognizer without a detector describes the whole image and may be the result\'s targets; it cannot align', () => {
     const file = path.join(defaultManifestDir(projectRoot), 'things-recognition.json')
     expect(() => loadManifest(variant(() => undefined, file), projectRoot)).not.toThrow()

@@ -97,6 +97,17 @@ export function warpSimilarity(image: RgbImage, toOutput: Similarity, width: num
   return { data: out, width, height }
 }
 
+/**
+ * A face brought onto a template of face points (dlib's face chip, get_face_chip_details):
+ * `template` on the unit face square, that square padded by `padding` × its side on every
+ * side and drawn `width` × `height` (a template point lands at (padding + p) / (1 + 2 padding)
+ * × the side); `keypoints` are the face's points in the template's order.
+ */
+export function alignToTemplate(image: RgbImage, keypoints: Point[], template: readonly (readonly [number, number])[], padding: number, width: number, height: number): RgbImage {
+  const to = template.map(([x, y]) => ({ x: ((padding + x) / (1 + 2 * padding)) * width, y: ((padding + y) / (1 + 2 * padding)) * height }))
+  return warpSimilarity(image, fitSimilarity(keypoints, to), width, height)
+}
+
 const dist = (a: Point, b: Point) => Math.hypot(a.x - b.x, a.y - b.y)
 
 function sample(image: RgbImage, x: number, y: number, out: Buffer, at: number) {

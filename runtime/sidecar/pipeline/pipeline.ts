@@ -7,7 +7,7 @@ import { UNKNOWN_LABEL, type Recognize } from '../../../shared/galleries/types.t
 import type { ConfidenceItem } from '../../../shared/inference/types.ts'
 import type { TaskConfig } from '../../../shared/tasks/types.ts'
 import type { SessionLease, SessionPool } from '../session-pool.ts'
-import { alignByEyes, cropBox, cropQuad } from './crop.ts'
+import { alignByEyes, alignToTemplate, cropBox, cropQuad } from './crop.ts'
 import { checkDeadline } from './deadline.ts'
 import { createDecoder, type DetectorDecoder } from './decoders/index.ts'
 import type { Detection } from './detection.ts'
@@ -235,13 +235,22 @@ export class Pipeline {
     })
   }
 
-  /** What a recognizer describes of a target: the eye-aligned face (none without both eyes), the box, or the image itself. */
+  /**
+   * What a recognizer describes of a target: the face aligned by its eyes or onto the node's
+   * template (none without every keypoint it needs), the box, or the image itself.
+   */
   #region(node: RecognizerNode, image: RgbImage, target: WorkTarget): RgbImage | null {
     if (node.from === undefined) return image
-    if (!node.align) return cropBox(image, target.detection.box)
-    const [a, b] = node.align.eyes as [number, number]
-    const eyes = target.detection.keypoints
-    return eyes?.[a] && eyes[b] ? alignByEyes(image, eyes[a], eyes[b], node.align.scale, node.align.eyeLine) : null
+    const { align } = node
+    if (!align) return cropBox(image, target.detection.box)
+    const found = target.detection.keypoints
+    if ('kind' in align) {
+      const points = align.keypoints.map((k) => found?.[k])
+      // The input's width and height are required with a template (models/load-manifests.ts).
+      return points.every((p) => p !== undefined) ? alignToTemplate(image, points, align.template, align.padding, node.input.width!, node.input.height!) : null
+    }
+    const [a, b] = align.eyes as [number, number]
+    return found?.[a] && found[b] ? alignByEyes(image, found[a], found[b], align.scale, align.eyeLine) : null
   }
 
   #logic(node: LogicNode, state: RunState) {
