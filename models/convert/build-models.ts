@@ -132,4 +132,3 @@ export async function buildModels(sources: readonly ModelSource[], outDir: strin
   }
   return built
 }
-
