@@ -37,7 +37,7 @@ export function AlarmToasts({ client }: { client: DeviceClient }) {
       const p = t.payload
       const what = p.policyId ? names.policy(p.policyId) : String(p.message ?? 'Alarm')
       const where = [p.label ? String(p.label) : '', p.cameraId ? `on ${names.camera(p.cameraId)}` : '', p.name && p.name !== 'unknown' ? `(${String(p.name)})` : ''].filter(Boolean).join(' ')
-      return html`<div class="toast" data-testid="alarm-toast" data-event-id=${t.id}>
+      return html`<div class="toast" data-testid="alarm-toast" data-alarm-id=${t.id}>
         <p><strong>Alarm: <span data-testid="alarm-toast-policy">${what}</span></strong> <span data-testid="alarm-toast-where">${where}</span> · <time>${new Date(t.time).toLocaleTimeString()}</time></p>
         <div class="row"><a href="#/review" onClick=${() => close(t.id)}>Review</a>
           <button type="button" class="link" aria-label=${`Close the alarm ${what}`} onClick=${() => close(t.id)}>Close</button></div>
