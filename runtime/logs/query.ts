@@ -47,17 +47,22 @@ export async function queryLogFiles(logDir: string, query: LogQuery): Promise<Lo
   let total = 0
   let bytesScanned = 0
   for (const file of files) {
-    bytesScanned += statSync(file).size
-    const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })
-    for await (const line of lines) {
-      if (!line.startsWith('{')) continue
-      let entry: Record<string, unknown>
-      try {
-        entry = JSON.parse(line)
-      } catch {
-        continue // a line cut by a crash
+    try {
+      bytesScanned += statSync(file).size
+      const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })
+      for await (const line of lines) {
+        if (!line.startsWith('{')) continue
+        let entry: Record<string, unknown>
+        try {
+          entry = JSON.parse(line)
+        } catch {
+          continue // a line cut by a crash
+        }
+        if (matches(entry, query, minLevel, text)) window[total++ % keep] = line
       }
-      if (matches(entry, query, minLevel, text)) window[total++ % keep] = line
+    } catch (error) {
+      // Rotation removed the oldest file between the listing and its reading: its lines are gone from disk.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
     }
   }
   // Newest first: the page holds matches total-1-start … total-start-pageSize.

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -41,5 +41,15 @@ describe('queryLogFiles', () => {
     expect(msgs(window.rows)).toEqual(['entry 13', 'entry 12', 'entry 11', 'entry 10'])
     const quota = await queryLogFiles(dir, { pageNo: 1, pageSize: 50, text: 'disk quota' })
     expect(msgs(quota.rows)).toEqual(['entry 25'])
+  })
+  it('skips a file that rotation removed between the listing and its reading (it is gone from disk)', async () => {
+    const rotating = path.join(dir, 'rotating')
+    mkdirSync(rotating)
+    // Listed by name, gone when read: what a dangling link is to stat and open.
+    symlinkSync(path.join(rotating, 'removed-by-rotation'), path.join(rotating, 'device.1.log'))
+    writeFileSync(path.join(rotating, 'device.2.log'), [entry(1), entry(2)].join('\n') + '\n')
+    const page = await queryLogFiles(rotating, { pageNo: 1, pageSize: 10 })
+    expect(page).toMatchObject({ total: 2, files: 2 })
+    expect(msgs(page.rows)).toEqual(['entry 2', 'entry 1'])
   })
 })
