@@ -84,7 +84,7 @@ test.describe('device-cli against the real runtime', () => {
 
   test('signs in with the initial password, is refused business use, changes the password, then works (spec 5.7)', async ({ device }) => {
     const first = await cli('login', '--url', device.url, '--password', INITIAL_PASSWORD, '--json')
-    expect(first.code).toBe(0)
+    expect(first.code, first.stderr).toBe(0)
     expect(JSON.parse(first.stdout)).toEqual({ accountName: 'admin', passwordChangeRequired: true })
 
     const refused = await cli('docs', '--url', device.url, '--password', INITIAL_PASSWORD)
@@ -106,7 +106,7 @@ test.describe('device-cli against the real runtime', () => {
   test('the installed bin exits with the same codes as a process', ({ device }) => {
     const bin = path.resolve('runtime/device-cli.mjs')
     const ok = spawnSync(process.execPath, [bin, 'docs', '--url', device.url, '--password', CHANGED_PASSWORD], { encoding: 'utf8' })
-    expect(ok.status).toBe(0)
+    expect(ok.status, ok.stderr).toBe(0)
     expect(ok.stdout).toMatch(/http\s+\/staticfile\/httpInterface\.html/)
     const usage = spawnSync(process.execPath, [bin, 'detect'], { encoding: 'utf8' })
     expect(usage.status).toBe(2)
