@@ -12,6 +12,7 @@ import type { Page } from 'playwright-core'
 import { browserTest as test, openConsole } from '../helpers/browser.ts'
 import { CHANGED_PASSWORD, INITIAL_PASSWORD, type DeviceProcess } from '../helpers/device.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
+import { deviceDiagnosis } from '../helpers/processes.ts'
 import { catalogue } from '../../shared/errors/catalogue.ts'
 
 const PASSPHRASE = 'console passphrase'
@@ -45,7 +46,7 @@ async function signIn(page: Page, password: string) {
 test.describe('console: backup and reset', () => {
   test('downloads a backup, shows refusals, resets the device after its confirmation and restores the backup (1440 px)', { timeout: 600_000 }, async ({ browser, onTestFailed }) => {
     // A restore that never comes back is told by the device's own last lines (supervisor and server).
-    onTestFailed(() => { console.error(`the device's last log lines:\n${device.logs.slice(-120).map((l) => JSON.stringify(l)).join('\n')}`) })
+    onTestFailed(() => { console.error(`the device's last log lines:\n${device.logs.slice(-120).map((l) => JSON.stringify(l)).join('\n')}\n${deviceDiagnosis(device.process.pid!, device.dataDir)}`) })
     const { page, foreignRequests, pageErrors, screenshot, context } = await openConsole(browser, device.url, 1440)
     await page.goto(device.url + '/console/#/backup')
     await signIn(page, CHANGED_PASSWORD)
