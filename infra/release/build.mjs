@@ -2,8 +2,9 @@
 //   dist/release/<product>-V<x.y.z>-linux-x64.tar.gz  one folder: the executable + the application tree;
 //   dist/release/<product>-V<x.y.z>-<md5>.tar.gz      the same application tree as a software-upgrade
 //                                                     package (spec 4.11: manifest.json + SHA-256 of each file).
-// Run alone: `node infra/release/build.mjs [--version X.Y.Z] [--outdir DIR] [--upgrade-only]`
-// (a bumped version for upgrade tests; --upgrade-only skips the executable).
+// Run alone: `node infra/release/build.mjs [--version X.Y.Z] [--outdir DIR] [--upgrade-only] [--gzip-level N]`
+// (a bumped version for upgrade tests; --upgrade-only skips the executable; --gzip-level 1–9,
+// default zlib's 6: the tests' throw-away builds take 1, a quarter of the compression time).
 //
 // The executable is Node with infra/release/launcher.ts injected (single-executable
 // application). The bundles, console, documents, migrations and manifests are laid beside it,
@@ -155,11 +156,12 @@ async function buildExecutable({ root, work, file, version, product }) {
   await inject(file, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2' })
 }
 
-async function tarGz(file, cwd, entries) {
-  await create({ gzip: true, file, cwd, portable: true }, entries)
+async function tarGz(file, cwd, entries, gzipLevel) {
+  await create({ gzip: gzipLevel === undefined ? true : { level: gzipLevel }, file, cwd, portable: true }, entries)
 }
 
-export async function buildRelease({ root, dist, outdir = path.join(dist, 'release'), version, upgradeOnly = false }) {
+export async function buildRelease({ root, dist, outdir = path.join(dist, 'release'), version, upgradeOnly = false, gzipLevel }) {
+  if (gzipLevel !== undefined && !(Number.isInteger(gzipLevel) && gzipLevel >= 1 && gzipLevel <= 9)) throw new Error(`--gzip-level must be 1–9, not ${gzipLevel}`)
   if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error(`the release is built for ${PLATFORM} on ${PLATFORM} (this is ${process.platform}-${process.arch})`)
   version ??= readJson(path.join(root, 'package.json')).version
   const product = (await loadSettings(root)).upgradeProduct.default
@@ -174,7 +176,7 @@ export async function buildRelease({ root, dist, outdir = path.join(dist, 'relea
   const files = Object.fromEntries(listFiles(app).map((file) => [file, sha('sha256', readFileSync(path.join(app, file)))]))
   writeFileSync(path.join(app, 'manifest.json'), JSON.stringify({ product, version, entryPoint: 'dist/runtime/server.mjs', files }))
   const packed = path.join(work, 'upgrade.tar.gz')
-  await tarGz(packed, app, readdirSync(app))
+  await tarGz(packed, app, readdirSync(app), gzipLevel)
   const upgradePackage = path.join(outdir, `${product}-V${version}-${sha('md5', readFileSync(packed))}.tar.gz`)
   renameSync(packed, upgradePackage)
   if (upgradeOnly) {
@@ -184,7 +186,7 @@ export async function buildRelease({ root, dist, outdir = path.join(dist, 'relea
 
   await buildExecutable({ root, work, file: path.join(app, EXECUTABLE), version, product })
   const archive = path.join(outdir, `${folderName}.tar.gz`)
-  await tarGz(archive, work, [folderName])
+  await tarGz(archive, work, [folderName], gzipLevel)
   rmSync(work, { recursive: true, force: true })
   return { archive, upgradePackage }
 }
@@ -194,7 +196,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
   const dist = path.join(root, 'dist')
   const outdir = option('--outdir') ? path.resolve(option('--outdir')) : undefined
-  buildRelease({ root, dist, outdir, version: option('--version'), upgradeOnly: process.argv.includes('--upgrade-only') })
+  const gzipLevel = option('--gzip-level') === undefined ? undefined : Number(option('--gzip-level'))
+  buildRelease({ root, dist, outdir, version: option('--version'), upgradeOnly: process.argv.includes('--upgrade-only'), gzipLevel })
     .then((out) => { for (const file of Object.values(out)) console.log(`${path.relative(process.cwd(), file)}  ${(statSync(file).size / 1e6).toFixed(1)} MB`) })
     .catch((error) => { console.error(error.stack ?? error); process.exit(1) })
 }

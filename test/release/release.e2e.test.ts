@@ -18,10 +18,13 @@ const bumped = version.replace(/\d+$/, (patch) => String(Number(patch) + 1))
 const PRODUCT = settings.upgradeProduct.default
 const sample1 = readFileSync(path.join(root, 'node_modules/@vladmandic/face-api/demo/sample1.jpg'))
 
-/** Packs dist/ (built by the global set-up) into a release; one full build per run, the bumped one without the executable. */
+/**
+ * Packs dist/ (built by the global set-up) into a release; one full build per run, the bumped one
+ * without the executable. The quickest gzip level: these packages are thrown away after the run.
+ */
 async function packRelease(outdir: string, ...args: string[]): Promise<string[]> {
   // Asynchronous: the running device's output must keep flowing meanwhile.
-  await promisify(execFile)(process.execPath, [path.join(root, 'infra/release/build.mjs'), '--outdir', outdir, ...args], { cwd: root })
+  await promisify(execFile)(process.execPath, [path.join(root, 'infra/release/build.mjs'), '--outdir', outdir, '--gzip-level', '1', ...args], { cwd: root })
   return readdirSync(outdir).filter((name) => name.endsWith('.tar.gz'))
 }
 
