@@ -4,7 +4,7 @@
 //                                                     package (spec 4.11: manifest.json + SHA-256 of each file).
 // Run alone: `node infra/release/build.mjs [--version X.Y.Z] [--outdir DIR] [--upgrade-only] [--gzip-level N]`
 // (a bumped version for upgrade tests; --upgrade-only skips the executable; --gzip-level 1–9,
-// default zlib's 6: the tests' throw-away builds take 1, a quarter of the compression time).
+// default zlib's 6: the tests' throw-away builds take 1, docs/deployment.md).
 //
 // The executable is Node with infra/release/launcher.ts injected (single-executable
 // application). The bundles, console, documents, migrations and manifests are laid beside it,
