@@ -31,6 +31,17 @@ export interface HaDiscoveryDeps {
 /** More labels than this in an algorithm: only those seen on the task get a binary sensor. */
 const MAX_DECLARED_LABELS = 16
 const PAGE = 500
+
+/** Every row of a paged listing: pages of PAGE rows are read until a shorter one. */
+async function allPages<Row>(read: (pageNum: number) => Promise<{ rows: Row[] }>): Promise<Row[]> {
+  const rows: Row[] = []
+  for (let pageNum = 1; ; pageNum++) {
+    const page = await read(pageNum)
+    rows.push(...page.rows)
+    if (page.rows.length < PAGE) return rows
+  }
+}
+
 const EVENT_KINDS = ['object.entered', 'object.left', 'alarm.raised', 'passengerFlow.counted'] as const
 
 /**
@@ -174,22 +185,12 @@ export class HaDiscoveryPublisher implements MqttCompanion {
     }), true)
   }
 
-  private async cameraRows(services: Services) {
-    const rows = []
-    for (let pageNum = 1; ; pageNum++) {
-      const page = await services.cameras.page({ pageNum, pageSize: PAGE })
-      rows.push(...page.rows)
-      if (page.rows.length < PAGE) return rows
-    }
+  private cameraRows(services: Services) {
+    return allPages((pageNum) => services.cameras.page({ pageNum, pageSize: PAGE }))
   }
 
-  private async policyRows(services: Services) {
-    const rows = []
-    for (let pageNum = 1; ; pageNum++) {
-      const page = await services.alarms.page({ pageNum, pageSize: PAGE })
-      rows.push(...page.rows)
-      if (page.rows.length < PAGE) return rows
-    }
+  private policyRows(services: Services) {
+    return allPages((pageNum) => services.alarms.page({ pageNum, pageSize: PAGE }))
   }
 
   /** The labels an algorithm's result detector reports (models/manifest-schema.ts), when few enough to list. */
