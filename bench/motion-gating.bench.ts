@@ -14,9 +14,7 @@
  * checks the gate itself, the same on any machine. Boxes stay in the analysed frame's pixels (the task scales them to the
  * camera's and back; the tracker's thresholds are ratios). `npx tsx bench/motion-gating.bench.ts`
  */
-import { spawn } from 'node:child_process'
 import path from 'node:path'
-import { ffmpegBinary, parseOutputSize, videoFilter } from '../runtime/cameras/ffmpeg.ts'
 import { decide, type GateSettings } from '../runtime/streams/gating.ts'
 import { follow, type LineState } from '../runtime/streams/line-crossing.ts'
 import { MotionDetector, type Motion } from '../runtime/streams/motion.ts'
@@ -25,6 +23,7 @@ import { IouTracker, type Detection } from '../runtime/streams/tracker.ts'
 import { DEFAULT_TRACKED_DETECT_INTERVAL_MS } from '../shared/streams/types.ts'
 import { footageOf } from './capacity/visits.ts'
 import { loadBundledEngine } from './lib/bundled-engine.ts'
+import { rgbFrames } from './lib/rgb-frames.ts'
 import { figure, writeReport } from './lib/report.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
@@ -43,37 +42,23 @@ async function analyse(): Promise<{ frames: Analysed[]; width: number; height: n
   const { InferenceEngine } = await loadBundledEngine()
   const engine = new InferenceEngine({ projectRoot: ROOT, intraOpThreads: 1, limits: { maxEncodedImageBytes: 32 << 20, maxImagePixels: 64_000_000 } })
   await engine.load('replay', 'person-detector')
-  const child = spawn(ffmpegBinary(''), ['-hide_banner', '-nostats', '-i', VIDEO, '-map', '0:v:0', '-an', '-vf', videoFilter(FPS, MAX_SIDE), '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { stdio: ['ignore', 'pipe', 'pipe'] })
-  let size = null as { width: number; height: number } | null
-  let messages = ''
-  child.stderr.setEncoding('utf8').on('data', (text: string) => {
-    if (size) return
-    messages += text
-    for (const line of messages.split('\n')) size ??= parseOutputSize(line)
-  })
   const motion = new MotionDetector()
   const frames: Analysed[] = []
-  let pending = Buffer.alloc(0)
+  let size = { width: 0, height: 0 }
   let detectMs = 0
-  for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-    pending = Buffer.concat([pending, chunk])
-    if (!size) throw new Error('ffmpeg wrote frames before their size')
-    const bytes = size.width * size.height * 3
-    while (pending.length >= bytes) {
-      const rgb = pending.subarray(0, bytes)
-      pending = pending.subarray(bytes)
-      const time = frames.length * (1000 / FPS)
-      const started = performance.now()
-      const outcome = await engine.detect({ handle: 'replay', image: { kind: 'rgb', width: size.width, height: size.height, data: Buffer.from(rgb) }, overlay: false })
-      detectMs += performance.now() - started
-      frames.push({
-        time, motion: motion.detect(rgb, size.width, size.height, time),
-        detections: outcome.result.areaList.flatMap((area) => area.targetList.map((t) => ({ box: t.box, label: t.confidence[0]?.label ?? 'object', confidence: t.confidence[0]?.confidence ?? 0 }))),
-      })
-    }
+  for await (const { rgb, width, height } of rgbFrames(VIDEO, FPS, MAX_SIDE)) {
+    size = { width, height }
+    const time = frames.length * (1000 / FPS)
+    const started = performance.now()
+    const outcome = await engine.detect({ handle: 'replay', image: { kind: 'rgb', width, height, data: rgb }, overlay: false })
+    detectMs += performance.now() - started
+    frames.push({
+      time, motion: motion.detect(rgb, width, height, time),
+      detections: outcome.result.areaList.flatMap((area) => area.targetList.map((t) => ({ box: t.box, label: t.confidence[0]?.label ?? 'object', confidence: t.confidence[0]?.confidence ?? 0 }))),
+    })
   }
   await engine.release('replay')
-  return { frames, width: size!.width, height: size!.height, detectMs: detectMs / frames.length }
+  return { frames, ...size, detectMs: detectMs / frames.length }
 }
 
 /** The task's frame path over the analysed frames: gate (null: every frame), tracker, counter line. */

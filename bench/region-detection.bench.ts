@@ -18,10 +18,8 @@
  * the measured times follow the machine's load (quoted in the settings), the inferences do not.
  * `npx tsx bench/region-detection.bench.ts`
  */
-import { spawn } from 'node:child_process'
 import { loadavg } from 'node:os'
 import path from 'node:path'
-import { ffmpegBinary, parseOutputSize, videoFilter } from '../runtime/cameras/ffmpeg.ts'
 import { decide, type GateSettings } from '../runtime/streams/gating.ts'
 import { follow, type LineState } from '../runtime/streams/line-crossing.ts'
 import { MotionDetector, type Motion } from '../runtime/streams/motion.ts'
@@ -32,6 +30,7 @@ import type { DetectionResultCore } from '../shared/inference/types.ts'
 import { DEFAULT_TRACKED_DETECT_INTERVAL_MS } from '../shared/streams/types.ts'
 import { footageOf } from './capacity/visits.ts'
 import { loadBundledEngine } from './lib/bundled-engine.ts'
+import { rgbFrames } from './lib/rgb-frames.ts'
 import { figure, writeReport } from './lib/report.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
@@ -49,29 +48,15 @@ interface Frame { time: number; rgb: Buffer; motion: Motion }
 
 /** Every frame of the footage at the task's rate and size, with its motion. */
 async function readFrames(): Promise<{ frames: Frame[]; width: number; height: number }> {
-  const child = spawn(ffmpegBinary(''), ['-hide_banner', '-nostats', '-i', VIDEO, '-map', '0:v:0', '-an', '-vf', videoFilter(FPS, MAX_SIDE), '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { stdio: ['ignore', 'pipe', 'pipe'] })
-  let size = null as { width: number; height: number } | null
-  let messages = ''
-  child.stderr.setEncoding('utf8').on('data', (text: string) => {
-    if (size) return
-    messages += text
-    for (const line of messages.split('\n')) size ??= parseOutputSize(line)
-  })
   const motion = new MotionDetector()
   const frames: Frame[] = []
-  let pending = Buffer.alloc(0)
-  for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-    pending = Buffer.concat([pending, chunk])
-    if (!size) throw new Error('ffmpeg wrote frames before their size')
-    const bytes = size.width * size.height * 3
-    while (pending.length >= bytes) {
-      const rgb = Buffer.from(pending.subarray(0, bytes))
-      pending = pending.subarray(bytes)
-      const time = frames.length * (1000 / FPS)
-      frames.push({ time, rgb, motion: motion.detect(rgb, size.width, size.height, time) })
-    }
+  let size = { width: 0, height: 0 }
+  for await (const { rgb, width, height } of rgbFrames(VIDEO, FPS, MAX_SIDE)) {
+    size = { width, height }
+    const time = frames.length * (1000 / FPS)
+    frames.push({ time, rgb, motion: motion.detect(rgb, width, height, time) })
   }
-  return { frames, width: size!.width, height: size!.height }
+  return { frames, ...size }
 }
 
 const { InferenceEngine } = await loadBundledEngine()
