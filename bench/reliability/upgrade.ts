@@ -5,9 +5,8 @@ import path from 'node:path'
 import { stageUpgrade } from '../../shared/upgrade/stage.ts'
 import { closedPort, startDevice, type DeviceProcess } from '../../test/helpers/device.ts'
 import { buildRelease, PRODUCT } from '../../test/helpers/release-package.ts'
-import { brokenPackage, copyDataDir, FAILING_STARTS, processesOf, runUntilKilled, SUPERVISOR_KILLS } from '../../test/helpers/upgrade-kill.ts'
+import { brokenPackage, copyDataDir, FAILING_STARTS, processesOf, runUntilKilled, seedKeptData, SUPERVISOR_KILLS } from '../../test/helpers/upgrade-kill.ts'
 import { uploadFile } from '../../test/helpers/upload-file.ts'
-import { cropFace, samplePhoto } from '../../test/galleries/faces.ts'
 import { ROOT, waitUntil } from './lib.ts'
 
 /**
@@ -91,11 +90,7 @@ export async function runUpgradeFaults(options: { log: (line: string) => void })
       if (answer.resCode !== 1) throw new Error(`${route}: ${JSON.stringify(answer.resMsg)}`)
       return answer.resData
     }
-    const face = await cropFace(await samplePhoto(seeded, mtk, 1), 0)
-    await ok('/gtw/cwai/Library/AddLibrary', { galleryId: 'staff', name: 'Staff' })
-    await ok('/gtw/cwai/Library/AddPerson', { galleryId: 'staff', personId: 'ada', name: 'Ada' })
-    await ok('/gtw/cwai/Library/AddPersonImage', { galleryId: 'staff', personId: 'ada', imageBase64: face.toString('base64') })
-    await ok('/gtw/cwai/System/SetHttpParam', { enabled: false, urls: ['http://127.0.0.1:9/hook'], secret: 'Hook-Secret-999' })
+    await seedKeptData(seeded, mtk)
     const golden = await dataOf(seeded, mtk)
     const seenBootIds = new Set<string>([(await ok('/gtw/cwai/System/QueryDeviceStatus', {})).bootId])
 

@@ -3,7 +3,8 @@ import { cpSync, lstatSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { WEAKEST_SCRYPT } from '../../shared/auth/password.ts'
-import { INITIAL_PASSWORD, freePort } from './device.ts'
+import { cropFace, samplePhoto } from '../galleries/faces.ts'
+import { INITIAL_PASSWORD, freePort, type DeviceProcess } from './device.ts'
 import { writePackage } from './tarball.ts'
 
 /**
@@ -76,4 +77,20 @@ export async function runUntilKilled(dataDir: string, step: string, env: Record<
   })
   const reached = lines.some((l) => l.includes('"msg":"test kill point reached: SIGKILL of the process group"') && l.includes(`"step":"${step}"`))
   return { ...exit, reached, lines }
+}
+
+/**
+ * The data both runs check survives every upgrade step: a gallery `staff` with person `ada` and
+ * the first face of a sample photo, and a webhook setting with a secret. Throws on a refusal.
+ */
+export async function seedKeptData(device: DeviceProcess, mtk: string): Promise<void> {
+  const ok = async (route: string, body: unknown) => {
+    const answer = (await device.post(route, body, mtk)).body
+    if (answer.resCode !== 1) throw new Error(`${route}: ${JSON.stringify(answer.resMsg)}`)
+  }
+  const face = await cropFace(await samplePhoto(device, mtk, 1), 0)
+  await ok('/gtw/cwai/Library/AddLibrary', { galleryId: 'staff', name: 'Staff' })
+  await ok('/gtw/cwai/Library/AddPerson', { galleryId: 'staff', personId: 'ada', name: 'Ada' })
+  await ok('/gtw/cwai/Library/AddPersonImage', { galleryId: 'staff', personId: 'ada', imageBase64: face.toString('base64') })
+  await ok('/gtw/cwai/System/SetHttpParam', { enabled: false, urls: ['http://127.0.0.1:9/hook'], secret: 'Hook-Secret-999' })
 }

@@ -18,9 +18,8 @@ import { stageUpgrade } from '../../shared/upgrade/stage.ts'
 import { closedPort, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { until } from '../helpers/processes.ts'
 import { buildRelease, PRODUCT } from '../helpers/release-package.ts'
-import { brokenPackage, copyDataDir, FAILING_STARTS, processesOf, runUntilKilled, SUPERVISOR_KILLS } from '../helpers/upgrade-kill.ts'
+import { brokenPackage, copyDataDir, FAILING_STARTS, processesOf, runUntilKilled, seedKeptData, SUPERVISOR_KILLS } from '../helpers/upgrade-kill.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
-import { cropFace, samplePhoto } from '../galleries/faces.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const baseVersion: string = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version
@@ -103,11 +102,7 @@ describe('upgrade rollback and power cuts on the supervised device', () => {
       return answer.resData
     }
     // Data of every kind the device keeps: a gallery with a picture, a camera recording a clip, settings.
-    const face = await cropFace(await samplePhoto(device, mtk, 1), 0)
-    await ok('/gtw/cwai/Library/AddLibrary', { galleryId: 'staff', name: 'Staff' })
-    await ok('/gtw/cwai/Library/AddPerson', { galleryId: 'staff', personId: 'ada', name: 'Ada' })
-    await ok('/gtw/cwai/Library/AddPersonImage', { galleryId: 'staff', personId: 'ada', imageBase64: face.toString('base64') })
-    await ok('/gtw/cwai/System/SetHttpParam', { enabled: false, urls: ['http://127.0.0.1:9/hook'], secret: 'Hook-Secret-999' })
+    await seedKeptData(device, mtk)
     const video = await uploadFile(device, mtk, readFileSync(VIDEO), 'office.mp4', 'video')
     const { cameraId } = await ok('/gtw/cwai/Camera/add', { cameraName: 'office', sourceType: 'file', uploadId: video })
     await ok('/gtw/cwai/System/SetRecordParam', { cameras: [{ cameraId, mode: 'continuous' }] })
