@@ -94,7 +94,7 @@ export function FleetPushPanel({ client, selected }: { client: DeviceClient; sel
         ${KINDS.map((k) => html`<option value=${k.kind}>${k.label}</option>`)}</select></label>
       <label>Package file <input type="file" accept=${KINDS.find((k) => k.kind === kind)!.accept} required
         onChange=${(e: Event) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)} /></label>
-      ${kind === 'algorithm' ? html`<label><input type="checkbox" checked=${replace} onChange=${(e: Event) => setReplace((e.target as HTMLInputElement).checked)} /> Replace algorithms that exist already</label>` : null}
+      ${kind === 'algorithm' ? html`<label class="check"><input type="checkbox" checked=${replace} onChange=${(e: Event) => setReplace((e.target as HTMLInputElement).checked)} /> Replace algorithms that exist already</label>` : null}
       <label>Account on the devices <input value=${account} required autocomplete="off" onInput=${(e: Event) => setAccount((e.target as HTMLInputElement).value)} /></label>
       <label>Password on the devices <input type="password" value=${password} required autocomplete="off" onInput=${(e: Event) => setPassword((e.target as HTMLInputElement).value)} /></label>
       <button type="submit" disabled=${busy || selected.length === 0 || !file}>Push to ${selected.length} device(s)</button>
