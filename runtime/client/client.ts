@@ -128,7 +128,12 @@ export class DeviceClient {
   // ── spec 4.1, 5 ──────────────────────────────────────────────────────────────────────
   /** Signs in with the MD5 digest of `password` (spec 4.1); keeps the mtk for later calls. */
   async login(account: string, password: string): Promise<Session> {
-    const session = await this.call<Session>(ROUTES.login, { account, pwd: md5Hex(password) })
+    return this.loginDigest(account, md5Hex(password))
+  }
+
+  /** Signs in with the password's MD5 digest as it travels (spec 5.8), for a caller that never held the password. */
+  async loginDigest(account: string, pwdMd5: string): Promise<Session> {
+    const session = await this.call<Session>(ROUTES.login, { account, pwd: pwdMd5 })
     this.mtk = session.mtk
     return session
   }

@@ -3,6 +3,8 @@ export const ROUTES = {
   // The console's Fleet view (docs/deployment.md "Fleet view")
   fleetList: '/gtw/cwai/Fleet/list',
   fleetCall: '/gtw/cwai/Fleet/call',
+  fleetPush: '/gtw/cwai/Fleet/push',
+  fleetPushStatus: '/gtw/cwai/Fleet/pushStatus',
   login: '/gtw/cwai/login/DoLogin',
   changePassword: '/gtw/cwai/login/ChangePassword',
   logout: '/gtw/cwai/login/Logout',

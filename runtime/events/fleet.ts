@@ -7,7 +7,9 @@ import { events } from '../../shared/db/schema/index.ts'
 import type { Envelope } from '../../shared/envelope.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { MqttSettings } from '../../shared/events/types.ts'
-import type { FleetAlarm, FleetCallResult, FleetDeviceView, FleetService, FleetSummary } from '../../shared/fleet/types.ts'
+import type { FleetAlarm, FleetCallResult, FleetDeviceView, FleetPush, FleetPushRequest, FleetService, FleetSummary } from '../../shared/fleet/types.ts'
+import type { FleetLink, PushTarget } from '../client/fleet-push.ts'
+import { FleetPushes } from './fleet-push.ts'
 import type { Logger, Services } from '../../shared/handler.ts'
 import type { MqttCompanion } from './ha-discovery.ts'
 
@@ -28,6 +30,7 @@ interface Known {
 const LATEST_ALARMS = 3
 const THUMBNAIL_WIDTH = 160
 const PARALLEL = 4
+const RETRY_NOT_REGISTERED_MS = 500
 const parse = (payload: Buffer): Record<string, unknown> | null => {
   try {
     const value = JSON.parse(payload.toString('utf8'))
@@ -43,18 +46,21 @@ const parse = (payload: Buffer): Record<string, unknown> | null => {
  * device's three retained topics, and runs routes on other devices through their request
  * topics (spec 5.6), as `device-cli fleet call` does.
  */
-export class FleetWatcher implements MqttCompanion, FleetService {
+export class FleetWatcher implements MqttCompanion, FleetService, FleetLink {
   private client: MqttClient | null = null
   private readonly prefix: string
   private readonly devices = new Map<string, Known>()
   private readonly answers = new Map<string, (answer: { status: number; envelope: Envelope }) => void>()
   private readonly responseTopics = new Set<string>()
   private readonly thumbnails = new Map<string, string | null>()
+  private readonly watchers = new Set<() => void>()
+  private readonly pushes: FleetPushes
   private timer: NodeJS.Timeout | null = null
   private stopped = false
 
   constructor(private readonly deps: FleetWatcherDeps) {
     this.prefix = deps.settings.topicPrefix
+    this.pushes = new FleetPushes({ link: this, selfId: deps.settings.clientId, log: deps.log })
   }
 
   subscriptions() {
@@ -90,6 +96,7 @@ export class FleetWatcher implements MqttCompanion, FleetService {
     else device.summary = body && typeof body.uptimeSeconds === 'number' ? body as unknown as FleetSummary : null
     if (!device.registration && device.state === 'unknown' && !device.summary) this.devices.delete(deviceId)
     else this.devices.set(deviceId, device)
+    for (const watcher of this.watchers) watcher()
   }
 
   private connected(): MqttClient {
@@ -111,8 +118,59 @@ export class FleetWatcher implements MqttCompanion, FleetService {
     }))
   }
 
-  async call(deviceIds: string[], path: string, body: unknown, timeoutMs: number): Promise<FleetCallResult[]> {
+  /** A device of the fleet as a push sees it: only what its retained registration and status say. */
+  device(deviceId: string): PushTarget | null {
+    const d = this.devices.get(deviceId)
+    if (!d) return null
+    const r = d.registration
+    return { deviceId, state: d.state, registration: r?.softwareVersion ? { softwareVersion: r.softwareVersion, startedAt: r.startedAt, http: r.http ?? null } : null }
+  }
+
+  waitFor(deviceId: string, match: (device: PushTarget) => boolean, timeoutMs: number): Promise<PushTarget | null> {
+    return new Promise((resolve) => {
+      const check = () => {
+        const device = this.device(deviceId)
+        if (device && match(device)) finish(device)
+      }
+      const finish = (device: PushTarget | null) => {
+        clearTimeout(timer)
+        this.watchers.delete(check)
+        resolve(device)
+      }
+      const timer = setTimeout(() => finish(null), timeoutMs)
+      this.watchers.add(check)
+      check()
+    })
+  }
+
+  /**
+   * Runs a route on a device through its request topic (spec 5.6); null when no answer came in
+   * time. A refusal because the device was not yet registered again (retryable) is retried, as
+   * the CLI does.
+   */
+  async request(deviceId: string, path: string, body: unknown, timeoutMs: number): Promise<{ status: number; envelope: Envelope } | null> {
     const client = this.connected()
+    const base = `${this.prefix}/${deviceId}`
+    if (!this.responseTopics.has(base)) {
+      await client.subscribeAsync(`${base}/response`, { qos: 1 })
+      this.responseTopics.add(base)
+    }
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const requestId = `fleet-${randomUUID()}`
+      const answer = await new Promise<{ status: number; envelope: Envelope } | null>((resolve) => {
+        const timer = setTimeout(() => { this.answers.delete(requestId); resolve(null) }, Math.max(0, deadline - Date.now()))
+        this.answers.set(requestId, (received) => { clearTimeout(timer); this.answers.delete(requestId); resolve(received) })
+        client.publishAsync(`${base}/request`, JSON.stringify({ requestId, path, body }), { qos: 1 }).catch(() => { /* the deadline answers */ })
+      })
+      const retry = answer?.envelope.resMsg?.[0]?.messageKey === 'api.error.MqttNotRegistered' && Date.now() + RETRY_NOT_REGISTERED_MS < deadline
+      if (!retry) return answer
+      await new Promise((resolve) => setTimeout(resolve, RETRY_NOT_REGISTERED_MS))
+    }
+  }
+
+  async call(deviceIds: string[], path: string, body: unknown, timeoutMs: number): Promise<FleetCallResult[]> {
+    this.connected()
     const results: FleetCallResult[] = new Array(deviceIds.length)
     let next = 0
     const one = async (deviceId: string): Promise<FleetCallResult> => {
@@ -120,17 +178,7 @@ export class FleetWatcher implements MqttCompanion, FleetService {
       if (!device) return { deviceId, outcome: 'unknown-device', ok: false, status: null, envelope: null }
       // As the CLI: a request to an offline device would wait in its broker session and be refused on its return.
       if (device.state !== 'online') return { deviceId, outcome: 'offline', ok: false, status: null, envelope: null }
-      const base = `${this.prefix}/${deviceId}`
-      if (!this.responseTopics.has(base)) {
-        await client.subscribeAsync(`${base}/response`, { qos: 1 })
-        this.responseTopics.add(base)
-      }
-      const requestId = `fleet-${randomUUID()}`
-      const answer = await new Promise<{ status: number; envelope: Envelope } | null>((resolve) => {
-        const timer = setTimeout(() => { this.answers.delete(requestId); resolve(null) }, timeoutMs)
-        this.answers.set(requestId, (received) => { clearTimeout(timer); this.answers.delete(requestId); resolve(received) })
-        client.publishAsync(`${base}/request`, JSON.stringify({ requestId, path, body }), { qos: 1 }).catch(() => { /* the timeout answers */ })
-      })
+      const answer = await this.request(deviceId, path, body, timeoutMs)
       if (!answer) return { deviceId, outcome: 'timeout', ok: false, status: null, envelope: null }
       const ok = answer.envelope.resCode === 1
       return { deviceId, outcome: ok ? 'ok' : answer.envelope.resMsg?.[0]?.messageKey ?? `HTTP ${answer.status}`, ok, status: answer.status, envelope: answer.envelope }
@@ -142,6 +190,15 @@ export class FleetWatcher implements MqttCompanion, FleetService {
       }
     }))
     return results
+  }
+
+  push(request: FleetPushRequest): FleetPush {
+    this.connected()
+    return this.pushes.start(request)
+  }
+
+  pushStatus(pushId: string): FleetPush {
+    return this.pushes.status(pushId)
   }
 
   /** A small JPEG of an alarm's picture, inline: the Fleet view shows it without a session on this device. */

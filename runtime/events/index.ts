@@ -195,6 +195,8 @@ export function createEventSystem(deps: EventChannelDeps) {
   const fleet: FleetService = {
     list: () => { if (!fleetWatcher) throw noFleet(); return fleetWatcher.list() },
     call: (deviceIds, path, body, timeoutMs) => fleetWatcher ? fleetWatcher.call(deviceIds, path, body, timeoutMs) : Promise.reject(noFleet()),
+    push: (request) => { if (!fleetWatcher) throw noFleet(); return fleetWatcher.push(request) },
+    pushStatus: (pushId) => { if (!fleetWatcher) throw noFleet(); return fleetWatcher.pushStatus(pushId) },
   }
 
   const events: EventsService = {

@@ -341,6 +341,11 @@ export const catalogue = {
     'The device has not completed its MQTT connection and registration; the request was not run.', A.RETRY_LATER, { retryable: true, retryAfterSeconds: 1 }),
   MqttBusy: entry('3002', 'api.error.MqttBusy',
     'As many MQTT requests as allowed (details.limit) are running; the request was not run.', A.RETRY_LATER, { httpStatus: 429, retryable: true, retryAfterSeconds: 1 }),
+  // docs/deployment.md "Fleet view": packages pushed to several devices from the console.
+  FleetPushNotFound: entry('3011', 'api.error.FleetPushNotFound',
+    'No push with this pushId is kept on this device (it restarted, or newer pushes replaced it).', A.CHECK_REQUEST_PARAMETERS, { httpStatus: 404 }),
+  FleetPushBusy: entry('3012', 'api.error.FleetPushBusy',
+    'As many pushes as allowed (details.limit) are running on this device; wait for one to finish.', A.RETRY_LATER, { httpStatus: 429, retryable: true, retryAfterSeconds: 10 }),
 
   // ── schedules and alarm policies (spec 4.10 Schedule, Linkage / alarm policy) ────────
   ScheduleNotFound: entry('7601', 'api.error.ScheduleNotFound',

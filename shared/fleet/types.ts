@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { Envelope } from '../envelope.ts'
+import type { ClaimedUpload } from '../uploads/types.ts'
 
 /**
  * The console's Fleet view (docs/deployment.md "Fleet view"): the devices announced on the
@@ -54,12 +55,75 @@ export interface FleetCallResult {
   envelope: Envelope | null
 }
 
+/** What a package push is doing on one device (docs/deployment.md "Fleet view"). */
+export type FleetPushPhase = 'queued' | 'connecting' | 'uploading' | 'installing' | 'restarting' | 'confirming' | 'done' | 'failed'
+
+export interface FleetPushRow {
+  deviceId: string
+  phase: FleetPushPhase
+  /** Share of the package sent to the device (0..100) while uploading and after; null before. */
+  percent: number | null
+  /** null while the push runs on the device. */
+  ok: boolean | null
+  /**
+   * `installed`, `rolled-back`, `refused`, `unknown` (of an upgrade), the device's `messageKey`,
+   * `offline`, `unknown-device`, `unreachable`, `timeout`, `self-upgrade`; null while running.
+   */
+  outcome: string | null
+  /** The device's own refusal (spec 7: messageKey, msgText, recommendedAction, details), or why it was not reached. */
+  error: { messageKey: string | null; msgText: string; recommendedAction: string | null; details: unknown; httpStatus: number | null } | null
+  /** One line: the algorithms installed, or `from → running version (reason)`. */
+  detail: string | null
+}
+
+export interface FleetPush {
+  pushId: string
+  kind: FleetPushKind
+  fileName: string
+  size: number
+  startedAt: string
+  finishedAt: string | null
+  rows: FleetPushRow[]
+}
+
+export type FleetPushKind = 'algorithm' | 'upgrade'
+
+export interface FleetPushRequest {
+  kind: FleetPushKind
+  deviceIds: string[]
+  /** Of an algorithm package: replace algorithms that exist already. */
+  replace: boolean
+  /** The account and password digest (spec 5.8) that sign in on each target device, as `device-cli fleet push-*` does. */
+  account: string
+  pwdMd5: string
+  /** The package, claimed from this device's uploads; released when the push has finished. */
+  file: ClaimedUpload
+}
+
 export interface FleetService {
   /** Every device with a registration or status on the broker; MqttNotRegistered while the device's own connection is not up. */
   list(): FleetDeviceView[]
   /** Runs `path` on each device through its request topic, at most 4 at once. */
   call(deviceIds: string[], path: string, body: unknown, timeoutMs: number): Promise<FleetCallResult[]>
+  /** Starts pushing a package to each device (in the background); FleetPushBusy when too many run. */
+  push(request: FleetPushRequest): FleetPush
+  /** The push's progress and results so far; FleetPushNotFound when it is not kept. */
+  pushStatus(pushId: string): FleetPush
 }
+
+export const FleetPushInput = Type.Object({
+  uploadId: Type.String({ minLength: 1, maxLength: 128, description: 'A completed upload on this device of purpose `algorithm` or `upgrade` (the kind), by this session.' }),
+  kind: Type.Union([Type.Literal('algorithm'), Type.Literal('upgrade')]),
+  deviceIds: Type.Array(Type.String({ minLength: 1, maxLength: 128, pattern: '^[^/+#\\s]+$' }), { minItems: 1, maxItems: 100, uniqueItems: true }),
+  replace: Type.Optional(Type.Boolean({ default: false })),
+  account: Type.String({ minLength: 1, maxLength: 64 }),
+  pwd: Type.String({ pattern: '^[0-9a-fA-F]{32}$', description: 'MD5 digest of the target devices\' password (spec 5.8); never stored, never shown.' }),
+}, { additionalProperties: false })
+export type FleetPushInput = Static<typeof FleetPushInput>
+
+export const FleetPushStatusInput = Type.Object({
+  pushId: Type.String({ minLength: 1, maxLength: 64 }),
+}, { additionalProperties: false })
 
 export const FleetCallInput = Type.Object({
   deviceIds: Type.Array(Type.String({ minLength: 1, maxLength: 128, pattern: '^[^/+#\\s]+$' }), { minItems: 1, maxItems: 100, uniqueItems: true }),

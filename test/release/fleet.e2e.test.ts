@@ -10,6 +10,10 @@ import path from 'node:path'
 import mqtt from 'mqtt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../../runtime/cli/main.ts'
+import { DeviceClient } from '../../runtime/client/client.ts'
+import { md5Hex } from '../../runtime/client/md5.ts'
+import { FileResumeStore, fileSource } from '../../runtime/client/node.ts'
+import { uploadFile } from '../../runtime/client/upload.ts'
 import { CHANGED_PASSWORD, freePort, startDevice, type DeviceProcess, type StartOptions } from '../helpers/device.ts'
 import { startBroker, type Broker } from '../helpers/mosquitto.ts'
 import { buildRelease } from '../helpers/release-package.ts'
@@ -151,6 +155,46 @@ describe('device-cli fleet commands: three devices on one mosquitto', () => {
     const status = await json('fleet', 'call', '/gtw/cwai/System/QueryDeviceStatus', '--device', 'fleet-a')
     expect(status.body[0].envelope.resData).toMatchObject({ softwareVersion: next, osBootId: bootId, lastUpgrade: { version: next, outcome: 'installed' } })
     expect(status.body[0].envelope.resData.bootId).not.toBe(deviceBootIds.get('fleet-a'))
+  }, 300_000)
+
+  it('pushes an upgrade from another device\'s Fleet/push (as the console\'s Fleet view does): confirmed by softwareVersion, each refusal its own', async () => {
+    const next = '9.8.8'
+    const release = await buildRelease(work, next)
+    // The package is uploaded to fleet-b by its own session, then fleet-b pushes it on.
+    const b = devices.get('fleet-b')!
+    const mtk = await b.adminToken()
+    const client = new DeviceClient({ baseUrl: b.url })
+    await client.login('admin', CHANGED_PASSWORD)
+    const source = await fileSource(release.file)
+    const { uploadId } = await uploadFile(client, source, { purpose: 'upgrade', resumeKey: 'fleet-push-upgrade', store: new FileResumeStore(path.join(work, 'push-state')) })
+    const started = await b.post('/gtw/cwai/Fleet/push', { uploadId, kind: 'upgrade', deviceIds: ['fleet-a', 'fleet-b', 'fleet-c'], account: 'admin', pwd: md5Hex(CHANGED_PASSWORD) }, mtk)
+    expect(started.body.resCode).toBe(1)
+    expect(started.body.resData).toMatchObject({ kind: 'upgrade', fileName: path.basename(release.file), size: source.size, finishedAt: null })
+    // The same upload is consumed once (spec 3.1).
+    expect((await b.post('/gtw/cwai/Fleet/push', { uploadId, kind: 'upgrade', deviceIds: ['fleet-a'], account: 'admin', pwd: md5Hex(CHANGED_PASSWORD) }, mtk)).body.resMsg[0].messageKey).toBe('api.error.uploadConsumed')
+    const phases = new Set<string>()
+    let push: any
+    for (const until = Date.now() + 240_000; ;) {
+      push = (await b.post('/gtw/cwai/Fleet/pushStatus', { pushId: started.body.resData.pushId }, mtk)).body.resData
+      phases.add(push.rows[0].phase)
+      if (push.finishedAt || Date.now() > until) break
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    expect(push.finishedAt).not.toBeNull()
+    expect(push.rows.map((r: any) => [r.deviceId, r.phase, r.ok, r.outcome])).toEqual([
+      ['fleet-a', 'done', true, 'installed'],
+      // The device the push runs on would end it by restarting: it is not upgraded this way.
+      ['fleet-b', 'failed', false, 'self-upgrade'],
+      // fleet-c runs unsupervised: its own refusal, with its text.
+      ['fleet-c', 'failed', false, 'api.error.upgradeNotSupervised'],
+    ])
+    expect(push.rows[0]).toMatchObject({ percent: 100, detail: `9.8.7 → ${next}` })
+    expect(push.rows[2].error).toMatchObject({ messageKey: 'api.error.upgradeNotSupervised', httpStatus: 200 })
+    expect(push.rows[2].error.msgText.length).toBeGreaterThan(10)
+    // The phases the upgrade went through on fleet-a, as polled (installing and restarting last seconds each).
+    expect(phases.has('restarting')).toBe(true)
+    const rows = await listUntil((r) => allOnline(r) && row(r, 'fleet-a').softwareVersion === next, 'fleet-a upgraded again')
+    expect(rows.map((r) => [r.deviceId, r.softwareVersion])).toEqual([['fleet-a', next], ['fleet-b', baseVersion], ['fleet-c', baseVersion]])
   }, 300_000)
 })
 

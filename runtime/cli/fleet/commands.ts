@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises'
-import { FileResumeStore, fileSource } from '../../client/node.ts'
+import { FileResumeStore, fileResumeKey, fileSource } from '../../client/node.ts'
+import { md5Hex } from '../../client/md5.ts'
+import { pushAlgorithm, pushUpgrade, type HttpAccess } from '../../client/fleet-push.ts'
 import { EXIT, UsageError, exitCodeOf } from '../exit-codes.ts'
 import { describeError, table } from '../output.ts'
 import { FleetBroker, type BrokerOptions, type FleetDevice } from './broker.ts'
-import { pushAlgorithm, pushUpgrade, type HttpAccess } from './push.ts'
 
 /** The options of the fleet commands (parsed by main.ts with the others). */
 export interface FleetValues {
@@ -88,7 +89,7 @@ async function withHttp(values: FleetValues, io: FleetIo, timeoutMs: number, fil
     throw new UsageError(`cannot read ${file}: ${(error as Error).message}`)
   }
   const access: HttpAccess = {
-    account: values.account ?? io.env.DEVICE_ACCOUNT ?? 'admin', password, store: new FileResumeStore(io.stateDir),
+    account: values.account ?? io.env.DEVICE_ACCOUNT ?? 'admin', pwdMd5: md5Hex(password), store: new FileResumeStore(io.stateDir), fileKey: fileResumeKey(source, 'fleet'),
     chunkSize: io.chunkSize, retries: io.retries, timeoutMs,
     onRetry: (deviceId, attempt, error) => io.err(`${deviceId}: connection lost (${error.message}); resuming, attempt ${attempt}`),
   }

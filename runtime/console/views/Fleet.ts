@@ -8,6 +8,7 @@ import type { FleetCallResult, FleetDeviceView } from '../../../shared/fleet/typ
 import { ErrorPanel } from '../components/ErrorPanel.ts'
 import { formatBytes, showError } from '../messages.ts'
 import { localTime } from '../format.ts'
+import { FleetPushPanel } from './FleetPush.ts'
 
 /** How often the list is read again (docs/deployment.md "Fleet view": a stopped device shows offline within it). */
 export const FLEET_REFRESH_MS = 2000
@@ -119,7 +120,7 @@ export function Fleet({ client }: { client: DeviceClient }) {
           <td data-label="Console">${d.consoleUrl ? html`<a href=${`${d.consoleUrl}/console/`} target="_blank" rel="noopener">Open console</a>` : '-'}</td>
         </tr>`)}</tbody>
       </table></div></section>
-    <section class="panel" aria-labelledby="fleet-run"><h2 id="fleet-run">Run on the selected devices</h2>
+    <section class="panel" aria-labelledby="fleet-run"><h2 id="fleet-run">Run a route or push a setting on the selected devices</h2>
       <form onSubmit=${run}>
         <label>Operation <select value=${operation} onChange=${(e: Event) => {
           const index = Number((e.target as HTMLSelectElement).value)
@@ -131,10 +132,10 @@ export function Fleet({ client }: { client: DeviceClient }) {
         <label>Body (JSON) <textarea rows="3" value=${body} onInput=${(e: Event) => setBody((e.target as HTMLTextAreaElement).value)}></textarea></label>
         ${bodyError ? html`<p role="alert" class="error">${bodyError}</p>` : null}
         <button type="submit" disabled=${selected.size === 0}>Run on ${selected.size} device(s)</button>
-        <p class="hint">Upgrades and algorithm packages are uploaded to each device over HTTP with that device's own account: use <code>device-cli fleet push-upgrade</code> / <code>push-algorithm</code> (docs/deployment.md).</p>
       </form>
       ${Object.keys(progress).length ? html`<ul class="fleet-results" aria-live="polite">${Object.entries(progress).map(([deviceId, p]) => html`<li data-testid=${`result-${deviceId}`}>
         <code>${deviceId}</code>: <${Outcome} path=${ranPath} progress=${p} /></li>`)}</ul>` : null}
-    </section>` : null}
+    </section>
+    <${FleetPushPanel} client=${client} selected=${[...selected]} />` : null}
   </main>`
 }
