@@ -1,5 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
@@ -7,6 +6,8 @@ import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { addRtspCamera } from '../helpers/cameras.ts'
 import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { PERSON_VIDEO } from '../helpers/video.ts'
+import { chunkedUpload } from '../helpers/upload-file.ts'
+import { faketimeEnv, hasFaketime, step as stepClock } from '../helpers/faketime.ts'
 
 /**
  * A wall-clock step on the running device (docs/system.md "Clocks"): the built device runs under
@@ -15,7 +16,6 @@ import { PERSON_VIDEO } from '../helpers/video.ts'
  * that file steps the wall clock of the device and of every process it started, as an NTP sync
  * of a box without a battery-backed clock does. Work in flight lives by its real age.
  */
-const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1'
 const HOUR = 3_600_000
 const FACE = path.resolve(import.meta.dirname, '../../../shared/media/faces/person-celeste.jpg')
 
@@ -35,16 +35,12 @@ async function steppedDevice(env: Record<string, string>): Promise<Stepped> {
   const dir = mkdtempSync(path.join(tmpdir(), 'clock-step-'))
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
   const offsetFile = path.join(dir, 'faketime')
-  writeFileSync(offsetFile, '+0\n')
   const device = await startDevice({
     // Supervised: the factory reset's two steps need it.
     entry: 'supervisor',
     env: {
       ...env,
-      LD_PRELOAD: LIBFAKETIME,
-      FAKETIME_TIMESTAMP_FILE: offsetFile,
-      FAKETIME_NO_CACHE: '1',
-      FAKETIME_DONT_FAKE_MONOTONIC: '1',
+      ...faketimeEnv(offsetFile),
       UPLOAD_SWEEP_INTERVAL_MS: '500',
     },
   })
@@ -54,7 +50,7 @@ async function steppedDevice(env: Record<string, string>): Promise<Stepped> {
   })
   const mtk = await device.adminToken()
   const post = async (route: string, body: unknown = {}) => (await device.post(route, body, mtk)).body
-  return { device, mtk, post, step: (offset) => writeFileSync(offsetFile, `${offset}\n`) }
+  return { device, mtk, post, step: (offset) => stepClock(offsetFile, offset) }
 }
 
 /** The device's wall clock less the test's (real) one, ms. */
@@ -62,28 +58,6 @@ async function deviceOffset(device: DeviceProcess): Promise<number> {
   const before = Date.now()
   const probe = (await device.post('/v1/cwai/aihost/Probe')).body
   return Number(probe.resData.timestamp) - (before + Date.now()) / 2
-}
-
-/** A file sent in three `uploadTemp` chunks (spec 4.5), one chunk at a time. */
-function chunkedUpload(device: DeviceProcess, mtk: string, data: Buffer) {
-  const totalChunks = 3
-  const size = Math.ceil(data.length / totalChunks)
-  const clientRequestId = randomUUID()
-  const sha256 = createHash('sha256').update(data).digest('hex')
-  let uploadId: string | undefined
-  return {
-    get uploadId() { return uploadId },
-    async send(index: number) {
-      const chunk = data.subarray(index * size, (index + 1) * size)
-      const form = new FormData()
-      const fields = { purpose: 'image', chunkIndex: index, totalChunks, totalSize: data.length, chunkSize: chunk.length, sha256, clientRequestId, uploadId }
-      for (const [name, value] of Object.entries(fields)) if (value !== undefined) form.append(name, String(value))
-      form.append('file', new Blob([new Uint8Array(chunk)]), 'face.jpg')
-      const body = await (await fetch(`${device.url}/gtw/cwai/atomic/model/uploadTemp`, { method: 'POST', headers: { mtk }, body: form })).json() as any
-      uploadId ??= body.resData?.uploadId
-      return body
-    },
-  }
 }
 
 /** Reads a stream for up to `ms`; answers how many bytes came. */
@@ -110,7 +84,7 @@ async function liveCamera(device: DeviceProcess, mtk: string): Promise<string> {
 
 describe('a wall-clock step ends no work in flight (docs/system.md "Clocks")', () => {
   test('libfaketime is installed (test/provision.mjs)', () => {
-    expect(existsSync(LIBFAKETIME)).toBe(true)
+    expect(hasFaketime()).toBe(true)
   })
 
   test('+3 h: the next chunk is accepted and completes the same upload; the mtk, a live-view token and a factory-reset token issued before still work', async () => {
