@@ -18,6 +18,7 @@ import { announceReady, supervisorLost } from './supervisor/readiness.ts'
 import { runPendingFactoryReset } from './backup/factory-reset.ts'
 import { applyPendingRestore } from './backup/apply.ts'
 import { httpAdvertiser } from './events/advertise.ts'
+import { monotonicNow } from '../shared/clock.ts'
 
 /** What the components' stops (streams, recording, sidecar, database) may take after the in-flight grace. */
 const COMPONENTS_STOP_MS = 20_000
@@ -75,10 +76,10 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
     // responses are written (a connection becomes idle only after its response is sent).
     let closed = false
     const serverClosed = new Promise<void>((resolve) => server.close(() => { closed = true; resolve() }))
-    const deadline = Date.now() + config.shutdownGraceMs
+    const deadline = monotonicNow() + config.shutdownGraceMs
     const grace = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceMs).unref())
     await Promise.race([inflight.drained(), grace])
-    while (!closed && Date.now() < deadline) {
+    while (!closed && monotonicNow() < deadline) {
       if ('closeIdleConnections' in server) server.closeIdleConnections()
       await Promise.race([serverClosed, new Promise((resolve) => setTimeout(resolve, 25))])
     }

@@ -21,6 +21,7 @@ export const requirements = [
   { file: '/usr/lib/x86_64-linux-gnu/girepository-1.0/GstRtspServer-1.0.typelib', debian: 'gir1.2-gst-rtsp-server-1.0', for: 'the RTSP server of the camera tests (GStreamer gst-rtsp-server)' },
   { file: '/usr/lib/x86_64-linux-gnu/gstreamer-1.0/libgstisomp4.so', debian: 'gstreamer1.0-plugins-good', for: 'mp4 demuxing and RTP payloading in that RTSP server' },
   { executable: 'ffprobe', debian: 'ffmpeg', for: 'the recording and live view tests, which measure clips and streams with a tool apart from the device\'s own ffmpeg' },
+  { file: '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', debian: 'faketime', for: 'the wall-clock step test (test/reliability/clock-step.e2e.test.ts), which runs the device under libfaketime' },
 ]
 
 // mosquitto installs into /usr/sbin, which a non-root PATH often lacks.

@@ -1,11 +1,12 @@
 /**
  * The standing reliability suite (`npm run reliability`): property-based fuzzing of every
  * mounted route, fault injection with recovery checks, and a soak with resource sampling.
- * The `upgrade` part proves the upgrade rollback and power cuts during the install (upgrade.ts).
+ * The `upgrade` part proves the upgrade rollback and power cuts during the install (upgrade.ts);
+ * the `clock` part steps the running device's wall clock under libfaketime (clock.ts).
  * Prints its figures, writes them to bench/out/reliability.json and exits 1 on any loss or
  * invariant violation. Not part of `npm test` (vitest includes test/**\/*.test.ts only).
  *
- *   npm run reliability                       fuzz + faults + upgrade + 5-minute soak (< 15 min)
+ *   npm run reliability                       fuzz + faults + upgrade + clock + 5-minute soak (< 15 min)
  *   npm run reliability -- --soak 30m         the full soak
  *   npm run reliability -- --parts fuzz,faults --runs 100 --seed 42
  *   npm run reliability -- --parts fuzz --runs 300 --routes PTaskCancle   (only routes whose path has a name)
@@ -19,7 +20,7 @@ import { ROOT, parseDuration } from './lib.ts'
 
 const { values } = parseArgs({
   options: {
-    parts: { type: 'string', default: 'fuzz,faults,upgrade,soak' },
+    parts: { type: 'string', default: 'fuzz,faults,upgrade,clock,soak' },
     runs: { type: 'string', default: '100' },
     seed: { type: 'string' },
     routes: { type: 'string' },
@@ -68,6 +69,14 @@ try {
     log(`upgrade: ${upgrade.cases.length} cases, ${upgrade.lost.length} lost, ${upgrade.violations.length} violations, ${Math.round(upgrade.durationMs / 1000)} s`)
     for (const item of upgrade.lost) failures.push(`upgrade lost: ${item}`)
     for (const item of upgrade.violations) failures.push(`upgrade violation: ${item}`)
+    write()
+  }
+  if (parts.has('clock')) {
+    const { runClockSteps } = await import('./clock.ts')
+    const clock = await runClockSteps({ log })
+    report.clock = clock
+    log(`clock: ${clock.cases.length} steps, ${clock.violations.length} violations${clock.skipped.length ? `, skipped: ${clock.skipped.join('; ')}` : ''}, ${Math.round(clock.durationMs / 1000)} s`)
+    for (const item of clock.violations) failures.push(`clock violation: ${item}`)
     write()
   }
   if (parts.has('soak')) {

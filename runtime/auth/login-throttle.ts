@@ -8,6 +8,7 @@ import type { LoginThrottle } from '../../shared/auth/login-throttle.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import { KeyedMutex } from '../../shared/keyed-mutex.ts'
 import { loginBusy } from '../../shared/auth/hash-slots.ts'
+import { monotonicOf } from '../../shared/clock.ts'
 
 export interface ThrottlePolicy {
   /** Failed checks of one account from one client before that client is blocked for it (0 = never). */
@@ -120,7 +121,7 @@ export class RuntimeLoginThrottle implements LoginThrottle {
   readonly #monotonic: () => number
 
   constructor(private readonly deps: { db: Db; clock: Clock; events: EventsService; log: Logger; policy: ThrottlePolicy }) {
-    this.#monotonic = deps.clock.monotonic ? () => deps.clock.monotonic!() : () => performance.now()
+    this.#monotonic = monotonicOf(deps.clock)
   }
 
   async attempt<T>(account: string, clientAddress: string | null, check: () => Promise<T | null>): Promise<T | null> {

@@ -3,6 +3,7 @@ import type { Clock, Identity } from '../../shared/handler.ts'
 import type { SessionService } from '../../shared/auth/session-service.ts'
 import { eq } from 'drizzle-orm'
 import { sessions } from '../../shared/db/schema/index.ts'
+import { monotonicOf } from '../../shared/clock.ts'
 import {
   findOpenSession, hashToken, identityOf, issueSession, MAX_TOKEN_LENGTH, revokeSession, revokeUserSessions,
   TOUCH_INTERVAL_MS, type SessionRecord,
@@ -56,7 +57,7 @@ export class SessionCache implements SessionService {
   #generation = 0
 
   constructor(private readonly db: Db, private readonly clock: Clock, private readonly options: SessionCacheOptions) {
-    this.#monotonic = clock.monotonic ? () => clock.monotonic!() : () => performance.now()
+    this.#monotonic = monotonicOf(clock)
   }
 
   issue(userId: string): Promise<string> {

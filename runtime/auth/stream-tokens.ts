@@ -2,12 +2,14 @@ import { createHash, randomBytes } from 'node:crypto'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { StreamTokenService } from '../../shared/auth/stream-tokens.ts'
 import type { Clock, Identity } from '../../shared/handler.ts'
+import { monotonicDeadline, monotonicOf } from '../../shared/clock.ts'
 
 interface Grant {
   route: string
   id: string
   identity: Identity
-  expiresAt: number
+  /** When it expires on the monotonic clock (shared/clock.ts): a wall-clock step moves only the expiresAt shown. */
+  deadline: number
 }
 
 /** Tokens are kept by their digest: the token itself exists only in the URL handed out. */
@@ -16,17 +18,22 @@ const digest = (token: string) => createHash('sha256').update(token).digest('bas
 /**
  * `ctx.streamTokens` (shared/auth/stream-tokens.ts): 256-bit random tokens held in memory (a
  * restart ends them, as it ends the live sessions they belong to), at most `maxGrants` at a time.
+ * A token lives as long as its `expiresAt` was ahead of the wall clock when granted or extended,
+ * counted on the monotonic clock (docs/system.md "Clocks").
  */
 export class StreamTokens implements StreamTokenService {
   private readonly grants = new Map<string, Grant>()
+  private readonly monotonic: () => number
 
-  constructor(private readonly clock: Clock, private readonly maxGrants = 4096) {}
+  constructor(private readonly clock: Clock, private readonly maxGrants = 4096) {
+    this.monotonic = monotonicOf(clock)
+  }
 
   grant(route: string, id: string, identity: Identity, expiresAt: number): string {
     if (this.grants.size >= this.maxGrants) this.sweep()
     if (this.grants.size >= this.maxGrants) throw new ApiError('StreamTokenLimit', { details: { limit: this.maxGrants } })
     const token = randomBytes(32).toString('base64url')
-    this.grants.set(digest(token), { route, id, identity: { ...identity, sessionId: null }, expiresAt })
+    this.grants.set(digest(token), { route, id, identity: { ...identity, sessionId: null }, deadline: monotonicDeadline(this.clock, expiresAt) })
     return token
   }
 
@@ -35,7 +42,7 @@ export class StreamTokens implements StreamTokenService {
     const key = digest(token)
     const grant = this.grants.get(key)
     if (!grant) return null
-    if (grant.expiresAt <= this.clock.now()) {
+    if (grant.deadline <= this.monotonic()) {
       this.grants.delete(key)
       return null
     }
@@ -44,7 +51,7 @@ export class StreamTokens implements StreamTokenService {
 
   extend(token: string, expiresAt: number): void {
     const grant = this.grants.get(digest(token))
-    if (grant) grant.expiresAt = expiresAt
+    if (grant) grant.deadline = monotonicDeadline(this.clock, expiresAt)
   }
 
   revoke(token: string): void {
@@ -52,7 +59,7 @@ export class StreamTokens implements StreamTokenService {
   }
 
   private sweep(): void {
-    const now = this.clock.now()
-    for (const [key, grant] of this.grants) if (grant.expiresAt <= now) this.grants.delete(key)
+    const now = this.monotonic()
+    for (const [key, grant] of this.grants) if (grant.deadline <= now) this.grants.delete(key)
   }
 }

@@ -44,13 +44,14 @@ const owner = (identity: Identity) => `${identity.userId}/${identity.sessionId ?
  */
 export class RuntimeBackupService implements BackupService {
   readonly #o: BackupServiceOptions
-  readonly #tokens = new ConfirmationTokens()
+  readonly #tokens: ConfirmationTokens
   #busy = false
   #staged = false
   #expiry: NodeJS.Timeout | null = null
 
   constructor(options: BackupServiceOptions) {
     this.#o = options
+    this.#tokens = new ConfirmationTokens(options.clock)
   }
 
   get #dataPath() { return this.#o.config.dataPath }
@@ -144,14 +145,14 @@ export class RuntimeBackupService implements BackupService {
     this.#refuseUnsupervised()
     this.#refuseStaged()
     const ttl = this.#o.config.factoryResetTokenTtlMs
-    const { token, expiresAt } = this.#tokens.issue(owner(identity), this.#o.clock.now(), ttl)
+    const { token, expiresAt } = this.#tokens.issue(owner(identity), ttl)
     return { confirmationToken: token, expiresAt: String(expiresAt), expiresInSeconds: Math.floor(ttl / 1000) }
   }
 
   async factoryReset(confirmationToken: string, identity: Identity): Promise<{ resetting: true }> {
     this.#refuseUnsupervised()
     this.#refuseStaged()
-    const taken = this.#tokens.take(confirmationToken, owner(identity), this.#o.clock.now())
+    const taken = this.#tokens.take(confirmationToken, owner(identity))
     if (taken === 'invalid') throw new ApiError('FactoryResetTokenInvalid')
     if (taken === 'expired') throw new ApiError('FactoryResetTokenExpired', { details: { ttlMs: this.#o.config.factoryResetTokenTtlMs } })
     writeFactoryResetRequest(this.#dataPath, { requestedBy: identity.accountName, requestedAt: this.#o.clock.now() })

@@ -5,6 +5,7 @@ import { redactText } from '../../shared/cameras/url.ts'
 import { classifyFailure, parseInputStream } from './ffmpeg.ts'
 import { failure } from './reader.ts'
 import type { RelayTicket } from './credential-relay.ts'
+import { monotonicNow } from '../../shared/clock.ts'
 
 /** A source's ffmpeg input arguments, the password to redact from its messages, and the relay ticket that stands in for its credentials. */
 export interface CopyInput {
@@ -85,7 +86,7 @@ export class CopyProcess {
     this.child = child
     this.hadOutput = false
     this.codec = null
-    this.lastOutput = Date.now()
+    this.lastOutput = monotonicNow()
     const lines: string[] = []
     this.exited = new Promise((resolve) => child.once('close', () => resolve()))
     child.once('error', (error) => this.failed(run, failure('CameraSourceFailed', `ffmpeg could not start: ${error.message}`)))
@@ -113,7 +114,7 @@ export class CopyProcess {
     })
     child.stdout!.on('data', (chunk: Buffer) => {
       if (run !== this.run) return
-      this.lastOutput = Date.now()
+      this.lastOutput = monotonicNow()
       if (!this.hadOutput) {
         this.hadOutput = true
         this.state = 'running'
@@ -124,7 +125,7 @@ export class CopyProcess {
     })
     this.watchdog = setInterval(() => {
       const limit = this.hadOutput ? this.options.stallTimeoutMs : this.options.firstOutputTimeoutMs
-      if (Date.now() - this.lastOutput > limit) this.failed(run, failure('CameraUnreachable', `no video within ${limit} ms`))
+      if (monotonicNow() - this.lastOutput > limit) this.failed(run, failure('CameraUnreachable', `no video within ${limit} ms`))
     }, 500)
   }
 

@@ -4,6 +4,7 @@ import { ApiError } from '../../shared/errors/index.ts'
 import { catalogue, type ErrorId } from '../../shared/errors/catalogue.ts'
 import { redactText } from '../../shared/cameras/url.ts'
 import { classifyExit, classifyFailure, parseInputStream, parseOutputSize, readerArgs, type InputSpec } from './ffmpeg.ts'
+import { monotonicNow } from '../../shared/clock.ts'
 
 /** One decoded frame: packed RGB, 3 bytes per pixel, at the reader's analysis size. */
 export interface Frame {
@@ -82,7 +83,7 @@ export class FfmpegReader implements Reader {
     this.child = child
     if (child.pid !== undefined) this.spec.ticket?.bind(child.pid)
     child.once('close', () => this.spec.ticket?.close())
-    this.lastProgress = Date.now()
+    this.lastProgress = monotonicNow()
     const startedAt = this.lastProgress
     this.exited = new Promise((resolve) => child.once('close', () => resolve()))
     child.once('error', (error) => this.fail('CameraSourceFailed', `ffmpeg could not start: ${error.message}`))
@@ -90,7 +91,7 @@ export class FfmpegReader implements Reader {
       this.clearWatchdog()
       if (this.stopped || this.failed) return
       const last = this.lastMessage()
-      const run = { describedInput: this.describedInput, elapsedMs: Date.now() - startedAt, connectTimeoutMs: this.timing.connectTimeoutMs }
+      const run = { describedInput: this.describedInput, elapsedMs: monotonicNow() - startedAt, connectTimeoutMs: this.timing.connectTimeoutMs }
       this.fail(classifyExit(this.lines.join('\n'), run), signal ? `ffmpeg ended by ${signal}` : last ?? `ffmpeg ended (exit code ${code})`)
     })
     let partial = ''
@@ -131,14 +132,14 @@ export class FfmpegReader implements Reader {
       this.pending = rest.length > 0 ? [rest] : []
       this.pendingBytes = rest.length
       this.hadFrame = true
-      this.lastProgress = Date.now()
-      this.handlers.onFrame({ rgb, width: this.size.width, height: this.size.height, source: this.sourceSize ?? this.size, time: this.lastProgress })
+      this.lastProgress = monotonicNow()
+      this.handlers.onFrame({ rgb, width: this.size.width, height: this.size.height, source: this.sourceSize ?? this.size, time: Date.now() })
     }
   }
 
   private checkProgress(): void {
     const limit = this.hadFrame ? this.timing.stallTimeoutMs : this.timing.connectTimeoutMs
-    if (Date.now() - this.lastProgress <= limit) return
+    if (monotonicNow() - this.lastProgress <= limit) return
     const known = classifyFailure(this.lines.join('\n'))
     this.fail(this.hadFrame ? 'CameraSourceFailed' : known === 'CameraSourceFailed' ? 'CameraUnreachable' : known,
       this.hadFrame ? `no frame for ${limit} ms` : `no frame within ${limit} ms${this.lastMessage() ? ` (${this.lastMessage()})` : ''}`)

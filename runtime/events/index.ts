@@ -20,6 +20,7 @@ import { WebhookTarget } from './webhook.ts'
 import { Tail } from './tail.ts'
 import { EventWebSocketServer } from './websocket.ts'
 import type { DeviceMetrics, EventChannel } from '../metrics/index.ts'
+import { monotonicNow } from '../../shared/clock.ts'
 
 export type { RequestRouter } from './mqtt.ts'
 
@@ -231,8 +232,8 @@ export function createEventSystem(deps: EventChannelDeps) {
         ...(mqtt?.state === 'registered' ? [mqtt.deliveredId] : []),
         ...webhooks.filter((w) => w.lastError === null).map((w) => w.deliveredId),
       ].some((id) => id < target)
-      const deadline = Date.now() + 2000
-      while (behind() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+      const deadline = monotonicNow() + 2000
+      while (behind() && monotonicNow() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
       await serially(async () => {
         started = false
         await Promise.all([mqtt?.stop(), ...webhooks.map((w) => w.stop()), websocket.stop(), ...[...subscribers].map((s) => s.tail?.stop())])

@@ -15,6 +15,7 @@ import { Tail } from './tail.ts'
 import type { MqttTlsMaterial } from './mqtt-tls.ts'
 import type { DeliveryRecorder } from '../metrics/index.ts'
 import type { MqttCompanion } from './ha-discovery.ts'
+import { monotonicNow } from '../../shared/clock.ts'
 
 /** What MQTT requests are routed into: the HTTP route table and its validator (one instance). */
 export interface RequestRouter {
@@ -320,13 +321,13 @@ export function throttledSave(save: (id: number) => Promise<void>, intervalMs = 
     timer = null
     if (latest === saved) return
     const id = latest
-    last = Date.now()
+    last = monotonicNow()
     await save(id)
     saved = Math.max(saved, id)
   }
   const throttled = async (id: number) => {
     latest = id
-    if (Date.now() - last >= intervalMs) return write()
+    if (monotonicNow() - last >= intervalMs) return write()
     timer ??= setTimeout(() => void write().catch(() => {}), intervalMs)
     timer.unref()
   }

@@ -7,6 +7,7 @@ import type { DeviceEvent } from '../../shared/events/types.ts'
 import { eventJson, type Outbox } from './outbox.ts'
 import { Tail } from './tail.ts'
 import type { DeliveryRecorder } from '../metrics/index.ts'
+import { monotonicNow } from '../../shared/clock.ts'
 
 // RFC 6455 7.4.1: 1008 = policy violation (no valid mtk, bad parameters).
 export const POLICY_VIOLATION = 1008
@@ -17,9 +18,9 @@ const SLOW_CLIENT_GRACE_MS = 5000
 
 /** Waits until the unsent bytes fall to half the limit; false when they did not in time. */
 async function drained(ws: WebSocket, limit: number, graceMs: number): Promise<boolean> {
-  const deadline = Date.now() + graceMs
+  const deadline = monotonicNow() + graceMs
   while (ws.readyState === ws.OPEN && ws.bufferedAmount > limit / 2) {
-    if (Date.now() > deadline) return false
+    if (monotonicNow() > deadline) return false
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
   return ws.readyState === ws.OPEN

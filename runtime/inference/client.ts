@@ -13,6 +13,7 @@ import type { LoadedManifest } from '../../models/load-manifests.ts'
 import type { ModelSignature } from '../../shared/models/onnx.ts'
 import type { DeviceMetrics } from '../metrics/index.ts'
 import type { JpegSettings } from '../../shared/system/types.ts'
+import { monotonicNow } from '../../shared/clock.ts'
 
 interface Pending {
   resolve(frame: { result: unknown; body: Buffer }): void
@@ -161,7 +162,7 @@ export class SidecarClient implements InferenceService {
         timer = setTimeout(() => {
           if (!this.#pending.delete(id)) return
           reject(new ApiError('InferenceDeadlineExceeded', { details: { stage: 'sidecar' } }))
-        }, Math.max(0, timeoutAt - Date.now()))
+        }, Math.max(0, timeoutAt - monotonicNow()))
       socket.cork()
       for (const part of encodeFrame({ id, op, ...header }, body)) socket.write(part)
       socket.uncork()
@@ -300,7 +301,6 @@ export class SidecarClient implements InferenceService {
       purpose: request.purpose ?? 'image',
       overlay: request.overlay !== false,
       ...(this.#overlayJpeg ? { jpeg: this.#overlayJpeg() } : {}),
-      ...(request.deadline !== undefined ? { deadline: request.deadline } : {}),
       image,
     }
     const timeoutAt = request.deadline !== undefined ? request.deadline + this.#options.deadlineGraceMs : undefined
@@ -310,7 +310,10 @@ export class SidecarClient implements InferenceService {
     let outcome = 'error'
     this.#inflight.set(request.handle, (this.#inflight.get(request.handle) ?? 0) + 1)
     try {
-      const { result, body: jpeg } = await this.#request('detect', header, body, timeoutAt, request.signal)
+      await this.#whenReady()
+      // The sidecar gets what is left of the deadline (each process has its own monotonic clock).
+      if (request.deadline !== undefined) header.budgetMs = request.deadline - monotonicNow()
+      const { result, body: jpeg } = await this.#send('detect', header, body, timeoutAt, request.signal)
       const r = result as { result: DetectionResultCore; timings: Record<string, number> }
       outcome = 'ok'
       return { result: r.result, timings: r.timings, overlayJpeg: jpeg.length > 0 ? jpeg : null }

@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import { EventEmitter } from 'node:events'
 import type { SidecarLaunchOptions } from '../sidecar/main.ts'
+import { monotonicNow } from '../../shared/clock.ts'
 
 export interface SupervisorLog {
   info(obj: object | string, msg?: string): void
@@ -72,7 +73,7 @@ export class SidecarSupervisor extends EventEmitter {
 
   #spawn(): void {
     const generation = ++this.#generation
-    const startedAt = Date.now()
+    const startedAt = monotonicNow()
     const child = fork(this.#options.entry, [JSON.stringify(this.#options.launch)], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       // The sidecar collects released images itself (main.ts). Its live JS heap is ~10 MB, so
@@ -103,7 +104,7 @@ export class SidecarSupervisor extends EventEmitter {
       this.emit('exit', { code, signal, generation })
       if (this.#stopping) return
       const backoff = this.#options.backoff ?? { initialMs: 200, maxMs: 10_000, stableMs: 30_000 }
-      if (Date.now() - startedAt > backoff.stableMs) this.#failures = 0
+      if (monotonicNow() - startedAt > backoff.stableMs) this.#failures = 0
       const delay = Math.min(backoff.maxMs, backoff.initialMs * 2 ** this.#failures)
       this.#failures++
       this.#log.warn({ code, signal, generation, restartInMs: delay }, 'inference sidecar exited; restarting')

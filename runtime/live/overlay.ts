@@ -1,4 +1,5 @@
 import type { StreamTaskResult } from '../../shared/streams/types.ts'
+import { monotonicNow } from '../../shared/clock.ts'
 
 /** How often the task's latest result is looked at; the detector runs at most at the task's rate. */
 const POLL_MS = 100
@@ -16,7 +17,7 @@ export function overlayStream(latest: () => StreamTaskResult | null, onEnd: () =
   let controller!: ReadableStreamDefaultController<Uint8Array>
   let timer: NodeJS.Timeout | null = null
   let lastTime = -1
-  let lastSent = Date.now()
+  let lastSent = monotonicNow()
   const stop = () => {
     if (!timer) return
     clearInterval(timer)
@@ -30,7 +31,7 @@ export function overlayStream(latest: () => StreamTaskResult | null, onEnd: () =
       controller.enqueue(encoder.encode('retry: 1000\n\n'))
       timer = setInterval(() => {
         const result = latest()
-        const now = Date.now()
+        const now = monotonicNow()
         if (result && result.time !== lastTime) {
           lastTime = result.time
           lastSent = now

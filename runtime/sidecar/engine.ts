@@ -37,6 +37,7 @@ export interface EngineDetectRequest {
   handle: string
   image: EngineImage
   purpose?: string
+  /** ms on the sidecar's monotonic clock (the client sends what is left, shared/clock.ts). */
   deadline?: number
   /** Default true. The overlay is drawn into the decoded pixels: a raw frame's own (`kind: 'rgb'`) included. */
   overlay?: boolean

@@ -9,6 +9,7 @@ import { encodeFrame, FrameDecoder, packVectors, RECOGNIZE_CALL, type Frame, typ
 import type { GalleryMatch, Recognize } from '../../shared/galleries/types.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import { inspectOnnx } from '../../shared/models/onnx.ts'
+import { monotonicNow } from '../../shared/clock.ts'
 
 /**
  * The sidecar's socket server: decodes request frames, runs them on the engine (several at
@@ -137,7 +138,8 @@ async function handle(engine: InferenceEngine, frame: Frame, recognize: Recogniz
         handle: str(h.handle, 'handle'),
         image: imageOf(frame),
         purpose: typeof h.purpose === 'string' ? h.purpose : 'image',
-        ...(typeof h.deadline === 'number' ? { deadline: h.deadline } : {}),
+        // What was left of the caller's deadline when it sent the request, on this process's monotonic clock.
+        ...(typeof h.budgetMs === 'number' ? { deadline: monotonicNow() + h.budgetMs } : {}),
         overlay: h.overlay !== false,
         ...jpegOf(h.jpeg),
         ...(signal ? { signal } : {}),

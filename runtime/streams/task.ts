@@ -16,6 +16,7 @@ import { cropsFor, detectCrops } from './regions.ts'
 import { Rate, Samples } from './stats.ts'
 import { IouTracker, type Detection } from './tracker.ts'
 import type { StreamObserver, StreamObserverFactory } from './observers/index.ts'
+import { monotonicNow } from '../../shared/clock.ts'
 
 export type StreamTaskRow = typeof streamTasks.$inferSelect
 
@@ -159,7 +160,7 @@ export class StreamTask {
 
   private enqueue(frame: Frame): void {
     this.framesIn++
-    this.inputRate.tick(frame.time)
+    this.inputRate.tick(monotonicNow())
     if (this.queue.length >= QUEUE_CAPACITY) {
       this.queue.shift()
       this.framesDropped++
@@ -207,7 +208,7 @@ export class StreamTask {
       if (!decision.detect) {
         this.motionSkipped++
         if (decision.reason === 'tracked') this.trackedSkipped++
-        this.processedRate.tick(Date.now())
+        this.processedRate.tick(monotonicNow())
         this.framesProcessed++
         return
       }
@@ -280,7 +281,7 @@ export class StreamTask {
 
   /** Detection → tracker → observers, on a frame the gate sent to the detector. */
   private async process(frame: Frame, crops: TargetBox[] | null): Promise<void> {
-    const started = Date.now()
+    const started = monotonicNow()
     const detect = async (image: { kind: 'rgb'; width: number; height: number; data: Uint8Array }) =>
       (await this.deps.inference.detect({ handle: this.handle, image, overlay: false })).result
     let found = crops ? await detectCrops(detect, frame, crops) : null
@@ -290,7 +291,7 @@ export class StreamTask {
       this.lastWholeAt = frame.time
     }
     // The detector's cost of the frame: every crop's detection, and the whole frame's after a cut one.
-    const latency = Date.now() - started
+    const latency = monotonicNow() - started
     this.detectorLatency.add(latency)
     this.deps.metrics?.detectorLatency(this.row.taskId, latency)
     // Boxes in the camera's own pixels, whatever size the frame was analysed at.
@@ -307,7 +308,7 @@ export class StreamTask {
     this.objectsEntered += entered.length
     const analysis = { frame, result, tracks: this.tracker.objects, entered, left }
     for (const observer of this.observers) await observer.onAnalysis?.(analysis)
-    this.processedRate.tick(Date.now())
+    this.processedRate.tick(monotonicNow())
     this.criticalLatency.add(Date.now() - frame.time)
   }
 
@@ -327,7 +328,8 @@ export class StreamTask {
   }
 
   status(): StreamTaskStatus {
-    const now = Date.now()
+    // The rates' windows run on the monotonic clock (shared/clock.ts).
+    const now = monotonicNow()
     return {
       taskId: this.row.taskId,
       taskName: this.row.taskName ?? null,

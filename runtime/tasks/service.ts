@@ -14,6 +14,7 @@ import { DataUrl } from '../../shared/http/json-bytes.ts'
 import { FullPictures } from './full-picture.ts'
 import { decodeBase64Image, downloadImage, pickImageSource } from './image-source.ts'
 import { findTask, listTasks, markCancelled, saveCreatedTask } from './store.ts'
+import { monotonicNow } from '../../shared/clock.ts'
 
 export interface TaskServiceOptions {
   db: Db
@@ -94,7 +95,7 @@ export class TaskService implements TasksService {
         // A created task the sidecar does not hold (its restore failed): load it again.
         if (!inference.has(taskId)) await inference.load(taskId, task.algorithmCode, task.taskConfig as TaskConfig)
         // spec 2.6: in URL mode the overlay is rendered when the URL is first fetched, not here.
-        const started = inference.detect({ handle: taskId, image, purpose: 'image', deadline: clock.now() + config.detectTimeoutMs, signal: request.signal, overlay: !urlMode })
+        const started = inference.detect({ handle: taskId, image, purpose: 'image', deadline: monotonicNow() + config.detectTimeoutMs, signal: request.signal, overlay: !urlMode })
         started.catch(() => {}) // awaited below
         return { started }
       })

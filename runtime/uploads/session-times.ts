@@ -1,5 +1,6 @@
 import type { Clock } from '../../shared/handler.ts'
 import type { UploadSessionRow } from './repository.ts'
+import { monotonicOf } from '../../shared/clock.ts'
 
 /** Where a session's creation and last activity lie on the monotonic clock, and the wall times the row holds for them. */
 interface Anchor {
@@ -36,7 +37,7 @@ export class SessionTimes {
   readonly #monotonic: () => number
 
   constructor(private readonly clock: Clock) {
-    this.#monotonic = clock.monotonic ? () => clock.monotonic!() : () => performance.now()
+    this.#monotonic = monotonicOf(clock)
   }
 
   /** The row of `id` now holds `wall` as its lastActivityAt (and createdAt when `created`), written just now. */

@@ -60,7 +60,10 @@ export interface DetectRequest {
   image: ImageSource
   /** Reported in IMAGE_INPUT_TOO_LARGE details (spec 7.1), e.g. `image`. */
   purpose?: string
-  /** Give up (retryable) when the result is not ready by then (ms since epoch). */
+  /**
+   * Give up (retryable) when the result is not ready by then: ms on this process's monotonic
+   * clock (`monotonicNow()` of shared/clock.ts), so a wall-clock step does not end it.
+   */
   deadline?: number
   /** Draw and JPEG-encode the overlay (default true; camera frames may skip it). */
   overlay?: boolean

@@ -26,3 +26,28 @@ export async function uploadFile(device: Pick<DeviceProcess, 'url'>, mtk: string
   }
   return uploadId!
 }
+
+/**
+ * A file (purpose `image`) sent in three `uploadTemp` chunks (spec 4.5), one chunk at a time
+ * by the caller: `send(index)` answers the envelope; `uploadId` is the first answer's.
+ */
+export function chunkedUpload(device: Pick<DeviceProcess, 'url'>, mtk: string, data: Buffer) {
+  const totalChunks = 3
+  const size = Math.ceil(data.length / totalChunks)
+  const clientRequestId = randomUUID()
+  const sha256 = createHash('sha256').update(data).digest('hex')
+  let uploadId: string | undefined
+  return {
+    get uploadId() { return uploadId },
+    async send(index: number) {
+      const chunk = data.subarray(index * size, (index + 1) * size)
+      const form = new FormData()
+      const fields = { purpose: 'image', chunkIndex: index, totalChunks, totalSize: data.length, chunkSize: chunk.length, sha256, clientRequestId, uploadId }
+      for (const [name, value] of Object.entries(fields)) if (value !== undefined) form.append(name, String(value))
+      form.append('file', new Blob([new Uint8Array(chunk)]), 'face.jpg')
+      const body = await (await fetch(`${device.url}/gtw/cwai/atomic/model/uploadTemp`, { method: 'POST', headers: { mtk }, body: form })).json() as any
+      uploadId ??= body.resData?.uploadId
+      return body
+    },
+  }
+}

@@ -59,7 +59,7 @@ describe('decode memory admission (spec 4.11)', () => {
     const memory = budget({ maxWaitMs: 30 })
     const held = await memory.acquire(80)
     const timedOut = refusal(memory.acquire(50))
-    const next = memory.acquire(20, { deadline: Date.now() + 60_000 })
+    const next = memory.acquire(20, { deadline: performance.now() + 60_000 })
     expect((await timedOut).reason).toBe('timed-out')
     // The head gave up: the small request behind it fits and is admitted without a release.
     const admitted = await next
@@ -69,7 +69,7 @@ describe('decode memory admission (spec 4.11)', () => {
     // The deadline is sooner than maxWaitMs (which would outlast the test's timeout).
     const patient = budget({ maxWaitMs: 10 * 60_000 })
     const full = await patient.acquire(100)
-    const late = await refusal(patient.acquire(10, { deadline: Date.now() + 30 }))
+    const late = await refusal(patient.acquire(10, { deadline: performance.now() + 30 }))
     expect(late.reason).toBe('timed-out')
     expect(patient.stats().waiting).toBe(0)
     full.release()

@@ -114,10 +114,10 @@ describe('inference sidecar: sessions, errors, restart', () => {
     await inf.inference.load('camera', 'face-detection')
     const { data, info } = await sharp(samplePath(4)).resize(960).raw().toBuffer({ resolveWithObject: true })
     const frame = { kind: 'rgb' as const, width: info.width, height: info.height, data }
-    const outcome = await inf.inference.detect({ handle: 'camera', image: frame, overlay: false, deadline: Date.now() + 30_000 })
+    const outcome = await inf.inference.detect({ handle: 'camera', image: frame, overlay: false, deadline: performance.now() + 30_000 })
     expect(outcome.overlayJpeg).toBeNull()
     expect(faces(outcome).length).toBeGreaterThanOrEqual(3)
-    const late = await rejection(inf.inference.detect({ handle: 'camera', image: frame, overlay: false, deadline: Date.now() - 1 }))
+    const late = await rejection(inf.inference.detect({ handle: 'camera', image: frame, overlay: false, deadline: performance.now() - 1 }))
     expect(late.item).toMatchObject({ messageKey: 'api.error.InferenceDeadlineExceeded', retryable: true })
     const short = await rejection(inf.inference.detect({ handle: 'camera', image: { ...frame, width: info.width + 1 }, overlay: false }))
     expect(short.item.messageKey).toBe('api.error.ImageDecodeFailed')

@@ -26,7 +26,8 @@ describe('stream tokens (media URLs a player cannot send mtk with)', () => {
 
   it('extends and revokes', () => {
     let now = 0
-    const tokens = new StreamTokens({ now: () => now })
+    // Time passing moves both clocks.
+    const tokens = new StreamTokens({ now: () => now, monotonic: () => now })
     const token = tokens.grant('/r', 'a', identity, 100)
     now = 150
     tokens.extend(token, 200)
@@ -38,10 +39,34 @@ describe('stream tokens (media URLs a player cannot send mtk with)', () => {
 
   it('holds a bounded number: expired ones make room, else StreamTokenLimit', () => {
     let now = 0
-    const tokens = new StreamTokens({ now: () => now }, 3)
+    const tokens = new StreamTokens({ now: () => now, monotonic: () => now }, 3)
     for (let i = 0; i < 3; i++) tokens.grant('/r', String(i), identity, 10)
     expect(() => tokens.grant('/r', 'x', identity, 10)).toThrow(expect.objectContaining({ id: 'StreamTokenLimit' }))
     now = 11
     expect(tokens.verify(tokens.grant('/r', 'x', identity, 20), '/r', 'x')).not.toBeNull()
+  })
+
+  it('lives by its real age whatever the wall clock does: a step neither expires it nor keeps it (docs/system.md "Clocks")', () => {
+    let wall = 1_000_000
+    let mono = 50
+    const tokens = new StreamTokens({ now: () => wall, monotonic: () => mono })
+    const forward = tokens.grant('/r', 'a', identity, wall + 6000)
+    const back = tokens.grant('/r', 'b', identity, wall + 6000)
+    wall += 3 * 3_600_000
+    mono += 1000
+    expect(tokens.verify(forward, '/r', 'a')).not.toBeNull()
+    wall -= 6 * 3_600_000
+    mono += 4000
+    expect(tokens.verify(back, '/r', 'b')).not.toBeNull()
+    // 6 s of real time: both expire, though the wall clock now stands 3 h before their expiresAt.
+    mono += 1000
+    expect(tokens.verify(forward, '/r', 'a')).toBeNull()
+    expect(tokens.verify(back, '/r', 'b')).toBeNull()
+    // extend takes the new expiresAt as a distance from the wall clock now.
+    const kept = tokens.grant('/r', 'c', identity, wall + 1000)
+    mono += 900
+    tokens.extend(kept, wall + 3 * 3_600_000 + 1000)
+    mono += 3000
+    expect(tokens.verify(kept, '/r', 'c')).not.toBeNull()
   })
 })

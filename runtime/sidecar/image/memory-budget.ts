@@ -1,4 +1,5 @@
 import os from 'node:os'
+import { monotonicNow } from '../../../shared/clock.ts'
 
 /**
  * Admission of memory-hungry work (image decodes now, camera frames later) against a byte
@@ -86,7 +87,7 @@ export class MemoryBudget {
 
   /**
    * Resolves once `bytes` are admitted. Refuses at once when they exceed the whole budget or
-   * the queue is full; a waiting request is refused at `deadline` (ms since epoch, capped by
+   * the queue is full; a waiting request is refused at `deadline` (ms on the monotonic clock, shared/clock.ts; capped by
    * `maxWaitMs`) or when `signal` aborts. First come, first served: a large request at the
    * head is not overtaken by smaller ones behind it.
    */
@@ -97,7 +98,7 @@ export class MemoryBudget {
     if (this.#queue.length === 0 && this.#fits(bytes)) return Promise.resolve(this.#reserve(bytes))
     if (this.#queue.length >= maxWaiting) return Promise.reject(this.#error('queue-full', bytes))
     return new Promise((resolve, reject) => {
-      const waitMs = Math.max(0, Math.min(maxWaitMs, (options.deadline ?? Infinity) - Date.now()))
+      const waitMs = Math.max(0, Math.min(maxWaitMs, (options.deadline ?? Infinity) - monotonicNow()))
       const timer = setTimeout(() => settle('timed-out'), waitMs)
       const onAbort = () => settle('aborted')
       options.signal?.addEventListener('abort', onAbort, { once: true })

@@ -1,4 +1,6 @@
-/** Thrown when a request's deadline passes between pipeline stages. */
+import { monotonicNow } from '../../../shared/clock.ts'
+
+/** Thrown when a request's deadline (ms on the sidecar's monotonic clock) passes between pipeline stages. */
 export class DeadlineExceeded extends Error {
   constructor(readonly stage: string) {
     super(`deadline exceeded before ${stage}`)
@@ -7,5 +9,5 @@ export class DeadlineExceeded extends Error {
 }
 
 export const checkDeadline = (deadline: number | undefined, stage: string) => {
-  if (deadline !== undefined && Date.now() > deadline) throw new DeadlineExceeded(stage)
+  if (deadline !== undefined && monotonicNow() > deadline) throw new DeadlineExceeded(stage)
 }
