@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core'
 import { seriousViolations } from '../helpers/axe.ts'
 import { browserTest as test, navigate, openConsole, ready, signIn, type ConsolePage } from '../helpers/browser.ts'
 import { footageApi, type FootageApi } from '../helpers/cameras.ts'
+import { until } from '../helpers/processes.ts'
 import { PERSON_VIDEO } from '../helpers/video.ts'
 
 const TASK = 'zones'
@@ -17,6 +18,16 @@ const TASK = 'zones'
 const CLICKS = [[0.1, 0.2], [0.45, 0.15], [0.5, 0.8], [0.12, 0.85]] as const
 const DRAGGED = 2
 const DRAGGED_TO = [0.62, 0.9] as const
+/** x0, x1, y0, y1 as fractions of the picture. */
+type Rect = [number, number, number, number]
+/**
+ * Where the people in the footage stand, at the table in the middle: their box centres are
+ * within x 0.3–0.85 (test/console/alarm-from-console.browser.test.ts, read from its frames).
+ * Away from them: the top left corner of the picture, the wall above the floor, where no
+ * standing person's box centre can be.
+ */
+const PATH: Rect = [0.3, 0.85, 0, 1]
+const AWAY: Rect = [0, 0.2, 0, 0.25]
 
 /** The page pixel at a fraction of the picture (whole pixels, as a mouse has them), and the fraction that pixel is. */
 const pixel = (box: { x: number; y: number; width: number; height: number }, [fx, fy]: readonly [number, number]) => {
@@ -94,6 +105,49 @@ test.describe('console: zones drawn on the camera\'s picture, chosen by a policy
     await choosePolicyZone(page, cameraId)
     expect(session.pageErrors).toEqual([])
     expect(session.foreignRequests).toEqual([])
+  })
+
+  test('zones typed from the keyboard restrict policies: an alarm for the zone on the people\'s path, none for the zone away from it', { timeout: 300_000 }, async () => {
+    const { page } = session
+    await navigate(page, 'Tasks')
+    await ready(page, 'Tasks')
+    await page.getByRole('button', { name: 'Details of Office people' }).click()
+    await page.getByTestId('zone-canvas').waitFor()
+    const fields = page.getByTestId('zone-fields')
+    /** A rectangle added, renamed, and its four corners typed (x, y each, committed by Tab). */
+    const rectangle = async (areaId: string, [x0, x1, y0, y1]: Rect) => {
+      await page.getByTestId('zone-add-rectangle').click()
+      const zone = fields.last()
+      await zone.getByTestId('zone-id').fill(areaId)
+      const corners = [x0, y0, x1, y0, x1, y1, x0, y1]
+      for (const [i, v] of corners.entries()) {
+        const input = zone.locator('input[type="number"]').nth(i)
+        await input.fill(String(v))
+        await input.press('Tab')
+      }
+    }
+    await rectangle('path', PATH)
+    await rectangle('away', AWAY)
+    await page.getByTestId('zones-save').click()
+    await expect.poll(() => page.getByTestId('zones-notice').textContent(), { timeout: 120_000 }).toBe('Saved 3 zones: door, path, away.')
+    const regions = (await api.ok('/gtw/cwai/Task/detail', { taskId: TASK })).taskConfig.regions
+    const rect = ([x0, x1, y0, y1]: Rect) => [{ xRatio: x0, yRatio: y0 }, { xRatio: x1, yRatio: y0 }, { xRatio: x1, yRatio: y1 }, { xRatio: x0, yRatio: y1 }]
+    expect(regions.slice(1)).toEqual([{ areaId: 'path', polygon: rect(PATH) }, { areaId: 'away', polygon: rect(AWAY) }])
+
+    const since = Date.now()
+    for (const areaId of ['path', 'away'])
+      await api.ok('/gtw/cwai/AlarmStrage/add', { policyName: `person in ${areaId}`, conditions: { taskId: TASK, areaId, label: 'person', minDwellS: 1 }, cooldownS: 600 })
+    const events = async (kinds: string[]) => (await api.ok('/gtw/cwai/Event/EventPage', { pageNum: 1, pageSize: 500, kinds, taskId: TASK })).rows
+      .filter((e: any) => Date.parse(e.time) >= since)
+    // A whole visit after the policies: a person entered and left, with the path's alarm between.
+    const visit = await until(async () => {
+      const alarms = (await events(['alarm.raised'])).filter((e: any) => e.payload.policyName === 'person in path')
+      const left = (await events(['object.left'])).filter((e: any) => alarms.some((a: any) => a.payload.objectIds.includes(e.payload.objectId)))
+      return left.length > 0 && { alarms, left }
+    }, 'a person to raise the path\'s alarm and leave', 240_000)
+    expect(visit.alarms[0].payload).toMatchObject({ alarmType: 'policy', taskId: TASK, areaId: 'path', label: 'person' })
+    const all = await events(['alarm.raised'])
+    expect(all.filter((e: any) => e.payload.policyName === 'person in away')).toEqual([])
   })
 
   /** The policy form offers the task's zone, none typed; the policy stores it. */
