@@ -101,6 +101,12 @@ test.describe('console: zones drawn on the camera\'s picture, chosen by a policy
     })
     expect(await page.locator('[data-testid="zone-canvas"] g[data-area-id="door"] polygon').count()).toBe(1)
     await session.screenshot('zones')
+    // On a phone the picture and the point list fit the screen, and stay accessible.
+    await page.setViewportSize({ width: 375, height: 812 })
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375)
+    expect(await seriousViolations(page, 'zones (375 px)')).toEqual([])
+    await page.screenshot({ path: 'test/artifacts/zones-375.png', fullPage: true })
+    await page.setViewportSize({ width: 1280, height: 900 })
 
     await choosePolicyZone(page, cameraId)
     expect(session.pageErrors).toEqual([])
