@@ -20,22 +20,22 @@ export function fraction(text: string): number | null {
   return text.trim() !== '' && Number.isFinite(v) && v >= 0 && v <= 1 ? round(v) : null
 }
 
-/** A zone id not used yet: zone-1, zone-2, … */
-export function freshId(zones: Region[]): string {
+/** An id not used yet: zone-1, zone-2, … (mask-1, … for motion masks). */
+export function freshId(zones: Region[], prefix = 'zone'): string {
   const used = new Set(zones.map((z) => z.areaId))
   let n = zones.length + 1
-  while (used.has(`zone-${n}`)) n++
-  return `zone-${n}`
+  while (used.has(`${prefix}-${n}`)) n++
+  return `${prefix}-${n}`
 }
 
 /** Why the zones cannot be saved as they are, null when they can (RegionSchema: an id of 1–64 characters, 3–64 points; ids unique). */
-export function zonesProblem(zones: Region[]): string | null {
+export function zonesProblem(zones: Region[], noun = 'zone', most = 32): string | null {
   const ids = zones.map((z) => z.areaId.trim())
-  if (ids.some((id) => id === '' || id.length > 64)) return 'Give every zone an id (up to 64 characters).'
+  if (ids.some((id) => id === '' || id.length > 64)) return `Give every ${noun} an id (up to 64 characters).`
   const twice = ids.find((id, i) => ids.indexOf(id) !== i)
-  if (twice !== undefined) return `Two zones have the id ${twice}: give each its own.`
-  if (zones.some((z) => z.polygon.length < 3 || z.polygon.length > 64)) return 'A zone needs 3 to 64 points.'
-  if (zones.length > 32) return 'A task takes at most 32 zones.'
+  if (twice !== undefined) return `Two ${noun}s have the id ${twice}: give each its own.`
+  if (zones.some((z) => z.polygon.length < 3 || z.polygon.length > 64)) return `A ${noun} needs 3 to 64 points.`
+  if (zones.length > most) return `A task takes at most ${most} ${noun}s.`
   return null
 }
 

@@ -154,6 +154,20 @@ test.describe('console: zones drawn on the camera\'s picture, chosen by a policy
     expect(visit.alarms[0].payload).toMatchObject({ alarmType: 'policy', taskId: TASK, areaId: 'path', label: 'person' })
     const all = await events(['alarm.raised'])
     expect(all.filter((e: any) => e.payload.policyName === 'person in away')).toEqual([])
+
+    // A motion mask is drawn the same way and saved beside the zones (taskConfig.motionMasks).
+    await page.getByTestId('edit-masks').check()
+    expect(await page.getByTestId('zone-fields').count()).toBe(0)
+    await page.getByTestId('zone-add-rectangle').click()
+    await page.getByTestId('zone-fields').getByTestId('zone-id').fill('clock')
+    await page.getByTestId('zones-save').click()
+    await expect.poll(() => page.getByTestId('zones-notice').textContent(), { timeout: 120_000 }).toBe('Saved 3 zones: door, path, away. 1 motion mask: clock.')
+    const config = (await api.ok('/gtw/cwai/Task/detail', { taskId: TASK })).taskConfig
+    expect(config.motionMasks).toEqual([{ areaId: 'clock', polygon: rect([0.25, 0.75, 0.25, 0.75]) }])
+    expect(config.regions.map((r: { areaId: string }) => r.areaId)).toEqual(['door', 'path', 'away'])
+    await page.getByTestId('edit-zones').check()
+    expect(await page.getByTestId('zone-fields').count()).toBe(3)
+    await expect.poll(async () => (await api.status(TASK)).state, { timeout: 60_000 }).toBe('running')
   })
 
   /** The policy form offers the task's zone, none typed; the policy stores it. */

@@ -9,8 +9,10 @@ import { PointList } from './ZonePoints.ts'
  * "Draw a zone" then a click per corner adds one, a zone's points are dragged to move them,
  * and the point list beside the picture edits the same points from the keyboard.
  */
-export function ZoneEditor({ picture, width, height, zones, onChange, disabled = false }: {
+export function ZoneEditor({ picture, width, height, zones, onChange, disabled = false, noun = 'zone' }: {
   picture: string; width: number; height: number; zones: Region[]; onChange: (zones: Region[]) => void; disabled?: boolean
+  /** What the polygons are: 'zone' (taskConfig.regions) or 'mask' (taskConfig.motionMasks). */
+  noun?: 'zone' | 'mask'
 }) {
   const [selected, setSelected] = useState<number | null>(zones.length ? 0 : null)
   const [drawing, setDrawing] = useState<Point[] | null>(null)
@@ -33,12 +35,12 @@ export function ZoneEditor({ picture, width, height, zones, onChange, disabled =
   }
   const finish = () => {
     if (!drawing || drawing.length < 3) return
-    onChange([...zones, { areaId: freshId(zones), polygon: drawing }])
+    onChange([...zones, { areaId: freshId(zones, noun), polygon: drawing }])
     setSelected(zones.length)
     setDrawing(null)
   }
   const addRectangle = () => {
-    onChange([...zones, { areaId: freshId(zones), polygon: [{ xRatio: 0.25, yRatio: 0.25 }, { xRatio: 0.75, yRatio: 0.25 }, { xRatio: 0.75, yRatio: 0.75 }, { xRatio: 0.25, yRatio: 0.75 }] }])
+    onChange([...zones, { areaId: freshId(zones, noun), polygon: [{ xRatio: 0.25, yRatio: 0.25 }, { xRatio: 0.75, yRatio: 0.25 }, { xRatio: 0.75, yRatio: 0.75 }, { xRatio: 0.25, yRatio: 0.75 }] }])
     setSelected(zones.length)
   }
   const remove = (index: number) => {
@@ -51,7 +53,7 @@ export function ZoneEditor({ picture, width, height, zones, onChange, disabled =
 
   return html`<div class="zone-editor stack" data-testid="zone-editor">
     <svg ref=${svg} class=${`zone-canvas${drawing ? ' drawing' : ''}`} viewBox=${`0 0 ${width} ${height}`} role="img" data-testid="zone-canvas"
-      aria-label=${`Camera picture with ${zones.length} zone${zones.length === 1 ? '' : 's'}${drawing ? `; drawing a zone, ${drawing.length} points so far` : ''}`}
+      aria-label=${`Camera picture with ${zones.length} ${noun}${zones.length === 1 ? '' : 's'}${drawing ? `; drawing a ${noun}, ${drawing.length} points so far` : ''}`}
       onClick=${click} onPointerMove=${move} onPointerUp=${() => { dragging.current = null }} onPointerCancel=${() => { dragging.current = null }}>
       <image href=${picture} x="0" y="0" width=${width} height=${height} />
       ${zones.map((z, i) => html`<g key=${i} class=${`zone${i === selected && !drawing ? ' selected' : ''}`} data-area-id=${z.areaId}>
@@ -62,18 +64,18 @@ export function ZoneEditor({ picture, width, height, zones, onChange, disabled =
       ${handles.map((p, i) => html`<circle key=${i} class="zone-point" cx=${p.xRatio * width} cy=${p.yRatio * height} r=${r} data-testid="zone-point" data-index=${i}
         onPointerDown=${selected !== null ? grab(selected, i) : undefined} />`)}
     </svg>
-    <div class="row" role="group" aria-label="Zone drawing">
+    <div class="row" role="group" aria-label=${`Drawing ${noun}s`}>
       ${drawing === null ? html`
-        <button type="button" disabled=${disabled} onClick=${() => setDrawing([])} data-testid="zone-draw">Draw a zone</button>
+        <button type="button" disabled=${disabled} onClick=${() => setDrawing([])} data-testid="zone-draw">Draw a ${noun}</button>
         <button type="button" class="secondary" disabled=${disabled} onClick=${addRectangle} data-testid="zone-add-rectangle">Add a rectangle</button>`
       : html`
-        <button type="button" disabled=${drawing.length < 3} onClick=${finish} data-testid="zone-finish">Finish zone</button>
+        <button type="button" disabled=${drawing.length < 3} onClick=${finish} data-testid="zone-finish">Finish ${noun}</button>
         <button type="button" class="secondary" disabled=${drawing.length === 0} onClick=${() => setDrawing(drawing.slice(0, -1))}>Undo last point</button>
         <button type="button" class="secondary" onClick=${() => setDrawing(null)}>Cancel drawing</button>`}
     </div>
-    <p class="hint" role="status" data-testid="zone-hint">${drawing ? `Click the picture at each corner of the zone (${drawing.length} so far, 3 or more), then Finish zone.`
-      : 'Drag a point of the chosen zone to move it, or type its coordinates below (fractions of the picture, 0,0 top left).'}</p>
-    ${zones.map((z, i) => html`<${PointList} key=${i} zone=${z} chosen=${i === selected} disabled=${disabled}
+    <p class="hint" role="status" data-testid="zone-hint">${drawing ? `Click the picture at each corner of the ${noun} (${drawing.length} so far, 3 or more), then Finish ${noun}.`
+      : `Drag a point of the chosen ${noun} to move it, or type its coordinates below (fractions of the picture, 0,0 top left).`}</p>
+    ${zones.map((z, i) => html`<${PointList} key=${i} noun=${noun} zone=${z} chosen=${i === selected} disabled=${disabled}
       onChange=${(zone: Region) => setZone(i, zone)} onChoose=${() => setSelected(i)} onDelete=${() => remove(i)} />`)}
   </div>`
 }
