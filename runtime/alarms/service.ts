@@ -15,6 +15,7 @@ import type { SchedulesService } from '../../shared/schedules/types.ts'
 import type { StreamTasksService } from '../../shared/streams/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
 import type { AlarmPictures } from './pictures.ts'
+import { checkRegion } from './regions.ts'
 
 export type PolicyRow = typeof alarmPolicies.$inferSelect
 
@@ -24,7 +25,7 @@ export interface AlarmPolicyServiceOptions {
   log: Logger
   schedules: Pick<SchedulesService, 'gate'>
   /** Stream tasks (made after this service). */
-  streams(): Pick<StreamTasksService, 'has' | 'status'>
+  streams(): Pick<StreamTasksService, 'has' | 'status' | 'list'>
   cameras: { ensure(cameraId: string): Promise<void> }
   audio(): Pick<AudioService, 'fileOf' | 'columns'>
   recorder(): ClipRecorder | null
@@ -156,6 +157,7 @@ export class AlarmPolicyService implements AlarmPoliciesService {
     const { taskId, cameraId } = row.conditions
     if (taskId !== undefined && !this.options.streams().has(taskId)) throw new ApiError('NotCreated', { details: { field: '/conditions/taskId', taskId } })
     if (cameraId !== undefined) await this.options.cameras.ensure(cameraId)
+    checkRegion(row.conditions, this.options.streams().list())
     this.#checkRecognition(row.conditions)
     if (row.scheduleId !== null && !this.options.schedules.gate(row.scheduleId)) throw new ApiError('ScheduleNotFound', { details: { scheduleId: row.scheduleId } })
     if (row.actions.filter((a) => a.type === 'clip').length > 1) throw invalidParam('/actions', 'at most one clip action')

@@ -367,6 +367,11 @@ export class DeviceClient {
     return this.call(ROUTES.streamTaskDetail, { taskId })
   }
 
+  /** Task/update: changes what it names (taskConfig replaces the old one); the pipeline is reconfigured and the camera read again. */
+  streamTaskUpdate(request: { taskId: string; taskConfig?: Record<string, unknown> }): Promise<StreamTaskStatus> {
+    return this.call(ROUTES.streamTaskUpdate, request, { timeoutMs: 120_000 })
+  }
+
   streamTaskSwitch(taskId: string, enabled: boolean): Promise<StreamTaskStatus> {
     return this.call(ROUTES.streamTaskSwitch, { taskId, enabled })
   }

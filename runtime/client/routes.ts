@@ -49,6 +49,7 @@ export const ROUTES = {
   streamTaskPage: '/gtw/cwai/Task/page',
   streamTaskDetail: '/gtw/cwai/Task/detail',
   streamTaskSwitch: '/gtw/cwai/Task/switch',
+  streamTaskUpdate: '/gtw/cwai/Task/update',
   streamTaskBatch: '/gtw/cwai/Task/batch',
   eventPage: '/gtw/cwai/Event/EventPage',
   // spec 4.10 File import (gallery routes: client/galleries.ts, from the kind catalogue)

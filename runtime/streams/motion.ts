@@ -1,4 +1,6 @@
 import type { TargetBox } from '../../shared/inference/types.ts'
+import type { Region } from '../../shared/tasks/types.ts'
+import { pointInPolygon } from '../sidecar/pipeline/geometry.ts'
 
 /** A patch of connected changed cells, in the frame's pixels. */
 export interface MotionRegion {
@@ -31,6 +33,8 @@ export class MotionDetector {
   private background: Float32Array | null = null
   private previous: Float32Array | null = null
   private lastTime = 0
+  /** Cells whose centre is inside a motion mask (1): their changes are never motion. */
+  private masked: Uint8Array | null = null
 
   constructor(
     private readonly cols = 64,
@@ -45,6 +49,19 @@ export class MotionDetector {
      */
     private readonly followMs = 800,
   ) {}
+
+  /** The motion masks (taskConfig.motionMasks, ratios of the picture): a cell whose centre is inside one is ignored. */
+  mask(masks: Region['polygon'][]): this {
+    const { cols, rows } = this
+    const masked = new Uint8Array(cols * rows)
+    for (let r = 0; r < rows; r++)
+      for (let c = 0; c < cols; c++) {
+        const centre = { x: (c + 0.5) / cols, y: (r + 0.5) / rows }
+        if (masks.some((polygon) => pointInPolygon(centre, polygon.map((p) => ({ x: p.xRatio, y: p.yRatio }))))) masked[r * cols + c] = 1
+      }
+    this.masked = masks.length > 0 ? masked : null
+    return this
+  }
 
   /** Where `rgb` (packed RGB, width × height, taken at `time` ms) moved against the background; updates it. */
   detect(rgb: Uint8Array, width: number, height: number, time: number): Motion {
@@ -78,7 +95,7 @@ export class MotionDetector {
     const changed = new Uint8Array(cells)
     let count = 0
     for (let i = 0; i < cells; i++) {
-      if (Math.abs(grey[i]! - background[i]!) > this.threshold) {
+      if (this.masked?.[i] !== 1 && Math.abs(grey[i]! - background[i]!) > this.threshold) {
         count++
         // Where: only what also changed since the previous frame moves now; the trail the
         // background leaves behind a walker, and the ghost of one who left, fade without changing.

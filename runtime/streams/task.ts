@@ -2,6 +2,7 @@ import { isApiError } from '../../shared/errors/index.ts'
 import type { Logger } from '../../shared/handler.ts'
 import type { InferenceService, TargetBox } from '../../shared/inference/types.ts'
 import type { SchedulesService } from '../../shared/schedules/types.ts'
+import type { TaskConfig } from '../../shared/tasks/types.ts'
 import { MAX_TRACKED_DETECT_INTERVAL_MS, type StreamTaskResult, type StreamTaskState, type StreamTaskStatus } from '../../shared/streams/types.ts'
 import type { streamTasks } from '../../shared/db/schema/index.ts'
 import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
@@ -105,6 +106,7 @@ export class StreamTask {
 
   constructor(readonly row: StreamTaskRow, private readonly deps: StreamTaskDeps) {
     const { minDetectIntervalMs, trackedDetectIntervalMs, taskConfig } = row
+    this.motion.mask(((taskConfig as TaskConfig).motionMasks ?? []).map((m) => m.polygon))
     this.gate = { minDetectIntervalMs, trackedDetectIntervalMs, followWalkers: Array.isArray(taskConfig.counters) && taskConfig.counters.length > 0 }
     this.regionSide = row.motionGating && row.regionDetection && deps.regionDetection !== false
       ? regionInputSide(deps.algorithms.get(row.algorithmCode)?.manifest, taskConfig as { regions?: unknown[] })

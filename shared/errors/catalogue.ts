@@ -364,6 +364,8 @@ export const catalogue = {
     'The alarm has no stored picture (none was taken, or it was removed with the old events).', A.NONE, { httpStatus: 404 }),
   AlarmConditionUnavailable: entry('7615', 'api.error.AlarmConditionUnavailable',
     'A condition of the policy can never be met on its task (details.field, details.reason: the task does not recognize faces); nothing was saved.', A.CHECK_REQUEST_PARAMETERS),
+  UnknownRegion: entry('7616', 'api.error.UnknownRegion',
+    'The policy\'s region (details.areaId) is not one the watched stream tasks define (details.knownAreaIds): it could never fire; nothing was saved.', A.CHECK_REQUEST_PARAMETERS),
 
   // ── runtime ─────────────────────────────────────────────────────────────────────────
   RouteNotFound: entry('404', 'api.error.RouteNotFound',

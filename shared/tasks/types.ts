@@ -32,6 +32,12 @@ export const TaskConfigSchema = Type.Object({
   thresholds: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$' }), Type.Number({ minimum: 0, maximum: 1 }))),
   regions: Type.Optional(Type.Array(RegionSchema, { maxItems: 32 })),
   /**
+   * Stream tasks (docs/cameras-and-stream-tasks.md "Motion gating", motion masks; image tasks ignore them):
+   * parts of the picture whose changes are no motion (a clock, trees, a screen), as polygons
+   * like the regions'. Objects are still detected and tracked there.
+   */
+  motionMasks: Type.Optional(Type.Array(RegionSchema, { maxItems: 16 })),
+  /**
    * Nodes skipped for this task (OperateNode `disable`): a crop or classifier adds nothing, a
    * logic node decides nothing (no `bLogicResult`). The result detector cannot be disabled.
    */

@@ -126,9 +126,9 @@ describe('schedules and alarm policies (spec 4.10 Schedule, Linkage / alarm poli
     expect(await refusal(PolicyAdd, { policyName: 'p', conditions: { minDwellS: -1 } })).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/conditions/minDwellS' } })
 
     const actions = [{ type: 'webhook', url: 'http://127.0.0.1:9/hook', secret: 's3cret' }, { type: 'mqtt', topic: 'site/alarms' }]
-    const { policyId } = await call(PolicyAdd, { policyName: 'loiter', conditions: { label: 'person', areaId: 'door', minDwellS: 5 }, actions, cooldownS: 30 })
+    const { policyId } = await call(PolicyAdd, { policyName: 'loiter', conditions: { label: 'person', minDwellS: 5 }, actions, cooldownS: 30 })
     const detail = await call(PolicyDetail, { policyId })
-    expect(detail).toMatchObject({ policyName: 'loiter', enabled: true, cooldownS: 30, scheduleId: null, conditions: { label: 'person', areaId: 'door', minDwellS: 5 } })
+    expect(detail).toMatchObject({ policyName: 'loiter', enabled: true, cooldownS: 30, scheduleId: null, conditions: { label: 'person', minDwellS: 5 } })
     expect(detail.actions).toEqual([{ type: 'webhook', url: 'http://127.0.0.1:9/hook', secretSet: true }, { type: 'mqtt', topic: 'site/alarms' }])
     expect(JSON.stringify(detail)).not.toContain('s3cret')
     // An update without the secret keeps it for the same URL.

@@ -112,7 +112,7 @@ describe('console: a policy set from the console raises an alarm found with its 
     await page.getByTestId('policy-policyName').fill(POLICY)
     await page.getByTestId('policy-scope').selectOption(`task:${TASK}`)
     expect(await page.getByTestId('policy-label').inputValue()).toBe('person')
-    await page.getByTestId('policy-areaId').fill(REGION.areaId)
+    await page.getByTestId('policy-areaId').selectOption(REGION.areaId)
     await page.getByTestId('policy-minDwellS').fill(String(DWELL_S))
     await page.getByTestId('policy-schedule').selectOption({ label: SCHEDULE })
     await page.getByTestId('policy-webhookUrl').fill(receiver.url)

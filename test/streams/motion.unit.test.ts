@@ -20,6 +20,20 @@ describe('MotionDetector: whether and where', () => {
     })
   })
 
+  it('changes inside a motion mask are no motion and no region; outside it they are', () => {
+    // The mask covers x 0.1–0.3, y 0–0.5 of the 640 × 360 picture: x 64–192, y 0–180 (grid cells of 10 px, centres inside).
+    const detector = new MotionDetector().mask([[{ xRatio: 0.1, yRatio: 0 }, { xRatio: 0.3, yRatio: 0 }, { xRatio: 0.3, yRatio: 0.5 }, { xRatio: 0.1, yRatio: 0.5 }]])
+    feed(detector, [scene(), scene()])
+    const [inside] = feed(detector, [scene({ x: 100, y: 50, width: 60, height: 80 })])
+    expect(inside).toEqual({ moved: false, regions: [], minCells: 7 })
+    const [both] = feed(detector, [scene({ x: 100, y: 50, width: 60, height: 80 }, { x: 300, y: 200, width: 60, height: 80 })])
+    expect(both).toEqual({ moved: true, minCells: 7, regions: [{ box: { x: 300, y: 200, width: 60, height: 80 }, cells: 48 }] })
+    // No masks: the same change inside is motion again.
+    const unmasked = new MotionDetector().mask([])
+    feed(unmasked, [scene(), scene()])
+    expect(feed(unmasked, [scene({ x: 100, y: 50, width: 60, height: 80 })])[0]!.regions).toEqual([{ box: { x: 100, y: 50, width: 60, height: 80 }, cells: 48 }])
+  })
+
   it('cells touching at a corner are one region', () => {
     const detector = new MotionDetector()
     feed(detector, [scene(), scene()])

@@ -8,6 +8,7 @@ import { CLIP_LIMITS, POLICY_LIMITS } from '../../../shared/alarms/limits.ts'
 import type { AudioColumnView, AudioFileView } from '../../../shared/audio/types.ts'
 import type { ScheduleView } from '../../../shared/schedules/types.ts'
 import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
+import { regionChoices } from '../zones.ts'
 
 const POLICY = '/gtw/cwai/AlarmStrage/'
 /** What the editor needs to offer: the tasks, cameras, schedules and audio a policy can name. */
@@ -115,6 +116,7 @@ function PolicyForm({ client, choices, policy, onSaved, onCancel }: { client: De
   })
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<unknown>(null)
+  const zones = regionChoices(form.scope, choices.tasks)
   const set = (key: keyof typeof form) => (e: Event) => {
     const target = e.target as HTMLInputElement
     setForm((f) => ({ ...f, [key]: target.type === 'checkbox' ? target.checked : target.value }))
@@ -163,7 +165,12 @@ function PolicyForm({ client, choices, policy, onSaved, onCancel }: { client: De
         ${choices.cameras.map((x) => html`<option value=${`camera:${x.cameraId}`}>Camera ${x.cameraName}</option>`)}
       </select></label>
       ${text('label', 'Label (e.g. person; empty: any)', { maxLength: 64 })}
-      ${text('areaId', 'Region (areaId of the task\'s regions; empty: anywhere)', { maxLength: 64 })}
+      <label>Zone<select value=${form.areaId} onChange=${set('areaId')} data-testid="policy-areaId" aria-describedby="policy-zone-hint">
+        <option value="">Anywhere in the picture</option>
+        ${zones.map((z) => html`<option value=${z.areaId}>${z.label}</option>`)}
+        ${form.areaId && !zones.some((z) => z.areaId === form.areaId) ? html`<option value=${form.areaId}>${form.areaId} (not a zone of these tasks)</option>` : null}
+      </select></label>
+      <p class="hint" id="policy-zone-hint">The zones of the chosen task or camera (draw them under Tasks → Details → Zones).</p>
       ${number('minDwellS', 'For at least (seconds)', 0, 86_400)}
       ${number('minCount', 'At least this many objects at once', 1, 100, '1: one alarm per object')}
       <label class="check"><input type="checkbox" checked=${form.logicResult} onChange=${set('logicResult')} /> Only objects the pipeline's logic node flags</label>

@@ -6,6 +6,7 @@ import { ErrorPanel } from '../components/ErrorPanel.ts'
 import { formatCount } from '../messages.ts'
 import { LIVE_TEXT, useLiveEvents } from '../live-events.ts'
 import { usePicture } from '../picture.ts'
+import { TaskZones } from './TaskZones.ts'
 
 const REFRESH_MS = 2000
 const MAX_EVENTS = 30
@@ -74,6 +75,7 @@ export function StreamTaskDetail({ client, taskId, taskName = null, cameraName, 
       ${FIGURES.map(([label, key, show]) => html`<dt>${label}</dt><dd data-field=${key}>${show(status)}</dd>`)}
       ${status.lastError ? html`<dt>Last error</dt><dd data-field="lastError">${status.lastError.msgText} <code>${status.lastError.messageKey}</code></dd>` : null}
     </dl>` : html`<p class="hint">Loading…</p>`}
+    ${status ? html`<${TaskZones} client=${client} task=${status} />` : null}
     <h3 id="stream-events-heading">Events <span class=${`badge ${live}`} data-testid="stream-events-state">${LIVE_TEXT[live]}</span></h3>
     ${events.length === 0 ? html`<p class="hint">No events of this task yet: they appear here as they happen.</p>`
       : html`<ol class="event-list task-events" aria-labelledby="stream-events-heading" aria-live="polite" data-testid="stream-events">
