@@ -117,8 +117,8 @@ test.describe('face gallery over HTTP', () => {
       expect(face.matches[0].similarity).toBeGreaterThan(0.7)
       expect(face.matches[1].similarity).toBeLessThan(face.matches[0].similarity)
     }
-    // A threshold keeps only the matches that reach it; gallery B does not hold these people.
-    const strict = await ok('/gtw/cwai/Library/SearchByImage', { galleryId: galleryA, imageBase64: flipped.toString('base64'), topK: 3, threshold: 0.7 })
+    // A threshold (here the default, docs/galleries.md "Threshold") keeps only the matches that reach it; gallery B does not hold these people.
+    const strict = await ok('/gtw/cwai/Library/SearchByImage', { galleryId: galleryA, imageBase64: flipped.toString('base64'), topK: 3, threshold: 0.935 })
     for (const face of strict.faces) expect(face.matches).toHaveLength(1)
     const other = await ok('/gtw/cwai/Library/SearchByImage', { galleryId: galleryB, imageBase64: flipped.toString('base64'), topK: 3 })
     for (const face of other.faces) expect(face.matches.map((m: any) => m.personId)).toEqual(['p6-2'])
@@ -150,9 +150,9 @@ test.describe('face gallery over HTTP', () => {
   test('searches through the vector index (vector_top_k), not by scanning the images, for every gallery kind', async () => {
     const { db, close } = openDb(`file:${path.join(device.dataDir, 'device.db')}`)
     try {
-      for (const [images, dims] of [['gallery_faces', 1024], ['body_gallery_images', 600], ['things_gallery_images', 600]] as const) {
+      for (const [images, dims] of [['gallery_faces', 128], ['body_gallery_images', 600], ['things_gallery_images', 600]] as const) {
         const tables = Object.values(galleryTablesOf).find((t) => t.vectorIndex === `${images}_descriptor_idx`)!
-        const plan = await db.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${nearestImagesQuery(tables, new Float32Array(dims).fill(0.03), 16, [galleryA])}`)
+        const plan = await db.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${nearestImagesQuery(tables, new Float32Array(dims).fill(0.03), 'any-model', 16, [galleryA])}`)
         const details = plan.map((p) => p.detail)
         expect(details[0]).toMatch(/^SCAN t VIRTUAL TABLE INDEX/)
         expect(details.some((d) => new RegExp(`SEARCH ${images} USING INTEGER PRIMARY KEY`).test(d))).toBe(true)
