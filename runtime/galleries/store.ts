@@ -13,6 +13,7 @@ import type { ImageSource } from '../../shared/inference/types.ts'
 import type { UploadLease, UploadService } from '../../shared/uploads/index.ts'
 import type { SidecarClient } from '../inference/client.ts'
 import { decodeBase64Image } from '../tasks/image-source.ts'
+import { faceQuality, qualityRefusal } from './face-quality.ts'
 
 export interface GalleryStoreOptions {
   kind: GalleryKind
@@ -206,7 +207,13 @@ export class GalleryStore implements Store {
     const subject = this.#info.subject
     if (subject && regions.length !== 1)
       throw new ApiError(subject.error, { details: { [subject.detail]: regions.length, boxes: regions.map((f) => f.box) }, msgText: `A ${this.#info.title.toLowerCase()} image must show exactly one ${subject.noun}; ${regions.length} found.` })
-    return regions[0]!
+    const region = regions[0]!
+    if (this.options.kind === 'face') {
+      // Enrolment quality (docs/galleries.md "Enrolment quality"): a face that would never match is refused.
+      const refusal = qualityRefusal(await faceQuality(region))
+      if (refusal) throw new ApiError(refusal.error, { details: { measure: refusal.measure, measured: refusal.measured, limit: refusal.limit, box: region.box } })
+    }
+    return region
   }
 
   async deleteImage(galleryId: string, itemId: string, imageId: number): Promise<void> {

@@ -100,7 +100,7 @@ export interface ImportRowError {
   row: number
   personId: string
   file: string
-  reason: 'missing-file' | 'no-face' | 'several-faces' | 'duplicate-id' | 'invalid-row' | 'bad-image'
+  reason: 'missing-file' | 'no-face' | 'several-faces' | 'duplicate-id' | 'invalid-row' | 'bad-image' | 'poor-face'
   /** Faces found, for no-face / several-faces. */
   faces?: number
   detail?: string
