@@ -1,5 +1,5 @@
 /**
- * Face-gallery search speed (docs/galleries.md "Face galleries"): N unit vectors (1024 values) stored as
+ * Face-gallery search speed (docs/galleries.md "Face galleries"): N unit vectors (FACE_DESCRIPTOR_DIMS values; the figures in docs were measured at 1024) stored as
  * the device stores faces (`gallery_faces`, F32_BLOB with its cosine libsql_vector_idx
  * index): N/10 random persons with 10 faces each (the person's vector plus noise, cosine ≈ 0.8
  * to it, as several photos of one person), then queries near a person (a new photo) answered
@@ -26,6 +26,8 @@ const QUERIES = 200
 const K = 10
 const FACES_PER_PERSON = 10
 const CANDIDATES = 4 * K
+/** Every stored face is recorded as made by one model (models/descriptor-model.ts). */
+const MODEL = 'build:face-recognition-resnet#descriptor'
 
 function gaussian(): number {
   return Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random())
@@ -59,7 +61,7 @@ async function run(n: number) {
       stored.push(...batch)
       await db.transaction(async (tx) => {
         await tx.insert(galleryPersons).values(batch.map((_, j) => ({ galleryId: 'g', itemId: `p${i + j}`, name: `p${i + j}`, attributes: {}, createdAt: 0, updatedAt: 0 })))
-        await tx.insert(galleryFaces).values(batch.map((descriptor, j) => ({ galleryId: 'g', itemId: `p${i + j}`, descriptor, picture, createdAt: 0 })))
+        await tx.insert(galleryFaces).values(batch.map((descriptor, j) => ({ galleryId: 'g', itemId: `p${i + j}`, descriptor, descriptorModel: MODEL, picture, createdAt: 0 })))
       })
     }
     const insertSeconds = (performance.now() - started) / 1000
@@ -68,11 +70,11 @@ async function run(n: number) {
     for (let q = 0; q < QUERIES; q++) {
       const query = near(persons[Math.floor(Math.random() * persons.length)]!)
       let t = performance.now()
-      const found = await db.all<{ itemId: string }>(nearestImagesQuery(galleryTablesOf.face, query, K, []))
+      const found = await db.all<{ itemId: string }>(nearestImagesQuery(galleryTablesOf.face, query, MODEL, K, []))
       index.push(performance.now() - t)
       // As the device asks (runtime/galleries/service.ts): 4 × k candidates, the best k kept.
       t = performance.now()
-      const wide = (await db.all<{ itemId: string }>(nearestImagesQuery(galleryTablesOf.face, query, CANDIDATES, []))).slice(0, K)
+      const wide = (await db.all<{ itemId: string }>(nearestImagesQuery(galleryTablesOf.face, query, MODEL, CANDIDATES, []))).slice(0, K)
       indexWide.push(performance.now() - t)
       const bytes = new Uint8Array(query.buffer)
       t = performance.now()

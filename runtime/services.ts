@@ -49,6 +49,7 @@ import { StreamTokens } from './auth/stream-tokens.ts'
 import { RecordingManager } from './recording/service.ts'
 import { LiveViewService } from './live/service.ts'
 import { addressGuard } from './tasks/address-guard.ts'
+import { descriptorModelOf } from '../models/descriptor-model.ts'
 
 /** A long-lived part of the device with a start and a stop (sweepers, sidecar, event channels). */
 export interface Component {
@@ -225,9 +226,13 @@ export async function createServices(config: Config, log: Logger, options: Servi
     db: database.db, clock, log: log.child({ area: 'galleries' }), inference: inference.inference, uploads,
     algorithms: { face: config.galleryFaceAlgorithm, body: config.galleryBodyAlgorithm, things: config.galleryThingsAlgorithm },
     dataPath: config.dataPath, importLimits: { maxEntries: config.faceImportMaxEntries, maxExpandedBytes: config.faceImportMaxExpandedBytes },
+    events: eventSystem.events,
+    modelOf: (algorithmId) => { const loaded = algorithmRegistry.loaded(algorithmId); return loaded ? descriptorModelOf(loaded.manifest) : null },
   })
   inference.inference.setRecognizer(galleries.recognize)
   components.push({ name: 'gallery-imports', start: () => galleries.imports.recover() })
+  // Images described by an earlier descriptor model are described again in the background (docs/galleries.md "Descriptor model changes").
+  components.push({ name: 'gallery-redescription', start: () => galleries.redescriber.start(), stop: () => galleries.redescriber.stop() })
   // Audio (spec 4.10 Audio): files normalized with ffmpeg, columns reached by HTTP push.
   const audio = new AudioFilesAndColumns({ db: database.db, config, clock, log: log.child({ area: 'audio' }), uploads })
   // Backup, restore, factory reset (spec 4.10 System): a staged restore or reset is applied at the next start (runtime/server.ts).

@@ -32,6 +32,8 @@ export default defineHandler({
       supervised: ctx.device.supervised,
       // A full disk: log lines wait in memory, then are dropped and counted; the device goes on.
       logFile: ctx.device.logFile(),
+      // Gallery images described again after a change of descriptor model (docs/galleries.md "Descriptor model changes").
+      galleryRedescription: ctx.galleries.redescription(),
       lastUpgrade: upgrade.history.at(-1) ?? null,
       pendingUpgrade: upgrade.pending ? { version: upgrade.pending.version, stagedAt: upgrade.pending.stagedAt } : null,
       timestamp: String(now),

@@ -108,6 +108,7 @@ export const ACTION_TEXT: Record<string, string> = {
   CHANGE_CAMERA_ENCODING: 'Set the camera to a codec the device decodes, such as H.264.',
   CONFIRM_AT_NEW_ADDRESS: 'Open the device at its new address, sign in there and confirm the change before its deadline.',
   USE_ONE_SUBJECT_PHOTO: 'Use a photo with one face, or add from a detection (Detection page: “Add to gallery” on the face).',
+  USE_BETTER_FACE_PHOTO: 'Use a photo where the face is larger, sharp and turned towards the camera.',
   LOWER_TARGET_FPS: 'Choose a rate the camera delivers (at most its frames per second).',
   NONE: '',
 }

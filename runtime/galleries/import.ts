@@ -127,12 +127,15 @@ export class ImportJobs {
         else { counts.failed++; errors.push(outcome) }
         await save({ ...counts, errors })
       }
+      // The unpacked folder goes before the job is reported ended (a client that sees `done` sees no folder).
+      await rm(dir, { recursive: true, force: true })
       await save({ state: 'done' })
       log.info({ jobId, galleryId, ...counts }, 'face import finished')
     } catch (error) {
       const item = error instanceof ApiError ? error.item : new ApiError('Internal').item
       if (!(error instanceof ApiError)) log.error({ jobId, err: (error as Error).message }, 'face import failed')
       await Promise.allSettled(ahead)
+      await rm(dir, { recursive: true, force: true })
       await save({ state: 'failed', error: item as never })
     } finally {
       await rm(dir, { recursive: true, force: true })
@@ -162,6 +165,8 @@ export class ImportJobs {
         const faces = Number(error.item.details.faces)
         return failure(faces === 0 ? 'no-face' : 'several-faces', { faces })
       }
+      if (error instanceof ApiError && (error.id === 'GalleryFaceTooSmall' || error.id === 'GalleryFaceBlurred' || error.id === 'GalleryFaceTurned'))
+        return failure('poor-face', { detail: `${error.item.messageKey}: ${String(error.item.details.measure)} ${String(error.item.details.measured)}, limit ${String(error.item.details.limit)}` })
       if (error instanceof ApiError && (error.id === 'ImageDecodeFailed' || error.id === 'IMAGE_INPUT_TOO_LARGE' || error.id === 'IMAGE_RESOLUTION_TOO_LARGE'))
         return failure('bad-image', { detail: error.item.messageKey })
       throw error

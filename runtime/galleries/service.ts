@@ -5,9 +5,11 @@ import { galleryTablesOf } from '../../shared/db/schema/index.ts'
 import { GALLERY_KINDS, type GalleryKind } from '../../shared/galleries/kinds.ts'
 import type { GalleriesService, GalleryMatch, RecognizeRequest } from '../../shared/galleries/types.ts'
 import type { Clock, Identity, Logger } from '../../shared/handler.ts'
+import type { EventsService } from '../../shared/events/types.ts'
 import type { UploadService } from '../../shared/uploads/index.ts'
 import type { SidecarClient } from '../inference/client.ts'
 import type { ImportRow } from './import-manifest.ts'
+import { Redescriber } from './redescribe.ts'
 import { ImportJobs, type StoreRow } from './import.ts'
 import { GalleryStore } from './store.ts'
 
@@ -22,6 +24,9 @@ export interface GalleryServiceOptions {
   dataPath: string
   /** Bounds of a face-import archive. */
   importLimits: ArchiveLimits
+  events: Pick<EventsService, 'emit'>
+  /** The descriptor model of an algorithm's recognizer (models/descriptor-model.ts); null when it is not active. */
+  modelOf(algorithmId: string): string | null
 }
 
 /**
@@ -32,12 +37,15 @@ export interface GalleryServiceOptions {
  */
 export class GalleryService implements GalleriesService {
   readonly imports: ImportJobs
+  /** Images described by another model than the current one, described again after the start. */
+  readonly redescriber: Redescriber
   readonly #stores: Record<GalleryKind, GalleryStore>
 
   constructor(private readonly options: GalleryServiceOptions) {
     this.#stores = Object.fromEntries(GALLERY_KINDS.map((kind) => [kind, new GalleryStore({
       ...options, kind, tables: galleryTablesOf[kind], algorithmId: options.algorithms[kind],
     })])) as Record<GalleryKind, GalleryStore>
+    this.redescriber = new Redescriber(options)
     this.imports = new ImportJobs({ ...options, limits: options.importLimits, importRow: (galleryId, row, image) => this.#importRow(galleryId, row, image) })
   }
 
@@ -50,12 +58,16 @@ export class GalleryService implements GalleriesService {
     return this.imports.start(input.galleryId, input.uploadId, input.identity)
   }
 
+  redescription() {
+    return this.redescriber.status()
+  }
+
   importStatus(jobId: string) {
     return this.imports.status(jobId)
   }
 
-  recognize = async ({ kind, descriptors, galleryIds }: RecognizeRequest): Promise<(GalleryMatch | null)[]> =>
-    Promise.all(descriptors.map(async (d) => (await this.#stores[kind].nearestItems(d, galleryIds, 1))[0] ?? null))
+  recognize = async ({ kind, descriptors, galleryIds, model }: RecognizeRequest): Promise<(GalleryMatch | null)[]> =>
+    Promise.all(descriptors.map(async (d) => (await this.#stores[kind].nearestItems(d, model, galleryIds, 1))[0] ?? null))
 
   /**
    * One face-import row: skipped when its person already has a face from the same image (so
@@ -74,7 +86,7 @@ export class GalleryService implements GalleriesService {
       await db.transaction(async (tx) => {
         await tx.insert(items).values({ galleryId, itemId: row.personId, name: row.name, attributes: row.attributes, createdAt: now, updatedAt: now })
           .onConflictDoUpdate({ target: [items.galleryId, items.itemId], set: { name: row.name, attributes: row.attributes, updatedAt: now } })
-        await tx.insert(images).values({ galleryId, itemId: row.personId, descriptor: face.descriptor, picture: face.picture!, sourceSha256: image.sha256, createdAt: now })
+        await tx.insert(images).values({ galleryId, itemId: row.personId, descriptor: face.descriptor, descriptorModel: face.model, picture: face.picture!, sourceSha256: image.sha256, createdAt: now })
       })
       return 'imported'
     }

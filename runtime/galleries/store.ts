@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { and, count, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import { and, count, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../shared/db/client.ts'
 import type { GalleryTables } from '../../shared/db/schema/index.ts'
 import { containsText } from '../../shared/db/like.ts'
@@ -13,6 +13,7 @@ import type { ImageSource } from '../../shared/inference/types.ts'
 import type { UploadLease, UploadService } from '../../shared/uploads/index.ts'
 import type { SidecarClient } from '../inference/client.ts'
 import { decodeBase64Image } from '../tasks/image-source.ts'
+import { faceQuality, qualityRefusal } from './face-quality.ts'
 
 export interface GalleryStoreOptions {
   kind: GalleryKind
@@ -27,9 +28,11 @@ export interface GalleryStoreOptions {
 
 /**
  * The `candidates` images nearest to `descriptor` by the kind's vector index, those of
- * `galleryIds` (all when empty) kept, with their item's name and cosine similarity, best first.
+ * `galleryIds` (all when empty) described by `model` kept (descriptors of two models are never
+ * compared, docs/galleries.md "Descriptor model changes"), with their item's name and cosine
+ * similarity, best first.
  */
-export function nearestImagesQuery(tables: GalleryTables, descriptor: Float32Array, candidates: number, galleryIds: string[]): SQL {
+export function nearestImagesQuery(tables: GalleryTables, descriptor: Float32Array, model: string, candidates: number, galleryIds: string[]): SQL {
   const { images, items } = tables
   const vector = new Uint8Array(descriptor.buffer, descriptor.byteOffset, descriptor.byteLength)
   const inGalleries = galleryIds.length > 0 ? sql`AND ${images.galleryId} IN (${sql.join(galleryIds.map((g) => sql`${g}`), sql`, `)})` : sql``
@@ -40,7 +43,7 @@ export function nearestImagesQuery(tables: GalleryTables, descriptor: Float32Arr
     FROM vector_top_k(${sql.raw(`'${tables.vectorIndex}'`)}, vector32(${vector}), ${candidates}) AS t
     JOIN ${images} ON ${images.imageId} = t.id
     JOIN ${items} ON ${items.galleryId} = ${images.galleryId} AND ${items.itemId} = ${images.itemId}
-    WHERE 1 ${inGalleries}
+    WHERE ${images.descriptorModel} = ${model} ${inGalleries}
     ORDER BY similarity DESC`
 }
 
@@ -189,7 +192,7 @@ export class GalleryStore implements Store {
     return this.#withImage(input.image, input.identity, async (image) => {
       const region = await this.describeOne(image)
       const [row] = await this.options.db.insert(this.#t.images).values({
-        galleryId: input.galleryId, itemId: input.itemId, descriptor: region.descriptor, picture: region.picture!, createdAt: this.options.clock.now(),
+        galleryId: input.galleryId, itemId: input.itemId, descriptor: region.descriptor, descriptorModel: region.model, picture: region.picture!, createdAt: this.options.clock.now(),
       }).returning({ imageId: this.#t.images.imageId })
       return { imageId: row!.imageId, box: region.box }
     })
@@ -204,7 +207,13 @@ export class GalleryStore implements Store {
     const subject = this.#info.subject
     if (subject && regions.length !== 1)
       throw new ApiError(subject.error, { details: { [subject.detail]: regions.length, boxes: regions.map((f) => f.box) }, msgText: `A ${this.#info.title.toLowerCase()} image must show exactly one ${subject.noun}; ${regions.length} found.` })
-    return regions[0]!
+    const region = regions[0]!
+    if (this.options.kind === 'face') {
+      // Enrolment quality (docs/galleries.md "Enrolment quality"): a face that would never match is refused.
+      const refusal = qualityRefusal(await faceQuality(region))
+      if (refusal) throw new ApiError(refusal.error, { details: { measure: refusal.measure, measured: refusal.measured, limit: refusal.limit, box: region.box } })
+    }
+    return region
   }
 
   async deleteImage(galleryId: string, itemId: string, imageId: number): Promise<void> {
@@ -229,7 +238,7 @@ export class GalleryStore implements Store {
     return Promise.all(regions.map(async (region) => ({
       box: region.box,
       landmark: region.landmark,
-      matches: (await this.nearestItems(region.descriptor, galleryIds, input.topK)).filter((m) => input.threshold === undefined || m.similarity >= input.threshold),
+      matches: (await this.nearestItems(region.descriptor, region.model, galleryIds, input.topK)).filter((m) => input.threshold === undefined || m.similarity >= input.threshold),
     })))
   }
 
@@ -238,11 +247,13 @@ export class GalleryStore implements Store {
    * the whole index, so candidates of other galleries are filtered out afterwards and the
    * candidate count grows until `k` items are found or every stored image was a candidate.
    */
-  async nearestItems(descriptor: Float32Array, galleryIds: string[], k: number): Promise<GalleryMatch[]> {
+  async nearestItems(descriptor: Float32Array, model: string, galleryIds: string[], k: number): Promise<GalleryMatch[]> {
     const { db } = this.options
-    const [{ stored }] = await db.select({ stored: count() }).from(this.#t.images) as [{ stored: number }]
+    // Every indexed image (any model) may be a candidate of vector_top_k.
+    const [{ stored }] = await db.select({ stored: count() }).from(this.#t.images).where(isNotNull(this.#t.images.descriptor)) as [{ stored: number }]
+    if (stored === 0) return []
     for (let candidates = Math.max(16, k * 4); ; candidates *= 4) {
-      const rows = await db.all<GalleryMatch>(nearestImagesQuery(this.#t, descriptor, candidates, galleryIds))
+      const rows = await db.all<GalleryMatch>(nearestImagesQuery(this.#t, descriptor, model, candidates, galleryIds))
       const best = new Map<string, GalleryMatch>()
       for (const r of rows) {
         const key = `${r.galleryId}\u0000${r.itemId}`

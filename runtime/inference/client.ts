@@ -202,7 +202,7 @@ export class SidecarClient implements InferenceService {
       const kind = GALLERY_KINDS.find((k) => k === header.kind)
       if (!kind) throw new Error(`unknown gallery kind ${String(header.kind)}`)
       const descriptors = unpackVectors(body, Number(header.count), Number(header.dims))
-      this.#recognize({ kind, descriptors, galleryIds: (header.galleryIds ?? []) as string[] }).then((result) => answer({ ok: true, result }), fail)
+      this.#recognize({ kind, descriptors, galleryIds: (header.galleryIds ?? []) as string[], model: String(header.model) }).then((result) => answer({ ok: true, result }), fail)
     } catch (error) {
       fail(error)
     }
@@ -219,13 +219,13 @@ export class SidecarClient implements InferenceService {
       image: image.kind === 'path' ? { kind: 'path', path: image.path } : image.kind === 'rgb' ? { kind: 'rgb', width: image.width, height: image.height } : { kind: 'bytes' },
     }
     const { result, body } = await this.#request('describe', header, image.kind === 'bytes' ? image.bytes : image.kind === 'rgb' ? image.data : undefined)
-    const r = result as { dims: number; regions: { box: DescribedRegion['box']; score: number; landmark: DescribedRegion['landmark']; pictureBytes: number }[] }
+    const r = result as { dims: number; model: string | null; regions: { box: DescribedRegion['box']; score: number; landmark: DescribedRegion['landmark']; pictureBytes: number }[] }
     const descriptors = unpackVectors(body, r.regions.length, r.dims)
     let at = r.regions.length * r.dims * 4
     return r.regions.map((f, i) => {
       const picture = f.pictureBytes > 0 ? Buffer.from(body.subarray(at, at + f.pictureBytes)) : null
       at += f.pictureBytes
-      return { box: f.box, score: f.score, landmark: f.landmark, descriptor: descriptors[i]!, picture }
+      return { box: f.box, score: f.score, landmark: f.landmark, descriptor: descriptors[i]!, model: r.model!, picture }
     })
   }
 

@@ -1,4 +1,5 @@
 import { defaultManifestDir, loadManifests, type LoadedManifest } from '../../models/load-manifests.ts'
+import { descriptorModelOf } from '../../models/descriptor-model.ts'
 import { settings } from '../../shared/config.ts'
 import type { DetectionResultCore, DetectOutcome, SidecarStats } from '../../shared/inference/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
@@ -173,13 +174,14 @@ export class InferenceEngine {
         // The default area holds every target, in the pipeline's order.
         const targets = buildResult(pipeline.manifest, output, image, {}, Date.now()).areaList[0]!.targetList
         const regions: DescribedRegion[] = []
+        const model = descriptorModelOf(pipeline.manifest)!
         for (const [i, work] of output.targets.entries()) {
           if (!work.descriptor) continue
           // The console's picture: the region described, at most 160 × 160 (an aligned face is square).
           const picture = request.pictures && work.described
             ? await sharp(work.described.data, { raw: { width: work.described.width, height: work.described.height, channels: 3 } }).resize(160, 160, { fit: 'inside' }).jpeg({ quality: 85 }).toBuffer()
             : null
-          regions.push({ box: targets[i]!.box, score: work.detection.score, landmark: targets[i]!.landmark, descriptor: work.descriptor, picture })
+          regions.push({ box: targets[i]!.box, score: work.detection.score, landmark: targets[i]!.landmark, descriptor: work.descriptor, model, picture })
         }
         return regions
       } finally {

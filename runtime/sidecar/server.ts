@@ -31,11 +31,11 @@ export function serveEngine(engine: InferenceEngine, socketPath: string, install
     // Calls to the runtime (gallery search, protocol.ts RECOGNIZE_CALL) awaiting its reply.
     const calls = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>()
     let nextCall = 1
-    const recognize: Recognize = ({ kind, descriptors, galleryIds }) => new Promise((resolve, reject) => {
+    const recognize: Recognize = ({ kind, descriptors, galleryIds, model }) => new Promise((resolve, reject) => {
       if (socket.destroyed) { reject(new Error('runtime connection closed')); return }
       const id = nextCall++
       calls.set(id, { resolve: resolve as (v: unknown) => void, reject })
-      reply({ call: RECOGNIZE_CALL, id, kind, count: descriptors.length, dims: descriptors[0]?.length ?? 0, galleryIds }, packVectors(descriptors))
+      reply({ call: RECOGNIZE_CALL, id, kind, count: descriptors.length, dims: descriptors[0]?.length ?? 0, galleryIds, model }, packVectors(descriptors))
     }) as Promise<(GalleryMatch | null)[]>
     socket.on('close', () => {
       for (const call of calls.values()) call.reject(new Error('runtime connection closed'))
@@ -161,7 +161,7 @@ async function handle(engine: InferenceEngine, frame: Frame, recognize: Recogniz
       // Body: the descriptors back to back, then each region's picture.
       const pictures = regions.map((f) => f.picture ?? Buffer.alloc(0))
       return {
-        result: { dims: regions[0]?.descriptor.length ?? 0, regions: regions.map((f, i) => ({ box: f.box, score: f.score, landmark: f.landmark, pictureBytes: pictures[i]!.length })) },
+        result: { dims: regions[0]?.descriptor.length ?? 0, model: regions[0]?.model ?? null, regions: regions.map((f, i) => ({ box: f.box, score: f.score, landmark: f.landmark, pictureBytes: pictures[i]!.length })) },
         body: Buffer.concat([packVectors(regions.map((f) => f.descriptor)), ...pictures]),
       }
     }

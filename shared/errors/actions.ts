@@ -32,6 +32,8 @@ export const RecommendedAction = {
   CONFIRM_AT_NEW_ADDRESS: 'CONFIRM_AT_NEW_ADDRESS',
   /** A gallery picture with not exactly one face (or person): a photo of one, or a crop from a detection. */
   USE_ONE_SUBJECT_PHOTO: 'USE_ONE_SUBJECT_PHOTO',
+  /** A gallery face too small, too blurred or turned too far (details.measured against details.limit): a larger, sharper, frontal photo. */
+  USE_BETTER_FACE_PHOTO: 'USE_BETTER_FACE_PHOTO',
   /** A stream task's targetFps above its camera's rate (details.sourceFps). */
   LOWER_TARGET_FPS: 'LOWER_TARGET_FPS',
   NONE: 'NONE',

@@ -303,6 +303,13 @@ export const catalogue = {
     'No image with this id exists for this item.', A.CHECK_REQUEST_PARAMETERS),
   GalleryBodyCount: entry('7516', 'api.error.GalleryBodyCount',
     'A body gallery image must show exactly one person: details.persons is how many were found.', A.USE_ONE_SUBJECT_PHOTO),
+  // Enrolment quality (docs/galleries.md "Enrolment quality"): details.measure, details.measured, details.limit, details.box.
+  GalleryFaceTooSmall: entry('7517', 'api.error.GalleryFaceTooSmall',
+    'The face is too small to be a useful gallery picture: details.measured is its eye distance in pixels, details.limit the least accepted.', A.USE_BETTER_FACE_PHOTO),
+  GalleryFaceBlurred: entry('7518', 'api.error.GalleryFaceBlurred',
+    'The face is too blurred to be a useful gallery picture: details.measured is its sharpness, details.limit the least accepted.', A.USE_BETTER_FACE_PHOTO),
+  GalleryFaceTurned: entry('7519', 'api.error.GalleryFaceTurned',
+    'The face is turned too far from the camera to be a useful gallery picture: details.measured is how far, details.limit the most accepted.', A.USE_BETTER_FACE_PHOTO),
   // ── recording and live view (spec 4.10 System: recording, Live stream; 4.11 file streaming) ──
   StreamSourceUnsupported: entry('7621', 'api.error.StreamSourceUnsupported',
     'Recording and live view copy the camera\'s video stream without re-encoding it; this camera\'s source type (HTTP snapshot or MJPEG, USB) has no such stream. Use an RTSP or file camera.', A.CHANGE_CAMERA_ENCODING),

@@ -89,6 +89,9 @@ export const EVENT_KINDS = {
     cameraId: 'string', reason: '"reserve"', availableBytes: 'number; free after the reserve and upload reservations' }),
   'recording.resumed': kind('recording', false, 'A suspended camera recording writes again.', {
     cameraId: 'string' }),
+  'gallery.redescribing': kind('galleries', false, 'The gallery images of one kind described by another model than the current one are being described again from their stored pictures (docs/galleries.md "Descriptor model changes"): at the start, after every 10 images, and when done. Until an image is described again it matches nobody.', {
+    kind: '"face", "body" or "things"', model: 'string; the current descriptor model', state: '"running" or "done"',
+    total: 'number; images to describe again at the start', described: 'number; described so far', failed: 'number; pictures in which the model found no subject (kept, matching nobody)' }),
 } as const satisfies Record<string, EventKindInfo>
 
 export type EventKind = keyof typeof EVENT_KINDS

@@ -29,6 +29,8 @@ export interface RecognizeRequest {
   descriptors: Float32Array[]
   /** The galleries to search; every gallery of the kind when empty. */
   galleryIds: string[]
+  /** The model that made the descriptors (models/descriptor-model.ts): only images it described are compared. */
+  model: string
 }
 
 /**
@@ -53,6 +55,8 @@ export interface DescribedRegion {
   /** Pixel landmarks (spec 2.6 keys); empty without keypoints. */
   landmark: RatioPoint[]
   descriptor: Float32Array
+  /** The model that made the descriptor (models/descriptor-model.ts). */
+  model: string
   /** JPEG of the region described (the aligned face, the person), when asked for. */
   picture: Buffer | null
 }
@@ -96,7 +100,7 @@ export interface ImportRowError {
   row: number
   personId: string
   file: string
-  reason: 'missing-file' | 'no-face' | 'several-faces' | 'duplicate-id' | 'invalid-row' | 'bad-image'
+  reason: 'missing-file' | 'no-face' | 'several-faces' | 'duplicate-id' | 'invalid-row' | 'bad-image' | 'poor-face'
   /** Faces found, for no-face / several-faces. */
   faces?: number
   detail?: string
@@ -145,7 +149,24 @@ export interface GalleryStore {
   search(input: { galleryId?: string; image: GalleryImage; topK: number; threshold?: number; identity: Identity }): Promise<SearchRegion[]>
 }
 
+/**
+ * The re-description of one gallery kind's images after a change of descriptor model
+ * (docs/galleries.md "Descriptor model changes"; `QueryDeviceStatus` → `galleryRedescription`).
+ */
+export interface Redescription {
+  kind: GalleryKind
+  /** `idle`: every image is described by `model`; `waiting`: the model could not be run yet. */
+  state: 'idle' | 'waiting' | 'running' | 'done'
+  /** The current descriptor model (null until the kind's algorithm is known). */
+  model: string | null
+  total: number
+  described: number
+  failed: number
+}
+
 export interface GalleriesService {
+  /** Progress of describing stored images again after a model change, per kind. */
+  redescription(): Redescription[]
   /** The galleries of one kind (spec 4.10 Face, Body, Things gallery). */
   of(kind: GalleryKind): GalleryStore
   /**

@@ -77,7 +77,7 @@ beforeAll(async () => {
   await db.insert(faceGalleries).values({ galleryId: 'staff', name: 'Staff', createdAt: now, updatedAt: now })
   await db.insert(galleryPersons).values({ galleryId: 'staff', itemId: 'p1', name: 'Ada', attributes: { team: 'ops' }, createdAt: now, updatedAt: now })
   const descriptor = descriptorOf(0)
-  await db.insert(galleryFaces).values({ galleryId: 'staff', itemId: 'p1', descriptor, picture: Buffer.from([0xff, 0xd8, 1, 2, 3]), createdAt: now })
+  await db.insert(galleryFaces).values({ galleryId: 'staff', itemId: 'p1', descriptor, descriptorModel: MODEL, picture: Buffer.from([0xff, 0xd8, 1, 2, 3]), createdAt: now })
   const data = source.config.dataPath
   mkdirSync(path.join(data, 'models'), { recursive: true })
   writeFileSync(path.join(data, 'models', 'user-model.onnx'), Buffer.from('onnx bytes'))
@@ -140,7 +140,7 @@ describe('restore into another device', () => {
 
       expect(await tableContents(target)).toEqual(await tableContents(source))
       expect(await db.select().from(sessions)).toEqual([])
-      expect(await db.all(nearestImagesQuery(galleryTablesOf.face, descriptorOf(0), 5, ['staff']))).toHaveLength(1)
+      expect(await db.all(nearestImagesQuery(galleryTablesOf.face, descriptorOf(0), MODEL, 5, ['staff']))).toHaveLength(1)
       const data = target.config.dataPath
       expect(readFileSync(path.join(data, 'models', 'user-model.onnx'), 'utf8')).toBe('onnx bytes')
       expect(readFileSync(path.join(data, 'algorithm-packages', 'my-alg', 'manifest.json'), 'utf8')).toBe('{"algorithmId":"my-alg"}')
@@ -170,7 +170,7 @@ describe('restore into another device', () => {
       expect(await tableContents(target)).toEqual(before)
       expect(readdirSync(path.join(data, 'models'))).toEqual(['mine.onnx'])
       // The vector index dropped for the copy came back with the rollback: the face is found by it.
-      const nearest = await target.runtime.services.db.all(nearestImagesQuery(galleryTablesOf.face, descriptorOf(0.25), 5, ['visitors']))
+      const nearest = await target.runtime.services.db.all(nearestImagesQuery(galleryTablesOf.face, descriptorOf(0.25), MODEL, 5, ['visitors']))
       expect(nearest).toHaveLength(1)
       expect(existsSync(path.join(data, 'algorithm-packages', 'my-alg'))).toBe(false)
       expect(readdirSync(restoreDirOf(data))).toEqual(['last.json'])
@@ -180,13 +180,15 @@ describe('restore into another device', () => {
   })
 })
 
-const descriptorOf = (phase: number) => Float32Array.from({ length: 1024 }, (_, i) => Math.sin(i + phase))
+/** The descriptor model the test's faces are recorded with (models/descriptor-model.ts). */
+const MODEL = 'build:face-recognition-resnet#descriptor'
+const descriptorOf = (phase: number) => Float32Array.from({ length: 128 }, (_, i) => Math.sin(i + phase))
 
 async function addFace(rt: TestRuntime, galleryId: string, phase: number) {
   const { db } = rt.runtime.services
   await db.insert(faceGalleries).values({ galleryId, name: galleryId, createdAt: 1, updatedAt: 1 })
   await db.insert(galleryPersons).values({ galleryId, itemId: 'p', name: 'P', attributes: {}, createdAt: 1, updatedAt: 1 })
-  await db.insert(galleryFaces).values({ galleryId, itemId: 'p', descriptor: descriptorOf(phase), picture: Buffer.from([1]), createdAt: 1 })
+  await db.insert(galleryFaces).values({ galleryId, itemId: 'p', descriptor: descriptorOf(phase), descriptorModel: MODEL, picture: Buffer.from([1]), createdAt: 1 })
 }
 
 /** What the Restore route does once a backup passed: the validated folder moved where the start-up looks, and the record. */
@@ -291,6 +293,8 @@ describe('a backup of an older schema', () => {
       m.tables = m.tables.filter((t) => shape.has(t.name))
       for (const key of [...e.keys()]) if (key.startsWith('db/') && !shape.has(key.slice(3, -6))) e.delete(key)
       for (const t of m.tables) e.set(t.entry, jsonl(rowsOf(e, t.name).map((row) => Object.fromEntries(Object.entries(row).filter(([c]) => shape.get(t.name)!.includes(c))))))
+      // One migration ago a face descriptor had FaceRes's 1024 values (migration 0017_descriptor_model).
+      e.set('db/gallery_faces.jsonl', jsonl(rowsOf(e, 'gallery_faces').map((row) => ({ ...row, descriptor: { $blob: Buffer.from(Float32Array.from({ length: 1024 }, (_, i) => Math.sin(i)).buffer).toString('base64') } }))))
     })
     const target = await createTestRuntime()
     try {
@@ -305,6 +309,8 @@ describe('a backup of an older schema', () => {
         if (shape.has(table.name)) expect(restored[table.name], table.name).toHaveLength(original[table.name]!.length)
         else expect(restored[table.name], table.name).toEqual([])
       }
+      // The faces wait to be described again by the current model (docs/galleries.md "Descriptor model changes").
+      expect(await target.runtime.services.db.select({ descriptor: galleryFaces.descriptor, model: galleryFaces.descriptorModel }).from(galleryFaces)).toEqual([{ descriptor: null, model: null }])
     } finally {
       await target.close()
     }

@@ -5,6 +5,7 @@
  * deleted; images without exactly one face are refused with the count.
  */
 import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import sharp from 'sharp'
 import { sql } from 'drizzle-orm'
@@ -16,6 +17,7 @@ import { galleryTablesOf } from '../../shared/db/schema/index.ts'
 import { deviceTest as test } from '../helpers/device-fixture.ts'
 import type { DeviceProcess } from '../helpers/device.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
+import { samplePath } from '../inference/helpers.ts'
 import { cropFace, samplePhoto, targetsOf, type Box, type SamplePhoto } from './faces.ts'
 
 const centreOf = (b: Box) => ({ x: b.x + b.width / 2, y: b.y + b.height / 2 })
@@ -102,6 +104,47 @@ test.describe('face gallery over HTTP', () => {
     await ok('/gtw/cwai/Library/DeletePerson', { galleryId: galleryA, personId: 'nobody' })
   })
 
+  test('refuses a face too small, too blurred or turned too far, naming the measured value and its limit; a refused face is not stored', async () => {
+    const labelled = (file: string) => readFileSync(path.join(import.meta.dirname, '../../../shared/media/faces', file))
+    await ok('/gtw/cwai/Library/AddPerson', { galleryId: galleryA, personId: 'poor', name: 'Poor pictures' })
+    const refusal = async (image: Buffer) => {
+      const answer = await post('/gtw/cwai/Library/AddPersonImage', { galleryId: galleryA, personId: 'poor', imageBase64: image.toString('base64') })
+      expect(answer.resCode).toBe(0)
+      return answer.resMsg[0]
+    }
+    // stock-teen-4 at an eighth of its size: its eyes ~131 px apart at full size (bench/face-quality.ts), ~16 px now.
+    const teen = labelled('stock-teen-4.jpg')
+    const small = await refusal(await sharp(teen).resize(Math.round((await sharp(teen).metadata()).width! / 8)).jpeg().toBuffer())
+    expect(small).toMatchObject({ messageKey: 'api.error.GalleryFaceTooSmall', recommendedAction: 'USE_BETTER_FACE_PHOTO', details: { measure: 'eyeDistancePx', limit: 24 } })
+    expect(small.details.measured).toBeGreaterThan(8)
+    expect(small.details.measured).toBeLessThan(24)
+    // stock-emotions-b-1 under a Gaussian blur of σ 12 px (its face ~150 px between the eyes).
+    const blurred = await refusal(await sharp(labelled('stock-emotions-b-1.jpg')).blur(12).jpeg().toBuffer())
+    expect(blurred).toMatchObject({ messageKey: 'api.error.GalleryFaceBlurred', recommendedAction: 'USE_BETTER_FACE_PHOTO', details: { measure: 'sharpness', limit: 3 } })
+    expect(blurred.details.measured).toBeLessThan(3)
+    // sample2's three faces as the gallery's own detector finds them (SearchByImage): one woman in
+    // full profile (one eye visible), the two others facing the camera; each cut out with its box's size around it.
+    const sample2 = readFileSync(samplePath(2))
+    const size = await sharp(sample2).metadata()
+    const { faces: found } = await ok('/gtw/cwai/Library/SearchByImage', { imageBase64: sample2.toString('base64'), topK: 1 })
+    expect(found).toHaveLength(3)
+    const cut = (b: Box) => {
+      const left = Math.max(0, Math.round(b.x - b.width)), top = Math.max(0, Math.round(b.y - b.height))
+      return sharp(sample2).extract({ left, top, width: Math.min(size.width! - left, Math.round(b.width * 3)), height: Math.min(size.height! - top, Math.round(b.height * 3)) }).jpeg({ quality: 92 }).toBuffer()
+    }
+    const answers = []
+    for (const f of found) answers.push((await post('/gtw/cwai/Library/AddPersonImage', { galleryId: galleryA, personId: 'poor', imageBase64: (await cut(f.box)).toString('base64') })).resMsg[0]?.messageKey ?? 'stored')
+    expect(answers.filter((a) => a === 'api.error.GalleryFaceTurned'), JSON.stringify(answers)).toHaveLength(1)
+    // The frontal faces pass the quality checks (a cut may also hold a neighbour's face: GalleryFaceCount).
+    expect(answers.filter((a) => a !== 'api.error.GalleryFaceTurned').every((a) => a === 'stored' || a === 'api.error.GalleryFaceCount'), JSON.stringify(answers)).toBe(true)
+    const turned = await refusal(await cut(found[answers.indexOf('api.error.GalleryFaceTurned')].box))
+    expect(turned).toMatchObject({ details: { measure: 'turn', limit: 1 } })
+    expect(turned.details.measured).toBeGreaterThan(1)
+    // Only what was answered as stored was stored.
+    expect((await ok('/gtw/cwai/Library/PersonDetail', { galleryId: galleryA, personId: 'poor' })).faceIds).toHaveLength(answers.filter((a) => a === 'stored').length)
+    await ok('/gtw/cwai/Library/DeletePerson', { galleryId: galleryA, personId: 'poor' })
+  })
+
   test('search by image: each face of the group photo finds its person first, with the similarity', async () => {
     // The whole photo, flipped: another view than the registered crops.
     const flipped = await sharp(photos[1]!.bytes).flop().jpeg().toBuffer()
@@ -117,8 +160,8 @@ test.describe('face gallery over HTTP', () => {
       expect(face.matches[0].similarity).toBeGreaterThan(0.7)
       expect(face.matches[1].similarity).toBeLessThan(face.matches[0].similarity)
     }
-    // A threshold keeps only the matches that reach it; gallery B does not hold these people.
-    const strict = await ok('/gtw/cwai/Library/SearchByImage', { galleryId: galleryA, imageBase64: flipped.toString('base64'), topK: 3, threshold: 0.7 })
+    // A threshold (here the default, docs/galleries.md "Threshold") keeps only the matches that reach it; gallery B does not hold these people.
+    const strict = await ok('/gtw/cwai/Library/SearchByImage', { galleryId: galleryA, imageBase64: flipped.toString('base64'), topK: 3, threshold: 0.935 })
     for (const face of strict.faces) expect(face.matches).toHaveLength(1)
     const other = await ok('/gtw/cwai/Library/SearchByImage', { galleryId: galleryB, imageBase64: flipped.toString('base64'), topK: 3 })
     for (const face of other.faces) expect(face.matches.map((m: any) => m.personId)).toEqual(['p6-2'])
@@ -150,9 +193,9 @@ test.describe('face gallery over HTTP', () => {
   test('searches through the vector index (vector_top_k), not by scanning the images, for every gallery kind', async () => {
     const { db, close } = openDb(`file:${path.join(device.dataDir, 'device.db')}`)
     try {
-      for (const [images, dims] of [['gallery_faces', 1024], ['body_gallery_images', 600], ['things_gallery_images', 600]] as const) {
+      for (const [images, dims] of [['gallery_faces', 128], ['body_gallery_images', 600], ['things_gallery_images', 600]] as const) {
         const tables = Object.values(galleryTablesOf).find((t) => t.vectorIndex === `${images}_descriptor_idx`)!
-        const plan = await db.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${nearestImagesQuery(tables, new Float32Array(dims).fill(0.03), 16, [galleryA])}`)
+        const plan = await db.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${nearestImagesQuery(tables, new Float32Array(dims).fill(0.03), 'any-model', 16, [galleryA])}`)
         const details = plan.map((p) => p.detail)
         expect(details[0]).toMatch(/^SCAN t VIRTUAL TABLE INDEX/)
         expect(details.some((d) => new RegExp(`SEARCH ${images} USING INTEGER PRIMARY KEY`).test(d))).toBe(true)

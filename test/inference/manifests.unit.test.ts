@@ -61,9 +61,9 @@ describe('pipeline manifests', () => {
   it('a recognizer must follow a detector that gives the eye keypoints it names', () => {
     const file = path.join(defaultManifestDir(projectRoot), 'face-recognition.json')
     expect(() => loadManifest(variant(() => undefined, file), projectRoot)).not.toThrow()
-    expect(() => loadManifest(variant((m) => { m.nodes[1].align.eyes = [0, 6] }, file), projectRoot)).toThrow(/detector face has no keypoints 0, 6/)
+    expect(() => loadManifest(variant((m) => { m.nodes[1].align = { eyes: [0, 6], scale: 3.2, eyeLine: 0.4 } }, file), projectRoot)).toThrow(/detector face has no keypoints 0, 6/)
     expect(() => loadManifest(variant((m) => { m.nodes.reverse() }, file), projectRoot)).toThrow(/recognizer recognizer must come after detector face/)
-    expect(() => loadManifest(variant((m) => { m.nodes[1].align.scale = 0 }, file), projectRoot)).toThrow(/invalid pipeline manifest/)
+    expect(() => loadManifest(variant((m) => { m.nodes[1].align = { eyes: [0, 1], scale: 0, eyeLine: 0.4 } }, file), projectRoot)).toThrow(/invalid pipeline manifest/)
     expect(() => loadManifest(variant((m) => { m.nodes[1].gallery = 'cats' }, file), projectRoot)).toThrow(/invalid pipeline manifest/)
   })
 

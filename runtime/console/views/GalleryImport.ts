@@ -20,6 +20,7 @@ const REASON: Record<string, string> = {
   'duplicate-id': 'person id already in this manifest',
   'invalid-row': 'invalid row',
   'bad-image': 'not a readable image',
+  'poor-face': 'face too small, blurred or turned away (see detail)',
 }
 
 /**

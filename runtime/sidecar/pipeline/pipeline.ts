@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import * as ort from 'onnxruntime-node'
 import type { LoadedManifest } from '../../../models/load-manifests.ts'
+import { descriptorModelOf } from '../../../models/descriptor-model.ts'
 import { describeModelSource } from '../../../models/load-manifests.ts'
 import type { ClassifierNode, CropNode, DetectorNode, LogicNode, PipelineManifest, RecognizerNode } from '../../../models/manifest-schema.ts'
 import { UNKNOWN_LABEL, type Recognize } from '../../../shared/galleries/types.ts'
@@ -226,7 +227,7 @@ export class Pipeline {
     if (!state.recognize || described.length === 0) return
     const { recognition } = state.config
     const threshold = state.config.thresholds?.[node.id] ?? recognition?.threshold ?? node.scoreThreshold
-    const best = await state.recognize({ kind: node.gallery ?? 'face', descriptors: described.map((t) => t.descriptor!), galleryIds: recognition?.galleryIds ?? [] })
+    const best = await state.recognize({ kind: node.gallery ?? 'face', descriptors: described.map((t) => t.descriptor!), galleryIds: recognition?.galleryIds ?? [], model: descriptorModelOf(this.manifest, node)! })
     described.forEach((target, i) => {
       const match = best[i]
       target.confidence.push(match && match.similarity >= threshold

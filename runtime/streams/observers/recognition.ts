@@ -67,7 +67,7 @@ export const recognition = (deps: RecognitionDeps): StreamObserverFactory => (ro
     const faces = await deps.describeFaces(deps.faceAlgorithm, cut.image)
     const face = faces.sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height)[0]
     if (!face) return
-    const [match] = await deps.recognize({ kind: 'face', descriptors: [face.descriptor], galleryIds: config.galleryIds ?? [] })
+    const [match] = await deps.recognize({ kind: 'face', descriptors: [face.descriptor], galleryIds: config.galleryIds ?? [], model: face.model })
     const identity: ObjectRecognition = match && match.similarity >= threshold
       ? { name: match.name, personId: match.itemId, galleryId: match.galleryId, similarity: match.similarity }
       : { name: UNKNOWN_LABEL, personId: null, galleryId: null, similarity: match?.similarity ?? 0 }

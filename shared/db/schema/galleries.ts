@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm'
 import { blob, customType, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import type { GalleryKind } from '../../galleries/kinds.ts'
 
-/** Length of a face descriptor (FaceRes, models/README.md). */
-export const FACE_DESCRIPTOR_DIMS = 1024
+/** Length of a face descriptor (the dlib ResNet-29 of `face-recognition`, docs/galleries.md "Face descriptor"). */
+export const FACE_DESCRIPTOR_DIMS = 128
 
 /**
  * libsql's vector column (`F32_BLOB(n)`): float32 values, searched through a
@@ -52,7 +52,16 @@ function galleryTables(names: GalleryTableNames, dims: number) {
     imageId: integer(names.imageColumn).primaryKey({ autoIncrement: true }),
     galleryId: text('gallery_id').notNull(),
     itemId: text(names.itemColumn).notNull(),
-    descriptor: f32Blob(dims)('descriptor').notNull(),
+    /**
+     * Null while the image waits to be described again with the current model (docs/galleries.md
+     * "Descriptor model changes"); such a row is in no search.
+     */
+    descriptor: f32Blob(dims)('descriptor'),
+    /**
+     * The model that made `descriptor` (`descriptorModelOf`, models/descriptor-model.ts); a search
+     * compares only descriptors of the searching model. Null: made before models were recorded.
+     */
+    descriptorModel: text('descriptor_model'),
     /** JPEG of the region described (aligned face, person), for the console. */
     picture: blob('picture', { mode: 'buffer' }).notNull(),
     /** SHA-256 of the image it came from: an import run again skips what it already added. */
