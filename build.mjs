@@ -82,7 +82,8 @@ async function writeManifest(sources) {
     const definition = (await import(`${pathToFileURL(file).href}?v=${hash}`)).default
     if (!definition?.routes || typeof definition.handle !== 'function') throw new Error(`${source} does not default-export defineHandler({...})`)
     const methods = definition.methods ?? ['POST']
-    bundles[bundle] = { source: path.relative(root, source), hash, routes: definition.routes, methods, auth: definition.auth, body: definition.body }
+    // The route table mounts the routes from here and imports a bundle at its first request (runtime/http/route-table.ts).
+    bundles[bundle] = { source: path.relative(root, source), hash, routes: definition.routes, methods, auth: definition.auth, body: definition.body, summary: definition.summary }
     for (const route of definition.routes) {
       if (routes[route]) throw new Error(`route ${route} is defined twice: ${routes[route].bundle} and ${bundle}`)
       routes[route] = { bundle, auth: definition.auth, body: definition.body, methods, hash }
