@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import type { MqttClient } from 'mqtt'
-import sharp from 'sharp'
 import { and, count, desc, eq, gte } from 'drizzle-orm'
 import { storageOf } from '../../shared/aihost/system.ts'
 import { events } from '../../shared/db/schema/index.ts'
@@ -9,6 +8,7 @@ import { ApiError } from '../../shared/errors/index.ts'
 import type { MqttSettings } from '../../shared/events/types.ts'
 import type { FleetAlarm, FleetCallResult, FleetDeviceView, FleetService, FleetSummary } from '../../shared/fleet/types.ts'
 import type { Logger, Services } from '../../shared/handler.ts'
+import { loadSharp } from '../load-sharp.ts'
 import type { MqttCompanion } from './ha-discovery.ts'
 
 export interface FleetWatcherDeps {
@@ -148,7 +148,7 @@ export class FleetWatcher implements MqttCompanion, FleetService {
   private async thumbnail(services: Services, alarmId: string): Promise<string | null> {
     if (this.thumbnails.has(alarmId)) return this.thumbnails.get(alarmId)!
     const made = await services.alarms.picture(alarmId)
-      .then((file) => sharp(file).resize({ width: THUMBNAIL_WIDTH, withoutEnlargement: true }).jpeg({ quality: 60 }).toBuffer())
+      .then(async (file) => (await loadSharp())(file).resize({ width: THUMBNAIL_WIDTH, withoutEnlargement: true }).jpeg({ quality: 60 }).toBuffer())
       .then((jpeg) => `data:image/jpeg;base64,${jpeg.toString('base64')}`, () => null)
     if (this.thumbnails.size > 50) this.thumbnails.clear()
     this.thumbnails.set(alarmId, made)
