@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs'
+import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { HandlerDefinition, HttpMethod, Logger, MountedRoute } from '../../shared/handler.ts'
@@ -19,6 +20,8 @@ export interface RouteEntry {
   /** Hash of the bundle's bytes (as the manifest lists it until the bundle is imported): the version being served. */
   hash: string
 }
+
+const requireModule = createRequire(import.meta.url)
 
 const loadedEntry = (route: MountedRoute, hash: string, definition: HandlerDefinition): RouteEntry => {
   const loaded = Promise.resolve(definition)
@@ -95,10 +98,7 @@ export class RouteTable {
       return []
     }
     let importing: Promise<HandlerDefinition> | null = null
-    const load = () => (importing ??= this.importBundle(bundle).then((imported) => {
-      if (!imported) throw new Error(`bundle ${bundle} is missing`)
-      return imported.definition
-    }).catch((error: unknown) => {
+    const load = () => (importing ??= this.firstImport(bundle).catch((error: unknown) => {
       importing = null // the next request tries again (a deploy may be under way)
       throw error
     }))
@@ -114,6 +114,37 @@ export class RouteTable {
       hash: listed.hash,
       load,
     }))
+  }
+
+  /**
+   * A bundle's first import, synchronous (`require` of the ES module, Node ≥ 20.19): the first
+   * request of a route then runs as later ones do, without waiting for the module loader.
+   * node:http ends a connection whose client half-closed while no answer was under way, so an
+   * import awaited there would lose that client's answer. A bundle with top-level await, or one
+   * imported before (a redeploy), goes through `importBundle`.
+   */
+  private firstImport(bundle: string): Promise<HandlerDefinition> {
+    if (this.loaded.has(bundle)) return this.importBundle(bundle).then((imported) => imported!.definition)
+    const file = path.join(this.functionsDir, bundle)
+    let bytes: Buffer
+    try {
+      bytes = readFileSync(file)
+    } catch {
+      return Promise.reject(new Error(`bundle ${bundle} is missing`))
+    }
+    try {
+      const definition = (requireModule(file) as { default?: HandlerDefinition }).default
+      if (!definition || typeof definition.handle !== 'function' || !Array.isArray(definition.routes))
+        throw new Error('bundle does not default-export a handler definition')
+      this.loaded.set(bundle, { hash: createHash('sha256').update(bytes).digest('hex'), definition })
+      return Promise.resolve(definition)
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ERR_REQUIRE_ASYNC_MODULE') return Promise.reject(error)
+      return this.importBundle(bundle).then((imported) => {
+        if (!imported) throw new Error(`bundle ${bundle} is missing`)
+        return imported.definition
+      })
+    }
   }
 
   private async importBundle(bundle: string) {
