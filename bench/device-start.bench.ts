@@ -9,16 +9,18 @@
  * reaped end: exact, with nothing else started beside it). The sidecar's figure at exit is its
  * last `/proc` reading (polled every 10 ms while it stops).
  *
- * Baseline: another build of the device in the same run (`BENCH_START_BASELINE_DIST`, a
- * `dist/` folder whose parent has `node_modules`: e.g. `git worktree add /work/wt-start-base
- * main && cd /work/wt-start-base && ln -s …/node_modules && npm run build`). Starts of both
- * alternate, each first in turn. `BENCH_START_RUNS` (10) starts of each.
+ * Baseline: another build of the device in the same run: `BENCH_START_BASELINE_DIST`, a
+ * `dist/` folder whose parent has `node_modules` (e.g. `git worktree add /work/wt-start-base
+ * main && cd /work/wt-start-base && ln -s …/node_modules && npm run build`), or else
+ * `BENCH_START_BASELINE_REF` (main) checked out in a temporary git worktree and built there
+ * (removed at the end). Starts of both alternate, each first in turn. `BENCH_START_RUNS` (10)
+ * starts of each.
  *
  * Same behaviour: both builds must print the same route count in `listening` and both must
  * have their sidecar running then; the report lists both.
  */
-import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
@@ -28,8 +30,19 @@ import { BENCH_DIR, figure, writeReport } from './lib/report.ts'
 const TICKS_PER_SECOND = 100 // getconf CLK_TCK on Linux x86-64
 const RUNS = Number(process.env.BENCH_START_RUNS ?? 10)
 const candidateDist = path.join(path.dirname(BENCH_DIR), 'dist')
-const baselineDist = process.env.BENCH_START_BASELINE_DIST ? path.resolve(process.env.BENCH_START_BASELINE_DIST) : ''
-if (!baselineDist) throw new Error('set BENCH_START_BASELINE_DIST to the dist/ folder of the baseline build (see this file\'s comment)')
+const root = path.dirname(BENCH_DIR)
+/** Without BENCH_START_BASELINE_DIST: BENCH_START_BASELINE_REF (main) checked out in a temporary worktree and built there. */
+let baselineWorktree: string | null = null
+function buildBaseline(ref: string): string {
+  baselineWorktree = mkdtempSync(path.join(tmpdir(), 'bench-start-base-'))
+  execFileSync('git', ['worktree', 'add', '--detach', baselineWorktree, ref], { cwd: root, stdio: 'inherit' })
+  symlinkSync(path.join(root, 'node_modules'), path.join(baselineWorktree, 'node_modules'))
+  execFileSync(process.execPath, ['build.mjs'], { cwd: baselineWorktree, stdio: 'inherit' })
+  return path.join(baselineWorktree, 'dist')
+}
+const baselineDist = process.env.BENCH_START_BASELINE_DIST
+  ? path.resolve(process.env.BENCH_START_BASELINE_DIST)
+  : buildBaseline(process.env.BENCH_START_BASELINE_REF ?? 'main')
 for (const dist of [candidateDist, baselineDist]) {
   if (!existsSync(path.join(dist, 'runtime/server.mjs'))) throw new Error(`${dist}/runtime/server.mjs is missing: build it first`)
 }
@@ -197,3 +210,4 @@ const file = await writeReport({
   details: { stats, routes, exitCodes, otherChildrenAtListening: [...new Set([...sides.candidate, ...sides.baseline].flatMap((s) => s.otherChildren))], runs: sides },
 })
 console.log(`${file}\n${JSON.stringify(stats, null, 1)}`)
+if (baselineWorktree) execFileSync('git', ['worktree', 'remove', '--force', baselineWorktree], { cwd: root, stdio: 'inherit' })
