@@ -25,7 +25,8 @@ const functionsOut = path.join(dist, 'functions')
 
 /** Runtime processes, built whole; `optional` entries are skipped while their source is absent. */
 const RUNTIME_ENTRIES = [
-  { source: 'runtime/server.ts', out: 'runtime/server.mjs' },
+  // `precompiledSchemas`: its shared/schema/precompiled.ts is generated (runtime/schema/precompile.ts).
+  { source: 'runtime/server.ts', out: 'runtime/server.mjs', precompiledSchemas: true },
   { source: 'runtime/sidecar/main.ts', out: 'runtime/sidecar.mjs', optional: true },
   { source: 'runtime/supervisor/main.ts', out: 'runtime/supervisor.mjs' },
 ]
@@ -36,7 +37,10 @@ const common = {
   format: 'esm',
   target: 'node20',
   packages: 'external',
-  sourcemap: 'inline',
+  // Beside each bundle (`<bundle>.map`), not inline: every start reads, decodes and compiles
+  // the server and its ~180 handler bundles, and inline maps made them 4 times larger
+  // (bench/README.md, device-start).
+  sourcemap: 'linked',
   write: false,
   logLevel: 'warning',
 }
@@ -78,7 +82,8 @@ async function writeManifest(sources) {
     const definition = (await import(`${pathToFileURL(file).href}?v=${hash}`)).default
     if (!definition?.routes || typeof definition.handle !== 'function') throw new Error(`${source} does not default-export defineHandler({...})`)
     const methods = definition.methods ?? ['POST']
-    bundles[bundle] = { source: path.relative(root, source), hash, routes: definition.routes, methods, auth: definition.auth, body: definition.body }
+    // The route table mounts the routes from here and imports a bundle at its first request (runtime/http/route-table.ts).
+    bundles[bundle] = { source: path.relative(root, source), hash, routes: definition.routes, methods, auth: definition.auth, body: definition.body, summary: definition.summary }
     for (const route of definition.routes) {
       if (routes[route]) throw new Error(`route ${route} is defined twice: ${routes[route].bundle} and ${bundle}`)
       routes[route] = { bundle, auth: definition.auth, body: definition.body, methods, hash }
@@ -87,10 +92,32 @@ async function writeManifest(sources) {
   writeAtomically(path.join(functionsOut, 'manifest.json'), JSON.stringify({ generatedAt: new Date().toISOString(), bundles, routes }, null, 2))
 }
 
+/**
+ * The source of shared/schema/precompiled.ts with the schemas every start validates compiled
+ * to standalone validators (runtime/schema/precompile.ts), bundled like the runtime and imported.
+ */
+async function precompiledSchemasSource() {
+  const result = await build({ ...common, sourcemap: false, entryPoints: [path.join(root, 'runtime/schema/precompile.ts')], outfile: path.join(dist, 'tools/precompile-schemas.mjs') })
+  for (const file of result.outputFiles) writeAtomically(file.path, file.contents)
+  const bundle = path.join(dist, 'tools/precompile-schemas.mjs')
+  const { precompiledModuleSource } = await import(`${pathToFileURL(bundle).href}?v=${sha256(readFileSync(bundle))}`)
+  return precompiledModuleSource()
+}
+
+/** esbuild plugin: shared/schema/precompiled.ts is `contents` (resolved where the file is). */
+const precompiledSchemasPlugin = (contents) => ({
+  name: 'precompiled-schemas',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]shared[\\/]schema[\\/]precompiled\.ts$/ }, (args) => ({ contents, loader: 'js', resolveDir: path.dirname(args.path) }))
+  },
+})
+
 async function buildRuntime() {
   const entries = RUNTIME_ENTRIES.filter((entry) => !entry.optional || existsSync(path.join(root, entry.source)))
+  const schemas = entries.some((entry) => entry.precompiledSchemas) ? await precompiledSchemasSource() : null
   for (const entry of entries) {
-    const result = await build({ ...common, entryPoints: [path.join(root, entry.source)], outfile: path.join(dist, entry.out) })
+    const plugins = entry.precompiledSchemas ? [precompiledSchemasPlugin(schemas)] : []
+    const result = await build({ ...common, plugins, entryPoints: [path.join(root, entry.source)], outfile: path.join(dist, entry.out) })
     for (const file of result.outputFiles) writeAtomically(file.path, file.contents)
   }
 }

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import sharp from 'sharp'
 import { ApiError } from '../../shared/errors/index.ts'
 import { catalogue, type ErrorId } from '../../shared/errors/catalogue.ts'
 import { redactText } from '../../shared/cameras/url.ts'
+import { loadSharp } from '../load-sharp.ts'
 import { classifyExit, classifyFailure, parseInputStream, parseOutputSize, readerArgs, type InputSpec } from './ffmpeg.ts'
 import { monotonicNow } from '../../shared/clock.ts'
 
@@ -278,6 +278,7 @@ async function fetchSnapshot(url: string, authorization: string | null, timing: 
     if (total > maxBytes) throw failure('CameraUnsupportedCodec', `the snapshot is larger than ${maxBytes} bytes`)
     chunks.push(Buffer.from(chunk))
   }
+  const sharp = await loadSharp()
   try {
     const picture = sharp(Buffer.concat(chunks))
     const { width, height } = await picture.metadata()

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import type { MqttClient } from 'mqtt'
-import sharp from 'sharp'
 import { and, count, desc, eq, gte } from 'drizzle-orm'
 import { storageOf } from '../../shared/aihost/system.ts'
 import { events } from '../../shared/db/schema/index.ts'
@@ -11,6 +10,7 @@ import type { FleetAlarm, FleetCallResult, FleetDeviceView, FleetPush, FleetPush
 import type { FleetLink, PushTarget } from '../client/fleet-push.ts'
 import { FleetPushes } from './fleet-push.ts'
 import type { Logger, Services } from '../../shared/handler.ts'
+import { loadSharp } from '../load-sharp.ts'
 import type { MqttCompanion } from './ha-discovery.ts'
 
 export interface FleetWatcherDeps {
@@ -205,7 +205,7 @@ export class FleetWatcher implements MqttCompanion, FleetService, FleetLink {
   private async thumbnail(services: Services, alarmId: string): Promise<string | null> {
     if (this.thumbnails.has(alarmId)) return this.thumbnails.get(alarmId)!
     const made = await services.alarms.picture(alarmId)
-      .then((file) => sharp(file).resize({ width: THUMBNAIL_WIDTH, withoutEnlargement: true }).jpeg({ quality: 60 }).toBuffer())
+      .then(async (file) => (await loadSharp())(file).resize({ width: THUMBNAIL_WIDTH, withoutEnlargement: true }).jpeg({ quality: 60 }).toBuffer())
       .then((jpeg) => `data:image/jpeg;base64,${jpeg.toString('base64')}`, () => null)
     if (this.thumbnails.size > 50) this.thumbnails.clear()
     this.thumbnails.set(alarmId, made)

@@ -1,4 +1,4 @@
-import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
+import type { IClientOptions, MqttClient } from 'mqtt'
 import { ApiError } from '../../shared/errors/index.ts'
 import { failure, type Envelope } from '../../shared/envelope.ts'
 import { eventKindNames } from '../../shared/events/kinds.ts'
@@ -130,6 +130,8 @@ export class MqttChannel {
       ...(settings.password ? { password: settings.password } : {}),
       ...this.deps.tls,
     }
+    // mqtt.js is loaded by the first connection, not by every start (bench/README.md, device-start).
+    const { default: mqtt } = await import('mqtt')
     const from = await cursors.getOrCreate('mqtt', outbox.lastId)
     this.acked = from
     this.saveCursor = throttledSave((id) => cursors.set('mqtt', id))

@@ -33,7 +33,15 @@ export function dispatch({ services, table, validator }: DispatchDeps) {
     if (!entry.route.methods.includes(method) && !(method === 'HEAD' && entry.route.methods.includes('GET')))
       return errorResponse(c, new ApiError('MethodNotAllowed', { details: { method, allowed: entry.route.methods } }))
 
-    const { definition, route } = entry
+    const { route } = entry
+    let definition: HandlerDefinition
+    try {
+      // A bundle is imported at the first request of its routes (route-table.ts).
+      definition = await entry.load()
+    } catch (error) {
+      services.log.error({ err: error, path: route.path, requestId }, 'handler bundle failed to load')
+      return errorResponse(c, internalError(error, { requestId }))
+    }
     const multipart = route.body === 'multipart'
     const limitBytes = bodyLimitOf(services.config, route.body, definition.bodyLimit)
 
@@ -140,8 +148,9 @@ export async function runHandler(
   const log = deps.services.log.child({ requestId: call.requestId })
   const ctx: Ctx = { ...deps.services, ...call, log }
   try {
-    const validInput = deps.validator.validate(entry.definition.input, input)
-    const result = await entry.definition.handle(validInput as never, ctx)
+    const definition = await entry.load()
+    const validInput = deps.validator.validate(definition.input, input)
+    const result = await definition.handle(validInput as never, ctx)
     if (result instanceof Response) return result
     return { status: 200, envelope: success(result) }
   } catch (error) {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs'
+import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { HandlerDefinition, HttpMethod, Logger, MountedRoute } from '../../shared/handler.ts'
@@ -7,24 +8,39 @@ import type { HandlerDefinition, HttpMethod, Logger, MountedRoute } from '../../
 /** What build.mjs writes to dist/functions/manifest.json. */
 export interface RoutesManifest {
   generatedAt: string
-  bundles: Record<string, { source: string; hash: string; routes: string[]; methods: HttpMethod[]; auth: string; body: string }>
+  /** Manifests written before `summary` was listed lack it. */
+  bundles: Record<string, { source: string; hash: string; routes: string[]; methods: HttpMethod[]; auth: string; body: string; summary?: string }>
   routes: Record<string, { bundle: string; auth: string; body: string; methods: HttpMethod[]; hash: string }>
 }
 
 export interface RouteEntry {
   route: MountedRoute
-  definition: HandlerDefinition
-  /** Hash of the bundle's bytes: the version being served. */
+  /** The handler definition: imported at the first request of one of the bundle's routes, then kept. */
+  load(): Promise<HandlerDefinition>
+  /** Hash of the bundle's bytes (as the manifest lists it until the bundle is imported): the version being served. */
   hash: string
+}
+
+const requireModule = createRequire(import.meta.url)
+
+const loadedEntry = (route: MountedRoute, hash: string, definition: HandlerDefinition): RouteEntry => {
+  const loaded = Promise.resolve(definition)
+  return { route, hash, load: () => loaded }
 }
 
 /**
  * The routes mounted from `dist/functions/manifest.json`, each backed by its own bundle.
  *
+ * A bundle is imported at the first request of one of its routes: the routes, methods, auth,
+ * body kind and summary come from the manifest (build.mjs imported every bundle to write it),
+ * so a start does not compile ~180 bundles it mostly never runs (bench/README.md,
+ * device-start). A manifest without summaries (an older build) is imported whole at load.
+ *
  * Hot redeploy: the folder is watched; when a bundle (or the manifest) changes, the changed
- * bundles are imported afresh (a new URL per content hash) and the table is swapped in one
- * assignment. Requests already dispatched keep the definition they started with, so nothing
- * in flight is dropped. A bundle that fails to load keeps its previous version.
+ * bundles that were imported are imported afresh (a new URL per content hash), the others are
+ * read at their first request, and the table is swapped in one assignment. Requests already
+ * dispatched keep the definition they started with, so nothing in flight is dropped. A bundle
+ * that fails to load keeps its previous version.
  */
 export class RouteTable {
   private byPath = new Map<string, RouteEntry>()
@@ -49,28 +65,86 @@ export class RouteTable {
     if (!existsSync(manifestPath)) throw new Error(`no routes manifest at ${manifestPath}: run \`npm run build\``)
     const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as RoutesManifest
     const next = new Map<string, RouteEntry>()
-    for (const bundle of Object.keys(manifest.bundles)) {
-      const entry = await this.importBundle(bundle)
-      if (!entry) continue
-      const { definition, hash } = entry
-      for (const routePath of definition.routes) {
-        const key = routePath.toLowerCase()
-        if (next.has(key)) throw new Error(`route ${routePath} is defined by two bundles: ${next.get(key)!.route.bundle} and ${bundle}`)
-        next.set(key, {
-          hash,
-          definition,
-          route: {
-            path: routePath,
-            methods: definition.methods ?? ['POST'],
-            auth: definition.auth,
-            body: definition.body,
-            bundle,
-            summary: definition.summary,
-          },
-        })
+    for (const [bundle, listed] of Object.entries(manifest.bundles)) {
+      const entries = this.loaded.has(bundle) || listed.summary === undefined ? await this.importedEntries(bundle) : this.lazyEntries(bundle, listed)
+      for (const entry of entries) {
+        const key = entry.route.path.toLowerCase()
+        if (next.has(key)) throw new Error(`route ${entry.route.path} is defined by two bundles: ${next.get(key)!.route.bundle} and ${bundle}`)
+        next.set(key, entry)
       }
     }
     this.byPath = next
+  }
+
+  /** The routes of a bundle imported now (one imported before, or a manifest without summaries). */
+  private async importedEntries(bundle: string): Promise<RouteEntry[]> {
+    const imported = await this.importBundle(bundle)
+    if (!imported) return []
+    const { definition, hash } = imported
+    return definition.routes.map((routePath) => loadedEntry({
+      path: routePath,
+      methods: definition.methods ?? ['POST'],
+      auth: definition.auth,
+      body: definition.body,
+      bundle,
+      summary: definition.summary,
+    }, hash, definition))
+  }
+
+  /** The routes of a bundle as the manifest lists them; the bundle is imported by the first `load()`. */
+  private lazyEntries(bundle: string, listed: RoutesManifest['bundles'][string]): RouteEntry[] {
+    if (!existsSync(path.join(this.functionsDir, bundle))) {
+      this.log.error({ bundle }, 'bundle listed in the manifest is missing')
+      return []
+    }
+    let importing: Promise<HandlerDefinition> | null = null
+    const load = () => (importing ??= this.firstImport(bundle).catch((error: unknown) => {
+      importing = null // the next request tries again (a deploy may be under way)
+      throw error
+    }))
+    return listed.routes.map((routePath) => ({
+      route: {
+        path: routePath,
+        methods: listed.methods,
+        auth: listed.auth as MountedRoute['auth'],
+        body: listed.body as MountedRoute['body'],
+        bundle,
+        summary: listed.summary!,
+      },
+      hash: listed.hash,
+      load,
+    }))
+  }
+
+  /**
+   * A bundle's first import, synchronous (`require` of the ES module, Node ≥ 20.19): the first
+   * request of a route then runs as later ones do, without waiting for the module loader.
+   * node:http ends a connection whose client half-closed while no answer was under way, so an
+   * import awaited there would lose that client's answer. A bundle with top-level await, or one
+   * imported before (a redeploy), goes through `importBundle`.
+   */
+  private firstImport(bundle: string): Promise<HandlerDefinition> {
+    if (this.loaded.has(bundle)) return this.importBundle(bundle).then((imported) => imported!.definition)
+    const file = path.join(this.functionsDir, bundle)
+    let bytes: Buffer
+    try {
+      bytes = readFileSync(file)
+    } catch {
+      return Promise.reject(new Error(`bundle ${bundle} is missing`))
+    }
+    try {
+      const definition = (requireModule(file) as { default?: HandlerDefinition }).default
+      if (!definition || typeof definition.handle !== 'function' || !Array.isArray(definition.routes))
+        throw new Error('bundle does not default-export a handler definition')
+      this.loaded.set(bundle, { hash: createHash('sha256').update(bytes).digest('hex'), definition })
+      return Promise.resolve(definition)
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ERR_REQUIRE_ASYNC_MODULE') return Promise.reject(error)
+      return this.importBundle(bundle).then((imported) => {
+        if (!imported) throw new Error(`bundle ${bundle} is missing`)
+        return imported.definition
+      })
+    }
   }
 
   private async importBundle(bundle: string) {

@@ -1,7 +1,7 @@
-import sharp from 'sharp'
 import type { Db } from '../../shared/db/client.ts'
 import type { Logger } from '../../shared/handler.ts'
 import { JPEG_KINDS, type ImageQuality, type ImageQualityService, type JpegKind, type JpegSettings } from '../../shared/system/types.ts'
+import { loadSharp } from '../load-sharp.ts'
 import { storedSetting } from './stored-setting.ts'
 
 /** The device's JPEGs before any setting: the qualities each encoder used until now, full size. */
@@ -51,6 +51,7 @@ const merge = (base: ImageQuality, change: Partial<Record<JpegKind, Partial<Jpeg
 export async function frameJpeg(frame: { rgb: Buffer; width: number; height: number }, settings: JpegSettings, svg?: string): Promise<Buffer> {
   const raw = { width: frame.width, height: frame.height, channels: 3 as const }
   const shrink = settings.maxSide > 0 && Math.max(frame.width, frame.height) > settings.maxSide
+  const sharp = await loadSharp()
   let picture = sharp(frame.rgb, { raw })
   if (svg && shrink) picture = sharp(await picture.composite([{ input: Buffer.from(svg) }]).raw().toBuffer(), { raw: { ...raw, channels: 4 } })
   else if (svg) picture = picture.composite([{ input: Buffer.from(svg) }])

@@ -1,11 +1,11 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import sharp from 'sharp'
 import type { Db } from '../../shared/db/client.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Identity, Logger } from '../../shared/handler.ts'
 import type { UploadService } from '../../shared/uploads/index.ts'
 import { LOGO_ROUTE, LOGO_UPLOAD_PURPOSE, type LogoInfo, type LogoService } from '../../shared/system/types.ts'
+import { loadSharp } from '../load-sharp.ts'
 import { storedSetting } from './stored-setting.ts'
 import { sanitizeSvg, SvgRefused } from './svg-sanitize.ts'
 
@@ -69,6 +69,7 @@ export class StoredLogo implements LogoService {
           throw error
         }
       }
+      const sharp = await loadSharp()
       const meta = await sharp(bytes, { limitInputPixels: LOGO_MAX_SIDE * LOGO_MAX_SIDE }).metadata().catch(() => null)
       const expected = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/svg+xml': 'svg' }[contentType]
       if (!meta || meta.format !== expected || !meta.width || !meta.height) throw invalid(`the ${expected.toUpperCase()} image cannot be read`)

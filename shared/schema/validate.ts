@@ -2,6 +2,7 @@ import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } fr
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import { invalidParam } from '../errors/index.ts'
+import { precompiled } from './precompiled.ts'
 
 /**
  * The project's one JSON-schema validator (ajv + ajv-formats): request input, pipeline
@@ -33,22 +34,37 @@ interface Instance {
 }
 const instances = new Map<SchemaDialect, Instance>()
 
+/**
+ * A configured ajv of `dialect`. `code` is ajv's code option: the build passes `{ source: true }`
+ * to generate the same validators as standalone code (runtime/schema/precompile.ts).
+ */
+export function createAjv(dialect: SchemaDialect, code?: { source?: boolean; esm?: boolean }): Ajv | Ajv2020 {
+  const extra = code ? { code } : {}
+  const ajv = dialect === '2020-12'
+    ? new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, ...extra })
+    : new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true, ...extra })
+  addFormats(ajv)
+  return ajv
+}
+
 // Built on first use: the server never pays for the 2020-12 meta-schema.
 function instance(dialect: SchemaDialect): Instance {
   let entry = instances.get(dialect)
   if (!entry) {
-    const ajv = dialect === '2020-12'
-      ? new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true })
-      : new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true })
-    addFormats(ajv)
+    const ajv = createAjv(dialect)
     entry = { ajv, compiled: new WeakMap() }
     instances.set(dialect, entry)
   }
   return entry
 }
 
-/** The validate function of `schema`, compiled once per schema object. */
+/**
+ * The validate function of `schema`, compiled once per schema object; generated at build time
+ * for the schemas every start validates (./precompiled.ts), which then need no ajv instance.
+ */
 export function compileSchema<T = unknown>(schema: AnySchemaObject, dialect: SchemaDialect = 'draft-07'): ValidateFunction<T> {
+  const built = precompiled[dialect].get(schema)
+  if (built) return built as ValidateFunction<T>
   const { ajv, compiled } = instance(dialect)
   let validate = compiled.get(schema)
   if (!validate) {

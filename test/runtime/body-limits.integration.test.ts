@@ -166,7 +166,7 @@ describe('multipart body limit in the dispatcher (spec 8), with a scripted strea
   })
   const table = {
     lookup: (path: string) => (path === '/test/multipart'
-      ? { hash: 'x', definition: streaming, route: { path, methods: ['POST'], auth: 'session', body: 'multipart', bundle: 'test', summary: '' } }
+      ? { hash: 'x', load: async () => streaming, route: { path, methods: ['POST'], auth: 'session', body: 'multipart', bundle: 'test', summary: '' } }
       : undefined),
     routes: () => [],
   } as unknown as RouteTable

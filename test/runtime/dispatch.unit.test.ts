@@ -16,7 +16,7 @@ import ViewRoutes from '../../functions/aihost/ViewRoutes.ts'
 const table = (definitions: HandlerDefinition[]) => ({
   lookup: (path: string) => {
     const definition = definitions.find((d) => d.routes.includes(path))
-    return definition && { hash: 'x', definition, route: { path, methods: definition.methods ?? ['POST'], auth: definition.auth, body: definition.body, bundle: 'test', summary: definition.summary } }
+    return definition && { hash: 'x', load: async () => definition, route: { path, methods: definition.methods ?? ['POST'], auth: definition.auth, body: definition.body, bundle: 'test', summary: definition.summary } }
   },
   routes: () => [],
 }) as unknown as RouteTable

@@ -9,7 +9,7 @@ import { defineHandler } from '../../shared/handler.ts'
 // The request id and the security headers every answer carries (runtime/http/app.ts).
 const echo = defineHandler({ routes: ['/t/echo'], auth: 'anonymous', body: 'json', summary: '', input: Type.Object({}), handle: (_input, ctx) => ({ requestId: ctx.requestId }) })
 const table = {
-  lookup: (path: string) => (path === '/t/echo' ? { hash: 'x', definition: echo, route: { path, methods: ['POST'], auth: 'anonymous', body: 'json', bundle: 'test', summary: '' } } : undefined),
+  lookup: (path: string) => (path === '/t/echo' ? { hash: 'x', load: async () => echo, route: { path, methods: ['POST'], auth: 'anonymous', body: 'json', bundle: 'test', summary: '' } } : undefined),
   routes: () => [],
 } as unknown as RouteTable
 

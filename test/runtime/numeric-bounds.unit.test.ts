@@ -59,7 +59,7 @@ describe('a huge page number is the client’s mistake (spec 2.3, 2.7)', () => {
     const table = {
       lookup: (p: string) => {
         const definition = definitions.find((d) => d.routes.includes(p))
-        return definition && { hash: 'x', definition, route: { path: p, methods: ['POST'], auth: 'anonymous', body: 'json', bundle: 'test', summary: '' } }
+        return definition && { hash: 'x', load: async () => definition, route: { path: p, methods: ['POST'], auth: 'anonymous', body: 'json', bundle: 'test', summary: '' } }
       },
       routes: () => [],
     } as unknown as RouteTable
