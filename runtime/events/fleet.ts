@@ -8,6 +8,7 @@ import { ApiError } from '../../shared/errors/index.ts'
 import type { MqttSettings } from '../../shared/events/types.ts'
 import type { FleetAlarm, FleetCallResult, FleetDeviceView, FleetPush, FleetPushRequest, FleetService, FleetSummary } from '../../shared/fleet/types.ts'
 import type { FleetLink, PushTarget } from '../client/fleet-push.ts'
+import { waitForMatch } from '../client/wait-for-match.ts'
 import { FleetPushes } from './fleet-push.ts'
 import type { Logger, Services } from '../../shared/handler.ts'
 import { loadSharp } from '../load-sharp.ts'
@@ -127,20 +128,7 @@ export class FleetWatcher implements MqttCompanion, FleetService, FleetLink {
   }
 
   waitFor(deviceId: string, match: (device: PushTarget) => boolean, timeoutMs: number): Promise<PushTarget | null> {
-    return new Promise((resolve) => {
-      const check = () => {
-        const device = this.device(deviceId)
-        if (device && match(device)) finish(device)
-      }
-      const finish = (device: PushTarget | null) => {
-        clearTimeout(timer)
-        this.watchers.delete(check)
-        resolve(device)
-      }
-      const timer = setTimeout(() => finish(null), timeoutMs)
-      this.watchers.add(check)
-      check()
-    })
+    return waitForMatch(this.watchers, () => this.device(deviceId), match, timeoutMs)
   }
 
   /**

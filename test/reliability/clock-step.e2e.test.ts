@@ -82,6 +82,14 @@ async function liveCamera(device: DeviceProcess, mtk: string): Promise<string> {
   return addRtspCamera(device, mtk, rtsp.url)
 }
 
+/** Right after a step: the upload's next chunk is accepted within a second, and its last completes the same upload. */
+async function expectUploadGoesOn(upload: ReturnType<typeof chunkedUpload>, stepped: number) {
+  const { uploadId } = upload
+  expect(await upload.send(1)).toMatchObject({ resCode: 1, resData: { uploadId, complete: false, nextChunkIndex: '2' } })
+  expect(performance.now() - stepped).toBeLessThan(1_000)
+  expect(await upload.send(2)).toMatchObject({ resCode: 1, resData: { uploadId, complete: true } })
+}
+
 describe('a wall-clock step ends no work in flight (docs/system.md "Clocks")', () => {
   test('libfaketime is installed (test/provision.mjs)', () => {
     expect(hasFaketime()).toBe(true)
@@ -93,7 +101,6 @@ describe('a wall-clock step ends no work in flight (docs/system.md "Clocks")', (
     const face = readFileSync(FACE)
     const upload = chunkedUpload(device, mtk, face)
     expect(await upload.send(0)).toMatchObject({ resCode: 1, resData: { uploadId: expect.any(String), complete: false, nextChunkIndex: '1' } })
-    const uploadId = upload.uploadId
     const live = await post('/gtw/cwai/LiveStream/request', { cameraId })
     expect(live.resMsg).toEqual([])
     const reset = await post('/gtw/cwai/System/RequestFactoryReset')
@@ -104,9 +111,7 @@ describe('a wall-clock step ends no work in flight (docs/system.md "Clocks")', (
     const stepped = performance.now()
     // The step reached the device: its wall clock reads 3 h ahead of the test's.
     expect(Math.abs(await deviceOffset(device) - 3 * HOUR)).toBeLessThan(5_000)
-    expect(await upload.send(1)).toMatchObject({ resCode: 1, resData: { uploadId, complete: false, nextChunkIndex: '2' } })
-    expect(performance.now() - stepped).toBeLessThan(1_000)
-    expect(await upload.send(2)).toMatchObject({ resCode: 1, resData: { uploadId, complete: true } })
+    await expectUploadGoesOn(upload, stepped)
     // The mtk (idle timeout 2 h by default) still signs in.
     expect(await post('/gtw/cwai/Camera/page', {})).toMatchObject({ resCode: 1, resData: { total: 1 } })
     // The live-view token plays; a keep-alive extends the session.
@@ -128,7 +133,6 @@ describe('a wall-clock step ends no work in flight (docs/system.md "Clocks")', (
     expect(await idle.send(0)).toMatchObject({ resCode: 1, resData: { complete: false, nextChunkIndex: '1' } })
     const upload = chunkedUpload(device, mtk, face)
     expect(await upload.send(0)).toMatchObject({ resCode: 1, resData: { complete: false, nextChunkIndex: '1' } })
-    const uploadId = upload.uploadId
     const live = await post('/gtw/cwai/LiveStream/request', { cameraId })
     expect(live.resMsg).toEqual([])
     const reset = await post('/gtw/cwai/System/RequestFactoryReset')
@@ -138,9 +142,7 @@ describe('a wall-clock step ends no work in flight (docs/system.md "Clocks")', (
     step('-3h')
     const stepped = performance.now()
     expect(Math.abs(await deviceOffset(device) + 3 * HOUR)).toBeLessThan(5_000)
-    expect(await upload.send(1)).toMatchObject({ resCode: 1, resData: { uploadId, complete: false, nextChunkIndex: '2' } })
-    expect(performance.now() - stepped).toBeLessThan(1_000)
-    expect(await upload.send(2)).toMatchObject({ resCode: 1, resData: { uploadId, complete: true } })
+    await expectUploadGoesOn(upload, stepped)
     expect(await post('/gtw/cwai/Camera/page', {})).toMatchObject({ resCode: 1, resData: { total: 1 } })
     const play = await fetch(device.url + live.resData.url)
     expect(play.status).toBe(200)

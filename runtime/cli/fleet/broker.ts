@@ -2,6 +2,7 @@ import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
 import { uuid } from '../../client/client.ts'
 import type { Envelope } from '../../client/types.ts'
 import { redactUrl } from '../../../shared/events/present.ts'
+import { waitForMatch } from '../../client/wait-for-match.ts'
 import { BrokerError } from '../exit-codes.ts'
 
 /** How the CLI reaches the broker the devices register on (docs/deployment.md "Several devices"). */
@@ -157,21 +158,7 @@ export class FleetBroker {
 
   /** Resolves with the device once `match` holds for it (checked now and on every change); null after `timeoutMs`. */
   waitFor(deviceId: string, match: (device: FleetDevice) => boolean, timeoutMs: number): Promise<FleetDevice | null> {
-    return new Promise((resolve) => {
-      const check = () => {
-        const device = this.device(deviceId)
-        if (!device || !match(device)) return
-        finish(device)
-      }
-      const finish = (device: FleetDevice | null) => {
-        clearTimeout(timer)
-        this.watchers.delete(check)
-        resolve(device)
-      }
-      const timer = setTimeout(() => finish(null), timeoutMs)
-      this.watchers.add(check)
-      check()
-    })
+    return waitForMatch(this.watchers, () => this.device(deviceId), match, timeoutMs)
   }
 
   /**
