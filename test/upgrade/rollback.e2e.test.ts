@@ -254,6 +254,8 @@ describe('upgrade rollback and power cuts on the supervised device', () => {
         const uploadId = await uploadFile(doomed, token, readFileSync(release.file), release.name, 'upgrade')
         // The device dies inside the request: the client gets no answer.
         await expect(doomed.post('/gtw/cwai/System/Upgrade', { uploadId }, token)).rejects.toThrow()
+        // The socket can close before the supervisor's exit is reported: wait for that exit.
+        if (doomed.process.exitCode === null && doomed.process.signalCode === null) await new Promise((resolve) => doomed.process.once('exit', resolve))
         expect(doomed.process.signalCode).toBe('SIGKILL')
         expect(await until(async () => processesOf(dataDir).length === 0 || null, 'the killed group to be gone', 10_000)).toBe(true)
         const again = await startDevice({ entry: 'supervisor', dataDir, env: { UPGRADE_PROBATION_MS: String(RELEASE_PROBATION_MS) } })
