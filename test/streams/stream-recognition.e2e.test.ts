@@ -73,7 +73,17 @@ test.describe('recognition in a stream task (one recognition per tracked object,
       const lanes = new Set(all.map((e: any) => (e.payload.faceBox.y < 200 ? 'top' : 'bottom')))
       return all.length >= 2 && lanes.size === 2 && all
     }, 'both faces to be recognized', 120_000)
-      .catch(async (error: Error) => { throw new Error(`${error.message}: ${JSON.stringify(await ok('/v1/cwai/aihost/QueryTaskStatus', { taskId: 'faces' }))}`) })
+      .catch(async (error: Error) => {
+        // Printed at once, so a run's output keeps it even where the failure report is cut short.
+        const diagnosis = [
+          `task: ${JSON.stringify(await ok('/v1/cwai/aihost/QueryTaskStatus', { taskId: 'faces' }))}`,
+          `recognized so far: ${JSON.stringify((await recognized()).map((e: any) => [e.payload.objectId, e.payload.name, e.payload.faceBox]))}`,
+          `RTSP pipelines: ${JSON.stringify(rtsp.media.map((m) => ({ id: m.id, startedAt: m.startedAt, loops: m.loops.length })))}`,
+          `device warnings: ${device.logs.filter((l) => Number(l.level) >= 40).slice(-20).map((l) => JSON.stringify(l)).join('\n')}`,
+        ].join('\n')
+        console.error(`stream-recognition: ${error.message}\n${diagnosis}`)
+        throw new Error(`${error.message}\n${diagnosis}`)
+      })
     const summary = JSON.stringify(events.map((e: any) => [e.payload.objectId, e.payload.name, e.payload.similarity, e.payload.faceBox]))
     const top = events.filter((e: any) => e.payload.faceBox.y < 200)
     const bottom = events.filter((e: any) => e.payload.faceBox.y >= 200)
