@@ -3,10 +3,14 @@ import type { TestProjectInlineConfiguration } from 'vitest/config'
 
 /**
  * The suite's four projects, each file named by its own (`*.unit.test.ts`, …): docs/developing.md,
- * "Tests". They share one pool: at most MAX_WORKERS files run at once, the longest kinds first
- * (test/helpers/sequencer.ts), so the real-time footage of the e2e files overlaps the short ones.
+ * "Tests". Two groups, one after the other (`sequence.groupOrder`), longest files first in each
+ * (test/helpers/sequencer.ts, by the committed test/durations.json):
+ * - the e2e files, which spend most of their time waiting on real-time footage, restarts and
+ *   upgrades, E2E_WORKERS at once;
+ * - then the integration, browser and unit files, which keep the cores busy, MAX_WORKERS at once.
  */
-/** Measured on the 2-core machine: one file at a time left the cores half idle (bench/README.md, "Test suite"). */
+/** Measured on the 2-core machine (bench/README.md, "Test suite"). */
+const E2E_WORKERS = 4
 const MAX_WORKERS = 3
 
 const project = (name: string, options: TestProjectInlineConfiguration['test'] = {}): TestProjectInlineConfiguration => ({
@@ -29,13 +33,13 @@ export default defineConfig({
     projects: [
       // No device, no child process (test/helpers/unit-setup.ts refuses one). Nothing of one file
       // outlives it, so they share their workers' modules (half the time of a fresh import each).
-      project('unit', { setupFiles: ['test/helpers/unit-setup.ts'], isolate: false }),
+      project('unit', { sequence: { groupOrder: 1 }, setupFiles: ['test/helpers/unit-setup.ts'], isolate: false }),
       // The built runtime, its sidecar and the tools it runs (ffmpeg, mosquitto, …).
-      project('integration', builtDevice),
+      project('integration', { ...builtDevice, sequence: { groupOrder: 1 } }),
       // The console in Chromium, driven by playwright-core.
-      project('browser', builtDevice),
+      project('browser', { ...builtDevice, sequence: { groupOrder: 1 } }),
       // Real-time footage through RTSP cameras, the release executable, upgrades, fleets, backup and restore.
-      project('e2e', builtDevice),
+      project('e2e', { ...builtDevice, maxWorkers: E2E_WORKERS, sequence: { groupOrder: 0 } }),
     ],
   },
 })

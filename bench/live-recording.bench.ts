@@ -235,7 +235,7 @@ async function floorLatency(camera: Camera): Promise<number[]> {
 
 /** The console's Live page in Chromium: each frame shown, its number and expected display time. */
 async function browserLatency(device: BenchDevice, camera: Camera): Promise<number[]> {
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'], headless: true })
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell', args: ['--headless', '--no-sandbox', '--disable-gpu'], headless: true })
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
     const since = Date.now()

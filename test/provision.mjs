@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url'
  */
 export const requirements = [
   { executable: 'mosquitto', debian: 'mosquitto', for: 'the MQTT broker of the event tests' },
-  { executable: 'chromium', debian: 'chromium', for: 'the browser tests of the console (playwright-core drives it)' },
+  { executable: 'chromium-headless-shell', debian: 'chromium-headless-shell', for: 'the browser tests of the console (playwright-core drives Chromium\'s headless shell)' },
   { file: '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', debian: 'fonts-dejavu-core', for: 'the font the OCR tests render text with' },
   { executable: 'openssl', debian: 'openssl', for: 'the TLS certificates of the MQTT settings tests' },
   { executable: 'ip', debian: 'iproute2', for: 'the network tests (ip -json, network namespaces) and the network area itself' },

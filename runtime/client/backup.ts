@@ -35,12 +35,18 @@ export const factoryReset = (client: DeviceClient, confirmationToken: string): P
  * (it then refuses this session: the restore ended every session, the reset removed them).
  * Polled without the client's 401 handling, which would sign the console out with another reason.
  */
+/** How long one poll of a restarting device may wait for its answer. */
+const POLL_TIMEOUT_MS = 5000
+
 export async function restartedWithoutSession(client: DeviceClient, { intervalMs = 1000, timeoutMs = 300_000 } = {}): Promise<void> {
   const until = Date.now() + timeoutMs
   while (Date.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, intervalMs))
+    // Each poll ends on its own: a request caught by the restart (a kept-alive connection to the
+    // stopping process, a listener not yet answering) must not hold the loop.
     const status = await fetch(`${client.baseUrl}${BACKUP_ROUTES.status}`, {
       method: 'POST', headers: { 'content-type': 'application/json', ...(client.mtk ? { mtk: client.mtk } : {}) }, body: '{}',
+      signal: AbortSignal.timeout(POLL_TIMEOUT_MS),
     }).then((r) => r.status, () => 0)
     if (status === 401) return
   }

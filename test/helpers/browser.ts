@@ -5,8 +5,13 @@ import { CHANGED_PASSWORD } from './device.ts'
 import { deviceTest } from './device-fixture.ts'
 import { until } from './processes.ts'
 
-/** Debian's chromium (.ci/run installs it); flags keep it offline and quiet. */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+/**
+ * Chromium's headless shell, Debian's `chromium-headless-shell` (test/provision.mjs installs it):
+ * the same engine as the browser without its user interface, a third of the CPU for the same
+ * tests (docs/developing.md "Tests"). CHROMIUM_PATH picks another build (e.g. /usr/bin/chromium).
+ * The flags keep it offline and quiet.
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell'
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 
 export const ARTIFACTS = path.resolve('test/artifacts')

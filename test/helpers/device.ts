@@ -49,7 +49,9 @@ export interface StartOptions {
 const PORT_BLOCK = 500
 const PORT_BASE = 20_000
 const worker = Number(process.env.VITEST_POOL_ID ?? 1) % 24
-let nextPort = PORT_BASE + worker * PORT_BLOCK
+// Each process starts at its own place in the block: two runs side by side (two checkouts) have
+// the same pool ids, and would otherwise try the same ports at the same moments.
+let nextPort = PORT_BASE + worker * PORT_BLOCK + (process.pid % PORT_BLOCK)
 
 async function bindable(port: number): Promise<boolean> {
   const { createServer } = await import('node:net')
