@@ -27,13 +27,15 @@ export const runtimeNodeArgs = (): string[] => process.env.BENCH_NODE_ARGS?.spli
 /**
  * Starts the built device runtime (`node build.mjs` first) on loopback with its default log
  * level and a fresh data folder. The first password need not change, so DoLogin alone gives
- * a usable session (INITIAL_PASSWORD_CHANGE_REQUIRED=false).
+ * a usable session (INITIAL_PASSWORD_CHANGE_REQUIRED=false). `root`: another build's project
+ * folder (its `dist/runtime/server.mjs`, run from there), e.g. a baseline built from an older commit.
  */
-export async function startBenchDevice(env: Record<string, string> = {}): Promise<BenchDevice> {
-  if (!existsSync(SERVER)) throw new Error(`${SERVER} is missing: run \`node build.mjs\` first`)
+export async function startBenchDevice(env: Record<string, string> = {}, root = ROOT): Promise<BenchDevice> {
+  const server = root === ROOT ? SERVER : path.join(root, 'dist/runtime/server.mjs')
+  if (!existsSync(server)) throw new Error(`${server} is missing: run \`node build.mjs\` first`)
   const dataDir = await mkdtemp(path.join(tmpdir(), 'bench-device-'))
-  const child = spawnChild(process.execPath, [...runtimeNodeArgs(), SERVER], {
-    cwd: ROOT,
+  const child = spawnChild(process.execPath, [...runtimeNodeArgs(), server], {
+    cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       ...process.env,
