@@ -2,6 +2,7 @@ import { DeviceClient } from './client.ts'
 import { NetworkError } from './errors.ts'
 import { md5Hex } from './md5.ts'
 import { ROUTES } from './routes.ts'
+import { throttled, throttledChunkSize } from './throttle.ts'
 import type { Envelope, ManagedAlgorithmRow, UpgradeStatus } from './types.ts'
 import { uploadFile, type ResumeStore, type UploadSource } from './upload.ts'
 
@@ -40,6 +41,8 @@ export interface HttpAccess {
   /** The resume key of the file (with the device and the account added per device). */
   fileKey: string
   chunkSize?: number
+  /** Upload rate per device, bytes per second (0 or absent: as fast as the link goes); chunks then hold one second of it. */
+  maxBytesPerSecond?: number
   retries?: number
   /** Per HTTP answer and per MQTT answer. */
   timeoutMs: number
@@ -65,9 +68,13 @@ async function uploadTo(device: PushTarget, source: UploadSource, purpose: 'upgr
   const client = new DeviceClient({ baseUrl: await reachable(device, access.timeoutMs) })
   await client.loginDigest(access.account, access.pwdMd5)
   access.onPhase?.(device.deviceId, 'uploading', 0)
-  const upload = await uploadFile(client, source, {
+  const rate = access.maxBytesPerSecond ?? 0
+  // Throttled: chunks small enough that the device's session never idles out between two (throttle.ts).
+  const capabilities = rate > 0 ? await client.uploadCapabilities() : undefined
+  const upload = await uploadFile(client, rate > 0 ? throttled(source, rate) : source, {
     purpose, resumeKey: md5Hex(JSON.stringify([access.fileKey, device.deviceId, access.account, purpose])), store: access.store,
-    chunkSize: access.chunkSize, retries: access.retries,
+    chunkSize: capabilities ? Math.min(access.chunkSize ?? Infinity, throttledChunkSize(rate, capabilities.idleTimeoutMs)) : access.chunkSize,
+    capabilities, retries: access.retries,
     onRetry: (attempt, error) => access.onRetry?.(device.deviceId, attempt, error),
     onProgress: (p) => access.onPhase?.(device.deviceId, 'uploading', p.totalBytes ? Math.floor((100 * p.sentBytes) / p.totalBytes) : 100),
   })
