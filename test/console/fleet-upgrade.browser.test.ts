@@ -105,6 +105,8 @@ describe('console: an upgrade pushed from the Fleet view to two supervised devic
       }
     }
     const watching = watch()
+    // Awaited below; a failure before that must not leave it unhandled.
+    watching.catch(() => {})
 
     // While the push uploads: a second push (an algorithm package, 16 MB so that it too takes seconds) runs, a third is refused.
     await expect.poll(async () => seen.get('fleet-b')!.phases.includes('uploading') && seen.get('fleet-c')!.phases.includes('uploading'), { timeout: 120_000, interval: 100 }).toBe(true)
@@ -143,6 +145,11 @@ describe('console: an upgrade pushed from the Fleet view to two supervised devic
       // The device's own API (its HTTP server may still be starting when its registration is back): the new version runs, installed from the old one.
       await expect.poll(async () => (await post(id, '/gtw/cwai/System/QueryDeviceStatus').catch(() => null))?.body.resData, { timeout: 60_000 })
         .toMatchObject({ softwareVersion: NEW_VERSION, supervised: true, lastUpgrade: { version: NEW_VERSION, fromVersion: baseVersion, outcome: 'installed' } })
+    }
+    // The list shows both at the new version, each with a link to its console once its registration names its address again.
+    for (const id of ['fleet-b', 'fleet-c']) {
+      const listed = page.getByTestId(`device-${id}`)
+      await expect.poll(async () => (await listed.textContent())?.includes(NEW_VERSION) && await listed.getByRole('link', { name: 'Open console' }).count(), { timeout: 30_000 }).toBe(1)
     }
     await screenshot('fleet-push-upgrade')
 
