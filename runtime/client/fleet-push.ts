@@ -13,6 +13,9 @@ import { uploadFile, type ResumeStore, type UploadSource } from './upload.ts'
  * the confirmation of an upgrade.
  */
 
+/** How often an upgraded device's UpgradeStatus is read while its new version is on probation. */
+const PROBATION_POLL_MS = 1000
+
 /** A device as its retained registration on the broker names it (docs/events.md "MQTT"). */
 export interface PushTarget {
   deviceId: string
@@ -121,10 +124,20 @@ export async function pushUpgrade(device: PushTarget, source: UploadSource, link
   const back = await link.waitFor(device.deviceId, (d) => d.state === 'online' && !!d.registration && d.registration.startedAt !== startedAt, access.restartTimeoutMs)
   if (!back) return { ...result, outcome: 'timeout', softwareVersion: null, reason: `did not register again within ${access.restartTimeoutMs / 1000} s` }
   access.onPhase?.(device.deviceId, 'confirming')
-  const answer = await link.request(device.deviceId, ROUTES.upgradeStatus, {}, access.timeoutMs)
-  const status = answer?.envelope.resCode === 1 ? answer.envelope.resData as UpgradeStatus : null
+  // docs/system.md "Rollback and power cuts": the first start of the new version is on probation
+  // (readiness and Probe within UPGRADE_PROBATION_MS, else it is rolled back); the outcome is
+  // final only once the probation has ended, so it is read until then (within restartTimeoutMs).
+  const deadline = Date.now() + access.restartTimeoutMs
+  let status: UpgradeStatus | null = null
+  for (;;) {
+    const answer = await link.request(device.deviceId, ROUTES.upgradeStatus, {}, access.timeoutMs)
+    status = answer?.envelope.resCode === 1 ? answer.envelope.resData as UpgradeStatus : null
+    if ((status && !status.probation) || Date.now() >= deadline) break
+    await new Promise((resolve) => setTimeout(resolve, PROBATION_POLL_MS))
+  }
   const record = status?.history.find((h) => h.version === staged.version && Number(h.at) >= Number(staged.stagedAt))
-  const softwareVersion = back.registration!.softwareVersion
+  const softwareVersion = status?.softwareVersion ?? link.device(device.deviceId)?.registration?.softwareVersion ?? back.registration!.softwareVersion
+  if (status?.probation) return { ...result, outcome: 'timeout', softwareVersion, reason: `still on probation after ${access.restartTimeoutMs / 1000} s` }
   if (!record) return { ...result, outcome: 'unknown', softwareVersion, reason: 'the device registered again but reports no outcome for this version' }
   return { ...result, outcome: record.outcome, softwareVersion, reason: record.reason }
 }

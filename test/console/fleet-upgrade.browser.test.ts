@@ -45,7 +45,7 @@ describe('console: an upgrade pushed from the Fleet view to two supervised devic
       const device = await startDevice({
         ...(id === 'fleet-a' ? {} : { entry: 'supervisor' as const }),
         env: {
-          MQTT_URL: broker.url, MQTT_CLIENT_ID: id, MQTT_SUMMARY_INTERVAL_MS: '1000', UPGRADE_PROBATION_MS: '30000', ...UPLOAD_ENV,
+          MQTT_URL: broker.url, MQTT_CLIENT_ID: id, MQTT_SUMMARY_INTERVAL_MS: '1000', UPGRADE_PROBATION_MS: '120000', ...UPLOAD_ENV,
           ...(id === 'fleet-a' ? { FLEET_PUSH_MAX_BYTES_PER_SECOND: String(RATE) } : {}),
         },
       })
@@ -93,6 +93,8 @@ describe('console: an upgrade pushed from the Fleet view to two supervised devic
       const results = page.getByTestId('push-results')
       await results.waitFor({ timeout: 120_000 })
       for (;;) {
+        // Read before the rows: once finished, the rows read next are the final ones.
+        const finished = await results.getAttribute('data-finished') === 'yes'
         for (const [id, record] of seen) {
           const row = page.getByTestId(`push-${id}`)
           const phase = await row.getAttribute('data-phase')
@@ -100,7 +102,7 @@ describe('console: an upgrade pushed from the Fleet view to two supervised devic
           const percent = /Uploading (\d+) %/.exec(await row.textContent() ?? '')
           if (percent) record.percents.push(Number(percent[1]))
         }
-        if (await results.getAttribute('data-finished') === 'yes') return
+        if (finished) return
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
     }
@@ -113,9 +115,10 @@ describe('console: an upgrade pushed from the Fleet view to two supervised devic
     const manifest = { ...JSON.parse(readFileSync(path.join(root, 'models/manifests/face-detection.json'), 'utf8')), algorithmId: 'fleet-padded', algorithmName: 'Fleet padded', version: '1.0.0' }
     const padded = await zipOf({ 'manifest.json': JSON.stringify(manifest), 'files/pad.bin': randomBytes(16 * 1024 * 1024) })
     const pushBody = { kind: 'algorithm', deviceIds: ['fleet-a'], account: 'admin', pwd: md5Hex(CHANGED_PASSWORD) }
-    const second = await post('fleet-a', '/gtw/cwai/Fleet/push', { ...pushBody, uploadId: await uploadFile(a, tokens.get('fleet-a')!, padded, 'padded.zip', 'algorithm') })
-    expect(second.body.resCode).toBe(1)
+    const secondUpload = await uploadFile(a, tokens.get('fleet-a')!, padded, 'padded.zip', 'algorithm')
     const thirdUpload = await uploadFile(a, tokens.get('fleet-a')!, padded, 'padded.zip', 'algorithm')
+    const second = await post('fleet-a', '/gtw/cwai/Fleet/push', { ...pushBody, uploadId: secondUpload })
+    expect(second.body.resCode).toBe(1)
     const third = await post('fleet-a', '/gtw/cwai/Fleet/push', { ...pushBody, uploadId: thirdUpload })
     expect(third.status).toBe(429)
     expect(third.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.FleetPushBusy', details: { limit: 2 }, retryable: true, retryAfterSeconds: 10 })
@@ -145,6 +148,8 @@ describe('console: an upgrade pushed from the Fleet view to two supervised devic
       // The device's own API (its HTTP server may still be starting when its registration is back): the new version runs, installed from the old one.
       await expect.poll(async () => (await post(id, '/gtw/cwai/System/QueryDeviceStatus').catch(() => null))?.body.resData, { timeout: 60_000 })
         .toMatchObject({ softwareVersion: NEW_VERSION, supervised: true, lastUpgrade: { version: NEW_VERSION, fromVersion: baseVersion, outcome: 'installed' } })
+      // The push reported it once the probation of the new version had ended (docs/system.md "Rollback and power cuts").
+      expect((await post(id, '/gtw/cwai/System/UpgradeStatus')).body.resData).toMatchObject({ softwareVersion: NEW_VERSION, probation: null })
     }
     // The list shows both at the new version, each with a link to its console once its registration names its address again.
     for (const id of ['fleet-b', 'fleet-c']) {
