@@ -128,7 +128,7 @@ export async function pushUpgrade(device: PushTarget, source: UploadSource, link
   // (readiness and Probe within UPGRADE_PROBATION_MS, else it is rolled back); the outcome is
   // final only once the probation has ended, so it is read until then (within restartTimeoutMs).
   const deadline = Date.now() + access.restartTimeoutMs
-  let status: UpgradeStatus | null = null
+  let status: UpgradeStatus | null
   for (;;) {
     const answer = await link.request(device.deviceId, ROUTES.upgradeStatus, {}, access.timeoutMs)
     status = answer?.envelope.resCode === 1 ? answer.envelope.resData as UpgradeStatus : null

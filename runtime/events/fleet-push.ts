@@ -55,8 +55,13 @@ export class FleetPushes {
 
   constructor(private readonly deps: { link: FleetLink; selfId: string; log: Logger; maxBytesPerSecond?: number }) {}
 
-  start(request: FleetPushRequest): FleetPush {
+  /** FleetPushBusy while MAX_RUNNING_PUSHES pushes run. */
+  assertRoom(): void {
     if (this.running >= MAX_RUNNING_PUSHES) throw new ApiError('FleetPushBusy', { details: { limit: MAX_RUNNING_PUSHES } })
+  }
+
+  start(request: FleetPushRequest): FleetPush {
+    this.assertRoom()
     const push: FleetPush = {
       pushId: randomUUID(), kind: request.kind, fileName: request.file.originalFilename, size: request.file.size,
       startedAt: new Date().toISOString(), finishedAt: null,

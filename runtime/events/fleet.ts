@@ -187,6 +187,11 @@ export class FleetWatcher implements MqttCompanion, FleetService, FleetLink {
     return this.pushes.start(request)
   }
 
+  assertCanPush(): void {
+    this.connected()
+    this.pushes.assertRoom()
+  }
+
   pushStatus(pushId: string): FleetPush {
     return this.pushes.status(pushId)
   }

@@ -197,6 +197,7 @@ export function createEventSystem(deps: EventChannelDeps) {
     list: () => { if (!fleetWatcher) throw noFleet(); return fleetWatcher.list() },
     call: (deviceIds, path, body, timeoutMs) => fleetWatcher ? fleetWatcher.call(deviceIds, path, body, timeoutMs) : Promise.reject(noFleet()),
     push: (request) => { if (!fleetWatcher) throw noFleet(); return fleetWatcher.push(request) },
+    assertCanPush: () => { if (!fleetWatcher) throw noFleet(); fleetWatcher.assertCanPush() },
     pushStatus: (pushId) => { if (!fleetWatcher) throw noFleet(); return fleetWatcher.pushStatus(pushId) },
   }
 

@@ -124,10 +124,8 @@ describe('console: an upgrade pushed from the Fleet view to two supervised devic
     expect(third.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.FleetPushBusy', details: { limit: 2 }, retryable: true, retryAfterSeconds: 10 })
     expect(third.body.resMsg[0].recommendedAction).toEqual(expect.any(String))
     expect(third.body.resMsg[0].recommendedAction.length).toBeGreaterThan(0)
-    // The refused push consumed its upload and released it: pushing it again is refused as consumed, its bytes are gone.
-    const again = await post('fleet-a', '/gtw/cwai/Fleet/push', { ...pushBody, uploadId: thirdUpload })
-    expect(again.body.resMsg[0].messageKey).toBe('api.error.uploadConsumed')
-    expect(staged('fleet-a')).not.toContain(thirdUpload)
+    // Refused before its upload was consumed: the same uploadId is still complete, and pushed again once a push has ended.
+    expect(staged('fleet-a')).toContain(thirdUpload)
 
     await watching
     const pushId = await page.getByTestId('push-results').getAttribute('data-push-id')
@@ -160,6 +158,11 @@ describe('console: an upgrade pushed from the Fleet view to two supervised devic
 
     // The second push completed as well: the package is installed on fleet-a, as its own API says.
     await expect.poll(async () => (await post('fleet-a', '/gtw/cwai/Fleet/pushStatus', { pushId: second.body.resData.pushId })).body.resData, { timeout: 60_000 })
+      .toMatchObject({ finishedAt: expect.any(String), rows: [{ deviceId: 'fleet-a', phase: 'done', ok: true, outcome: 'installed', percent: 100 }] })
+    // The refused push's upload, sent again now that no push runs: accepted (replace: the same algorithm is installed already).
+    const retried = await post('fleet-a', '/gtw/cwai/Fleet/push', { ...pushBody, replace: true, uploadId: thirdUpload })
+    expect(retried.body.resMsg).toEqual([])
+    await expect.poll(async () => (await post('fleet-a', '/gtw/cwai/Fleet/pushStatus', { pushId: retried.body.resData.pushId })).body.resData, { timeout: 60_000 })
       .toMatchObject({ finishedAt: expect.any(String), rows: [{ deviceId: 'fleet-a', phase: 'done', ok: true, outcome: 'installed', percent: 100 }] })
     const packaged = (await post('fleet-a', '/gtw/cwai/algorithm/layout/list', { origin: 'package' })).body.resData.rows.map((r: any) => [r.algorithmId, r.version])
     expect(packaged).toEqual([['fleet-padded', '1.0.0']])
