@@ -14,7 +14,7 @@ export default defineHandler({
   }, { additionalProperties: false }),
   async handle(input, ctx) {
     // spec 3.1: a complete upload is consumed once, by the identity that made it, for this purpose.
-    const file = await ctx.uploads.claim(input.uploadId, ctx.identity!, 'algorithm')
+    const file = await ctx.uploads.claim(input.uploadId, ctx.identity!, 'algorithm', { keepUntilRelease: true })
     try {
       const entries = await ctx.algorithms.installArchive(file.path, { replace: input.replace ?? false })
       ctx.log.info({ uploadId: input.uploadId, algorithms: entries.map((e) => e.manifest.algorithmId) }, 'algorithm package installed')

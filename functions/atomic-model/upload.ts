@@ -18,7 +18,7 @@ export default defineHandler({
   }, { additionalProperties: false }),
   async handle(input, ctx) {
     // spec 3.1, 5.4: consumed once, by the identity that uploaded it, for this purpose.
-    const file = await ctx.uploads.claim(input.uploadId, ctx.identity!, 'model')
+    const file = await ctx.uploads.claim(input.uploadId, ctx.identity!, 'model', { keepUntilRelease: true })
     try {
       const row = await registerUserModel(ctx.db, ctx.config.dataPath, ctx.clock.now(), {
         sourcePath: file.path,

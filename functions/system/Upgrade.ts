@@ -18,7 +18,7 @@ export default defineHandler({
     const pendingNow = readUpgradeState(ctx.config.dataPath).pending
     if (pendingNow) throw new ApiError('UpgradeInProgress', { details: { version: pendingNow.version } })
     // spec 3.1, 5.4: consumed once, by the identity that uploaded it, for this purpose.
-    const file = await ctx.uploads.claim(input.uploadId, ctx.identity!, 'upgrade')
+    const file = await ctx.uploads.claim(input.uploadId, ctx.identity!, 'upgrade', { keepUntilRelease: true })
     try {
       const pending = await stageUpgrade({
         dataPath: ctx.config.dataPath,

@@ -2,6 +2,7 @@ import { DeviceClient } from './client.ts'
 import { NetworkError } from './errors.ts'
 import { md5Hex } from './md5.ts'
 import { ROUTES } from './routes.ts'
+import { throttled, throttledChunkSize } from './throttle.ts'
 import type { Envelope, ManagedAlgorithmRow, UpgradeStatus } from './types.ts'
 import { uploadFile, type ResumeStore, type UploadSource } from './upload.ts'
 
@@ -11,6 +12,9 @@ import { uploadFile, type ResumeStore, type UploadSource } from './upload.ts'
  * `Fleet/push`) both run these, so there is one implementation of the upload, the install and
  * the confirmation of an upgrade.
  */
+
+/** How often an upgraded device's UpgradeStatus is read while its new version is on probation. */
+const PROBATION_POLL_MS = 1000
 
 /** A device as its retained registration on the broker names it (docs/events.md "MQTT"). */
 export interface PushTarget {
@@ -40,6 +44,8 @@ export interface HttpAccess {
   /** The resume key of the file (with the device and the account added per device). */
   fileKey: string
   chunkSize?: number
+  /** Upload rate per device, bytes per second (0 or absent: as fast as the link goes); chunks then hold one second of it. */
+  maxBytesPerSecond?: number
   retries?: number
   /** Per HTTP answer and per MQTT answer. */
   timeoutMs: number
@@ -65,9 +71,13 @@ async function uploadTo(device: PushTarget, source: UploadSource, purpose: 'upgr
   const client = new DeviceClient({ baseUrl: await reachable(device, access.timeoutMs) })
   await client.loginDigest(access.account, access.pwdMd5)
   access.onPhase?.(device.deviceId, 'uploading', 0)
-  const upload = await uploadFile(client, source, {
+  const rate = access.maxBytesPerSecond ?? 0
+  // Throttled: chunks small enough that the device's session never idles out between two (throttle.ts).
+  const capabilities = rate > 0 ? await client.uploadCapabilities() : undefined
+  const upload = await uploadFile(client, rate > 0 ? throttled(source, rate) : source, {
     purpose, resumeKey: md5Hex(JSON.stringify([access.fileKey, device.deviceId, access.account, purpose])), store: access.store,
-    chunkSize: access.chunkSize, retries: access.retries,
+    chunkSize: capabilities ? Math.min(access.chunkSize ?? Infinity, throttledChunkSize(rate, capabilities.idleTimeoutMs)) : access.chunkSize,
+    capabilities, retries: access.retries,
     onRetry: (attempt, error) => access.onRetry?.(device.deviceId, attempt, error),
     onProgress: (p) => access.onPhase?.(device.deviceId, 'uploading', p.totalBytes ? Math.floor((100 * p.sentBytes) / p.totalBytes) : 100),
   })
@@ -114,10 +124,20 @@ export async function pushUpgrade(device: PushTarget, source: UploadSource, link
   const back = await link.waitFor(device.deviceId, (d) => d.state === 'online' && !!d.registration && d.registration.startedAt !== startedAt, access.restartTimeoutMs)
   if (!back) return { ...result, outcome: 'timeout', softwareVersion: null, reason: `did not register again within ${access.restartTimeoutMs / 1000} s` }
   access.onPhase?.(device.deviceId, 'confirming')
-  const answer = await link.request(device.deviceId, ROUTES.upgradeStatus, {}, access.timeoutMs)
-  const status = answer?.envelope.resCode === 1 ? answer.envelope.resData as UpgradeStatus : null
+  // docs/system.md "Rollback and power cuts": the first start of the new version is on probation
+  // (readiness and Probe within UPGRADE_PROBATION_MS, else it is rolled back); the outcome is
+  // final only once the probation has ended, so it is read until then (within restartTimeoutMs).
+  const deadline = Date.now() + access.restartTimeoutMs
+  let status: UpgradeStatus | null
+  for (;;) {
+    const answer = await link.request(device.deviceId, ROUTES.upgradeStatus, {}, access.timeoutMs)
+    status = answer?.envelope.resCode === 1 ? answer.envelope.resData as UpgradeStatus : null
+    if ((status && !status.probation) || Date.now() >= deadline) break
+    await new Promise((resolve) => setTimeout(resolve, PROBATION_POLL_MS))
+  }
   const record = status?.history.find((h) => h.version === staged.version && Number(h.at) >= Number(staged.stagedAt))
-  const softwareVersion = back.registration!.softwareVersion
+  const softwareVersion = status?.softwareVersion ?? link.device(device.deviceId)?.registration?.softwareVersion ?? back.registration!.softwareVersion
+  if (status?.probation) return { ...result, outcome: 'timeout', softwareVersion, reason: `still on probation after ${access.restartTimeoutMs / 1000} s` }
   if (!record) return { ...result, outcome: 'unknown', softwareVersion, reason: 'the device registered again but reports no outcome for this version' }
   return { ...result, outcome: record.outcome, softwareVersion, reason: record.reason }
 }

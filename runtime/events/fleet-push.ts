@@ -53,10 +53,15 @@ export class FleetPushes {
   private readonly store = new MemoryResumeStore()
   private running = 0
 
-  constructor(private readonly deps: { link: FleetLink; selfId: string; log: Logger }) {}
+  constructor(private readonly deps: { link: FleetLink; selfId: string; log: Logger; maxBytesPerSecond?: number }) {}
+
+  /** FleetPushBusy while MAX_RUNNING_PUSHES pushes run. */
+  assertRoom(): void {
+    if (this.running >= MAX_RUNNING_PUSHES) throw new ApiError('FleetPushBusy', { details: { limit: MAX_RUNNING_PUSHES } })
+  }
 
   start(request: FleetPushRequest): FleetPush {
-    if (this.running >= MAX_RUNNING_PUSHES) throw new ApiError('FleetPushBusy', { details: { limit: MAX_RUNNING_PUSHES } })
+    this.assertRoom()
     const push: FleetPush = {
       pushId: randomUUID(), kind: request.kind, fileName: request.file.originalFilename, size: request.file.size,
       startedAt: new Date().toISOString(), finishedAt: null,
@@ -91,7 +96,7 @@ export class FleetPushes {
     const row = (deviceId: string) => push.rows.find((r) => r.deviceId === deviceId)!
     const access: HttpAccess = {
       account: request.account, pwdMd5: request.pwdMd5, store: this.store, fileKey: request.file.uploadId,
-      retries: RETRIES, timeoutMs: ANSWER_TIMEOUT_MS,
+      retries: RETRIES, timeoutMs: ANSWER_TIMEOUT_MS, maxBytesPerSecond: this.deps.maxBytesPerSecond ?? 0,
       onPhase: (deviceId, phase, percent) => {
         const r = row(deviceId)
         r.phase = phase

@@ -20,6 +20,8 @@ export interface FleetWatcherDeps {
   log: Logger
   /** How often this device publishes its summary (MQTT_SUMMARY_INTERVAL_MS). */
   summaryMs: number
+  /** Upload rate of a console push per target device (FLEET_PUSH_MAX_BYTES_PER_SECOND; 0: none). */
+  pushMaxBytesPerSecond?: number
 }
 
 interface Known {
@@ -61,7 +63,7 @@ export class FleetWatcher implements MqttCompanion, FleetService, FleetLink {
 
   constructor(private readonly deps: FleetWatcherDeps) {
     this.prefix = deps.settings.topicPrefix
-    this.pushes = new FleetPushes({ link: this, selfId: deps.settings.clientId, log: deps.log })
+    this.pushes = new FleetPushes({ link: this, selfId: deps.settings.clientId, log: deps.log, maxBytesPerSecond: deps.pushMaxBytesPerSecond })
   }
 
   subscriptions() {
@@ -183,6 +185,11 @@ export class FleetWatcher implements MqttCompanion, FleetService, FleetLink {
   push(request: FleetPushRequest): FleetPush {
     this.connected()
     return this.pushes.start(request)
+  }
+
+  assertCanPush(): void {
+    this.connected()
+    this.pushes.assertRoom()
   }
 
   pushStatus(pushId: string): FleetPush {

@@ -87,7 +87,7 @@ export function createEventSystem(deps: EventChannelDeps) {
     // Also when it is off: it then clears the configs an earlier run left on the broker.
     const companion = new HaDiscoveryPublisher({ settings, services: deps.services, log: log.child({ part: 'ha-discovery' }), refreshMs: config.mqttHaRefreshMs, imageIntervalMs: config.mqttHaImageIntervalMs, httpUrl: () => http?.urls[0] ?? null })
     // The fleet as this device sees it on the broker (docs/deployment.md "Fleet view").
-    const fleet = new FleetWatcher({ settings, services: deps.services, log: log.child({ part: 'fleet' }), summaryMs: config.mqttSummaryIntervalMs })
+    const fleet = new FleetWatcher({ settings, services: deps.services, log: log.child({ part: 'fleet' }), summaryMs: config.mqttSummaryIntervalMs, pushMaxBytesPerSecond: config.fleetPushMaxBytesPerSecond })
     mqtt = new MqttChannel({ settings, tls, outbox, cursors, services: deps.services, router: deps.router, log, pollMs: config.eventPollMs, reconnectMinMs: config.mqttReconnectMinMs, reconnectMaxMs: config.mqttReconnectMaxMs, maxRequestsInFlight: config.mqttMaxRequestsInFlight, maxRequestBytes: config.jsonBodyLimitBytes, registration, record: deps.metrics.deliveries('mqtt'), companions: [companion, fleet] })
     fleetWatcher = fleet
     await mqtt.start()
@@ -197,6 +197,7 @@ export function createEventSystem(deps: EventChannelDeps) {
     list: () => { if (!fleetWatcher) throw noFleet(); return fleetWatcher.list() },
     call: (deviceIds, path, body, timeoutMs) => fleetWatcher ? fleetWatcher.call(deviceIds, path, body, timeoutMs) : Promise.reject(noFleet()),
     push: (request) => { if (!fleetWatcher) throw noFleet(); return fleetWatcher.push(request) },
+    assertCanPush: () => { if (!fleetWatcher) throw noFleet(); fleetWatcher.assertCanPush() },
     pushStatus: (pushId) => { if (!fleetWatcher) throw noFleet(); return fleetWatcher.pushStatus(pushId) },
   }
 

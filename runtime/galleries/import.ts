@@ -72,7 +72,7 @@ export class ImportJobs {
   }
 
   async start(galleryId: string, uploadId: string, identity: Identity): Promise<{ jobId: string }> {
-    const upload = await this.options.uploads.claim(uploadId, identity, 'face-import')
+    const upload = await this.options.uploads.claim(uploadId, identity, 'face-import', { keepUntilRelease: true })
     const jobId = randomUUID()
     const now = this.options.clock.now()
     await this.options.db.insert(galleryImportJobs).values({

@@ -84,6 +84,8 @@ export class UploadManager implements UploadService {
   private readonly knownFileSizes = new Map<string, number>()
   /** Session ages on the monotonic clock: expiry ignores wall-clock steps (docs/uploads.md "Expiry and the clock"). */
   private readonly times: SessionTimes
+  /** Claimed files whose consumer keeps them past the idle timeout until it releases them (`claim`'s keepUntilRelease). */
+  readonly #kept = new Set<string>()
 
   constructor(private readonly options: UploadServiceOptions) {
     this.stagingDir = path.resolve(options.stagingDir ?? path.join(options.config.dataPath, 'uploads'))
@@ -373,7 +375,7 @@ export class UploadManager implements UploadService {
   }
 
   /** spec 3.1 "complete → consumed" (shared/uploads/types.ts documents the contract). */
-  async claim(uploadId: string, identity: Identity, purpose: string): Promise<ClaimedUpload> {
+  async claim(uploadId: string, identity: Identity, purpose: string, options: { keepUntilRelease?: boolean } = {}): Promise<ClaimedUpload> {
     const session = await this.ensureLive(await this.ownSession(identity, uploadId))
     if (session.state !== 'complete')
       throw new ApiError('UPLOAD_NOT_COMPLETE', {
@@ -387,6 +389,7 @@ export class UploadManager implements UploadService {
       throw (fresh && endedSessionError(fresh)) ?? notFound(uploadId)
     }
     this.times.claimed(uploadId, now)
+    if (options.keepUntilRelease) this.#kept.add(uploadId)
     return {
       uploadId,
       path: this.filePath(uploadId),
@@ -394,7 +397,10 @@ export class UploadManager implements UploadService {
       size: session.totalSize,
       purpose: session.purpose,
       sha256: session.sha256,
-      release: () => this.deleteBytes(uploadId),
+      release: async () => {
+        this.#kept.delete(uploadId)
+        await this.deleteBytes(uploadId)
+      },
     }
   }
 
@@ -416,7 +422,7 @@ export class UploadManager implements UploadService {
     let deletedFiles = 0
     for (const session of await this.repo.endedWithBytes()) {
       // A consumer may still be reading a claimed file; forgotten ones go after the idle timeout (monotonic).
-      if (session.state === 'consumed' && this.times.sinceClaimed(session.id, session.endedAt ?? 0) < this.config.uploadIdleTimeoutMs) continue
+      if (session.state === 'consumed' && (this.#kept.has(session.id) || this.times.sinceClaimed(session.id, session.endedAt ?? 0) < this.config.uploadIdleTimeoutMs)) continue
       if (this.locks.get(session.id)) continue
       await this.deleteBytes(session.id)
       this.times.forget(session.id)

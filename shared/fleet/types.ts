@@ -107,6 +107,12 @@ export interface FleetService {
   call(deviceIds: string[], path: string, body: unknown, timeoutMs: number): Promise<FleetCallResult[]>
   /** Starts pushing a package to each device (in the background); FleetPushBusy when too many run. */
   push(request: FleetPushRequest): FleetPush
+  /**
+   * Throws what `push` would refuse before reading its request (MqttNotRegistered,
+   * FleetPushBusy), so that Fleet/push refuses before it consumes the upload: a retry after
+   * FleetPushBusy can send the same `uploadId`.
+   */
+  assertCanPush(): void
   /** The push's progress and results so far; FleetPushNotFound when it is not kept. */
   pushStatus(pushId: string): FleetPush
 }

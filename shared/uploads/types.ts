@@ -28,9 +28,12 @@ export interface UploadService {
    * UPLOAD_EXPIRED, UPLOAD_FAILED, UPLOAD_PURPOSE_MISMATCH.
    *
    * The returned file stays on disk until `release()` is called (call it when done reading,
-   * e.g. in a `finally`); the sweeper deletes forgotten consumed files after the idle timeout.
+   * e.g. in a `finally`); the sweeper deletes forgotten consumed files after the idle timeout,
+   * unless `keepUntilRelease` is set: a consumer that reads the file for longer than that (a
+   * fleet push, docs/deployment.md "Fleet view") keeps it until its `release()` (or the end of
+   * the process: a file left then is swept after the next start).
    */
-  claim(uploadId: string, identity: Identity, purpose: string): Promise<ClaimedUpload>
+  claim(uploadId: string, identity: Identity, purpose: string, options?: { keepUntilRelease?: boolean }): Promise<ClaimedUpload>
   /**
    * `claim` for a consumer that may fail (spec 4.7: a *successful* claim consumes the upload):
    * same checks and errors as `claim`, and the session is taken at once (a concurrent claim or

@@ -202,9 +202,15 @@ describe('Home Assistant MQTT discovery against mosquitto (docs/events.md "Home 
     expect(after.get(cameraTopic)?.name).toBe('lobby')
 
     // Home Assistant restarts: its birth message makes the device publish every config again.
+    // Without it nothing is republished: four refresh periods (MQTT_HA_REFRESH_MS) pass quietly first.
+    const republished = (from: number) => ha.messages.slice(from).filter((m) => m.topic.endsWith('/config') && m.body !== '' && !m.retain)
+    const quiet = ha.messages.length
+    await new Promise((resolve) => setTimeout(resolve, 4 * 500))
+    expect(republished(quiet)).toEqual([])
     const from = ha.messages.length
     await ha.client.publishAsync(`${HA}/status`, 'online', { qos: 1 })
-    await until(async () => ha.messages.slice(from).filter((m) => m.topic.endsWith('/config') && m.body !== '' && !m.retain).length >= before.size && true, 'the republished configs', 20_000)
+    await until(async () => republished(from).length >= before.size && true, 'the republished configs', 20_000)
+    expect(new Set(republished(from).map((m) => m.topic))).toEqual(new Set(after.keys()))
 
     // Deleting the task and the policy removes their entities; the camera's goes with the camera.
     await ok('/v1/cwai/aihost/TaskCancle', { taskId: 'visits' })

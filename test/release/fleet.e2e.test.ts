@@ -128,8 +128,11 @@ describe('device-cli fleet commands: three devices on one mosquitto', () => {
   it('a device that goes away is listed offline (its last will) and skipped; back, it answers again', async () => {
     const gone = devices.get('fleet-c')!
     const startedBefore = row(await listUntil(allOnline, 'three online devices'), 'fleet-c').startedAt
+    const killedAt = Date.now()
     await gone.kill()
     await listUntil((rows) => row(rows, 'fleet-c')?.state === 'offline', 'fleet-c offline')
+    // docs/deployment.md "Fleet view": a device that dies is offline once the broker misses its keep-alive (1.5 × 30 s).
+    expect(Date.now() - killedAt).toBeLessThan(45_000 + 5000)
     const partial = await json('fleet', 'call', '/gtw/cwai/System/QueryDeviceStatus', '--all')
     expect(partial.code).toBe(4)
     expect(partial.body.map((r: any) => [r.deviceId, r.outcome])).toEqual([['fleet-a', 'ok'], ['fleet-b', 'ok'], ['fleet-c', 'offline']])

@@ -53,4 +53,19 @@ describe('upload lease: consumed on commit, back to complete on abandon', () => 
     const lease = await h.uploads.lease(uploadId, alice, 'image')
     await lease.commit()
   })
+
+  it('keepUntilRelease: a claimed file read past the idle timeout stays until its release; one without it is swept; none leaves a reservation', async () => {
+    const kept = await h.uploads.claim(await completeUpload(), alice, 'image', { keepUntilRelease: true })
+    const forgotten = await h.uploads.claim(await completeUpload(), alice, 'image')
+    h.clock.advance(h.config.uploadIdleTimeoutMs * 3)
+    expect(await h.uploads.sweep()).toEqual({ expired: 0, deletedFiles: 1 })
+    expect([existsSync(kept.path), existsSync(forgotten.path)]).toEqual([true, false])
+    expect(sha256(readFileSync(kept.path))).toBe(sha256(file))
+    expect(await h.uploads.capabilities()).toMatchObject({ activeSessions: 0, reservedBySessionsBytes: '0' })
+    await kept.release()
+    expect(existsSync(kept.path)).toBe(false)
+    // Released: nothing is kept for it any more (a second release and the sweeper find nothing).
+    await kept.release()
+    expect(await h.uploads.sweep()).toEqual({ expired: 0, deletedFiles: 0 })
+  })
 })
