@@ -6,7 +6,7 @@ import type { TaskConfig } from '../../shared/tasks/types.ts'
 import type { DescribedRegion, Recognize } from '../../shared/galleries/types.ts'
 import sharp from 'sharp'
 import { EngineError } from './engine-error.ts'
-import { checkPixels, decodePixels, readCheckedImage, type EncodedSource, type ImageLimits } from './image/decode.ts'
+import { checkPixels, decodePixels, decodeScaled, readCheckedImage, type CheckedImage, type EncodedSource, type ImageLimits } from './image/decode.ts'
 import { ImageError } from './image/image-error.ts'
 import { automaticBudgetBytes, detectionBytes, MemoryBudget, MemoryBudgetError } from './image/memory-budget.ts'
 import { DeadlineExceeded } from './pipeline/deadline.ts'
@@ -14,7 +14,8 @@ import { renderOverlay } from './pipeline/overlay.ts'
 import type { JpegSettings } from '../../shared/system/types.ts'
 import { MissingModelError, Pipeline } from './pipeline/pipeline.ts'
 import { buildResult } from './pipeline/result.ts'
-import type { RgbImage } from './pipeline/rgb-image.ts'
+import { decodedImage, type PipelineImage } from './pipeline/pipeline-image.ts'
+import { inputGeometry, type RgbImage } from './pipeline/rgb-image.ts'
 import { SessionPool } from './session-pool.ts'
 
 export interface EngineOptions {
@@ -30,6 +31,12 @@ export interface EngineOptions {
   limits: ImageLimits
   /** Admission of decodes (spec 4.11); default: the automatic budget and the default queue of shared/config.ts. */
   memory?: MemoryBudget
+  /**
+   * IMAGE_SHRINK_ON_LOAD (default true): a JPEG is decoded at the detector's input size for
+   * the detector, its full pixels only where a crop or the overlay needs them
+   * (docs/detection.md "Decoding at the model's size").
+   */
+  shrinkOnLoad?: boolean
 }
 
 export type EngineImage = EncodedSource | { kind: 'rgb'; width: number; height: number; data: Buffer }
@@ -47,6 +54,9 @@ export interface EngineDetectRequest {
   /** Aborted when the runtime gives up on the request: it then stops waiting for memory. */
   signal?: AbortSignal
 }
+
+/** An image whose header passed the checks (spec 7.1); `checked` for an encoded one. */
+interface OpenedImage { width: number; height: number; checked?: CheckedImage; decode(): Promise<RgbImage> }
 
 interface LoadedPipeline { pipeline: Promise<Pipeline>; refs: number }
 interface Handle { algorithmId: string; config: TaskConfig }
@@ -212,10 +222,13 @@ export class InferenceEngine {
       const opened = await time('header', () => this.#open(request.image, request.purpose ?? 'image'))
       const reservation = await time('admission', () => this.#admit(opened.width, opened.height, overlay, request))
       try {
-        const image = await time('decode', () => opened.decode())
+        const image = await time('decode', () => this.#pipelineImage(opened, pipeline, h.config, overlay))
+        // Decoded at the detector's size: the stage is named for it (the full pixels, where
+        // wanted, are decoded beside the pipeline).
+        if (image.shrunk) { timings.decodeScaled = timings.decode!; delete timings.decode }
         const output = await time('pipeline', () => pipeline.run(image, h.config, request.deadline, recognize))
         const result = buildResult(pipeline.manifest, output, image, h.config, Date.now())
-        const overlayJpeg = overlay ? await time('overlay', () => renderOverlay(image, result, request.jpeg)) : null
+        const overlayJpeg = overlay ? await time('overlay', async () => renderOverlay(await image.full(), result, request.jpeg)) : null
         return { result, overlayJpeg, timings: { ...timings, ...Object.fromEntries(Object.entries(output.timings).map(([k, v]) => [`node.${k}`, v])) } }
       } finally {
         reservation.release()
@@ -247,8 +260,42 @@ export class InferenceEngine {
     }
   }
 
+  /**
+   * The image a detection's pipeline runs on (docs/detection.md "Decoding at the model's
+   * size"). A JPEG whose first detector reads a smaller letterboxed or stretched image is
+   * decoded at that size (shrink-on-load); its full pixels are decoded beside it, at the same
+   * time (the other core, while the detector runs), only when the overlay, a crop, a
+   * classifier, a recognizer or another detector needs them, else never. Anything else is
+   * decoded in full first, as before. Resolves when the detector's pixels are there.
+   */
+  async #pipelineImage(opened: OpenedImage, pipeline: Pipeline, config: TaskConfig, overlay: boolean): Promise<PipelineImage & { shrunk?: true }> {
+    const checked = opened.checked
+    const disabled = new Set(config.disabledNodes ?? [])
+    const nodes = pipeline.manifest.nodes.filter((n) => !disabled.has(n.id) && n.action !== 'logic')
+    const first = nodes[0]
+    if (this.#options.shrinkOnLoad === false || checked?.format !== 'jpeg' || first?.action !== 'detector' ||
+      (first.input.resize !== 'letterbox' && first.input.resize !== 'stretch'))
+      return decodedImage(await opened.decode())
+    const { width, height } = checked.upright
+    const g = inputGeometry(width, height, first.input)
+    // libjpeg's smallest step is half the size: nothing to gain above it.
+    if (g.contentWidth * 2 > width || g.contentHeight * 2 > height) return decodedImage(await opened.decode())
+    const limits = this.#options.limits
+    let full: Promise<RgbImage> | undefined
+    const decodeFull = () => (full ??= decodePixels(checked, limits))
+    const needsFull = overlay || nodes.length > 1
+    if (needsFull) decodeFull().catch(() => {})
+    const scaled = decodeScaled(checked, limits, g.contentWidth, g.contentHeight)
+    await scaled
+    return {
+      width, height, shrunk: true,
+      full: decodeFull,
+      scaled: (w, h) => (w === g.contentWidth && h === g.contentHeight ? scaled : null),
+    }
+  }
+
   /** Header checks only (spec 7.1); `decode` then allocates the pixels. */
-  async #open(image: EngineImage, purpose: string): Promise<{ width: number; height: number; decode(): Promise<RgbImage> }> {
+  async #open(image: EngineImage, purpose: string): Promise<OpenedImage> {
     const { limits } = this.#options
     if (image.kind === 'rgb') {
       checkPixels(image.width, image.height, limits)
@@ -257,7 +304,7 @@ export class InferenceEngine {
       return { width: image.width, height: image.height, decode: async () => ({ data: image.data, width: image.width, height: image.height }) }
     }
     const checked = await readCheckedImage(image, limits, purpose)
-    return { width: checked.width, height: checked.height, decode: () => decodePixels(checked, limits) }
+    return { width: checked.width, height: checked.height, checked, decode: () => decodePixels(checked, limits) }
   }
 
   /** Decodes an image outside a detection (benchmarks): no memory admission. */

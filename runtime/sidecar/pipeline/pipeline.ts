@@ -16,7 +16,8 @@ import { ctcDecode, loadCtcKeys } from './heads/ctc.ts'
 import { decodeFaceHead } from './heads/faceres.ts'
 import { bestClass } from './heads/softmax.ts'
 import { nonMaxSuppression } from './nms.ts'
-import { prepareInput, rotate180, type RgbImage } from './rgb-image.ts'
+import { decodedImage, isRgbImage, type PipelineImage } from './pipeline-image.ts'
+import { inputGeometry, prepareInput, rotate180, type PreparedInput, type RgbImage } from './rgb-image.ts'
 
 /** A model file of the manifest is not there (an operator upload not done yet, or an unbuilt conversion). */
 export class MissingModelError extends Error {
@@ -46,7 +47,7 @@ export interface PipelineOutput {
 }
 
 interface RunState {
-  image: RgbImage
+  image: PipelineImage
   config: TaskConfig
   deadline: number | undefined
   recognize: Recognize | undefined
@@ -113,7 +114,8 @@ export class Pipeline {
    * `recognize` searches the galleries for a recognizer's descriptors (the runtime's, over the
    * socket); without it a recognizer only describes the faces (gallery registration, search).
    */
-  async run(image: RgbImage, config: TaskConfig, deadline?: number, recognize?: Recognize): Promise<PipelineOutput> {
+  async run(source: RgbImage | PipelineImage, config: TaskConfig, deadline?: number, recognize?: Recognize): Promise<PipelineOutput> {
+    const image = isRgbImage(source) ? decodedImage(source) : source
     const state: RunState = { image, config, deadline, recognize, targets: new Map(), timings: {} }
     let logic: LogicNode | null = null
     const disabled = new Set(config.disabledNodes ?? [])
@@ -123,7 +125,7 @@ export class Pipeline {
       const started = performance.now()
       switch (node.action) {
         case 'detector': await this.#detect(node, state); break
-        case 'crop': this.#crop(node, state); break
+        case 'crop': await this.#crop(node, state); break
         case 'classifier': await this.#classify(node, state); break
         case 'logic': this.#logic(node, state); logic = node; break
         case 'recognizer': await this.#recognize(node, state); break
@@ -146,8 +148,21 @@ export class Pipeline {
     return session.run({ [name]: new ort.Tensor('float32', input.data, input.dims) })
   }
 
+  /**
+   * A detector reads the image decoded at its input's content size where the engine decoded
+   * one (shrink-on-load, docs/detection.md "Decoding at the model's size"); its detections are
+   * then mapped to the full image's pixels as from a full decode.
+   */
+  async #detectorInput(node: DetectorNode, image: PipelineImage): Promise<PreparedInput> {
+    const g = inputGeometry(image.width, image.height, node.input)
+    const scaled = image.scaled(g.contentWidth, g.contentHeight)
+    if (!scaled) return prepareInput(await image.full(), node.input)
+    const input = await prepareInput(await scaled, node.input)
+    return { ...input, scaleX: image.width / g.contentWidth, scaleY: image.height / g.contentHeight }
+  }
+
   async #detect(node: DetectorNode, state: RunState) {
-    const input = await prepareInput(state.image, node.input)
+    const input = await this.#detectorInput(node, state.image)
     const outputs = await this.#infer(node, input)
     let detections = this.#decoders.get(node.id)!(outputs as Record<string, ort.Tensor>, input, this.#threshold(node, state.config))
     if (node.nms) detections = nonMaxSuppression(detections, node.nms)
@@ -158,14 +173,16 @@ export class Pipeline {
     }))
   }
 
-  #crop(node: CropNode, state: RunState) {
-    for (const target of state.targets.get(node.from) ?? []) {
+  async #crop(node: CropNode, state: RunState) {
+    const targets = state.targets.get(node.from) ?? []
+    const image = targets.length > 0 ? await state.image.full() : null
+    for (const target of targets) {
       const { polygon, box } = target.detection
       const part = node.part
       const region = part ? { x: box.x + box.width * part.x, y: box.y + box.height * part.y, width: box.width * part.width, height: box.height * part.height } : box
       const crop = node.shape === 'polygon' && polygon
-        ? cropQuad(state.image, polygon, node.rotateTallerThan)
-        : cropBox(state.image, region, node.padding ?? 0)
+        ? cropQuad(image!, polygon, node.rotateTallerThan)
+        : cropBox(image!, region, node.padding ?? 0)
       target.crops.set(node.id, crop)
     }
     // Targets of the detector are the same objects under the crop's id.
@@ -209,12 +226,13 @@ export class Pipeline {
    * anything else `{label: "unknown", confidence: 1 − best similarity}`.
    */
   async #recognize(node: RecognizerNode, state: RunState) {
-    const { image } = state
+    const { image: source } = state
     const targets: WorkTarget[] = node.from !== undefined ? state.targets.get(node.from) ?? []
-      : [{ detection: { box: { x: 0, y: 0, width: image.width, height: image.height }, score: 1, classIndex: 0 }, label: node.id, confidence: [], crops: new Map() }]
+      : [{ detection: { box: { x: 0, y: 0, width: source.width, height: source.height }, score: 1, classIndex: 0 }, label: node.id, confidence: [], crops: new Map() }]
+    const image = targets.length > 0 ? await source.full() : null
     for (const target of targets) {
       checkDeadline(state.deadline, node.id)
-      const region = this.#region(node, image, target)
+      const region = this.#region(node, image!, target)
       if (!region) continue
       target.described = region
       const outputs = await this.#infer(node, await prepareInput(region, node.input))
