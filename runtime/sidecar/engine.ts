@@ -1,5 +1,6 @@
 import { defaultManifestDir, loadManifests, type LoadedManifest } from '../../models/load-manifests.ts'
 import { descriptorModelOf } from '../../models/descriptor-model.ts'
+import { offeredInputSizes } from '../../models/input-size.ts'
 import { settings } from '../../shared/config.ts'
 import type { DetectionResultCore, DetectOutcome, SidecarStats } from '../../shared/inference/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
@@ -110,14 +111,33 @@ export class InferenceEngine {
   /** spec 3.2: loading an existing handle reuses it (the config is replaced). */
   async load(handle: string, algorithmId: string, config: TaskConfig = {}): Promise<void> {
     const known = this.#manifests.get(algorithmId)
-    if (known) checkDisabledNodes(known.manifest, config)
+    if (known) { checkDisabledNodes(known.manifest, config); checkInputSize(known.manifest, config) }
     const existing = this.#handles.get(handle)
-    if (existing) {
-      if (existing.algorithmId === algorithmId) { existing.config = config; return }
-      await this.release(handle)
+    if (existing?.algorithmId === algorithmId) {
+      await this.#prepare(algorithmId, config)
+      existing.config = config
+      return
     }
+    if (existing) await this.release(handle)
     await this.#acquire(algorithmId)
+    try {
+      await this.#prepare(algorithmId, config)
+    } catch (error) {
+      await this.#unref(algorithmId)
+      throw error
+    }
     this.#handles.set(handle, { algorithmId, config })
+  }
+
+  /** The models a task's config chooses (`detectorInputSize`), loaded before its first detection. */
+  async #prepare(algorithmId: string, config: TaskConfig): Promise<void> {
+    const pipeline = await this.#pipelines.get(algorithmId)!.pipeline
+    try {
+      await pipeline.prepare(config)
+    } catch (error) {
+      const missing = error instanceof MissingModelError ? { missingModel: error.modelId } : {}
+      throw new EngineError('TaskCreateFailed', `pipeline ${algorithmId} failed to initialize: ${(error as Error).message}`, { algorithmCode: algorithmId, ...missing })
+    }
   }
 
   /** A reference on the algorithm's pipeline, created (sessions loaded, warmed) by the first. */
@@ -273,11 +293,12 @@ export class InferenceEngine {
     const disabled = new Set(config.disabledNodes ?? [])
     const nodes = pipeline.manifest.nodes.filter((n) => !disabled.has(n.id) && n.action !== 'logic')
     const first = nodes[0]
-    if (this.#options.shrinkOnLoad === false || checked?.format !== 'jpeg' || first?.action !== 'detector' ||
-      (first.input.resize !== 'letterbox' && first.input.resize !== 'stretch'))
+    const input = first?.action === 'detector' ? pipeline.detectorInput(first, config).input : undefined
+    if (this.#options.shrinkOnLoad === false || checked?.format !== 'jpeg' || !input ||
+      (input.resize !== 'letterbox' && input.resize !== 'stretch'))
       return decodedImage(await opened.decode())
     const { width, height } = checked.upright
-    const g = inputGeometry(width, height, first.input)
+    const g = inputGeometry(width, height, input)
     // libjpeg's smallest step is half the size: nothing to gain above it.
     if (g.contentWidth * 2 > width || g.contentHeight * 2 > height) return decodedImage(await opened.decode())
     const limits = this.#options.limits
@@ -349,6 +370,18 @@ export class InferenceEngine {
       await describing.then(() => this.#unref(algorithmId), () => {})
     }
   }
+}
+
+/** `taskConfig.detectorInputSize` must be a size the algorithm's detector offers (models/input-size.ts). */
+function checkInputSize(manifest: LoadedManifest['manifest'], config: TaskConfig): void {
+  const size = config.detectorInputSize
+  if (size === undefined) return
+  const offered = offeredInputSizes(manifest)
+  if (!offered.includes(size))
+    throw new EngineError('InvalidParam', offered.length === 0
+      ? `taskConfig.detectorInputSize: ${manifest.algorithmId} has one input size only`
+      : `taskConfig.detectorInputSize: ${size} is not one of ${manifest.algorithmId}'s input sizes (${offered.join(', ')})`,
+    { field: '/taskConfig/detectorInputSize', value: size, offered })
 }
 
 /** `taskConfig.disabledNodes` must name nodes of the pipeline, never its result detector. */
