@@ -50,7 +50,11 @@ function match(full: Target[], shrunk: Target[]): (number | null)[] {
 }
 
 export function compareResults(fullResult: DetectionResultCore, shrunkResult: DetectionResultCore): Comparison {
-  const full = targetsOf(fullResult), shrunk = targetsOf(shrunkResult)
+  return compareTargets(targetsOf(fullResult), targetsOf(shrunkResult))
+}
+
+/** compareResults on the targets themselves (an HTTP answer's `areaList[].targetList[]`). */
+export function compareTargets(full: Target[], shrunk: Target[]): Comparison {
   const matched = match(full, shrunk)
   const ious: number[] = []
   let landmarkShift = 0
