@@ -206,6 +206,49 @@ async function measureThreadSettings() {
 const threadSettings = SETTINGS_ROUNDS > 0 ? await measureThreadSettings() : null
 sharp.concurrency(THREADS)
 
+// ── where the time and the CPU go, before and after decoding at the model's size ────────
+/**
+ * In process, one detection at a time, the two decodes interleaved photo by photo: each
+ * stage's median (engine timings: `decode` the full decode, `decodeScaled` the decode at
+ * BlazeFace's size, `node.face` resize + inference, `overlay` drawing + JPEG) and the CPU of
+ * this process per detection (all threads: libvips, onnxruntime), overlay on and off.
+ */
+async function measureStages() {
+  const engines = await Promise.all([false, true].map(async (shrinkOnLoad) => {
+    const e = new InferenceEngine({ projectRoot: root, intraOpThreads: THREADS, limits, shrinkOnLoad })
+    await e.load('bench', 'face-detection')
+    return { shrinkOnLoad, e }
+  }))
+  const out: Record<string, { cpuMsPerDetection: number; wallMsPerDetection: number; stagesMedianMs: Record<string, number> }> = {}
+  for (const overlay of [true, false]) {
+    const acc = engines.map(() => ({ cpu: 0, wall: 0, n: 0, stages: {} as Record<string, number[]> }))
+    for (let r = 0; r < ROUNDS; r++)
+      for (const photo of photos)
+        for (const [i, { e }] of engines.entries()) {
+          const cpu = process.cpuUsage(), started = performance.now()
+          const { timings } = await e.detect({ handle: 'bench', image: { kind: 'bytes', bytes: photo.bytes }, overlay })
+          const used = process.cpuUsage(cpu)
+          if (r === 0) continue
+          const a = acc[i]!
+          a.cpu += (used.user + used.system) / 1000
+          a.wall += performance.now() - started
+          a.n++
+          for (const [k, v] of Object.entries(timings)) (a.stages[k] ??= []).push(v)
+        }
+    for (const [i, { shrinkOnLoad }] of engines.entries()) {
+      const a = acc[i]!
+      out[`${shrinkOnLoad ? 'shrinkOnLoad' : 'fullDecode'}, overlay ${overlay ? 'on' : 'off'}`] = {
+        cpuMsPerDetection: round1(a.cpu / a.n), wallMsPerDetection: round1(a.wall / a.n),
+        stagesMedianMs: Object.fromEntries(Object.entries(a.stages).map(([k, v]) => [k, round1(percentile(v, 50))])),
+      }
+    }
+  }
+  for (const { e } of engines) await e.close()
+  return out
+}
+const stages = await measureStages()
+console.log(JSON.stringify(stages, null, 1))
+
 // ── the comparison ──────────────────────────────────────────────────────────────────────
 const engine = new InferenceEngine({ projectRoot: root, intraOpThreads: THREADS, limits })
 await engine.load('bench', 'face-detection')
@@ -354,6 +397,6 @@ const file = await writeReport({
     figure({ name: '(a) photos whose faces match the full decode\'s one to one (IoU ≥ 0.9, landmarks ≤ 3 % of the face width), shrink-on-load, overlay in the answer', unit: 'photos', value: matchFullDecode.httpShrink!.photos, baseline: { name: 'sample photos', value: photos.length }, target: { ratioAtLeast: 1 } }),
     figure({ name: '(a) photos whose faces match the full decode\'s one to one, shrink-on-load, URL mode', unit: 'photos', value: matchFullDecode.httpUrlModeShrink!.photos, baseline: { name: 'sample photos', value: photos.length }, target: { ratioAtLeast: 1 } }),
   ],
-  ...(threadSettings ? { details: { threadSettings } } : {}),
+  details: { stagesInProcess: stages, ...(threadSettings ? { threadSettings } : {}) },
 })
 console.log(readFileSync(file, 'utf8'))

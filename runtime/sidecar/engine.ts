@@ -7,7 +7,7 @@ import type { TaskConfig } from '../../shared/tasks/types.ts'
 import type { DescribedRegion, Recognize } from '../../shared/galleries/types.ts'
 import sharp from 'sharp'
 import { EngineError } from './engine-error.ts'
-import { checkPixels, decodePixels, decodeScaled, readCheckedImage, type CheckedImage, type EncodedSource, type ImageLimits } from './image/decode.ts'
+import { checkPixels, decodePixels, decodeScaled, jpegShrinkOnLoad, readCheckedImage, type CheckedImage, type EncodedSource, type ImageLimits } from './image/decode.ts'
 import { ImageError } from './image/image-error.ts'
 import { automaticBudgetBytes, detectionBytes, MemoryBudget, MemoryBudgetError } from './image/memory-budget.ts'
 import { DeadlineExceeded } from './pipeline/deadline.ts'
@@ -299,8 +299,9 @@ export class InferenceEngine {
       return decodedImage(await opened.decode())
     const { width, height } = checked.upright
     const g = inputGeometry(width, height, input)
-    // libjpeg's smallest step is half the size: nothing to gain above it.
-    if (g.contentWidth * 2 > width || g.contentHeight * 2 > height) return decodedImage(await opened.decode())
+    // Without a libjpeg step (an image less than 4× the model's input on an axis) the small
+    // image would cost a full decode of its own: decoded in full once, as before.
+    if (jpegShrinkOnLoad(width, height, g.contentWidth, g.contentHeight) === 1) return decodedImage(await opened.decode())
     const limits = this.#options.limits
     let full: Promise<RgbImage> | undefined
     const decodeFull = () => (full ??= decodePixels(checked, limits))

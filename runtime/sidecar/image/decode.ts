@@ -122,6 +122,16 @@ async function decodeWithSharp(bytes: Buffer, limits: ImageLimits, srgbProfile: 
 }
 
 /**
+ * The step libjpeg decodes a JPEG at when sharp resizes it from `width` × `height` to
+ * `toWidth` × `toHeight` with `fastShrinkOnLoad: false` (1, 2, 4 or 8): sharp takes the
+ * largest that leaves at least a 2× reduce on both axes (its pipeline's pre-shrink).
+ */
+export function jpegShrinkOnLoad(width: number, height: number, toWidth: number, toHeight: number): 1 | 2 | 4 | 8 {
+  const shrink = Math.min(width / toWidth, height / toHeight)
+  return shrink >= 16 ? 8 : shrink >= 8 ? 4 : shrink >= 4 ? 2 : 1
+}
+
+/**
  * A JPEG decoded straight at `width` × `height` of its upright image (docs/detection.md
  * "Decoding at the model's size"): libjpeg decodes at 1/2, 1/4 or 1/8 of the size where
  * that stays at least the target (sharp's shrink-on-load, `fastShrinkOnLoad: false`: the
