@@ -56,6 +56,12 @@ export interface EngineDetectRequest {
   signal?: AbortSignal
 }
 
+/**
+ * A detection's image: `shrunk` when decoded at the detector's size, `settled` resolving once
+ * a full decode started beside it has ended.
+ */
+type ShrunkImage = PipelineImage & { shrunk?: true; settled?: () => Promise<void> }
+
 /** An image whose header passed the checks (spec 7.1); `checked` for an encoded one. */
 interface OpenedImage { width: number; height: number; checked?: CheckedImage; decode(): Promise<RgbImage> }
 
@@ -241,16 +247,21 @@ export class InferenceEngine {
     try {
       const opened = await time('header', () => this.#open(request.image, request.purpose ?? 'image'))
       const reservation = await time('admission', () => this.#admit(opened.width, opened.height, overlay, request))
+      let image: ShrunkImage | undefined
       try {
-        const image = await time('decode', () => this.#pipelineImage(opened, pipeline, h.config, overlay))
+        image = await time('decode', () => this.#pipelineImage(opened, pipeline, h.config, overlay))
         // Decoded at the detector's size: the stage is named for it (the full pixels, where
         // wanted, are decoded beside the pipeline).
         if (image.shrunk) { timings.decodeScaled = timings.decode!; delete timings.decode }
-        const output = await time('pipeline', () => pipeline.run(image, h.config, request.deadline, recognize))
-        const result = buildResult(pipeline.manifest, output, image, h.config, Date.now())
-        const overlayJpeg = overlay ? await time('overlay', async () => renderOverlay(await image.full(), result, request.jpeg)) : null
+        const source = image
+        const output = await time('pipeline', () => pipeline.run(source, h.config, request.deadline, recognize))
+        const result = buildResult(pipeline.manifest, output, source, h.config, Date.now())
+        const overlayJpeg = overlay ? await time('overlay', async () => renderOverlay(await source.full(), result, request.jpeg)) : null
         return { result, overlayJpeg, timings: { ...timings, ...Object.fromEntries(Object.entries(output.timings).map(([k, v]) => [`node.${k}`, v])) } }
       } finally {
+        // A full decode still running beside (the pipeline failed or ran out of time) holds
+        // the memory reserved for it until it ends.
+        await image?.settled?.()
         reservation.release()
       }
     } catch (error) {
@@ -288,7 +299,7 @@ export class InferenceEngine {
    * classifier, a recognizer or another detector needs them, else never. Anything else is
    * decoded in full first, as before. Resolves when the detector's pixels are there.
    */
-  async #pipelineImage(opened: OpenedImage, pipeline: Pipeline, config: TaskConfig, overlay: boolean): Promise<PipelineImage & { shrunk?: true }> {
+  async #pipelineImage(opened: OpenedImage, pipeline: Pipeline, config: TaskConfig, overlay: boolean): Promise<ShrunkImage> {
     const checked = opened.checked
     const disabled = new Set(config.disabledNodes ?? [])
     const nodes = pipeline.manifest.nodes.filter((n) => !disabled.has(n.id) && n.action !== 'logic')
@@ -308,9 +319,15 @@ export class InferenceEngine {
     const needsFull = overlay || nodes.length > 1
     if (needsFull) decodeFull().catch(() => {})
     const scaled = decodeScaled(checked, limits, g.contentWidth, g.contentHeight)
-    await scaled
+    const settled = async () => { await full?.catch(() => {}) }
+    try {
+      await scaled
+    } catch (error) {
+      await settled()
+      throw error
+    }
     return {
-      width, height, shrunk: true,
+      width, height, shrunk: true, settled,
       full: decodeFull,
       scaled: (w, h) => (w === g.contentWidth && h === g.contentHeight ? scaled : null),
     }
