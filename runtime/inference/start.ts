@@ -11,7 +11,7 @@ import type { DeviceMetrics } from '../metrics/index.ts'
 export interface StartInferenceOptions {
   /** The decode admission settings default as in shared/config.ts (tests and benchmarks leave them out). */
   config: Pick<Config, 'dataPath' | 'inferenceThreads' | 'maxEncodedImageBytes' | 'maxImagePixels'>
-    & Partial<Pick<Config, 'decodeMemoryBudgetBytes' | 'decodeQueueMax' | 'decodeQueueWaitMs'>>
+    & Partial<Pick<Config, 'decodeMemoryBudgetBytes' | 'decodeQueueMax' | 'decodeQueueWaitMs' | 'imageShrinkOnLoad'>>
   projectRoot: string
   /** Built sidecar entry; default `<projectRoot>/dist/runtime/sidecar.mjs`. */
   entry?: string
@@ -60,6 +60,7 @@ export function createInference(options: StartInferenceOptions): Inference {
       decodeMemoryBudgetBytes: options.config.decodeMemoryBudgetBytes ?? settings.decodeMemoryBudgetBytes.default,
       decodeQueueMax: options.config.decodeQueueMax ?? settings.decodeQueueMax.default,
       decodeQueueWaitMs: options.config.decodeQueueWaitMs ?? settings.decodeQueueWaitMs.default,
+      shrinkOnLoad: options.config.imageShrinkOnLoad ?? settings.imageShrinkOnLoad.default,
     },
     ...(options.log ? { log: options.log } : {}),
     ...(options.backoff ? { backoff: options.backoff } : {}),

@@ -1,12 +1,13 @@
 import { defaultManifestDir, loadManifests, type LoadedManifest } from '../../models/load-manifests.ts'
 import { descriptorModelOf } from '../../models/descriptor-model.ts'
+import { offeredInputSizes } from '../../models/input-size.ts'
 import { settings } from '../../shared/config.ts'
 import type { DetectionResultCore, DetectOutcome, SidecarStats } from '../../shared/inference/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
 import type { DescribedRegion, Recognize } from '../../shared/galleries/types.ts'
 import sharp from 'sharp'
 import { EngineError } from './engine-error.ts'
-import { checkPixels, decodePixels, readCheckedImage, type EncodedSource, type ImageLimits } from './image/decode.ts'
+import { checkPixels, decodePixels, decodeScaled, jpegShrinkOnLoad, readCheckedImage, type CheckedImage, type EncodedSource, type ImageLimits } from './image/decode.ts'
 import { ImageError } from './image/image-error.ts'
 import { automaticBudgetBytes, detectionBytes, MemoryBudget, MemoryBudgetError } from './image/memory-budget.ts'
 import { DeadlineExceeded } from './pipeline/deadline.ts'
@@ -14,7 +15,8 @@ import { renderOverlay } from './pipeline/overlay.ts'
 import type { JpegSettings } from '../../shared/system/types.ts'
 import { MissingModelError, Pipeline } from './pipeline/pipeline.ts'
 import { buildResult } from './pipeline/result.ts'
-import type { RgbImage } from './pipeline/rgb-image.ts'
+import { decodedImage, type PipelineImage } from './pipeline/pipeline-image.ts'
+import { inputGeometry, type RgbImage } from './pipeline/rgb-image.ts'
 import { SessionPool } from './session-pool.ts'
 
 export interface EngineOptions {
@@ -30,6 +32,12 @@ export interface EngineOptions {
   limits: ImageLimits
   /** Admission of decodes (spec 4.11); default: the automatic budget and the default queue of shared/config.ts. */
   memory?: MemoryBudget
+  /**
+   * IMAGE_SHRINK_ON_LOAD (default true): a JPEG is decoded at the detector's input size for
+   * the detector, its full pixels only where a crop or the overlay needs them
+   * (docs/detection.md "Decoding at the model's size").
+   */
+  shrinkOnLoad?: boolean
 }
 
 export type EngineImage = EncodedSource | { kind: 'rgb'; width: number; height: number; data: Buffer }
@@ -47,6 +55,15 @@ export interface EngineDetectRequest {
   /** Aborted when the runtime gives up on the request: it then stops waiting for memory. */
   signal?: AbortSignal
 }
+
+/**
+ * A detection's image: `shrunk` when decoded at the detector's size, `settled` resolving once
+ * a full decode started beside it has ended.
+ */
+type ShrunkImage = PipelineImage & { shrunk?: true; settled?: () => Promise<void> }
+
+/** An image whose header passed the checks (spec 7.1); `checked` for an encoded one. */
+interface OpenedImage { width: number; height: number; checked?: CheckedImage; decode(): Promise<RgbImage> }
 
 interface LoadedPipeline { pipeline: Promise<Pipeline>; refs: number }
 interface Handle { algorithmId: string; config: TaskConfig }
@@ -100,14 +117,33 @@ export class InferenceEngine {
   /** spec 3.2: loading an existing handle reuses it (the config is replaced). */
   async load(handle: string, algorithmId: string, config: TaskConfig = {}): Promise<void> {
     const known = this.#manifests.get(algorithmId)
-    if (known) checkDisabledNodes(known.manifest, config)
+    if (known) { checkDisabledNodes(known.manifest, config); checkInputSize(known.manifest, config) }
     const existing = this.#handles.get(handle)
-    if (existing) {
-      if (existing.algorithmId === algorithmId) { existing.config = config; return }
-      await this.release(handle)
+    if (existing?.algorithmId === algorithmId) {
+      await this.#prepare(algorithmId, config)
+      existing.config = config
+      return
     }
+    if (existing) await this.release(handle)
     await this.#acquire(algorithmId)
+    try {
+      await this.#prepare(algorithmId, config)
+    } catch (error) {
+      await this.#unref(algorithmId)
+      throw error
+    }
     this.#handles.set(handle, { algorithmId, config })
+  }
+
+  /** The models a task's config chooses (`detectorInputSize`), loaded before its first detection. */
+  async #prepare(algorithmId: string, config: TaskConfig): Promise<void> {
+    const pipeline = await this.#pipelines.get(algorithmId)!.pipeline
+    try {
+      await pipeline.prepare(config)
+    } catch (error) {
+      const missing = error instanceof MissingModelError ? { missingModel: error.modelId } : {}
+      throw new EngineError('TaskCreateFailed', `pipeline ${algorithmId} failed to initialize: ${(error as Error).message}`, { algorithmCode: algorithmId, ...missing })
+    }
   }
 
   /** A reference on the algorithm's pipeline, created (sessions loaded, warmed) by the first. */
@@ -211,13 +247,21 @@ export class InferenceEngine {
     try {
       const opened = await time('header', () => this.#open(request.image, request.purpose ?? 'image'))
       const reservation = await time('admission', () => this.#admit(opened.width, opened.height, overlay, request))
+      let image: ShrunkImage | undefined
       try {
-        const image = await time('decode', () => opened.decode())
-        const output = await time('pipeline', () => pipeline.run(image, h.config, request.deadline, recognize))
-        const result = buildResult(pipeline.manifest, output, image, h.config, Date.now())
-        const overlayJpeg = overlay ? await time('overlay', () => renderOverlay(image, result, request.jpeg)) : null
+        image = await time('decode', () => this.#pipelineImage(opened, pipeline, h.config, overlay))
+        // Decoded at the detector's size: the stage is named for it (the full pixels, where
+        // wanted, are decoded beside the pipeline).
+        if (image.shrunk) { timings.decodeScaled = timings.decode!; delete timings.decode }
+        const source = image
+        const output = await time('pipeline', () => pipeline.run(source, h.config, request.deadline, recognize))
+        const result = buildResult(pipeline.manifest, output, source, h.config, Date.now())
+        const overlayJpeg = overlay ? await time('overlay', async () => renderOverlay(await source.full(), result, request.jpeg)) : null
         return { result, overlayJpeg, timings: { ...timings, ...Object.fromEntries(Object.entries(output.timings).map(([k, v]) => [`node.${k}`, v])) } }
       } finally {
+        // A full decode still running beside (the pipeline failed or ran out of time) holds
+        // the memory reserved for it until it ends.
+        await image?.settled?.()
         reservation.release()
       }
     } catch (error) {
@@ -247,8 +291,50 @@ export class InferenceEngine {
     }
   }
 
+  /**
+   * The image a detection's pipeline runs on (docs/detection.md "Decoding at the model's
+   * size"). A JPEG whose first detector reads a smaller letterboxed or stretched image is
+   * decoded at that size (shrink-on-load); its full pixels are decoded beside it, at the same
+   * time (the other core, while the detector runs), only when the overlay, a crop, a
+   * classifier, a recognizer or another detector needs them, else never. Anything else is
+   * decoded in full first, as before. Resolves when the detector's pixels are there.
+   */
+  async #pipelineImage(opened: OpenedImage, pipeline: Pipeline, config: TaskConfig, overlay: boolean): Promise<ShrunkImage> {
+    const checked = opened.checked
+    const disabled = new Set(config.disabledNodes ?? [])
+    const nodes = pipeline.manifest.nodes.filter((n) => !disabled.has(n.id) && n.action !== 'logic')
+    const first = nodes[0]
+    const input = first?.action === 'detector' ? pipeline.detectorInput(first, config).input : undefined
+    if (this.#options.shrinkOnLoad === false || checked?.format !== 'jpeg' || !input ||
+      (input.resize !== 'letterbox' && input.resize !== 'stretch'))
+      return decodedImage(await opened.decode())
+    const { width, height } = checked.upright
+    const g = inputGeometry(width, height, input)
+    // Without a libjpeg step (an image less than 4× the model's input on an axis) the small
+    // image would cost a full decode of its own: decoded in full once, as before.
+    if (jpegShrinkOnLoad(width, height, g.contentWidth, g.contentHeight) === 1) return decodedImage(await opened.decode())
+    const limits = this.#options.limits
+    let full: Promise<RgbImage> | undefined
+    const decodeFull = () => (full ??= decodePixels(checked, limits))
+    const needsFull = overlay || nodes.length > 1
+    if (needsFull) decodeFull().catch(() => {})
+    const scaled = decodeScaled(checked, limits, g.contentWidth, g.contentHeight)
+    const settled = async () => { await full?.catch(() => {}) }
+    try {
+      await scaled
+    } catch (error) {
+      await settled()
+      throw error
+    }
+    return {
+      width, height, shrunk: true, settled,
+      full: decodeFull,
+      scaled: (w, h) => (w === g.contentWidth && h === g.contentHeight ? scaled : null),
+    }
+  }
+
   /** Header checks only (spec 7.1); `decode` then allocates the pixels. */
-  async #open(image: EngineImage, purpose: string): Promise<{ width: number; height: number; decode(): Promise<RgbImage> }> {
+  async #open(image: EngineImage, purpose: string): Promise<OpenedImage> {
     const { limits } = this.#options
     if (image.kind === 'rgb') {
       checkPixels(image.width, image.height, limits)
@@ -257,7 +343,7 @@ export class InferenceEngine {
       return { width: image.width, height: image.height, decode: async () => ({ data: image.data, width: image.width, height: image.height }) }
     }
     const checked = await readCheckedImage(image, limits, purpose)
-    return { width: checked.width, height: checked.height, decode: () => decodePixels(checked, limits) }
+    return { width: checked.width, height: checked.height, checked, decode: () => decodePixels(checked, limits) }
   }
 
   /** Decodes an image outside a detection (benchmarks): no memory admission. */
@@ -302,6 +388,18 @@ export class InferenceEngine {
       await describing.then(() => this.#unref(algorithmId), () => {})
     }
   }
+}
+
+/** `taskConfig.detectorInputSize` must be a size the algorithm's detector offers (models/input-size.ts). */
+function checkInputSize(manifest: LoadedManifest['manifest'], config: TaskConfig): void {
+  const size = config.detectorInputSize
+  if (size === undefined) return
+  const offered = offeredInputSizes(manifest)
+  if (!offered.includes(size))
+    throw new EngineError('InvalidParam', offered.length === 0
+      ? `taskConfig.detectorInputSize: ${manifest.algorithmId} has one input size only`
+      : `taskConfig.detectorInputSize: ${size} is not one of ${manifest.algorithmId}'s input sizes (${offered.join(', ')})`,
+    { field: '/taskConfig/detectorInputSize', value: size, offered })
 }
 
 /** `taskConfig.disabledNodes` must name nodes of the pipeline, never its result detector. */

@@ -19,6 +19,8 @@ export interface SidecarLaunchOptions {
   decodeMemoryBudgetBytes: number
   decodeQueueMax: number
   decodeQueueWaitMs: number
+  /** IMAGE_SHRINK_ON_LOAD (engine.ts EngineOptions.shrinkOnLoad); default true. */
+  shrinkOnLoad?: boolean
 }
 
 /**
@@ -66,6 +68,7 @@ async function main() {
     intraOpThreads: options.intraOpThreads,
     limits: { maxEncodedImageBytes: options.maxEncodedImageBytes, maxImagePixels: options.maxImagePixels },
     memory,
+    shrinkOnLoad: options.shrinkOnLoad !== false,
   })
   await serveEngine(engine, options.socketPath, [options.projectRoot, ...(options.dataPath ? [options.dataPath] : [])])
   process.send?.({ type: 'ready', pid: process.pid })

@@ -1,3 +1,4 @@
+import { detectorInput } from '../../models/input-size.ts'
 import type { PipelineManifest } from '../../models/manifest-schema.ts'
 import type { DetectionResultCore } from '../../shared/inference/types.ts'
 import type { Frame } from '../cameras/reader.ts'
@@ -15,13 +16,14 @@ const MIN_ANALYSIS_SIDE = 512
  * frame's pixels itself — a crop, classifier or recognizer — or when the task recognizes faces,
  * which the recognition observer crops from the frame.
  */
-export function analysisMaxSide(manifest: PipelineManifest | undefined, taskConfig: { recognition?: unknown }): number | null {
+export function analysisMaxSide(manifest: PipelineManifest | undefined, taskConfig: { recognition?: unknown; detectorInputSize?: number }): number | null {
   if (!manifest || taskConfig.recognition) return null
   let side = MIN_ANALYSIS_SIDE
   for (const node of manifest.nodes) {
     if (node.action === 'logic') continue
     if (node.action !== 'detector' || node.input.resize !== 'letterbox') return null
-    side = Math.max(side, node.input.width ?? 0, node.input.height ?? 0)
+    const { input } = detectorInput(node, taskConfig)
+    side = Math.max(side, input.width ?? 0, input.height ?? 0)
   }
   return side
 }
@@ -60,13 +62,17 @@ export function inFramePixels(box: { x: number; y: number; width: number; height
  * logic node (its trigger counts the targets of a whole area), no recognizer of the whole image. Returns the side below which a
  * crop is not cut (the detectors' largest input side), or null: the whole frame always.
  */
-export function regionInputSide(manifest: PipelineManifest | undefined, taskConfig: { regions?: unknown[] }): number | null {
+export function regionInputSide(manifest: PipelineManifest | undefined, taskConfig: { regions?: unknown[]; detectorInputSize?: number }): number | null {
   if (!manifest || (taskConfig.regions?.length ?? 0) > 0 || manifest.result.maskPolygon !== 'none') return null
   let side = 0
   for (const node of manifest.nodes) {
     // A recognizer without `from` describes the image itself.
     if (node.action === 'logic' || (node.action === 'recognizer' && node.from === undefined)) return null
-    if (node.action === 'detector') side = Math.max(side, node.input.width ?? 0, node.input.height ?? 0)
+    if (node.action === 'detector') {
+      // The task's own input size (taskConfig.detectorInputSize, models/input-size.ts).
+      const { input } = detectorInput(node, taskConfig)
+      side = Math.max(side, input.width ?? 0, input.height ?? 0)
+    }
   }
   return side > 0 ? side : null
 }

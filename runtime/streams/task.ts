@@ -109,7 +109,7 @@ export class StreamTask {
     this.motion.mask(((taskConfig as TaskConfig).motionMasks ?? []).map((m) => m.polygon))
     this.gate = { minDetectIntervalMs, trackedDetectIntervalMs, followWalkers: Array.isArray(taskConfig.counters) && taskConfig.counters.length > 0 }
     this.regionSide = row.motionGating && row.regionDetection && deps.regionDetection !== false
-      ? regionInputSide(deps.algorithms.get(row.algorithmCode)?.manifest, taskConfig as { regions?: unknown[] })
+      ? regionInputSide(deps.algorithms.get(row.algorithmCode)?.manifest, taskConfig as { regions?: unknown[]; detectorInputSize?: number })
       : null
   }
 

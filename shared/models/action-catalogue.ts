@@ -37,6 +37,7 @@ const actions: { action: string; schema: TSchema; description: string; parameter
       scoreThreshold: 'Minimum target score (0..1); a task may override it.',
       nms: 'Optional non-maximum suppression: method, IoU threshold, maximum detections.',
       labels: 'Class index → label in confidence[].',
+      inputSizes: 'Optional other square input sizes a task may choose (taskConfig.detectorInputSize), each {size, model}: the key of the model converted at that size; the input\'s own size is the default.',
     },
   },
   {

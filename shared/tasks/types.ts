@@ -50,6 +50,12 @@ export const TaskConfigSchema = Type.Object({
     galleryIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 32, uniqueItems: true })),
     threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
   }, { additionalProperties: false })),
+  /**
+   * The input size of the pipeline's detector (docs/detection.md "Detector input size"): one
+   * its manifest offers (its input's own side, or a `inputSizes` entry: the person detector
+   * 512 or 320). Image and stream tasks; default the manifest's.
+   */
+  detectorInputSize: Type.Optional(Type.Integer({ minimum: 32, maximum: 4096 })),
   disabledNodes: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 64 }), { maxItems: 64, uniqueItems: true })),
   /**
    * Passenger-flow counters of a stream task (docs/cameras-and-stream-tasks.md "Stream tasks"; image tasks ignore them):

@@ -177,6 +177,22 @@ test.describe('AI-host task routes with the real sidecar', () => {
     expect((await call('PTaskCancle', { taskId: 'presence', algorithmCode: 'face-presence' })).body.resCode).toBe(1)
   })
 
+  test('taskConfig.detectorInputSize: the person detector at 320, a size it does not offer refused (docs/detection.md "Detector input size")', async () => {
+    const create = (taskConfig: unknown) => call('PTaskCreate', { taskId: 'small-persons', algorithmCode: 'person-detector', algorithmUpdateTime: String(Date.now()), taskConfig })
+    expect((await create({ detectorInputSize: 320 })).body.resCode).toBe(1)
+    expect((await call('QueryTaskInfo', { taskId: 'small-persons' })).body.resData.taskConfig).toMatchObject({ detectorInputSize: 320 })
+    const detected = await call('PTaskDetectPic', { taskId: 'small-persons', algorithmCode: 'person-detector', imageBase64: sample1.toString('base64') })
+    // sample1.jpg: three people, all found at 320.
+    expect(detected.body.resData.areaList[0].targetList).toHaveLength(3)
+    const refused = await create({ detectorInputSize: 400 })
+    expect(firstError(refused.body)).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/taskConfig/detectorInputSize', value: 400, offered: [512, 320] } })
+    const malformed = await create({ detectorInputSize: 'big' })
+    expect(firstError(malformed.body)).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field: '/taskConfig/detectorInputSize' } })
+    // The task keeps the size it had.
+    expect((await call('QueryTaskInfo', { taskId: 'small-persons' })).body.resData.taskConfig).toMatchObject({ detectorInputSize: 320 })
+    expect((await call('PTaskCancle', { taskId: 'small-persons', algorithmCode: 'person-detector' })).body.resCode).toBe(1)
+  })
+
   test('answers task queries for unknown tasks with NotCreated and reports cancelled tasks', async () => {
     for (const route of ['QueryTaskStatus', 'QueryTaskInfo', 'QueryTaskOverviewFile']) {
       const { body } = await call(route, { taskId: 'never-created' })

@@ -125,7 +125,7 @@ test.describe('algorithm and layout management (spec 4.10)', () => {
   test('refuses model sources that are not package names, and never shows where the device is installed', async () => {
     const layout = shipped('person-detector')
     const withSource = (algorithmId: string, source: Record<string, string>) =>
-      ({ ...layout, algorithmId, models: { centernet: { source, format: 'onnx' } } })
+      ({ ...layout, algorithmId, models: { ...layout.models, centernet: { source, format: 'onnx' } } })
     const tricks = ['.', '..', './sharp', '../sharp', 'sharp/..', '/etc', '@scope/..', '@scope/.', 'node_modules/sharp', '.bin', 'Sharp']
     for (const [index, pkg] of tricks.entries()) {
       const refused = error((await post('/gtw/cwai/Algorithm/add', { manifest: withSource(`trick-${index}`, { package: pkg, file: 'package.json' }) })).body)

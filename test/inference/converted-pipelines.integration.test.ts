@@ -96,7 +96,11 @@ test.describe('converted-model pipelines over HTTP (spec 2.6)', () => {
     for (const id of ['object-detection', 'person-detector', 'person-segmentation', 'face-analysis', 'no-safety-helmet-analysis', 'face-detection', 'text-ocr'])
       expect(ids).toContain(id)
     const person = page.body.resData.rows.find((r: any) => r.algorithmId === 'person-detector')
-    expect(person.models).toEqual([{ modelId: 'centernet', package: '(build)', file: 'dist/models/centernet.onnx', format: 'onnx' }])
+    // The 512 model and the 320 one a task may choose (taskConfig.detectorInputSize).
+    expect(person.models).toEqual([
+      { modelId: 'centernet', package: '(build)', file: 'dist/models/centernet.onnx', format: 'onnx' },
+      { modelId: 'centernet-320', package: '(build)', file: 'dist/models/centernet-320.onnx', format: 'onnx' },
+    ])
   })
 
   test('atomic/action/list: the node catalogue with each node\'s parameters from the manifest schema (spec 4.10)', async () => {

@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
 import { afterAll, describe, expect, it } from 'vitest'
-import { decodeImage } from '../../runtime/sidecar/image/decode.ts'
+import { decodeImage, decodeScaled, jpegShrinkOnLoad, readCheckedImage } from '../../runtime/sidecar/image/decode.ts'
 import { ImageError } from '../../runtime/sidecar/image/image-error.ts'
 import { bgrRows, writeBmp } from './bmp-writer.ts'
 import { encodeBmp24, pngBombHeader } from './images.ts'
@@ -188,5 +188,32 @@ describe('BMP layouts written by real encoders', () => {
     expect(error.errorId).toBe('IMAGE_RESOLUTION_TOO_LARGE')
     expect(error.details).toMatchObject({ width: 60_000, height: 60_000, limitPixels: limits.maxImagePixels })
     expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024)
+  })
+
+  it('shrink-on-load: libjpeg\'s step leaves at least a 2× reduce on both axes (sharp, fastShrinkOnLoad: false)', () => {
+    // 1920 × 1280 to BlazeFace's 256 × 171: 7.5× → ½; to CenterNet's 512 × 341: 3.75× → none; to 320 × 213: 6× → ½.
+    expect(jpegShrinkOnLoad(1920, 1280, 256, 171)).toBe(2)
+    expect(jpegShrinkOnLoad(1920, 1280, 512, 341)).toBe(1)
+    expect(jpegShrinkOnLoad(1920, 1280, 320, 213)).toBe(2)
+    expect(jpegShrinkOnLoad(4096, 4096, 256, 256)).toBe(8)
+    expect(jpegShrinkOnLoad(2048, 2048, 256, 256)).toBe(4)
+    // The smaller ratio decides.
+    expect(jpegShrinkOnLoad(4000, 1000, 256, 256)).toBe(1)
+  })
+
+  it('decodes a JPEG straight at the model\'s size, upright; corrupt data → ImageDecodeFailed', async () => {
+    const checked = await readCheckedImage({ kind: 'path', path: samplePath(1) }, limits)
+    expect(checked.upright).toEqual({ width: 1920, height: 1280 })
+    const small = await decodeScaled(checked, limits, 256, 171)
+    expect([small.width, small.height, small.data.length]).toEqual([256, 171, 256 * 171 * 3])
+    // A portrait stored sideways (EXIF orientation 6): its upright size is the turned one.
+    const sideways = await sharp(samplePath(1)).jpeg().withMetadata({ orientation: 6 }).toBuffer()
+    const turned = await readCheckedImage({ kind: 'bytes', bytes: sideways }, limits)
+    expect([turned.width, turned.height, turned.upright.width, turned.upright.height]).toEqual([1920, 1280, 1280, 1920])
+    const upright = await decodeScaled(turned, limits, 171, 256)
+    expect([upright.width, upright.height]).toEqual([171, 256])
+    const bytes = readFileSync(samplePath(1))
+    const broken = await readCheckedImage({ kind: 'bytes', bytes: bytes.subarray(0, Math.floor(bytes.length / 2)) }, limits)
+    expect((await failure(decodeScaled(broken, limits, 256, 171))).errorId).toBe('ImageDecodeFailed')
   })
 })

@@ -7,6 +7,8 @@ import { limits, projectRoot, samplePath } from './helpers.ts'
 
 // Recorded by fixtures/record-face-boxes.ts with the pipeline as it was before the detection
 // path was made faster (reduced decodes, overlay drawn into the pixels): the targets must stay.
+// The full decode's (IMAGE_SHRINK_ON_LOAD=false); decoding at the model's size is held to the
+// full decode by shrink-on-load.integration.test.ts.
 const recorded = JSON.parse(readFileSync(path.join(import.meta.dirname, 'fixtures/face-boxes.json'), 'utf8')) as Record<string, Record<string, RecordedTarget[]>>
 
 const within1px = (actual: RecordedTarget[], expected: RecordedTarget[], where: string) => {
@@ -25,7 +27,7 @@ const within1px = (actual: RecordedTarget[], expected: RecordedTarget[], where: 
 }
 
 describe('face targets on the six sample photos stay as recorded (within 1 px)', () => {
-  const engine = new InferenceEngine({ projectRoot, intraOpThreads: 1, limits })
+  const engine = new InferenceEngine({ projectRoot, intraOpThreads: 1, limits, shrinkOnLoad: false })
   beforeAll(async () => { for (const algorithm of FACE_BOX_ALGORITHMS) await engine.load(algorithm, algorithm) })
   afterAll(async () => { await engine.close() })
 

@@ -16,7 +16,12 @@ const shipped = JSON.parse(readFileSync(path.join(projectRoot, 'models/manifests
 /** The person detector with its CenterNet entry at `precision` (and input `size`), under `algorithmId`. */
 const variant = (algorithmId: string, precision: 'fp32' | 'int8', setting?: 'fp32', size = 512) => {
   const model = { ...shipped.models.centernet!, precision, ...(size !== 512 ? { source: { build: `centernet-${size}` } } : {}) }
-  const nodes = shipped.nodes.map((n) => (n.action === 'detector' ? { ...n, input: { ...n.input, width: size, height: size } } : n))
+  // One size only: the shipped node's other sizes (inputSizes) name models this variant has not.
+  const nodes = shipped.nodes.map((n) => {
+    if (n.action !== 'detector') return n
+    const { inputSizes: _, ...node } = n
+    return { ...node, input: { ...n.input, width: size, height: size } }
+  })
   const manifest = validateManifest({ ...shipped, algorithmId, models: { centernet: model }, nodes }, algorithmId)
   return resolveManifest(manifest, algorithmId, { projectRoot, ...(setting ? { precision: setting } : {}) })
 }

@@ -154,4 +154,10 @@ describe('which pipelines may be detected on crops (runtime/streams/analysis-siz
     expect(regionInputSide(manifest('no-safety-helmet-analysis'), {})).toBeNull()
     expect(regionInputSide(manifest('person-segmentation'), {})).toBeNull()
   })
+
+  it('at the task\'s detector input size (taskConfig.detectorInputSize 320: crops from 320 up)', () => {
+    expect(regionInputSide(manifest('person-detector'), { detectorInputSize: 320 })).toBe(320)
+    // A size the detector does not offer keeps its own (PTaskCreate refuses it before).
+    expect(regionInputSide(manifest('person-detector'), { detectorInputSize: 400 })).toBe(512)
+  })
 })

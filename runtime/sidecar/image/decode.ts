@@ -51,19 +51,26 @@ export function sniffFormat(bytes: Buffer): ImageFormat | null {
  * Image dimensions from the header only: no pixel is decoded (a decompression bomb allocates
  * nothing). `srgbProfile`: its embedded colour profile is sRGB's (icc.ts).
  */
-export async function probeDimensions(bytes: Buffer, format: ImageFormat): Promise<{ width: number; height: number; srgbProfile: boolean }> {
-  if (format === 'bmp') return { ...readBmpHeader(bytes), srgbProfile: false }
+export async function probeDimensions(bytes: Buffer, format: ImageFormat): Promise<{ width: number; height: number; upright: { width: number; height: number }; srgbProfile: boolean }> {
+  if (format === 'bmp') {
+    const size = readBmpHeader(bytes)
+    return { ...size, upright: size, srgbProfile: false }
+  }
   try {
     const meta = await sharp(bytes, { limitInputPixels: false }).metadata()
     if (!meta.width || !meta.height) throw new Error('no dimensions')
-    return { width: meta.width, height: meta.height, srgbProfile: isSrgbProfile(meta.icc) }
+    const upright = meta.autoOrient?.width && meta.autoOrient.height ? { width: meta.autoOrient.width, height: meta.autoOrient.height } : { width: meta.width, height: meta.height }
+    return { width: meta.width, height: meta.height, upright, srgbProfile: isSrgbProfile(meta.icc) }
   } catch {
     throw new ImageError('ImageDecodeFailed', `${format} header is unreadable`)
   }
 }
 
-/** An encoded image whose header passed the checks of spec 7.1; no pixel is decoded yet. */
-export interface CheckedImage { bytes: Buffer; format: ImageFormat; width: number; height: number; srgbProfile: boolean }
+/**
+ * An encoded image whose header passed the checks of spec 7.1; no pixel is decoded yet.
+ * `upright`: its size once its EXIF orientation is applied (the size of the decoded image).
+ */
+export interface CheckedImage { bytes: Buffer; format: ImageFormat; width: number; height: number; upright: { width: number; height: number }; srgbProfile: boolean }
 
 /**
  * Reads an encoded image and checks its header (spec 7.1): encoded size over
@@ -75,9 +82,9 @@ export async function readCheckedImage(source: EncodedSource, limits: ImageLimit
   const bytes = await readEncoded(source, limits, purpose)
   const format = sniffFormat(bytes)
   if (!format) throw new ImageError('ImageDecodeFailed', 'not a JPEG, PNG or BMP image')
-  const { width, height, srgbProfile } = await probeDimensions(bytes, format)
+  const { width, height, upright, srgbProfile } = await probeDimensions(bytes, format)
   checkPixels(width, height, limits)
-  return { bytes, format, width, height, srgbProfile }
+  return { bytes, format, width, height, upright, srgbProfile }
 }
 
 /** Decodes a checked image into RGB: JPEG and PNG with sharp, BMP with ./bmp.ts (sharp does not read BMP). */
@@ -104,6 +111,37 @@ async function decodeWithSharp(bytes: Buffer, limits: ImageLimits, srgbProfile: 
     // profile is not applied: the pixels are sRGB already (icc.ts); any other profile is.
     const { data, info } = await sharp(bytes, { limitInputPixels: limits.maxImagePixels, failOn: 'error', ignoreIcc: srgbProfile })
       .autoOrient()
+      .removeAlpha()
+      .toColourspace('srgb')
+      .raw()
+      .toBuffer({ resolveWithObject: true })
+    return toRgb(data, info.width, info.height, info.channels)
+  } catch {
+    throw new ImageError('ImageDecodeFailed', 'image data is corrupt')
+  }
+}
+
+/**
+ * The step libjpeg decodes a JPEG at when sharp resizes it from `width` × `height` to
+ * `toWidth` × `toHeight` with `fastShrinkOnLoad: false` (1, 2, 4 or 8): sharp takes the
+ * largest that leaves at least a 2× reduce on both axes (its pipeline's pre-shrink).
+ */
+export function jpegShrinkOnLoad(width: number, height: number, toWidth: number, toHeight: number): 1 | 2 | 4 | 8 {
+  const shrink = Math.min(width / toWidth, height / toHeight)
+  return shrink >= 16 ? 8 : shrink >= 8 ? 4 : shrink >= 4 ? 2 : 1
+}
+
+/**
+ * A JPEG decoded straight at `width` × `height` of its upright image (docs/detection.md
+ * "Decoding at the model's size"): libjpeg decodes at 1/2, 1/4 or 1/8 of the size where
+ * that stays at least the target (sharp's shrink-on-load, `fastShrinkOnLoad: false`: the
+ * rest is a linear reduce, as the model's own resize), so the full pixels are never decoded.
+ */
+export async function decodeScaled(image: CheckedImage, limits: ImageLimits, width: number, height: number): Promise<RgbImage> {
+  try {
+    const { data, info } = await sharp(image.bytes, { limitInputPixels: limits.maxImagePixels, failOn: 'error', ignoreIcc: image.srgbProfile })
+      .autoOrient()
+      .resize(width, height, { fit: 'fill', kernel: 'linear', fastShrinkOnLoad: false })
       .removeAlpha()
       .toColourspace('srgb')
       .raw()

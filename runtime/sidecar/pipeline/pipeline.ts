@@ -3,7 +3,8 @@ import * as ort from 'onnxruntime-node'
 import type { LoadedManifest } from '../../../models/load-manifests.ts'
 import { descriptorModelOf } from '../../../models/descriptor-model.ts'
 import { describeModelSource } from '../../../models/load-manifests.ts'
-import type { ClassifierNode, CropNode, DetectorNode, LogicNode, PipelineManifest, RecognizerNode } from '../../../models/manifest-schema.ts'
+import { detectorInput, sizeOnlyModels } from '../../../models/input-size.ts'
+import type { ClassifierNode, CropNode, DetectorNode, InputSpec, LogicNode, PipelineManifest, RecognizerNode } from '../../../models/manifest-schema.ts'
 import { UNKNOWN_LABEL, type Recognize } from '../../../shared/galleries/types.ts'
 import type { ConfidenceItem } from '../../../shared/inference/types.ts'
 import type { TaskConfig } from '../../../shared/tasks/types.ts'
@@ -16,7 +17,8 @@ import { ctcDecode, loadCtcKeys } from './heads/ctc.ts'
 import { decodeFaceHead } from './heads/faceres.ts'
 import { bestClass } from './heads/softmax.ts'
 import { nonMaxSuppression } from './nms.ts'
-import { prepareInput, rotate180, type RgbImage } from './rgb-image.ts'
+import { decodedImage, isRgbImage, type PipelineImage } from './pipeline-image.ts'
+import { inputGeometry, prepareInput, rotate180, type PreparedInput, type RgbImage } from './rgb-image.ts'
 
 /** A model file of the manifest is not there (an operator upload not done yet, or an unbuilt conversion). */
 export class MissingModelError extends Error {
@@ -46,7 +48,7 @@ export interface PipelineOutput {
 }
 
 interface RunState {
-  image: RgbImage
+  image: PipelineImage
   config: TaskConfig
   deadline: number | undefined
   recognize: Recognize | undefined
@@ -63,9 +65,16 @@ export class Pipeline {
   readonly #sessions: Map<string, SessionLease>
   readonly #decoders = new Map<string, DetectorDecoder>()
   readonly #ctcKeys = new Map<string, string[]>()
+  readonly #loaded: LoadedManifest
+  readonly #pool: SessionPool
+  /** Models of other input sizes (`inputSizes`), loaded when a task first chooses one. */
+  readonly #sizeSessions = new Map<string, Promise<void>>()
 
-  private constructor(manifest: PipelineManifest, sessions: Map<string, SessionLease>, keyPaths: Record<string, string>) {
+  private constructor(loaded: LoadedManifest, pool: SessionPool, sessions: Map<string, SessionLease>) {
+    const { manifest, keyPaths } = loaded
     this.manifest = manifest
+    this.#loaded = loaded
+    this.#pool = pool
     this.#sessions = sessions
     for (const node of manifest.nodes) {
       if (node.action === 'detector') this.#decoders.set(node.id, createDecoder(node.decoder))
@@ -77,18 +86,13 @@ export class Pipeline {
   /** Acquires (shared) sessions for every model of the manifest and warms them up. */
   static async create(loaded: LoadedManifest, pool: SessionPool): Promise<Pipeline> {
     const sessions = new Map<string, SessionLease>()
+    const later = sizeOnlyModels(loaded.manifest)
     try {
-      for (const [key, file] of Object.entries(loaded.modelPaths)) {
-        if (!existsSync(file)) {
-          const source = loaded.manifest.models[key]!.source
-          // The message names the file relative to its root (DATA_DIR or the project), never an absolute path.
-          const where = 'uploaded' in source ? `<DATA_DIR>/${describeModelSource(source).file}` : describeModelSource(source).file
-          // An operator's model is named by the modelId to upload it under, not by the manifest's key.
-          throw new MissingModelError('uploaded' in source ? source.uploaded : key, where, 'uploaded' in source ? 'to be uploaded by an operator through model management' : 'build' in source ? 'a build output: run node build.mjs' : 'package file')
-        }
-        sessions.set(key, await pool.acquire(file))
+      for (const key of Object.keys(loaded.modelPaths)) {
+        if (later.has(key)) continue
+        sessions.set(key, await acquireModel(loaded, key, pool))
       }
-      const pipeline = new Pipeline(loaded.manifest, sessions, loaded.keyPaths)
+      const pipeline = new Pipeline(loaded, pool, sessions)
       await pipeline.#warmUp()
       return pipeline
     } catch (error) {
@@ -98,8 +102,37 @@ export class Pipeline {
   }
 
   async close(): Promise<void> {
+    await Promise.allSettled(this.#sizeSessions.values())
     for (const lease of this.#sessions.values()) await lease.release()
     this.#sessions.clear()
+  }
+
+  /**
+   * Loads (once) and warms up the models a task's config chooses (`detectorInputSize`): the
+   * engine calls it when a task is loaded, so that its first detection does not.
+   */
+  async prepare(config: TaskConfig): Promise<void> {
+    for (const node of this.manifest.nodes) {
+      if (node.action !== 'detector') continue
+      const { model, input } = detectorInput(node, config)
+      if (this.#sessions.has(model)) continue
+      let loading = this.#sizeSessions.get(model)
+      if (!loading) {
+        loading = (async () => {
+          const lease = await acquireModel(this.#loaded, model, this.#pool)
+          this.#sessions.set(model, lease)
+          await this.#infer(node, await prepareInput({ data: Buffer.alloc(64 * 48 * 3, 128), width: 64, height: 48 }, input), model)
+        })()
+        this.#sizeSessions.set(model, loading)
+        loading.catch(() => { if (this.#sizeSessions.get(model) === loading) this.#sizeSessions.delete(model) })
+      }
+      await loading
+    }
+  }
+
+  /** The input and model a detector runs with for a task (models/input-size.ts). */
+  detectorInput(node: DetectorNode, config: TaskConfig): { input: InputSpec; model: string } {
+    return detectorInput(node, config)
   }
 
   /** First inference allocates arenas and picks kernels: do it at load, not on a client's request. */
@@ -113,7 +146,8 @@ export class Pipeline {
    * `recognize` searches the galleries for a recognizer's descriptors (the runtime's, over the
    * socket); without it a recognizer only describes the faces (gallery registration, search).
    */
-  async run(image: RgbImage, config: TaskConfig, deadline?: number, recognize?: Recognize): Promise<PipelineOutput> {
+  async run(source: RgbImage | PipelineImage, config: TaskConfig, deadline?: number, recognize?: Recognize): Promise<PipelineOutput> {
+    const image = isRgbImage(source) ? decodedImage(source) : source
     const state: RunState = { image, config, deadline, recognize, targets: new Map(), timings: {} }
     let logic: LogicNode | null = null
     const disabled = new Set(config.disabledNodes ?? [])
@@ -123,7 +157,7 @@ export class Pipeline {
       const started = performance.now()
       switch (node.action) {
         case 'detector': await this.#detect(node, state); break
-        case 'crop': this.#crop(node, state); break
+        case 'crop': await this.#crop(node, state); break
         case 'classifier': await this.#classify(node, state); break
         case 'logic': this.#logic(node, state); logic = node; break
         case 'recognizer': await this.#recognize(node, state); break
@@ -140,15 +174,31 @@ export class Pipeline {
     return node.scoreThreshold
   }
 
-  async #infer(node: DetectorNode | ClassifierNode | RecognizerNode, input: { data: Float32Array; dims: number[] }) {
-    const { session } = this.#sessions.get(node.model)!
+  async #infer(node: DetectorNode | ClassifierNode | RecognizerNode, input: { data: Float32Array; dims: number[] }, model = node.model) {
+    const lease = this.#sessions.get(model)
+    if (!lease) throw new Error(`model ${model} is not loaded for this task (Pipeline.prepare)`)
+    const { session } = lease
     const name = node.input.name ?? session.inputNames[0]!
     return session.run({ [name]: new ort.Tensor('float32', input.data, input.dims) })
   }
 
+  /**
+   * A detector reads the image decoded at its input's content size where the engine decoded
+   * one (shrink-on-load, docs/detection.md "Decoding at the model's size"); its detections are
+   * then mapped to the full image's pixels as from a full decode.
+   */
+  async #detectorInput(spec: InputSpec, image: PipelineImage): Promise<PreparedInput> {
+    const g = inputGeometry(image.width, image.height, spec)
+    const scaled = image.scaled(g.contentWidth, g.contentHeight)
+    if (!scaled) return prepareInput(await image.full(), spec)
+    const input = await prepareInput(await scaled, spec)
+    return { ...input, scaleX: image.width / g.contentWidth, scaleY: image.height / g.contentHeight }
+  }
+
   async #detect(node: DetectorNode, state: RunState) {
-    const input = await prepareInput(state.image, node.input)
-    const outputs = await this.#infer(node, input)
+    const chosen = detectorInput(node, state.config)
+    const input = await this.#detectorInput(chosen.input, state.image)
+    const outputs = await this.#infer(node, input, chosen.model)
     let detections = this.#decoders.get(node.id)!(outputs as Record<string, ort.Tensor>, input, this.#threshold(node, state.config))
     if (node.nms) detections = nonMaxSuppression(detections, node.nms)
     detections.sort((a, b) => a.box.y - b.box.y || a.box.x - b.box.x)
@@ -158,14 +208,16 @@ export class Pipeline {
     }))
   }
 
-  #crop(node: CropNode, state: RunState) {
-    for (const target of state.targets.get(node.from) ?? []) {
+  async #crop(node: CropNode, state: RunState) {
+    const targets = state.targets.get(node.from) ?? []
+    const image = targets.length > 0 ? await state.image.full() : null
+    for (const target of targets) {
       const { polygon, box } = target.detection
       const part = node.part
       const region = part ? { x: box.x + box.width * part.x, y: box.y + box.height * part.y, width: box.width * part.width, height: box.height * part.height } : box
       const crop = node.shape === 'polygon' && polygon
-        ? cropQuad(state.image, polygon, node.rotateTallerThan)
-        : cropBox(state.image, region, node.padding ?? 0)
+        ? cropQuad(image!, polygon, node.rotateTallerThan)
+        : cropBox(image!, region, node.padding ?? 0)
       target.crops.set(node.id, crop)
     }
     // Targets of the detector are the same objects under the crop's id.
@@ -209,12 +261,13 @@ export class Pipeline {
    * anything else `{label: "unknown", confidence: 1 − best similarity}`.
    */
   async #recognize(node: RecognizerNode, state: RunState) {
-    const { image } = state
+    const { image: source } = state
     const targets: WorkTarget[] = node.from !== undefined ? state.targets.get(node.from) ?? []
-      : [{ detection: { box: { x: 0, y: 0, width: image.width, height: image.height }, score: 1, classIndex: 0 }, label: node.id, confidence: [], crops: new Map() }]
+      : [{ detection: { box: { x: 0, y: 0, width: source.width, height: source.height }, score: 1, classIndex: 0 }, label: node.id, confidence: [], crops: new Map() }]
+    const image = targets.length > 0 ? await source.full() : null
     for (const target of targets) {
       checkDeadline(state.deadline, node.id)
-      const region = this.#region(node, image, target)
+      const region = this.#region(node, image!, target)
       if (!region) continue
       target.described = region
       const outputs = await this.#infer(node, await prepareInput(region, node.input))
@@ -258,6 +311,19 @@ export class Pipeline {
     for (const target of state.targets.get(this.manifest.result.targets) ?? [])
       target.logic = target.confidence.some((c) => c.label === node.condition.label && c.confidence >= node.condition.minConfidence)
   }
+}
+
+/** A lease on the session of one of the manifest's models (MissingModelError when its file is not there). */
+async function acquireModel(loaded: LoadedManifest, key: string, pool: SessionPool): Promise<SessionLease> {
+  const file = loaded.modelPaths[key]!
+  if (!existsSync(file)) {
+    const source = loaded.manifest.models[key]!.source
+    // The message names the file relative to its root (DATA_DIR or the project), never an absolute path.
+    const where = 'uploaded' in source ? `<DATA_DIR>/${describeModelSource(source).file}` : describeModelSource(source).file
+    // An operator's model is named by the modelId to upload it under, not by the manifest's key.
+    throw new MissingModelError('uploaded' in source ? source.uploaded : key, where, 'uploaded' in source ? 'to be uploaded by an operator through model management' : 'build' in source ? 'a build output: run node build.mjs' : 'package file')
+  }
+  return pool.acquire(file)
 }
 
 function l2normalize(values: Float32Array): Float32Array {
