@@ -10,7 +10,7 @@ import type { ClipRecorder } from '../../shared/recording/clip-recorder.ts'
 import type { Frame } from '../cameras/reader.ts'
 import { inFramePixels } from '../streams/analysis-size.ts'
 import { toDeviceEvent } from '../events/outbox.ts'
-import { strokeOf, type SnapshotInfo, type Snapshots } from '../streams/snapshots.ts'
+import type { SnapshotInfo, SnapshotMarks, Snapshots } from '../streams/snapshots.ts'
 import type { Track } from '../streams/tracker.ts'
 import type { AlarmActions } from './actions.ts'
 import type { AlarmPictures } from './pictures.ts'
@@ -38,16 +38,13 @@ export interface AlarmRaiserDeps {
   recorder(): ClipRecorder | null
 }
 
-const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`)
-
-/** The picture with the alarm's objects boxed in red and labelled (boxes are in the camera's pixels, the picture may be smaller). */
-function overlaySvg(picture: Frame, objects: readonly Track[]): string {
-  const stroke = strokeOf(picture)
-  const font = stroke * 5 + 1
-  const boxes = objects.map(({ box: source, label }) => ({ label, box: inFramePixels(source, picture) }))
-    .map(({ box, label }) => `<rect x="${box.x}" y="${box.y}" width="${box.width}" height="${box.height}" fill="none" stroke="#ff2020" stroke-width="${stroke}"/>` +
-    `<text x="${box.x + 4}" y="${Math.max(font, box.y - 4)}" font-family="sans-serif" font-size="${font}" fill="#ff2020">${escapeXml(label)}</text>`)
-  return `<svg width="${picture.width}" height="${picture.height}">${boxes.join('')}</svg>`
+/** The alarm's objects boxed in red and labelled on the snapshot's picture (boxes are in the camera's pixels, the picture may be smaller). */
+const overlay = (picture: Frame, objects: readonly Track[]): SnapshotMarks => {
+  const boxes = objects.map(({ box, label }) => ({ label, box: inFramePixels(box, picture) }))
+  return {
+    boxes: boxes.map(({ box }) => ({ box, colour: '#ff2020' })),
+    labels: boxes.map(({ box, label }) => ({ text: label, x: box.x + 4, y: box.y - 4, colour: '#ff2020' })),
+  }
 }
 
 /** The snapshot fields of an alarm without a kept snapshot. */
@@ -65,7 +62,7 @@ export class AlarmRaiser {
     const { policy, frame, objects } = request
     const alarmId = randomUUID()
     const first = objects[0]
-    const kept = await this.deps.snapshots.take(request.cameraId, frame, (picture) => overlaySvg(picture, objects))
+    const kept = await this.deps.snapshots.take(request.cameraId, frame, (picture) => overlay(picture, objects))
       .then(async ({ jpeg, info }) => ({ snapshotUrl: await this.deps.pictures.save(alarmId, jpeg), info }))
       .catch((error: Error) => { this.deps.log.warn({ alarmId, err: error.message }, 'alarm snapshot not kept'); return null })
     const snapshotUrl = kept?.snapshotUrl ?? null

@@ -1,10 +1,9 @@
 import type { Logger } from '../../shared/handler.ts'
-import type { ImageQualityService } from '../../shared/system/types.ts'
+import type { ImageQualityService, JpegSettings } from '../../shared/system/types.ts'
 import type { Frame } from '../cameras/reader.ts'
 import { FullFrameUnavailable } from '../cameras/full-frame.ts'
 import type { CameraService } from '../cameras/service.ts'
 import { loadSharp } from '../load-sharp.ts'
-import { frameJpeg } from '../system/image-quality.ts'
 
 /** What a snapshot is, in the payload of its event (docs/events.md "Events"). */
 export interface SnapshotInfo {
@@ -24,8 +23,14 @@ export interface Snapshot {
   info: SnapshotInfo
 }
 
-/** Draws the snapshot's boxes: an SVG in the pixels of `picture` (boxes come in the camera's pixels). */
-export type SnapshotOverlay = (picture: Frame) => string
+type Box = { x: number; y: number; width: number; height: number }
+/** What a snapshot shows over its picture, in the picture's pixels: box outlines and text labels (colours `#rrggbb`). */
+export interface SnapshotMarks {
+  boxes: { box: Box; colour: string }[]
+  labels?: { text: string; x: number; y: number; colour: string }[]
+}
+/** The marks of a snapshot on `picture` (boxes come in the camera's pixels: scale them with inFramePixels). */
+export type SnapshotOverlay = (picture: Frame) => SnapshotMarks
 
 export interface SnapshotDeps {
   cameras: Pick<CameraService, 'fullFrame'>
@@ -46,7 +51,7 @@ export class Snapshots {
   async take(cameraId: string, frame: Frame, overlay: SnapshotOverlay): Promise<Snapshot> {
     const { picture, fallback } = await this.picture(cameraId, frame)
     // JPEG quality and size cap: System image quality, read at every snapshot.
-    const jpeg = await frameJpeg(picture, this.deps.imageQuality.current().snapshot, overlay(picture))
+    const jpeg = await marked(picture, overlay(picture), this.deps.imageQuality.current().snapshot)
     const sharp = await loadSharp()
     const { width, height } = await sharp(jpeg).metadata()
     return {
@@ -75,3 +80,57 @@ export class Snapshots {
 
 /** The stroke width of a snapshot's boxes: 3 px on the analysed frame, thicker on a large picture. */
 export const strokeOf = (picture: { width: number }) => Math.max(3, Math.round(picture.width / 400))
+
+const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+/**
+ * The picture with its marks as JPEG. Outlines are drawn into a copy of the pixels and labels
+ * are small SVGs placed where they go: an SVG as large as a full-size picture costs three times
+ * the JPEG itself (bench/snapshot-cpu.bench.ts).
+ */
+async function marked(picture: Frame, marks: SnapshotMarks, settings: JpegSettings): Promise<Buffer> {
+  const { width, height } = picture
+  const stroke = strokeOf(picture)
+  const rgb = Buffer.from(picture.rgb)
+  for (const { box, colour } of marks.boxes) outline(rgb, width, height, box, stroke, colour)
+  const font = stroke * 5 + 1
+  const labels = (marks.labels ?? []).flatMap(({ text, x, y, colour }) => {
+    const left = Math.max(0, Math.min(width - 1, Math.round(x)))
+    const top = Math.max(0, Math.min(height - 1, Math.round(y - font)))
+    const w = Math.min(width - left, Math.ceil(text.length * font * 0.65) + 8)
+    const h = Math.min(height - top, Math.ceil(font * 1.3))
+    if (w <= 0 || h <= 0) return []
+    const svg = `<svg width="${w}" height="${h}"><text x="0" y="${font}" font-family="sans-serif" font-size="${font}" fill="${colour}">${escapeXml(text)}</text></svg>`
+    return [{ input: Buffer.from(svg), left, top }]
+  })
+  const sharp = await loadSharp()
+  const raw = { width, height, channels: 3 as const }
+  const shrink = settings.maxSide > 0 && Math.max(width, height) > settings.maxSide
+  let image = sharp(rgb, { raw })
+  if (labels.length > 0 && shrink) image = sharp(await image.composite(labels).raw().toBuffer(), { raw: { ...raw, channels: 4 } })
+  else if (labels.length > 0) image = image.composite(labels)
+  if (shrink) image = image.resize(settings.maxSide, settings.maxSide, { fit: 'inside' })
+  return image.jpeg({ quality: settings.quality }).toBuffer()
+}
+
+/** A box's outline, `stroke` pixels wide and centred on its edges (as an SVG rect draws it), clipped to the picture. */
+function outline(rgb: Buffer, width: number, height: number, box: Box, stroke: number, colour: string): void {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16)) as [number, number, number]
+  const half = Math.floor(stroke / 2)
+  const fill = (x0: number, y0: number, x1: number, y1: number) => {
+    const xa = Math.max(0, x0), xb = Math.min(width, x1), ya = Math.max(0, y0), yb = Math.min(height, y1)
+    for (let y = ya; y < yb; y++)
+      for (let x = xa; x < xb; x++) {
+        const i = (y * width + x) * 3
+        rgb[i] = r
+        rgb[i + 1] = g
+        rgb[i + 2] = b
+      }
+  }
+  const left = Math.round(box.x) - half, top = Math.round(box.y) - half
+  const right = Math.round(box.x + box.width) - half, bottom = Math.round(box.y + box.height) - half
+  fill(left, top, right + stroke, top + stroke)
+  fill(left, bottom, right + stroke, bottom + stroke)
+  fill(left, top, left + stroke, bottom + stroke)
+  fill(right, top, right + stroke, bottom + stroke)
+}

@@ -113,13 +113,16 @@ test.describe('alarm policies on a camera with the real runtime, sidecar and ffm
     }
     expect(receiver.deliveries.every((d) => d.body.payload.policyId === dwell.policyId)).toBe(true)
 
-    // The snapshot: the analysed frame, kept with the event, served with Range.
-    const snapshot = alarms.find((a: any) => a.id === dwellIds[0]).payload.snapshotUrl
+    // The snapshot: kept with the event, served with Range.
+    const alarmPayload = alarms.find((a: any) => a.id === dwellIds[0]).payload
+    const snapshot = alarmPayload.snapshotUrl
     const whole_ = await fetch(device.url + snapshot, { headers: { mtk } })
     expect(whole_.headers.get('content-type')).toBe('image/jpeg')
     const jpeg = Buffer.from(await whole_.arrayBuffer())
-    // The analysed frame: the person detector letterboxes to 512, so the footage (768 × 432) is decoded at 512 × 288.
-    expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width: 512, height: 288 })
+    // The person detector letterboxes to 512, so the footage (768 × 432) is analysed at 512 × 288; the snapshot is the
+    // camera's frame at its own size (docs/cameras-and-stream-tasks.md "Snapshots"), and the payload says so.
+    expect(alarmPayload).toMatchObject({ snapshotWidth: 768, snapshotHeight: 432, snapshotFullResolution: true, snapshotFallback: null })
+    expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width: 768, height: 432 })
     const part = await fetch(device.url + snapshot, { headers: { mtk, range: 'bytes=2-9' } })
     expect(part.status).toBe(206)
     expect(Buffer.from(await part.arrayBuffer())).toEqual(jpeg.subarray(2, 10))

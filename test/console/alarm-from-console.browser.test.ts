@@ -168,10 +168,11 @@ describe('console: a policy set from the console raises an alarm found with its 
     const item = page.locator(`[data-event-id="${alarm.id}"]`)
     await item.waitFor()
     expect(await item.getByTestId('event-text').textContent()).toBe(alarm.payload.message)
-    // The picture: fetched from the alarm's snapshot URL and decoded, the analysed frame (the person detector reads the footage with its longest side at 512).
-    const scale = 512 / Math.max(width, height)
+    // The picture: fetched from the alarm's snapshot URL and decoded, at the camera's own size (the person detector reads the
+    // footage at 512 wide, the snapshot is cut from the camera's own frame; docs/cameras-and-stream-tasks.md "Snapshots").
+    expect(alarm.payload).toMatchObject({ snapshotWidth: width, snapshotHeight: height, snapshotFullResolution: true })
     await expect.poll(() => item.getByTestId('event-thumbnail').evaluate((img: HTMLImageElement) => img.complete && [img.naturalWidth, img.naturalHeight]))
-      .toEqual([Math.round(width * scale), Math.round(height * scale)])
+      .toEqual([width, height])
     const served = () => media.filter((r) => r.status() === 200).map((r) => r.url())
     expect(served()).toContain(rig.device.url + alarm.payload.snapshotUrl)
 

@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core'
 import { seriousViolations } from '../helpers/axe.ts'
 import { openConsole, ready, signIn, type ConsolePage } from '../helpers/browser.ts'
 import { startCameraConsole, type CameraConsole } from '../helpers/camera-console.ts'
+import { PERSON_VIDEO, videoFacts } from '../helpers/video.ts'
 import { until } from '../helpers/processes.ts'
 
 let rig: CameraConsole
@@ -107,8 +108,10 @@ describe('console: schedules, alarm policies and the event history', () => {
     const item = page.locator(`[data-event-id="${alarm.id}"]`)
     await item.waitFor()
     expect(await item.getByTestId('event-text').textContent()).toMatch(/^person at the door: person for \d+ s$/)
-    // The snapshot was fetched with the mtk and decoded: the analysed frame, 512 wide (the person detector's size).
-    await expect.poll(() => item.getByTestId('event-thumbnail').evaluate((img: HTMLImageElement) => img.complete ? img.naturalWidth : 0)).toBe(512)
+    // The snapshot was fetched with the mtk and decoded: at the camera's own size (the footage's width, not the 512 it is
+    // analysed at; docs/cameras-and-stream-tasks.md "Snapshots"), as the alarm says.
+    expect(alarm.payload).toMatchObject({ snapshotWidth: videoFacts(PERSON_VIDEO).width, snapshotFullResolution: true })
+    await expect.poll(() => item.getByTestId('event-thumbnail').evaluate((img: HTMLImageElement) => img.complete ? img.naturalWidth : 0)).toBe(videoFacts(PERSON_VIDEO).width)
     await page.getByTestId('filter-label').fill('car')
     await page.getByTestId('filter-apply').click()
     await page.getByTestId('no-events').waitFor()

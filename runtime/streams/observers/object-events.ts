@@ -4,7 +4,6 @@ import { keepRenderedPicture } from '../../tasks/full-picture.ts'
 import type { Frame } from '../../cameras/reader.ts'
 import { inFramePixels } from '../analysis-size.ts'
 import type { Snapshots, SnapshotInfo } from '../snapshots.ts'
-import { strokeOf } from '../snapshots.ts'
 import type { Track } from '../tracker.ts'
 import type { StreamObserverFactory } from './types.ts'
 
@@ -20,10 +19,7 @@ export interface ObjectEventDeps {
  * box drawn at that size (the box is in the camera's pixels), kept and served by URL.
  */
 async function snapshot(cameraId: string, track: Track, frame: Frame, deps: ObjectEventDeps): Promise<{ snapshotUrl: string } & SnapshotInfo> {
-  const { jpeg, info } = await deps.snapshots.take(cameraId, frame, (picture) => {
-    const { x, y, width, height } = inFramePixels(track.box, picture)
-    return `<svg width="${picture.width}" height="${picture.height}"><rect x="${x}" y="${y}" width="${width}" height="${height}" fill="none" stroke="#00ff00" stroke-width="${strokeOf(picture)}"/></svg>`
-  })
+  const { jpeg, info } = await deps.snapshots.take(cameraId, frame, (picture) => ({ boxes: [{ box: inFramePixels(track.box, picture), colour: '#00ff00' }] }))
   return { snapshotUrl: (await keepRenderedPicture(jpeg, deps.config)).url, ...info }
 }
 
