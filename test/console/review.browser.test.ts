@@ -101,14 +101,14 @@ describe('console: the review desk', () => {
     // server holds back the camera's own reader for seconds when the recording joins it on a loaded machine) — and
     // enlarged at that size.
     const entered = (await eventsOf(['object.entered'])).find((e: { payload: { objectId: string } }) => e.payload.objectId === objectId)
-    const shown = entered.payload.snapshotFullResolution ? CAMERA_WIDTH : ANALYSIS_WIDTH
-    expect(entered.payload, JSON.stringify(entered.payload)).toMatchObject({ snapshotWidth: shown, snapshotFallback: entered.payload.snapshotFullResolution ? null : expect.any(String) })
+    const snapshotWidth = entered.payload.snapshotFullResolution ? CAMERA_WIDTH : ANALYSIS_WIDTH
+    expect(entered.payload, JSON.stringify(entered.payload)).toMatchObject({ snapshotWidth, snapshotFallback: entered.payload.snapshotFullResolution ? null : expect.any(String) })
     const width = (selector: string) => page.locator(selector).evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0))
-    await expect.poll(() => width(`[data-object-id="${objectId}"] [data-testid="review-snapshot"]`)).toBe(shown)
+    await expect.poll(() => width(`[data-object-id="${objectId}"] [data-testid="review-snapshot"]`)).toBe(snapshotWidth)
     await card.getByTestId('review-snapshot-open').click()
     const enlarged = page.getByTestId('review-enlarged')
     await enlarged.waitFor()
-    await expect.poll(() => width('[data-testid="review-enlarged-image"]')).toBe(shown)
+    await expect.poll(() => width('[data-testid="review-enlarged-image"]')).toBe(snapshotWidth)
     expect(await page.getByTestId('review-enlarged-image').evaluate((img: HTMLImageElement) => img.getBoundingClientRect().width)).toBeGreaterThan(400)
     await page.keyboard.press('Escape')
     await enlarged.waitFor({ state: 'detached' })
