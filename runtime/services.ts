@@ -45,6 +45,7 @@ import { AlarmPolicyService } from './alarms/service.ts'
 import { AlarmPictures } from './alarms/pictures.ts'
 import { AlarmActions } from './alarms/actions.ts'
 import { AlarmRaiser } from './alarms/raiser.ts'
+import { Snapshots } from './streams/snapshots.ts'
 import { StreamTokens } from './auth/stream-tokens.ts'
 import { RecordingManager } from './recording/service.ts'
 import { LiveViewService } from './live/service.ts'
@@ -195,14 +196,16 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const alarms: AlarmPolicyService = new AlarmPolicyService({
     db: database.db, clock, log: alarmLog, schedules, streams: () => streams, cameras, audio: () => audio, recorder, pictures: alarmPictures,
   })
-  const raiser = new AlarmRaiser({ db: database.db, log: alarmLog, events: eventSystem.events, imageQuality, pictures: alarmPictures, actions: alarmActions, recorder })
+  // Snapshots of object.entered and alarm.raised, at the camera's own size where it can (docs/cameras-and-stream-tasks.md "Snapshots").
+  const snapshots = new Snapshots({ cameras, imageQuality, log: log.child({ area: 'snapshots' }), fullResolution: config.snapshotFullResolution })
+  const raiser = new AlarmRaiser({ db: database.db, log: alarmLog, events: eventSystem.events, snapshots, pictures: alarmPictures, actions: alarmActions, recorder })
   components.push({ name: 'schedules-and-alarms', start: async () => { await schedules.start(); await alarms.start() }, stop: () => alarmActions.stop() })
   // Stream tasks (spec 4.9 TaskCreate): resumed in the background once cameras and the sidecar run; stopped first.
   const streamLog = log.child({ area: 'streams' })
   const streams: StreamTaskService = new StreamTaskService({ db: database.db, clock, log: streamLog, inference: inference.inference, cameras, algorithms: algorithmRegistry,
     metrics: metrics.streamTaskMetrics(), schedules, detectSlots: config.streamDetectSlots, regionDetection: config.streamRegionDetection,
     observers: streamObservers({
-      config, events: eventSystem.events, imageQuality, log: streamLog, algorithms: algorithmRegistry, faceAlgorithm: config.galleryFaceAlgorithm,
+      config, events: eventSystem.events, snapshots, log: streamLog, algorithms: algorithmRegistry, faceAlgorithm: config.galleryFaceAlgorithm,
       describeFaces: (algorithmId, image) => inference.inference.describe(algorithmId, image),
       // Recognition searches the face galleries made below (called only once tasks run).
       recognize: (request) => galleries.recognize(request),

@@ -119,6 +119,8 @@ export const settings = {
   cameraReconnectMinMs: s('CAMERA_RECONNECT_MIN_MS', 'int', 1000, 'First reconnect delay of an offline camera; doubles per failed attempt.'),
   cameraReconnectMaxMs: s('CAMERA_RECONNECT_MAX_MS', 'int', 30_000, 'Largest reconnect delay of an offline camera.'),
   cameraMonitorFps: s('CAMERA_MONITOR_FPS', 'number', 1, 'Frames per second a camera is decoded at for its status and capture while no task analyses it (also the poll rate of HTTP snapshot sources).'),
+  snapshotFullResolution: s('SNAPSHOT_FULL_RESOLUTION', 'boolean', true, 'Snapshots of `object.entered` and `alarm.raised` are cut from the camera\'s frame at its own size nearest the detection (its own reader\'s, at CAMERA_MONITOR_FPS); false: from the analysed frame, at the analysis size (docs/cameras-and-stream-tasks.md "Snapshots").'),
+  snapshotMaxSkewMs: s('SNAPSHOT_MAX_SKEW_MS', 'int', 700, 'A snapshot\'s frame at the camera\'s own size may be at most this far (ms) from the analysed frame; the task waits at most this long for it, else the snapshot is the analysed frame (docs/cameras-and-stream-tasks.md "Snapshots").'),
   streamRegionDetection: s('STREAM_REGION_DETECTION', 'boolean', true, 'Stream tasks with motion gating detect crops around the motion regions and tracked objects instead of the whole frame where their `regionDetection` is on (the default); false: every task detects whole frames (docs/cameras-and-stream-tasks.md "Detection on motion regions").'),
   cameraVideoMaxBytes: s('CAMERA_VIDEO_MAX_BYTES', 'int', 2048 * MB, 'Largest video file a file camera accepts (upload purpose `video`).'),
   // ── recording and live view (spec 4.10 System: recording, Live stream) ─────────────────

@@ -7,12 +7,11 @@ import type { EventsService } from '../../shared/events/types.ts'
 import type { Logger } from '../../shared/handler.ts'
 import { DEFAULT_AREA } from '../../shared/inference/types.ts'
 import type { ClipRecorder } from '../../shared/recording/clip-recorder.ts'
-import type { ImageQualityService } from '../../shared/system/types.ts'
 import type { Frame } from '../cameras/reader.ts'
 import { inFramePixels } from '../streams/analysis-size.ts'
 import { toDeviceEvent } from '../events/outbox.ts'
+import type { SnapshotInfo, SnapshotMarks, Snapshots } from '../streams/snapshots.ts'
 import type { Track } from '../streams/tracker.ts'
-import { frameJpeg } from '../system/image-quality.ts'
 import type { AlarmActions } from './actions.ts'
 import type { AlarmPictures } from './pictures.ts'
 
@@ -31,22 +30,25 @@ export interface AlarmRaiserDeps {
   db: Db
   log: Logger
   events: Pick<EventsService, 'emit'>
-  imageQuality: Pick<ImageQualityService, 'current'>
+  /** The alarm's snapshot: at the camera's own size where it can (docs/cameras-and-stream-tasks.md "Snapshots"). */
+  snapshots: Pick<Snapshots, 'take'>
   pictures: AlarmPictures
   actions: AlarmActions
   /** `ctx.recording` when it records clips for alarms (shared/recording/clip-recorder.ts). */
   recorder(): ClipRecorder | null
 }
 
-const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`)
-
-/** The frame with the alarm's objects boxed in red and labelled (boxes are in the camera's pixels, the frame may be smaller). */
-function overlaySvg(frame: Frame, objects: readonly Track[]): string {
-  const boxes = objects.map(({ box: source, label }) => ({ label, box: inFramePixels(source, frame) }))
-    .map(({ box, label }) => `<rect x="${box.x}" y="${box.y}" width="${box.width}" height="${box.height}" fill="none" stroke="#ff2020" stroke-width="3"/>` +
-    `<text x="${box.x + 4}" y="${Math.max(16, box.y - 4)}" font-family="sans-serif" font-size="16" fill="#ff2020">${escapeXml(label)}</text>`)
-  return `<svg width="${frame.width}" height="${frame.height}">${boxes.join('')}</svg>`
+/** The alarm's objects boxed in red and labelled on the snapshot's picture (boxes are in the camera's pixels, the picture may be smaller). */
+const overlay = (picture: Frame, objects: readonly Track[]): SnapshotMarks => {
+  const boxes = objects.map(({ box, label }) => ({ label, box: inFramePixels(box, picture) }))
+  return {
+    boxes: boxes.map(({ box }) => ({ box, colour: '#ff2020' })),
+    labels: boxes.map(({ box, label }) => ({ text: label, x: box.x + 4, y: box.y - 4, colour: '#ff2020' })),
+  }
 }
+
+/** The snapshot fields of an alarm without a kept snapshot. */
+const NO_SNAPSHOT: { [K in keyof SnapshotInfo]: null } = { snapshotWidth: null, snapshotHeight: null, snapshotFullResolution: null, snapshotSkewMs: null, snapshotFallback: null }
 
 /**
  * Raises one alarm: its snapshot kept with the events, the policy's clip asked of the recorder,
@@ -60,9 +62,10 @@ export class AlarmRaiser {
     const { policy, frame, objects } = request
     const alarmId = randomUUID()
     const first = objects[0]
-    const snapshotUrl = await frameJpeg(frame, this.deps.imageQuality.current().snapshot, overlaySvg(frame, objects))
-      .then((jpeg) => this.deps.pictures.save(alarmId, jpeg))
+    const kept = await this.deps.snapshots.take(request.cameraId, frame, (picture) => overlay(picture, objects))
+      .then(async ({ jpeg, info }) => ({ snapshotUrl: await this.deps.pictures.save(alarmId, jpeg), info }))
       .catch((error: Error) => { this.deps.log.warn({ alarmId, err: error.message }, 'alarm snapshot not kept'); return null })
+    const snapshotUrl = kept?.snapshotUrl ?? null
     const { clipUrl, clipError } = await this.#clip(request, alarmId)
     const label = first?.label ?? null
     // The person the task's recognition named (or "unknown"), when it saw the object's face.
@@ -79,7 +82,7 @@ export class AlarmRaiser {
       objectId: objects.length === 1 ? first!.id : null, objectIds: objects.map((o) => o.id), label, areaId: first?.areaId ?? null,
       count: objects.length, dwellMs: request.dwellMs, box: first?.box ?? null,
       personId: seen?.personId ?? null, name: seen?.name ?? null, galleryId: seen?.galleryId ?? null, similarity: seen?.similarity ?? null,
-      snapshotUrl, imageUrl: snapshotUrl, clipUrl,
+      snapshotUrl, imageUrl: snapshotUrl, clipUrl, ...(kept?.info ?? NO_SNAPSHOT),
     })
     if (!policy) return id
     const [row] = await this.deps.db.select().from(events).where(eq(events.id, id))

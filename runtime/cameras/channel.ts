@@ -37,6 +37,8 @@ export class CameraChannel {
    */
   private attempt = 0
   private waiters: { resolve(): void; reject(error: ApiError): void }[] = []
+  /** Who waits for the next frame (nextFrame): null when the source fails or the wait ends. */
+  private nextWaiters: ((frame: Frame | null) => void)[] = []
 
   constructor(private readonly options: ChannelOptions) {
     this.delay = options.reconnectMinMs
@@ -84,6 +86,7 @@ export class CameraChannel {
       this.setStatus('online')
     }
     for (const waiter of this.waiters.splice(0)) waiter.resolve()
+    for (const waiter of this.nextWaiters.splice(0)) waiter(frame)
     this.options.onFrame(frame)
   }
 
@@ -93,6 +96,7 @@ export class CameraChannel {
     this.latest = null
     this.setStatus('offline')
     for (const waiter of this.waiters.splice(0)) waiter.reject(error)
+    for (const waiter of this.nextWaiters.splice(0)) waiter(null)
     if (this.stopped) return
     this.retry = setTimeout(() => { void this.connect() }, this.delay)
     this.delay = Math.min(this.delay * 2, this.options.reconnectMaxMs)
@@ -124,6 +128,19 @@ export class CameraChannel {
     })
   }
 
+  /** The next frame the source delivers; null when none arrives within `timeoutMs` (or the source fails first). */
+  nextFrame(timeoutMs: number): Promise<Frame | null> {
+    if (this.stopped || timeoutMs <= 0) return Promise.resolve(null)
+    return new Promise((resolve) => {
+      const waiter = (frame: Frame | null) => { clearTimeout(timer); resolve(frame) }
+      const timer = setTimeout(() => {
+        this.nextWaiters = this.nextWaiters.filter((w) => w !== waiter)
+        resolve(null)
+      }, timeoutMs)
+      this.nextWaiters.push(waiter)
+    })
+  }
+
   /** Reads the source again from scratch (its settings changed). */
   async restart(): Promise<void> {
     if (this.stopped) return
@@ -139,6 +156,7 @@ export class CameraChannel {
   async stop(): Promise<void> {
     this.stopped = true
     this.attempt++
+    for (const waiter of this.nextWaiters.splice(0)) waiter(null)
     if (this.retry) clearTimeout(this.retry)
     const reader = this.reader
     this.reader = null

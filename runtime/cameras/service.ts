@@ -20,6 +20,7 @@ import { CameraChannel } from './channel.ts'
 import type { CopyInput } from './copy-process.ts'
 import { CredentialRelay } from './credential-relay.ts'
 import { ffmpegBinary, inputArgs, rtspTimeoutOption, withResolvedHost, type InputSpec } from './ffmpeg.ts'
+import { FullFrameUnavailable, nearestFullFrame } from './full-frame.ts'
 import { failure, FfmpegReader, httpSourceKind, SnapshotReader, type Frame, type Reader, type ReaderHandlers } from './reader.ts'
 
 type CameraRow = typeof cameras.$inferSelect
@@ -61,6 +62,8 @@ export class CameraService implements CamerasService {
   private rtspTimeoutOption: Promise<string> | null = null
   /** Source URLs with credentials reach ffmpeg through it, not through its command line. */
   private readonly relay = new CredentialRelay()
+  /** The full-resolution frame search in flight per camera (fullFrame): at most one. */
+  private readonly fullFrames = new Map<string, { at: number; frame: Promise<Frame> }>()
 
   constructor(private readonly options: CameraServiceOptions) {
     this.binary = ffmpegBinary(options.config.ffmpegPath)
@@ -200,6 +203,27 @@ export class CameraService implements CamerasService {
     const frame = open.channel.latest!
     const jpeg = await frameJpeg(frame, this.options.imageQuality.current().capture)
     return { picture: await toFullPicture(jpeg, this.config, this.options.clock.now()), width: frame.width, height: frame.height, timestamp: frame.time }
+  }
+
+  /**
+   * The camera's frame at its own size nearest to `at` (an analysed frame's time), for a
+   * snapshot (docs/cameras-and-stream-tasks.md "Snapshots"): from the camera's own reader, which
+   * decodes it at its size for status and capture (no decode of its own). At most one search per
+   * camera: a second one for the same moment shares it, one for another moment is refused.
+   * Throws FullFrameUnavailable with the reason.
+   */
+  fullFrame(cameraId: string, at: number): Promise<Frame> {
+    const open = this.channels.get(cameraId)
+    if (!open) return Promise.reject(new FullFrameUnavailable('the camera is not open'))
+    // Each reader of a video file plays it from its own start: the camera's reader shows another moment.
+    if (open.row.sourceType === 'file') return Promise.reject(new FullFrameUnavailable("a file camera's readers each play the video from their own start"))
+    const flight = this.fullFrames.get(cameraId)
+    if (flight) return flight.at === at ? flight.frame : Promise.reject(new FullFrameUnavailable('a full-resolution capture of this camera is already in flight'))
+    const frame = nearestFullFrame(open.channel, at, {
+      maxSkewMs: this.config.snapshotMaxSkewMs, periodMs: 1000 / this.config.cameraMonitorFps, now: () => Date.now(),
+    }).finally(() => this.fullFrames.delete(cameraId))
+    this.fullFrames.set(cameraId, { at, frame })
+    return frame
   }
 
   /** V4L2 capture devices (`/dev/videoN`) with their driver's name; empty without any. */

@@ -4,8 +4,8 @@ import type { DetectionResultCore } from '../../shared/inference/types.ts'
 import type { Frame } from '../cameras/reader.ts'
 
 /**
- * Frames are never decoded smaller than this: the snapshots of `object.entered` are the
- * analysed frame, and a detector with a tiny input (BlazeFace, 256) would make them unreadable.
+ * Frames are never decoded smaller than this: a snapshot falls back to the analysed frame
+ * (docs/cameras-and-stream-tasks.md "Snapshots"), and a detector with a tiny input (BlazeFace, 256) would make it unreadable.
  */
 const MIN_ANALYSIS_SIDE = 512
 

@@ -113,13 +113,20 @@ test.describe('alarm policies on a camera with the real runtime, sidecar and ffm
     }
     expect(receiver.deliveries.every((d) => d.body.payload.policyId === dwell.policyId)).toBe(true)
 
-    // The snapshot: the analysed frame, kept with the event, served with Range.
-    const snapshot = alarms.find((a: any) => a.id === dwellIds[0]).payload.snapshotUrl
+    // The snapshot: kept with the event, served with Range.
+    const alarmPayload = alarms.find((a: any) => a.id === dwellIds[0]).payload
+    const snapshot = alarmPayload.snapshotUrl
     const whole_ = await fetch(device.url + snapshot, { headers: { mtk } })
     expect(whole_.headers.get('content-type')).toBe('image/jpeg')
     const jpeg = Buffer.from(await whole_.arrayBuffer())
-    // The analysed frame: the person detector letterboxes to 512, so the footage (768 × 432) is decoded at 512 × 288.
-    expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width: 512, height: 288 })
+    // The person detector letterboxes to 512, so the footage (768 × 432) is analysed at 512 × 288; the snapshot is the
+    // camera's frame at its own size, or, flagged with the reason, the analysed frame (docs/cameras-and-stream-tasks.md
+    // "Snapshots"; test/streams/full-resolution-snapshots.e2e.test.ts requires the first), and the payload says which.
+    const size = alarmPayload.snapshotFullResolution ? { width: 768, height: 432 } : { width: 512, height: 288 }
+    expect(alarmPayload, JSON.stringify(alarmPayload)).toMatchObject({
+      snapshotWidth: size.width, snapshotHeight: size.height, snapshotFallback: alarmPayload.snapshotFullResolution ? null : expect.stringMatching(/^too late|^the camera's own reader/),
+    })
+    expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', ...size })
     const part = await fetch(device.url + snapshot, { headers: { mtk, range: 'bytes=2-9' } })
     expect(part.status).toBe(206)
     expect(Buffer.from(await part.arrayBuffer())).toEqual(jpeg.subarray(2, 10))

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AlarmActions } from '../../runtime/alarms/actions.ts'
 import { AlarmPictures } from '../../runtime/alarms/pictures.ts'
 import { AlarmRaiser, type AlarmRequest } from '../../runtime/alarms/raiser.ts'
+import type { CameraService } from '../../runtime/cameras/service.ts'
+import { Snapshots } from '../../runtime/streams/snapshots.ts'
 import type { Track } from '../../runtime/streams/tracker.ts'
 import { events } from '../../shared/db/schema/index.ts'
 import type { ClipRecorder, ClipRequest } from '../../shared/recording/clip-recorder.ts'
@@ -29,7 +31,8 @@ describe('raising an alarm (spec 4.10 Linkage / alarm policy)', () => {
     const s = t.runtime.services
     actions = new AlarmActions({ log: s.log, events: s.events, publish: async () => {}, audio: s.audio })
     raiser = new AlarmRaiser({
-      db: s.db, log: s.log, events: s.events, imageQuality: s.imageQuality, actions, recorder: () => recorder,
+      db: s.db, log: s.log, events: s.events, actions, recorder: () => recorder,
+      snapshots: new Snapshots({ cameras: s.cameras as CameraService, imageQuality: s.imageQuality, log: s.log, fullResolution: true }),
       pictures: new AlarmPictures(t.config.dataPath, '', t.config.eventRetentionMs),
     })
   })
@@ -51,6 +54,8 @@ describe('raising an alarm (spec 4.10 Linkage / alarm policy)', () => {
       label: 'person', areaId: 'door', count: 1, dwellMs: 5000, box: person.box, message: 'door loitering: person in door for 5 s',
       snapshotUrl: `/gtw/cwai/Event/AlarmPicture?id=${payload.alarmId}`, imageUrl: `/gtw/cwai/Event/AlarmPicture?id=${payload.alarmId}`,
       clipUrl: `/gtw/cwai/File/Clip?id=${payload.alarmId}`, personId: null, name: null, galleryId: null, similarity: null,
+      // The frame was analysed at the camera's own size: the snapshot is that frame.
+      snapshotWidth: 64, snapshotHeight: 48, snapshotFullResolution: true, snapshotSkewMs: 0, snapshotFallback: null,
     })
     expect(asked).toEqual([{ cameraId: 'cam-1', eventId: payload.alarmId, preRollS: 4, postRollS: 10, at: frame.time }])
     const jpeg = readFileSync(await t.runtime.services.alarms.picture(payload.alarmId))

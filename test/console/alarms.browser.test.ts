@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core'
 import { seriousViolations } from '../helpers/axe.ts'
 import { openConsole, ready, signIn, type ConsolePage } from '../helpers/browser.ts'
 import { startCameraConsole, type CameraConsole } from '../helpers/camera-console.ts'
+import { PERSON_VIDEO, videoFacts } from '../helpers/video.ts'
 import { until } from '../helpers/processes.ts'
 
 let rig: CameraConsole
@@ -107,8 +108,11 @@ describe('console: schedules, alarm policies and the event history', () => {
     const item = page.locator(`[data-event-id="${alarm.id}"]`)
     await item.waitFor()
     expect(await item.getByTestId('event-text').textContent()).toMatch(/^person at the door: person for \d+ s$/)
-    // The snapshot was fetched with the mtk and decoded: the analysed frame, 512 wide (the person detector's size).
-    await expect.poll(() => item.getByTestId('event-thumbnail').evaluate((img: HTMLImageElement) => img.complete ? img.naturalWidth : 0)).toBe(512)
+    // The snapshot was fetched with the mtk and decoded, at the size the alarm gives: the camera's own (the footage's width)
+    // when cut from the camera's frame, else the analysed frame's, 512 (docs/cameras-and-stream-tasks.md "Snapshots").
+    const shown = alarm.payload.snapshotFullResolution ? videoFacts(PERSON_VIDEO).width : 512
+    expect(alarm.payload, JSON.stringify(alarm.payload)).toMatchObject({ snapshotWidth: shown, snapshotFallback: alarm.payload.snapshotFullResolution ? null : expect.any(String) })
+    await expect.poll(() => item.getByTestId('event-thumbnail').evaluate((img: HTMLImageElement) => img.complete ? img.naturalWidth : 0)).toBe(shown)
     await page.getByTestId('filter-label').fill('car')
     await page.getByTestId('filter-apply').click()
     await page.getByTestId('no-events').waitFor()

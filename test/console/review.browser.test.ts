@@ -15,13 +15,19 @@ import { seriousViolations } from '../helpers/axe.ts'
 import { navigate, openConsole, plays, ready, signIn, type ConsolePage } from '../helpers/browser.ts'
 import { startCameraConsole, type CameraConsole } from '../helpers/camera-console.ts'
 import { until } from '../helpers/processes.ts'
+import { PERSON_VIDEO, videoFacts } from '../helpers/video.ts'
 import { NAV_SECTIONS, PAGES } from '../../runtime/console/pages.ts'
 
 const TASK = 'review-door'
 const TASK_NAME = 'Front door people'
 /** shared/media/README.md: the footage's frame rate. */
 const CAMERA_FPS = 10
-/** models/manifests/person-detector.json: the detector's input width, the size of the analysed frame a snapshot shows. */
+/**
+ * The camera's own width (the footage, 768 × 432, read from the file): a snapshot is cut from the camera's frame at its own
+ * size, not from the analysed frame (512 wide for the person detector; docs/cameras-and-stream-tasks.md "Snapshots").
+ */
+const CAMERA_WIDTH = videoFacts(PERSON_VIDEO).width
+/** models/manifests/person-detector.json: the detector's input width, the analysed frame's a snapshot falls back to. */
 const ANALYSIS_WIDTH = 512
 const SAMPLE = path.resolve('node_modules/@vladmandic/face-api/demo/sample1.jpg')
 
@@ -90,13 +96,19 @@ describe('console: the review desk', () => {
     const text = (await card.textContent())!
     expect(text).not.toContain(rig.cameraId)
     expect(text).not.toContain(TASK)
-    // The snapshot: fetched with the mtk, decoded, the analysed frame.
+    // The snapshot: fetched with the mtk, decoded, at the size its event gives — the camera's own (768 wide) when cut from
+    // the camera's frame, else the analysed frame's (512; docs/cameras-and-stream-tasks.md "Snapshots": the test's RTSP
+    // server holds back the camera's own reader for seconds when the recording joins it on a loaded machine) — and
+    // enlarged at that size.
+    const entered = (await eventsOf(['object.entered'])).find((e: { payload: { objectId: string } }) => e.payload.objectId === objectId)
+    const snapshotWidth = entered.payload.snapshotFullResolution ? CAMERA_WIDTH : ANALYSIS_WIDTH
+    expect(entered.payload, JSON.stringify(entered.payload)).toMatchObject({ snapshotWidth, snapshotFallback: entered.payload.snapshotFullResolution ? null : expect.any(String) })
     const width = (selector: string) => page.locator(selector).evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0))
-    await expect.poll(() => width(`[data-object-id="${objectId}"] [data-testid="review-snapshot"]`)).toBe(ANALYSIS_WIDTH)
+    await expect.poll(() => width(`[data-object-id="${objectId}"] [data-testid="review-snapshot"]`)).toBe(snapshotWidth)
     await card.getByTestId('review-snapshot-open').click()
     const enlarged = page.getByTestId('review-enlarged')
     await enlarged.waitFor()
-    await expect.poll(() => width('[data-testid="review-enlarged-image"]')).toBe(ANALYSIS_WIDTH)
+    await expect.poll(() => width('[data-testid="review-enlarged-image"]')).toBe(snapshotWidth)
     expect(await page.getByTestId('review-enlarged-image').evaluate((img: HTMLImageElement) => img.getBoundingClientRect().width)).toBeGreaterThan(400)
     await page.keyboard.press('Escape')
     await enlarged.waitFor({ state: 'detached' })

@@ -1,26 +1,26 @@
 import type { Config } from '../../../shared/config.ts'
 import type { EventsService } from '../../../shared/events/types.ts'
-import type { ImageQualityService } from '../../../shared/system/types.ts'
-import { frameJpeg } from '../../system/image-quality.ts'
 import { keepRenderedPicture } from '../../tasks/full-picture.ts'
 import type { Frame } from '../../cameras/reader.ts'
 import { inFramePixels } from '../analysis-size.ts'
+import type { Snapshots, SnapshotInfo } from '../snapshots.ts'
 import type { Track } from '../tracker.ts'
 import type { StreamObserverFactory } from './types.ts'
 
 export interface ObjectEventDeps {
   config: Config
   events: EventsService
-  imageQuality: Pick<ImageQualityService, 'current'>
+  snapshots: Pick<Snapshots, 'take'>
 }
 
-/** The snapshot of an entering object: the analysed frame with its box drawn (box in the camera's pixels, drawn at the frame's size), kept and served by URL. */
-async function snapshot(track: Track, frame: Frame, deps: ObjectEventDeps): Promise<string> {
-  const { x, y, width, height } = inFramePixels(track.box, frame)
-  const svg = `<svg width="${frame.width}" height="${frame.height}"><rect x="${x}" y="${y}" width="${width}" height="${height}" fill="none" stroke="#00ff00" stroke-width="3"/></svg>`
-  // JPEG quality and size cap: System image quality, read at every snapshot.
-  const jpeg = await frameJpeg(frame, deps.imageQuality.current().snapshot, svg)
-  return (await keepRenderedPicture(jpeg, deps.config)).url
+/**
+ * The snapshot of an entering object (docs/cameras-and-stream-tasks.md "Snapshots"): the
+ * camera's frame at its own size nearest the analysed one (else the analysed frame) with the
+ * box drawn at that size (the box is in the camera's pixels), kept and served by URL.
+ */
+async function snapshot(cameraId: string, track: Track, frame: Frame, deps: ObjectEventDeps): Promise<{ snapshotUrl: string } & SnapshotInfo> {
+  const { jpeg, info } = await deps.snapshots.take(cameraId, frame, (picture) => ({ boxes: [{ box: inFramePixels(track.box, picture), colour: '#00ff00' }] }))
+  return { snapshotUrl: (await keepRenderedPicture(jpeg, deps.config)).url, ...info }
 }
 
 /** Events per object, not per frame (docs/cameras-and-stream-tasks.md "Stream tasks"): `object.entered` with a snapshot, `object.left` with the dwell. */
@@ -36,7 +36,7 @@ export const objectEvents = (deps: ObjectEventDeps): StreamObserverFactory => (r
       for (const track of entered)
         await deps.events.emit('object.entered', {
           taskId: row.taskId, cameraId: row.cameraId, objectId: track.id, label: track.label, confidence: track.confidence, box: track.box,
-          snapshotUrl: await snapshot(track, frame, deps),
+          ...await snapshot(row.cameraId, track, frame, deps),
         })
       await left(gone)
     },
