@@ -240,16 +240,22 @@ export class StreamTask {
         const next = this.pending
         this.pending = null
         let failed = false
+        let ended = false
+        const endTurn = () => {
+          if (ended) return
+          ended = true
+          end()
+        }
         try {
           if (next && this.running) {
-            await this.process(next.frame, next.crops)
+            await this.process(next.frame, next.crops, endTurn)
             this.framesProcessed++
           }
         } catch (error) {
           this.failed(error)
           failed = true
         } finally {
-          end()
+          endTurn()
         }
         if (failed) await new Promise((resolve) => setTimeout(resolve, FAILURE_PAUSE_MS))
       }
@@ -281,8 +287,12 @@ export class StreamTask {
     return open
   }
 
-  /** Detection → tracker → observers, on a frame the gate sent to the detector. */
-  private async process(frame: Frame, crops: TargetBox[] | null): Promise<void> {
+  /**
+   * Detection → tracker → observers, on a frame the gate sent to the detector. The detector's
+   * turn ends with the detection (`endTurn`): what the observers wait for (a snapshot's
+   * full-resolution frame, the event store) must not hold another task's detection.
+   */
+  private async process(frame: Frame, crops: TargetBox[] | null, endTurn: () => void): Promise<void> {
     const started = monotonicNow()
     const detect = async (image: { kind: 'rgb'; width: number; height: number; data: Uint8Array }) =>
       (await this.deps.inference.detect({ handle: this.handle, image, overlay: false })).result
@@ -294,6 +304,7 @@ export class StreamTask {
     }
     // The detector's cost of the frame: every crop's detection, and the whole frame's after a cut one.
     const latency = monotonicNow() - started
+    endTurn()
     this.detectorLatency.add(latency)
     this.deps.metrics?.detectorLatency(this.row.taskId, latency)
     // Boxes in the camera's own pixels, whatever size the frame was analysed at.
