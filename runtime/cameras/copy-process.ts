@@ -12,6 +12,8 @@ export interface CopyInput {
   args: string[]
   password: string | null
   ticket?: RelayTicket
+  /** Timestamps are the times the device received the packets, µs since epoch (ffmpeg.ts WALLCLOCK_INPUT). */
+  wallclock?: boolean
 }
 
 export interface CopyProcessOptions {

@@ -263,12 +263,12 @@ export class CameraService implements CamerasService {
    * credentials reach ffmpeg through the relay's ticket, which the copy process binds to its child.
    * HTTP (snapshot, MJPEG) and USB sources carry no stream to copy: StreamSourceUnsupported.
    */
-  async copyInput(cameraId: string): Promise<CopyInput> {
+  async copyInput(cameraId: string, copy: { wallclock?: boolean } = {}): Promise<CopyInput> {
     const row = this.channels.get(cameraId)?.row ?? (await this.row(cameraId))
-    const options = { timeoutMs: this.config.cameraConnectTimeoutMs, rtspTimeoutOption: await this.timeoutOption() }
+    const options = { timeoutMs: this.config.cameraConnectTimeoutMs, rtspTimeoutOption: await this.timeoutOption(), wallclock: copy.wallclock }
     if (row.sourceType === 'rtsp') {
       const spec = await this.urlInput('rtsp', row)
-      return { args: inputArgs(spec, options), password: row.password, ticket: spec.ticket }
+      return { args: inputArgs(spec, options), password: row.password, ticket: spec.ticket, wallclock: copy.wallclock === true }
     }
     if (row.sourceType === 'file') return { args: inputArgs({ sourceType: 'file', input: path.join(this.config.dataPath, row.videoFile!) }, options), password: null }
     throw new ApiError('StreamSourceUnsupported', { details: { cameraId, sourceType: row.sourceType } })

@@ -1,7 +1,7 @@
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Logger } from '../../shared/handler.ts'
 import { CopyProcess, type CopyInput } from '../cameras/copy-process.ts'
-import { codecOf, Fmp4Splitter, shiftedMoof, type Fragment } from './fmp4.ts'
+import { codecOf, Fmp4Splitter, shiftedMoof, timescaleOf, type Fragment } from './fmp4.ts'
 
 /**
  * Fragmented MP4 from ffmpeg without re-encoding: a fragment at every key frame and at
@@ -53,10 +53,18 @@ export class LiveTap {
   private readonly viewers = new Map<Viewer, { waitingForKey: boolean; start: number }>()
   private waiters: { resolve(mimeType: string): void; reject(error: ApiError): void }[] = []
   mimeType: string | null = null
+  /** The current run's timestamps are the device's reception times (CopyInput.wallclock). */
+  private wallclock = false
 
   constructor(private readonly options: TapOptions) {
     this.process = new CopyProcess({
-      binary: options.binary, input: options.input, output: () => LIVE_OUTPUT,
+      binary: options.binary,
+      input: async () => {
+        const input = await options.input()
+        this.wallclock = input.wallclock === true
+        return input
+      },
+      output: () => LIVE_OUTPUT,
       onStdout: (chunk) => this.onData(chunk),
       onCodec: (codec) => { if (codec !== 'h264') this.process.fail(new ApiError('LiveCodecUnsupported', { details: { codec } })) },
       onFailure: (error) => this.reset(error),
@@ -96,6 +104,17 @@ export class LiveTap {
     viewer.write(this.splitter.init)
     for (const fragment of this.gop) send(viewer, state, fragment)
     return true
+  }
+
+  /**
+   * Where a frame received at `pts` (ms since epoch, Frame.pts) is in this viewer's stream, in
+   * seconds (the player's mediaTime); null unless the stream's timestamps are reception times.
+   */
+  mediaTime(viewer: Viewer, pts: number): number | null {
+    const state = this.viewers.get(viewer)
+    const timescale = this.wallclock && this.splitter.init ? timescaleOf(this.splitter.init) : null
+    if (!state || !timescale) return null
+    return (pts / 1000 * timescale - state.start) / timescale
   }
 
   detach(viewer: Viewer): void {
