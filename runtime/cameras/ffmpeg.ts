@@ -106,11 +106,14 @@ const WALLCLOCK_INPUT = ['-use_wallclock_as_timestamps', '1']
 export const timedSource = (sourceType: InputSpec['sourceType']) => sourceType === 'rtsp'
 
 /** ffmpeg arguments that read one source and write raw RGB frames to stdout at `fps`, at most `maxSide` on the longest side. */
-export function readerArgs(spec: InputSpec, options: { fps: number; timeoutMs: number; rtspTimeoutOption: string; maxSide?: number | null }): string[] {
+export function readerArgs(spec: InputSpec, options: { fps: number; timeoutMs: number; rtspTimeoutOption: string; maxSide?: number | null; sourceFps?: number | null }): string[] {
   if (timedSource(spec.sourceType)) {
+    // At the source's own rate every frame is kept: reception jitter (two frames arriving
+    // together) would otherwise make `select` drop one as too early.
+    const all = !!options.sourceFps && options.fps >= options.sourceFps * 0.95
     return [
       ...inputArgs(spec, { ...options, wallclock: true }),
-      '-map', '0:v:0', '-an', '-sn', '-dn', '-vf', timedVideoFilter(options.fps, options.maxSide ?? null),
+      '-map', '0:v:0', '-an', '-sn', '-dn', '-vf', timedVideoFilter(all ? null : options.fps, options.maxSide ?? null),
       // One raw frame per filtered frame, in order: the n-th showinfo line is the n-th frame.
       '-vsync', '0', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
     ]
@@ -123,19 +126,19 @@ export function readerArgs(spec: InputSpec, options: { fps: number; timeoutMs: n
 }
 
 /**
- * videoFilter for a source with timestamps worth keeping: `select` instead of `fps` (which
+ * videoFilter for a source with timestamps worth keeping (`fps` null: every frame): `select` instead of `fps` (which
  * moves each frame onto its own grid of times), so each frame kept keeps the time it was
  * received. A frame is kept when it is due: on a grid of 1/fps that catches up after a gap,
  * with a 30 % tolerance for jitter (register 0 holds the time the next frame is due). Then
  * the time base in µs and `showinfo`, whose `pts:` the reader reads (after the scaler: it
  * sums the small picture's pixels).
  */
-export function timedVideoFilter(fps: number, maxSide: number | null): string {
-  const period = 1 / fps
+export function timedVideoFilter(fps: number | null, maxSide: number | null): string {
+  const period = fps ? 1 / fps : 0
   const tolerance = 0.3 * period
-  const select = `select='if(gte(t\\,ld(0)-${tolerance})\\,st(0\\,max(ld(0)+${period}\\,t+${period - tolerance}))*0+1\\,0)'`
-  const scale = maxSide ? `,scale='min(iw,${maxSide})':'min(ih,${maxSide})':force_original_aspect_ratio=decrease:flags=area` : ''
-  return `${select}${scale},settb=AVTB,showinfo`
+  const select = fps ? `select='if(gte(t\\,ld(0)-${tolerance})\\,st(0\\,max(ld(0)+${period}\\,t+${period - tolerance}))*0+1\\,0)',` : ''
+  const scale = maxSide ? `scale='min(iw,${maxSide})':'min(ih,${maxSide})':force_original_aspect_ratio=decrease:flags=area,` : ''
+  return `${select}${scale}settb=AVTB,showinfo`
 }
 
 /** A showinfo line's frame number and timestamp (µs with settb=AVTB): `[Parsed_showinfo_3 @ 0x…] n:  12 pts:1795864598635778 pts_time:…`. */

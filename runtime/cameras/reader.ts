@@ -42,6 +42,8 @@ export interface ReaderTiming {
   fps: number
   /** Frames are shrunk so that their longest side is at most this (null: the source's size). */
   maxSide: number | null
+  /** The source's frame rate when known (a reader at that rate keeps every frame). */
+  sourceFps?: number | null
   connectTimeoutMs: number
   stallTimeoutMs: number
 }
@@ -94,7 +96,7 @@ export class FfmpegReader implements Reader {
     this.framesOut = 0
     this.ptsOf.clear()
     this.held = []
-    const args = readerArgs(this.spec, { fps: this.timing.fps, maxSide: this.timing.maxSide, timeoutMs: this.timing.connectTimeoutMs, rtspTimeoutOption: this.timing.rtspTimeoutOption })
+    const args = readerArgs(this.spec, { fps: this.timing.fps, sourceFps: this.timing.sourceFps ?? null, maxSide: this.timing.maxSide, timeoutMs: this.timing.connectTimeoutMs, rtspTimeoutOption: this.timing.rtspTimeoutOption })
     const child = spawn(this.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     this.child = child
     if (child.pid !== undefined) this.spec.ticket?.bind(child.pid)

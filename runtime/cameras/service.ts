@@ -384,7 +384,9 @@ export class CameraService implements CamerasService {
   }
 
   private async reader(row: CameraRow, handlers: ReaderHandlers, fps = this.config.cameraMonitorFps, maxSide: number | null = null): Promise<Reader> {
-    const timing = { fps, maxSide, connectTimeoutMs: this.config.cameraConnectTimeoutMs, stallTimeoutMs: this.config.cameraStallTimeoutMs }
+    // The source's rate as last seen: a reader asking for all of it keeps every frame (ffmpeg.ts timedVideoFilter).
+    const sourceFps = this.channels.get(row.cameraId)?.channel.fps ?? null
+    const timing = { fps, maxSide, sourceFps, connectTimeoutMs: this.config.cameraConnectTimeoutMs, stallTimeoutMs: this.config.cameraStallTimeoutMs }
     const option = await this.timeoutOption()
     const ffmpeg = (spec: InputSpec) => new FfmpegReader(this.binary, spec, { ...timing, rtspTimeoutOption: option }, row.password, handlers)
     switch (row.sourceType) {

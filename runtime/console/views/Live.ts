@@ -138,6 +138,7 @@ function LiveTile({ client, camera, overlay }: { client: DeviceClient; camera: C
         resultLag.current = [...resultLag.current.slice(-49), v.buffered.end(v.buffered.length - 1) - result.mediaTime]
       }
       results.current = [...results.current.filter((r) => result.time - r.time < HISTORY_S * 1000), result]
+      if (canvas.current) canvas.current.dataset.newestResult = String(result.mediaTime)
     }
     const v = video.current
     const shownTimes: number[] = []
@@ -190,15 +191,23 @@ function LiveTile({ client, camera, overlay }: { client: DeviceClient; camera: C
           aria-label=${`${fullscreen ? 'Leave full screen' : 'Full screen'}: ${camera.cameraName}`}>${fullscreen ? 'Exit full screen' : 'Full screen'}</button>
       </div>
     </div>
-    ${limited ? html`<p class="notice" role="alert" data-testid="tile-limit">
-      ${camera.cameraName} already has ${limit?.scope === 'device' ? `the device's ${limit?.limit ?? ''} live views` : `${limit?.limit ?? 'its'} live viewers, the most the device allows per camera`}.
-      Close another view of it (another tab or user), or raise LIVE_MAX_VIEWERS_PER_CAMERA; this tile tries again every ${RETRY_MS / 1000} s.</p>`
+    ${limited ? html`<p class="notice" role="alert" data-testid="tile-limit">${limitText(camera.cameraName, limit)}</p>`
       : html`<${ErrorPanel} error=${error} context=${`Live view of ${camera.cameraName}`} />`}
     <div class="player">
       ${session ? html`<video ref=${video} src=${session.url} muted autoplay playsinline aria-label=${`Live view of ${camera.cameraName}`} data-testid="live-video"></video>` : html`<p class="hint">${limited ? 'Not shown.' : 'Connecting…'}</p>`}
       <canvas ref=${canvas} class="overlay" hidden=${!overlay} aria-hidden="true" data-testid="live-overlay"></canvas>
     </div>
   </section>`
+}
+
+/** Why a tile is not shown: the viewer bound the device refused it for (LiveViewerLimit's details) and what to do. */
+function limitText(cameraName: string, limit: { limit?: number; scope?: string } | undefined): string {
+  const n = limit?.limit
+  const viewers = n === undefined ? 'as many live viewers as allowed' : `${n} live viewer${n === 1 ? '' : 's'}`
+  const bound = limit?.scope === 'device'
+    ? `The device already has ${viewers} across its cameras (LIVE_MAX_SESSIONS), so ${cameraName} is not shown. Close another live view`
+    : `${cameraName} already has ${viewers}, the most the device allows per camera (LIVE_MAX_VIEWERS_PER_CAMERA). Close another view of it (another tab or user)`
+  return `${bound}; this tile tries again every ${RETRY_MS / 1000} s.`
 }
 
 /**
