@@ -19,12 +19,17 @@ export const WALL_FOOTAGE = {
   markerHeight: 14,
 } as const
 
+/** Longer than the test file runs. */
+const FOOTAGE_SECONDS = 240
+
 /**
  * Test footage for the live wall: the empty room of the person video of ../shared/media, and
  * a full-length photo of a person (faces/person-vlado5.jpg, cropped to him) gliding left and
  * right at a known speed under a magenta bar of the picture's width (ffmpeg's overlay filter).
- * In any frame the bar's centre is the person's centre, whatever the device says; 5 fps, 10 s,
- * a key frame every second. Answers the mp4's path in `dir`.
+ * In any frame the bar's centre is the person's centre, whatever the device says; 5 fps, a key
+ * frame every second, FOOTAGE_SECONDS long: the 10 s walk repeated, since the RTSP server
+ * does not loop this file (its pipeline ends at the file's end and every client reconnects).
+ * Answers the mp4's path in `dir`.
  */
 export async function makeWallFootage(dir: string): Promise<string> {
   const f = WALL_FOOTAGE
@@ -43,7 +48,7 @@ export async function makeWallFootage(dir: string): Promise<string> {
     '-loop', '1', '-framerate', String(f.fps), '-i', person,
     '-f', 'lavfi', '-i', `color=c=0xFF00FF:s=${personWidth}x${f.markerHeight}:r=${f.fps}`,
     '-filter_complex', `[0][1]overlay=x='${x}':y=${f.personTop}[a];[a][2]overlay=x='${x}':y=${f.markerTop}[v]`,
-    '-map', '[v]', '-t', String(2 * legSeconds), '-r', String(f.fps), '-c:v', 'libx264', '-preset', 'veryfast', '-g', String(f.fps), '-bf', '0', '-pix_fmt', 'yuv420p', '-y', file,
+    '-map', '[v]', '-t', String(FOOTAGE_SECONDS), '-r', String(f.fps), '-c:v', 'libx264', '-preset', 'veryfast', '-g', String(f.fps), '-bf', '0', '-pix_fmt', 'yuv420p', '-y', file,
   ])
   return file
 }
