@@ -134,14 +134,14 @@ test.describe('console: live wall', () => {
     await page.waitForFunction((id) => document.querySelector<HTMLCanvasElement>(`[data-camera="${id}"] [data-testid="live-overlay"]`)?.dataset.match === 'frame', walker, { timeout: 120_000 })
     // Every presented frame for 16 s (more than one 10 s loop of the footage): the person's
     // position read from the frame's own pixels (the magenta bar), and what the overlay drew on it.
-    const samples = await tile.evaluate((element, f) => new Promise<{ mediaTime: number; marker: number | null; drawnFor: string; match: string; newest: number; drawn: { x: number; width: number }[] }[]>((resolve) => {
+    const samples = await tile.evaluate((element, f) => new Promise<{ mediaTime: number; marker: number | null; drawnFor: string; match: string; newest: number; drawn: { x: number; width: number }[]; estimated: { x: number; width: number }[] }[]>((resolve) => {
       const video = element.querySelector('video')! as HTMLVideoElement & { requestVideoFrameCallback(cb: (now: number, meta: { mediaTime: number }) => void): number }
       const overlay = element.querySelector<HTMLCanvasElement>('[data-testid="live-overlay"]')!
       const canvas = document.createElement('canvas')
       canvas.width = f.width
       canvas.height = f.height
       const context2d = canvas.getContext('2d', { willReadFrequently: true })!
-      const out: { mediaTime: number; marker: number | null; drawnFor: string; match: string; newest: number; drawn: { x: number; width: number }[] }[] = []
+      const out: { mediaTime: number; marker: number | null; drawnFor: string; match: string; newest: number; drawn: { x: number; width: number }[]; estimated: { x: number; width: number }[] }[] = []
       const started = performance.now()
       const onFrame = (_now: number, meta: { mediaTime: number }) => {
         context2d.drawImage(video, 0, 0, f.width, f.height)
@@ -157,7 +157,7 @@ test.describe('console: live wall', () => {
         }
         // The page's own callback for this frame has run once this task runs.
         setTimeout(() => {
-          out.push({ mediaTime: meta.mediaTime, marker: first < 0 ? null : (first + last) / 2, drawnFor: overlay.dataset.mediaTime ?? '', match: overlay.dataset.match ?? '', newest: Number(overlay.dataset.newestResult), drawn: JSON.parse(overlay.dataset.drawn ?? '[]') })
+          out.push({ mediaTime: meta.mediaTime, marker: first < 0 ? null : (first + last) / 2, drawnFor: overlay.dataset.mediaTime ?? '', match: overlay.dataset.match ?? '', newest: Number(overlay.dataset.newestResult), drawn: JSON.parse(overlay.dataset.drawn ?? '[]'), estimated: JSON.parse(overlay.dataset.estimated ?? '[]') })
         }, 0)
         if (performance.now() - started < 16_000) video.requestVideoFrameCallback(onFrame)
         else setTimeout(() => resolve(out), 50)
@@ -169,10 +169,16 @@ test.describe('console: live wall', () => {
     const inside = (m: number) => m > F.left + personWidth / 2 + STEP && m < F.left + F.speed * 5 + personWidth / 2 - STEP
     // Samples of a frame the overlay drew for, with the person away from the turns, and the way he walks.
     const measured: { error: number; way: number; match: string; late: boolean }[] = []
+    // The baseline, on the same frames: the box the clock estimate (the former way, now the fallback) would have drawn.
+    const estimated: { error: number; way: number }[] = []
     for (let i = 1; i < samples.length; i++) {
       const [before, s] = [samples[i - 1]!, samples[i]!]
       if (s.drawnFor !== String(s.mediaTime) || s.marker === null || before.marker === null || !inside(s.marker)) continue
       if (s.mediaTime - before.mediaTime > 1.5 / F.fps || s.drawn.length === 0) continue
+      if (s.estimated.length > 0) {
+        const guess = s.estimated.map((b) => b.x + b.width / 2).reduce((a, b) => (Math.abs(b - s.marker!) < Math.abs(a - s.marker!) ? b : a))
+        estimated.push({ error: guess - s.marker, way: Math.sign(s.marker - before.marker) })
+      }
       const centres = s.drawn.map((b) => b.x + b.width / 2)
       const nearest = centres.reduce((a, b) => (Math.abs(b - s.marker!) < Math.abs(a - s.marker!) ? b : a))
       measured.push({ error: nearest - s.marker, way: Math.sign(s.marker - before.marker), match: s.match, late: s.newest < s.mediaTime - 0.5 / F.fps })
@@ -190,7 +196,13 @@ test.describe('console: live wall', () => {
       heldAsLate: measured.filter((m) => m.match === 'held' && m.late).length,
       lagFrames: Number(lagFrames.toFixed(2)), medianOffsetFrames: Number(median(offsets).toFixed(2)), maxOffsetFrames: Number(Math.max(...offsets).toFixed(2)), biasPx: Number(bias.toFixed(1)),
     }
-    console.log('live wall boxes against the person', summary)
+    const baselineOffsets = estimated.map((m) => Math.abs(m.error - bias) / STEP)
+    const baseline = {
+      measured: estimated.length,
+      lagFrames: Number(((median(estimated.filter((m) => m.way < 0).map((m) => m.error)) - median(estimated.filter((m) => m.way > 0).map((m) => m.error))) / 2 / STEP).toFixed(2)),
+      medianOffsetFrames: Number(median(baselineOffsets).toFixed(2)), maxOffsetFrames: Number(Math.max(...baselineOffsets).toFixed(2)),
+    }
+    console.log('live wall boxes against the person', summary, 'baseline (clock estimate, same frames)', baseline)
     expect(right.length).toBeGreaterThanOrEqual(10)
     expect(left.length).toBeGreaterThanOrEqual(10)
     // Nearly every frame has its own result (the task analyses every frame of the camera's).

@@ -150,6 +150,8 @@ function LiveTile({ client, camera, overlay }: { client: DeviceClient; camera: C
       const interval = medianGap(shownTimes) ?? 0.1
       const { result, match } = resultForFrame(results.current, meta.mediaTime, interval)
       if (results.current.at(-1)?.mediaTime !== null) paint(canvas.current, video.current, result, match, meta.mediaTime)
+      // What the clock estimate (the fallback) would draw on this frame, for comparison (docs/recording-and-live-view.md "Boxes on the frame shown").
+      if (canvas.current) canvas.current.dataset.estimated = JSON.stringify(estimatedResult(video.current, results.current)?.objects.map((o) => o.box) ?? [])
       frameHandle = v!.requestVideoFrameCallback!(onFrame)
     }
     if (v?.requestVideoFrameCallback) frameHandle = v.requestVideoFrameCallback(onFrame)
