@@ -12,6 +12,8 @@ export interface CopyInput {
   args: string[]
   password: string | null
   ticket?: RelayTicket
+  /** Timestamps are the times the device received the packets, µs since epoch (ffmpeg.ts WALLCLOCK_INPUT). */
+  wallclock?: boolean
 }
 
 export interface CopyProcessOptions {
@@ -23,6 +25,8 @@ export interface CopyProcessOptions {
   onStdout(chunk: Buffer): void
   /** The source's video codec, once ffmpeg has opened it (a run may be ended from here). */
   onCodec?(codec: string): void
+  /** Every message line of ffmpeg's (credentials removed). */
+  onLine?(line: string): void
   /** A run ended by itself (not by stop/restart); a reconnect follows after the backoff. */
   onFailure?(error: ApiError): void
   /** No output within this long after a (re)connect, or between outputs, ends the run. */
@@ -104,6 +108,7 @@ export class CopyProcess {
         if (!line.trim()) continue
         lines.push(line)
         if (lines.length > 40) lines.shift()
+        this.options.onLine?.(line)
         // The first stream line is the input's (the output's follow under "Output #0").
         const stream = this.codec === null ? parseInputStream(line) : null
         if (stream) {

@@ -65,12 +65,13 @@ export interface InputSpec {
  * ffmpeg arguments that open one source. Each source type may only use its own protocols
  * (`-protocol_whitelist`), so a URL cannot make ffmpeg read local files.
  */
-export function inputArgs(spec: InputSpec, options: { timeoutMs: number; rtspTimeoutOption: string }): string[] {
+export function inputArgs(spec: InputSpec, options: { timeoutMs: number; rtspTimeoutOption: string; wallclock?: boolean }): string[] {
   const micros = String(options.timeoutMs * 1000)
   const input: string[] = []
   switch (spec.sourceType) {
     case 'rtsp':
       input.push('-protocol_whitelist', 'tcp,udp,rtp,tls', '-rtsp_transport', 'tcp', options.rtspTimeoutOption, micros)
+      if (options.wallclock) input.push(...WALLCLOCK_INPUT)
       break
     case 'mjpeg':
       input.push('-protocol_whitelist', 'http,https,tcp,tls', '-rw_timeout', micros, '-f', 'mpjpeg')
@@ -88,17 +89,66 @@ export function inputArgs(spec: InputSpec, options: { timeoutMs: number; rtspTim
     // 1 s of stream is enough to learn size and rate; the default 5 s delays every (re)connect.
     '-analyzeduration', '1000000',
     ...input, '-i', spec.input,
+    ...(options.wallclock && spec.sourceType === 'rtsp' ? ['-copyts'] : []),
   ]
 }
 
+/**
+ * Stamps every packet with the time ffmpeg received it (µs since epoch), kept to the output
+ * (`-copyts`): two processes reading one RTSP camera then share one time line, so a frame the
+ * stream task analysed and the same frame in the live view carry the same timestamp within a
+ * few ms (docs/recording-and-live-view.md "Boxes on the frame shown"). RTSP only: a file is
+ * read at its own rate (`-re`), which paces by the file's timestamps.
+ */
+const WALLCLOCK_INPUT = ['-use_wallclock_as_timestamps', '1']
+
+/** Whether a reader of this source prints each frame's timestamp (`showinfo`) for `Frame.pts`. */
+export const timedSource = (sourceType: InputSpec['sourceType']) => sourceType === 'rtsp'
+
 /** ffmpeg arguments that read one source and write raw RGB frames to stdout at `fps`, at most `maxSide` on the longest side. */
-export function readerArgs(spec: InputSpec, options: { fps: number; timeoutMs: number; rtspTimeoutOption: string; maxSide?: number | null }): string[] {
+export function readerArgs(spec: InputSpec, options: { fps: number; timeoutMs: number; rtspTimeoutOption: string; maxSide?: number | null; sourceFps?: number | null }): string[] {
+  if (timedSource(spec.sourceType)) {
+    // At the source's own rate every frame is kept: reception jitter (two frames arriving
+    // together) would otherwise make `select` drop one as too early.
+    const all = !!options.sourceFps && options.fps >= options.sourceFps * 0.95
+    return [
+      ...inputArgs(spec, { ...options, wallclock: true }),
+      '-map', '0:v:0', '-an', '-sn', '-dn', '-vf', timedVideoFilter(all ? null : options.fps, options.maxSide ?? null),
+      // One raw frame per filtered frame, in order: the n-th showinfo line is the n-th frame.
+      '-vsync', '0', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
+    ]
+  }
   return [
     ...inputArgs(spec, options),
     '-map', '0:v:0', '-an', '-sn', '-dn', '-vf', videoFilter(options.fps, options.maxSide ?? null),
     '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
   ]
 }
+
+/**
+ * videoFilter for a source with timestamps worth keeping (`fps` null: every frame): `select` instead of `fps` (which
+ * moves each frame onto its own grid of times), so each frame kept keeps the time it was
+ * received. A frame is kept when it is due: on a grid of 1/fps that catches up after a gap,
+ * with a 30 % tolerance for jitter (register 0 holds the time the next frame is due). Then
+ * the time base in µs and `showinfo`, whose `pts:` the reader reads (after the scaler: it
+ * sums the small picture's pixels).
+ */
+export function timedVideoFilter(fps: number | null, maxSide: number | null): string {
+  const period = fps ? 1 / fps : 0
+  const tolerance = 0.3 * period
+  const select = fps ? `select='if(gte(t\\,ld(0)-${tolerance})\\,st(0\\,max(ld(0)+${period}\\,t+${period - tolerance}))*0+1\\,0)',` : ''
+  const scale = maxSide ? `scale='min(iw,${maxSide})':'min(ih,${maxSide})':force_original_aspect_ratio=decrease:flags=area,` : ''
+  return `${select}${scale}settb=AVTB,showinfo`
+}
+
+/** A showinfo line's frame number and timestamp (µs with settb=AVTB): `[Parsed_showinfo_3 @ 0x…] n:  12 pts:1795864598635778 pts_time:…`. */
+export function parseShowinfo(line: string): { n: number; pts: number } | null {
+  const match = /\[Parsed_showinfo_\d+ @ [^\]]*\] n:\s*(\d+) pts:\s*(-?\d+) /.exec(line)
+  return match ? { n: Number(match[1]), pts: Number(match[2]) } : null
+}
+
+/** A line of showinfo's (its frame lines and their continuation): not a message worth keeping. */
+export const isShowinfo = (line: string) => line.includes('[Parsed_showinfo_')
 
 /**
  * The rate first (fewer frames to scale), then the analysis size: the longest side at most

@@ -3,7 +3,7 @@ import { ApiError } from '../../shared/errors/index.ts'
 import { catalogue, type ErrorId } from '../../shared/errors/catalogue.ts'
 import { redactText } from '../../shared/cameras/url.ts'
 import { loadSharp } from '../load-sharp.ts'
-import { classifyExit, classifyFailure, parseInputStream, parseOutputSize, readerArgs, type InputSpec } from './ffmpeg.ts'
+import { classifyExit, classifyFailure, isShowinfo, parseInputStream, parseOutputSize, parseShowinfo, readerArgs, timedSource, type InputSpec } from './ffmpeg.ts'
 import { monotonicNow } from '../../shared/clock.ts'
 
 /** One decoded frame: packed RGB, 3 bytes per pixel, at the reader's analysis size. */
@@ -15,6 +15,12 @@ export interface Frame {
   source: { width: number; height: number }
   /** When it was decoded, ms since epoch. */
   time: number
+  /**
+   * When the device received it, ms since epoch: the timestamp the same frame has in the
+   * camera's live view (docs/recording-and-live-view.md "Boxes on the frame shown"); absent
+   * for sources without one (files, USB, HTTP).
+   */
+  pts?: number | null
 }
 
 export interface ReaderHandlers {
@@ -36,6 +42,8 @@ export interface ReaderTiming {
   fps: number
   /** Frames are shrunk so that their longest side is at most this (null: the source's size). */
   maxSide: number | null
+  /** The source's frame rate when known (a reader at that rate keeps every frame). */
+  sourceFps?: number | null
   connectTimeoutMs: number
   stallTimeoutMs: number
 }
@@ -64,6 +72,11 @@ export class FfmpegReader implements Reader {
   private describedInput = false
   private watchdog: NodeJS.Timeout | null = null
   private exited: Promise<void> = Promise.resolve()
+  /** Frames get their timestamp from ffmpeg's showinfo lines on stderr, paired by number. */
+  private readonly timed: boolean
+  private framesOut = 0
+  private readonly ptsOf = new Map<number, number>()
+  private held: { frame: Frame; n: number }[] = []
 
   constructor(
     private readonly binary: string,
@@ -71,14 +84,19 @@ export class FfmpegReader implements Reader {
     private readonly timing: ReaderTiming & { rtspTimeoutOption: string },
     private readonly password: string | null,
     private readonly handlers: ReaderHandlers,
-  ) {}
+  ) {
+    this.timed = timedSource(spec.sourceType)
+  }
 
   get pid(): number | null {
     return this.child?.pid ?? null
   }
 
   start(): void {
-    const args = readerArgs(this.spec, { fps: this.timing.fps, maxSide: this.timing.maxSide, timeoutMs: this.timing.connectTimeoutMs, rtspTimeoutOption: this.timing.rtspTimeoutOption })
+    this.framesOut = 0
+    this.ptsOf.clear()
+    this.held = []
+    const args = readerArgs(this.spec, { fps: this.timing.fps, sourceFps: this.timing.sourceFps ?? null, maxSide: this.timing.maxSide, timeoutMs: this.timing.connectTimeoutMs, rtspTimeoutOption: this.timing.rtspTimeoutOption })
     const child = spawn(this.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     this.child = child
     if (child.pid !== undefined) this.spec.ticket?.bind(child.pid)
@@ -107,6 +125,14 @@ export class FfmpegReader implements Reader {
 
   private onMessage(line: string): void {
     if (!line.trim()) return
+    if (isShowinfo(line)) {
+      const info = parseShowinfo(line)
+      if (info) {
+        this.ptsOf.set(info.n, info.pts / 1000)
+        this.release()
+      }
+      return
+    }
     this.lines.push(line)
     if (this.lines.length > 40) this.lines.shift()
     if (!this.size) {
@@ -133,8 +159,29 @@ export class FfmpegReader implements Reader {
       this.pendingBytes = rest.length
       this.hadFrame = true
       this.lastProgress = monotonicNow()
-      this.handlers.onFrame({ rgb, width: this.size.width, height: this.size.height, source: this.sourceSize ?? this.size, time: Date.now() })
+      const frame: Frame = { rgb, width: this.size.width, height: this.size.height, source: this.sourceSize ?? this.size, time: Date.now() }
+      if (!this.timed) this.handlers.onFrame(frame)
+      else {
+        this.held.push({ frame, n: this.framesOut++ })
+        this.release()
+      }
     }
+  }
+
+  /**
+   * Hands on the frames whose timestamp arrived (stdout and stderr are separate pipes, either
+   * may come first); one that waits behind two more goes on without one.
+   */
+  private release(): void {
+    while (this.held.length > 0 && (this.ptsOf.has(this.held[0]!.n) || this.held.length > 2)) {
+      const { frame, n } = this.held.shift()!
+      frame.pts = this.ptsOf.get(n) ?? null
+      this.ptsOf.delete(n)
+      if (this.stopped || this.failed) continue
+      this.handlers.onFrame(frame)
+    }
+    // Timestamps of frames already handed on (never the case in order) are not kept.
+    if (this.ptsOf.size > 8) for (const n of this.ptsOf.keys()) if (n < this.framesOut - 8) this.ptsOf.delete(n)
   }
 
   private checkProgress(): void {

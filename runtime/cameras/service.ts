@@ -287,12 +287,12 @@ export class CameraService implements CamerasService {
    * credentials reach ffmpeg through the relay's ticket, which the copy process binds to its child.
    * HTTP (snapshot, MJPEG) and USB sources carry no stream to copy: StreamSourceUnsupported.
    */
-  async copyInput(cameraId: string): Promise<CopyInput> {
+  async copyInput(cameraId: string, copy: { wallclock?: boolean } = {}): Promise<CopyInput> {
     const row = this.channels.get(cameraId)?.row ?? (await this.row(cameraId))
-    const options = { timeoutMs: this.config.cameraConnectTimeoutMs, rtspTimeoutOption: await this.timeoutOption() }
+    const options = { timeoutMs: this.config.cameraConnectTimeoutMs, rtspTimeoutOption: await this.timeoutOption(), wallclock: copy.wallclock }
     if (row.sourceType === 'rtsp') {
       const spec = await this.urlInput('rtsp', row)
-      return { args: inputArgs(spec, options), password: row.password, ticket: spec.ticket }
+      return { args: inputArgs(spec, options), password: row.password, ticket: spec.ticket, wallclock: copy.wallclock === true }
     }
     if (row.sourceType === 'file') return { args: inputArgs({ sourceType: 'file', input: path.join(this.config.dataPath, row.videoFile!) }, options), password: null }
     throw new ApiError('StreamSourceUnsupported', { details: { cameraId, sourceType: row.sourceType } })
@@ -408,7 +408,9 @@ export class CameraService implements CamerasService {
   }
 
   private async reader(row: CameraRow, handlers: ReaderHandlers, fps = this.config.cameraMonitorFps, maxSide: number | null = null): Promise<Reader> {
-    const timing = { fps, maxSide, connectTimeoutMs: this.config.cameraConnectTimeoutMs, stallTimeoutMs: this.config.cameraStallTimeoutMs }
+    // The source's rate as last seen: a reader asking for all of it keeps every frame (ffmpeg.ts timedVideoFilter).
+    const sourceFps = this.channels.get(row.cameraId)?.channel.fps ?? null
+    const timing = { fps, maxSide, sourceFps, connectTimeoutMs: this.config.cameraConnectTimeoutMs, stallTimeoutMs: this.config.cameraStallTimeoutMs }
     const option = await this.timeoutOption()
     const ffmpeg = (spec: InputSpec) => new FfmpegReader(this.binary, spec, { ...timing, rtspTimeoutOption: option }, row.password, handlers)
     switch (row.sourceType) {

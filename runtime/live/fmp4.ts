@@ -113,6 +113,15 @@ export function codecOf(init: Buffer): string | null {
   return `${entry.type}.${hex(avcC.body + 1)}${hex(avcC.body + 2)}${hex(avcC.body + 3)}`
 }
 
+/** The video track's timescale (moov/trak/mdia/mdhd, ISO/IEC 14496-12 8.4.2): decode times count in 1/timescale s. */
+export function timescaleOf(init: Buffer): number | null {
+  const moov = [...boxes(init, 0, init.length)].find((b) => b.type === 'moov')
+  const mdhd = moov && path(init, moov, ['trak', 'mdia', 'mdhd'])
+  if (!mdhd) return null
+  const at = mdhd.body + (init[mdhd.body] === 1 ? 20 : 12)
+  return at + 4 <= mdhd.end ? init.readUInt32BE(at) : null
+}
+
 export class Fmp4Splitter {
   /** ftyp + moov, once both arrived. */
   init: Buffer | null = null

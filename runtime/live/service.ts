@@ -138,7 +138,11 @@ export class LiveViewService implements LiveService {
     const session = this.own(sessionId, identity)
     if (!session.overlay) throw this.gone(sessionId, 'requested without overlay')
     session.endOverlay?.()
-    const { stream, end } = overlayStream(() => this.options.streams.latestResult(session.cameraId), () => { session.endOverlay = null })
+    const { stream, end } = overlayStream(
+      () => this.options.streams.latestResult(session.cameraId),
+      (pts) => session.viewer ? session.viewer.tap.mediaTime(session.viewer.viewer, pts) : null,
+      () => { session.endOverlay = null },
+    )
     session.endOverlay = end
     return new Response(stream, { headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' } })
   }
@@ -193,7 +197,7 @@ export class LiveViewService implements LiveService {
     if (!tap) {
       const { config, cameras, log } = this.options
       tap = new LiveTap({
-        binary: this.binary, input: () => cameras.copyInput(cameraId),
+        binary: this.binary, input: () => cameras.copyInput(cameraId, { wallclock: true }),
         connectTimeoutMs: config.cameraConnectTimeoutMs, stallTimeoutMs: config.cameraStallTimeoutMs,
         reconnectMinMs: config.cameraReconnectMinMs, reconnectMaxMs: config.cameraReconnectMaxMs,
         log: log.child({ cameraId, component: 'live' }),

@@ -1,7 +1,7 @@
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Logger } from '../../shared/handler.ts'
 import { CopyProcess, type CopyInput } from '../cameras/copy-process.ts'
-import { codecOf, Fmp4Splitter, shiftedMoof, type Fragment } from './fmp4.ts'
+import { codecOf, Fmp4Splitter, shiftedMoof, timescaleOf, type Fragment } from './fmp4.ts'
 
 /**
  * Fragmented MP4 from ffmpeg without re-encoding: a fragment at every key frame and at
@@ -9,7 +9,9 @@ import { codecOf, Fmp4Splitter, shiftedMoof, type Fragment } from './fmp4.ts'
  * has it, instead of once per group of pictures.
  */
 export const LIVE_OUTPUT = [
-  '-map', '0:v:0', '-an', '-sn', '-dn', '-c:v', 'copy',
+  // -copyinkf: the output starts with the first packet read, whose time is the input's `start:`
+  // (the fragments' decode times count from it; viewers still start at a key frame).
+  '-map', '0:v:0', '-an', '-sn', '-dn', '-c:v', 'copy', '-copyinkf',
   '-f', 'mp4', '-movflags', 'frag_keyframe+empty_moov+default_base_moof', '-frag_duration', '100000', 'pipe:1',
 ]
 
@@ -53,10 +55,28 @@ export class LiveTap {
   private readonly viewers = new Map<Viewer, { waitingForKey: boolean; start: number }>()
   private waiters: { resolve(mimeType: string): void; reject(error: ApiError): void }[] = []
   mimeType: string | null = null
+  /** The current run's timestamps are the device's reception times (CopyInput.wallclock). */
+  private wallclock = false
+  /**
+   * The reception time of the run's first packet, ms since epoch (ffmpeg's `start:` of its
+   * input): the MP4 muxer counts decode times from its first packet.
+   */
+  private startMs: number | null = null
 
   constructor(private readonly options: TapOptions) {
     this.process = new CopyProcess({
-      binary: options.binary, input: options.input, output: () => LIVE_OUTPUT,
+      binary: options.binary,
+      input: async () => {
+        const input = await options.input()
+        this.wallclock = input.wallclock === true
+        this.startMs = null
+        return input
+      },
+      output: () => LIVE_OUTPUT,
+      onLine: (line) => {
+        const start = /^\s*Duration: .*, start: (-?\d+\.\d+)/.exec(line)
+        if (start && this.startMs === null) this.startMs = Number(start[1]) * 1000
+      },
       onStdout: (chunk) => this.onData(chunk),
       onCodec: (codec) => { if (codec !== 'h264') this.process.fail(new ApiError('LiveCodecUnsupported', { details: { codec } })) },
       onFailure: (error) => this.reset(error),
@@ -96,6 +116,17 @@ export class LiveTap {
     viewer.write(this.splitter.init)
     for (const fragment of this.gop) send(viewer, state, fragment)
     return true
+  }
+
+  /**
+   * Where a frame received at `pts` (ms since epoch, Frame.pts) is in this viewer's stream, in
+   * seconds (the player's mediaTime); null unless the stream's timestamps are reception times.
+   */
+  mediaTime(viewer: Viewer, pts: number): number | null {
+    const state = this.viewers.get(viewer)
+    const timescale = this.wallclock && this.splitter.init ? timescaleOf(this.splitter.init) : null
+    if (!state || !timescale || this.startMs === null) return null
+    return (pts - this.startMs) / 1000 - state.start / timescale
   }
 
   detach(viewer: Viewer): void {

@@ -314,7 +314,7 @@ export class StreamTask {
     })))
     // The live view draws these over the camera's picture: its own size and pixels.
     this.latest = {
-      taskId: this.row.taskId, cameraId: this.row.cameraId, time: frame.time, width: frame.source.width, height: frame.source.height,
+      taskId: this.row.taskId, cameraId: this.row.cameraId, time: frame.time, pts: frame.pts ?? null, width: frame.source.width, height: frame.source.height,
       objects: detections.map(({ box, label, confidence }) => ({ box, label, confidence })),
     }
     const { entered, left } = this.tracker.update(detections, frame.time)

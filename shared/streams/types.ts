@@ -124,6 +124,12 @@ export interface StreamTaskResult {
   cameraId: string
   /** When the analysed frame was decoded, ms since epoch. */
   time: number
+  /**
+   * The analysed frame's timestamp, ms since epoch as the device received it: the time line
+   * of the camera's live view (docs/recording-and-live-view.md "Boxes on the frame shown");
+   * null for sources without one.
+   */
+  pts: number | null
   /** The camera's picture size; boxes are in its pixels (whatever size the frame was analysed at). */
   width: number
   height: number

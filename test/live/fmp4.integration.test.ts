@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { codecOf, Fmp4Splitter, shiftedMoof } from '../../runtime/live/fmp4.ts'
+import { codecOf, Fmp4Splitter, shiftedMoof, timescaleOf } from '../../runtime/live/fmp4.ts'
 import { LIVE_OUTPUT } from '../../runtime/live/tap.ts'
 import { FFMPEG } from '../helpers/media.ts'
 import { PERSON_VIDEO } from '../helpers/video.ts'
@@ -30,6 +30,16 @@ describe('fragmented MP4 splitter of the live view', () => {
     expect(joined).toEqual(stream.subarray(0, joined.length))
     expect(stream.toString('latin1', joined.length + 4, joined.length + 8)).toBe('mfra')
     expect(stream.readUInt32BE(joined.length)).toBe(stream.length - joined.length)
+  })
+
+  it('reads the track\'s timescale, in which the fragments\' decode times count (ffprobe\'s time base of the same bytes)', () => {
+    const splitter = new Fmp4Splitter()
+    const fragments = splitter.push(stream)
+    const timeBase = execFileSync('ffprobe', ['-v', 'error', '-i', 'pipe:0', '-select_streams', 'v:0', '-show_entries', 'stream=time_base', '-of', 'csv=p=0'], { input: stream, encoding: 'utf8' }).trim()
+    const timescale = timescaleOf(splitter.init!)
+    expect(`1/${timescale}`).toBe(timeBase)
+    // 10 frames a second: the eleventh fragment starts 1 s after the first.
+    expect((fragments[10]!.decodeTime - fragments[0]!.decodeTime) / timescale!).toBeCloseTo(1, 2)
   })
 
   it('gives the same fragments whatever the chunks the bytes arrive in', () => {

@@ -171,6 +171,9 @@ test.describe('live view (spec 4.10 Live stream)', () => {
     const session = (await post('/gtw/cwai/LiveStream/request', { cameraId, overlay: true })).body.resData
     expect(session.overlayUrl).toMatch(new RegExp(`^/gtw/cwai/LiveStream/overlay\\?id=${session.sessionId}&token=[\\w-]{43}$`))
     const keepAlive = setInterval(() => void post('/gtw/cwai/LiveStream/keepAlive', { sessionId: session.sessionId }), IDLE_MS / 4)
+    // The session's video is read beside: results then say where their frame is in it (mediaTime).
+    const video = await fetch(device.url + session.url)
+    const playing = read(video, 100_000)
     const response = await fetch(device.url + session.overlayUrl)
     expect(response.headers.get('content-type')).toBe('text/event-stream')
     const reader = response.body!.getReader()
@@ -179,7 +182,7 @@ test.describe('live view (spec 4.10 Live stream)', () => {
     const results: any[] = []
     // Until a result with a person (the footage has someone in the room most of the time).
     const deadline = Date.now() + 100_000
-    while (!results.some((r) => r.objects.length > 0) && Date.now() < deadline) {
+    while (!(results.some((r) => r.objects.length > 0) && results.filter((r) => r.mediaTime !== null).length >= 3) && Date.now() < deadline) {
       const { value, done } = await reader.read()
       if (done) break
       text += decoder.decode(value, { stream: true })
@@ -190,13 +193,26 @@ test.describe('live view (spec 4.10 Live stream)', () => {
     await reader.cancel()
     clearInterval(keepAlive)
     expect(results.length).toBeGreaterThan(1)
-    for (const r of results) expect(r).toMatchObject({ taskId: 'people', width: 768, height: 432, time: expect.any(Number) })
+    for (const r of results) expect(r).toMatchObject({ taskId: 'people', width: 768, height: 432, time: expect.any(Number), pts: expect.any(Number) })
+    // pts: when the device received the frame, before the task decoded it (time), by less than the decoder's queue.
+    for (const r of results) expect(r.time - r.pts).toBeGreaterThanOrEqual(0)
+    for (const r of results) expect(r.time - r.pts).toBeLessThan(2000)
+    // mediaTime: the frame's place in the video being read, on the same time line as pts (seconds).
+    const placed = results.filter((r) => r.mediaTime !== null)
+    expect(placed.length).toBeGreaterThanOrEqual(3)
+    // The video starts at the key frame before the session's first frame (a result of a frame
+    // before it is at a negative time), and has been read for less than the test's 100 s.
+    expect(placed.at(-1).mediaTime).toBeGreaterThan(0)
+    for (const r of placed) expect(r.mediaTime).toBeGreaterThan(-10)
+    for (const r of placed) expect(r.mediaTime).toBeLessThan(100)
+    for (let i = 1; i < placed.length; i++) expect((placed[i].mediaTime - placed[0].mediaTime) * 1000).toBeCloseTo(placed[i].pts - placed[0].pts, 0)
     // Each result newer than the one before.
     for (let i = 1; i < results.length; i++) expect(results[i].time).toBeGreaterThan(results[i - 1].time)
     const seen = results.find((r) => r.objects.length > 0)
     expect(seen.objects[0]).toMatchObject({ label: 'person', confidence: expect.any(Number), box: { x: expect.any(Number), y: expect.any(Number), width: expect.any(Number), height: expect.any(Number) } })
     expect(seen.objects[0].box.x + seen.objects[0].box.width).toBeLessThanOrEqual(768)
     await post('/gtw/cwai/LiveStream/stop', { sessionId: session.sessionId })
+    expect((await playing).bytes.length).toBeGreaterThan(0)
     await post('/v1/cwai/aihost/TaskCancle', { taskId: 'people' })
   })
 })

@@ -2,7 +2,7 @@ import { html } from 'htm/preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import { DeviceError } from '../../client/errors.ts'
-import type { CameraCapture, CameraView } from '../../client/types.ts'
+import type { CameraCapture, CameraView, DeviceEvent } from '../../client/types.ts'
 import { ConfirmDialog } from '../components/ConfirmDialog.ts'
 import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 import { localTime } from '../format.ts'
@@ -14,6 +14,11 @@ import { CameraForm } from './CameraForm.ts'
 /** The list is read again this often, and at once on every camera.online / camera.offline event. */
 const REFRESH_MS = 5000
 const STATUS_TEXT = { online: 'Online', connecting: 'Connecting', offline: 'Offline' } as const
+
+/** The events a camera's "Last event" shows: what its stream tasks saw. */
+const LAST_EVENT_KINDS = ['object.entered', 'object.recognized', 'alarm.raised']
+/** A camera's thumbnail is captured again this often while the page is shown. */
+const THUMBNAIL_MS = 30_000
 
 /** What a camera reads: its URL (credentials shown as the device shows them), device or video. */
 const sourceOf = (c: CameraView) => c.url ?? c.device ?? c.videoName ?? '-'
@@ -37,13 +42,33 @@ export function Cameras({ client, account }: { client: DeviceClient; account: st
   // The deleted camera's row is gone: focus goes to the list once the dialog has closed.
   const listFocus = useFocusAfter<HTMLHeadingElement>(!!deleting)
 
-  const load = () => client.polling.cameraPage({ pageSize: 500 }).then((page) => { setRows(page.rows); setListError(null) }, setListError)
+  // Each camera's newest event of LAST_EVENT_KINDS: read once per camera, then kept by the live events.
+  const [lastEvents, setLastEvents] = useState<Record<string, DeviceEvent | null>>({})
+  const asked = useRef(new Set<string>())
+  const lastEventOf = (cameraId: string) => {
+    asked.current.add(cameraId)
+    client.eventPage({ cameraId, kinds: LAST_EVENT_KINDS, pageSize: 1 })
+      .then((page) => setLastEvents((known) => ({ ...known, [cameraId]: known[cameraId] ?? page.rows[0] ?? null })), () => undefined)
+  }
+
+  const load = () => client.polling.cameraPage({ pageSize: 500 }).then((page) => {
+    setRows(page.rows)
+    setListError(null)
+    for (const c of page.rows) if (!asked.current.has(c.cameraId)) lastEventOf(c.cameraId)
+  }, setListError)
   useEffect(() => {
     load()
     const timer = setInterval(load, REFRESH_MS)
     return () => clearInterval(timer)
   }, [])
-  useLiveEvents(client, { kinds: ['camera.online', 'camera.offline'], onEvent: load })
+  useLiveEvents(client, {
+    kinds: ['camera.online', 'camera.offline', ...LAST_EVENT_KINDS],
+    onEvent: (event: DeviceEvent) => {
+      if (!LAST_EVENT_KINDS.includes(event.kind)) return void load()
+      const cameraId = event.payload.cameraId
+      if (typeof cameraId === 'string') setLastEvents((known) => ({ ...known, [cameraId]: event }))
+    },
+  })
 
   const edit = (camera: CameraView) => {
     setNotice(null)
@@ -86,9 +111,11 @@ export function Cameras({ client, account }: { client: DeviceClient; account: st
         ${rows?.length === 0 ? html`<p data-testid="no-cameras">No cameras yet: add one below.</p>` : null}
         ${rows?.length ? html`<div class="table-wrap"><table class="cards" data-testid="cameras">
           <caption class="sr-only">Cameras with their live status</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col">Source</th><th scope="col">Status</th><th scope="col">Resolution</th><th scope="col">Frame rate</th><th scope="col">Changed</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+          <thead><tr><th scope="col">Name</th><th scope="col">Recent picture</th><th scope="col">Last event</th><th scope="col">Source</th><th scope="col">Status</th><th scope="col">Resolution</th><th scope="col">Frame rate</th><th scope="col">Changed</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>${rows.map((c) => html`<tr key=${c.cameraId} data-camera-id=${c.cameraId}>
             <th scope="row" data-label="Name">${c.cameraName}</th>
+            <td data-label="Recent picture"><${Thumbnail} client=${client} camera=${c} /></td>
+            <td class="wrap" data-label="Last event" data-testid="camera-last-event">${eventText(lastEvents[c.cameraId])}</td>
             <td class="wrap" data-label="Source"><span class="hint">${c.sourceType}</span> <code class="wrap">${sourceOf(c)}</code></td>
             <td class="wrap" data-label="Status"><span class=${`badge status-${c.status}`} data-testid="camera-status">${STATUS_TEXT[c.status]}</span>
               ${c.lastError ? html`<div class="hint" data-testid="camera-last-error">${c.lastError}</div>` : null}</td>
@@ -118,6 +145,39 @@ export function Cameras({ client, account }: { client: DeviceClient; account: st
         : html`<p>The device stops reading <strong>${deleting.camera.cameraName}</strong> and forgets it${deleting.camera.sourceType === 'file' ? ', with its stored video' : ''}.</p>`}
     </${ConfirmDialog}>` : null}
   </main>`
+}
+
+/** A camera's last event as a line: what, which label, when. */
+function eventText(event: DeviceEvent | null | undefined) {
+  if (event === undefined) return html`<span class="hint">…</span>`
+  if (event === null) return html`<span class="hint">None yet</span>`
+  const p = event.payload
+  const label = typeof p.label === 'string' ? p.label : 'object'
+  const what = event.kind === 'alarm.raised' ? `Alarm${typeof p.policyName === 'string' ? ` (${p.policyName})` : ''}: ${label}`
+    : event.kind === 'object.recognized' ? `${label} recognised as ${String(p.name ?? 'unknown')}`
+    : `${label} entered`
+  return html`<span data-testid="last-event-label" data-kind=${event.kind}>${what}</span> <time class="hint" datetime=${event.time} data-testid="last-event-time">${localTime(Date.parse(event.time))}</time>`
+}
+
+/**
+ * A small recent frame of an online camera (Camera/capture), captured when the row appears and
+ * every THUMBNAIL_MS while it stays.
+ */
+function Thumbnail({ client, camera }: { client: DeviceClient; camera: CameraView }) {
+  const [capture, setCapture] = useState<CameraCapture | null>(null)
+  const picture = usePicture(client, capture?.picture ?? null)
+  const online = camera.status === 'online'
+  useEffect(() => {
+    if (!online) return
+    let live = true
+    const take = () => client.cameraCapture(camera.cameraId).then((c) => { if (live) setCapture(c) }, () => undefined)
+    void take()
+    const timer = setInterval(take, THUMBNAIL_MS)
+    return () => { live = false; clearInterval(timer) }
+  }, [camera.cameraId, online])
+  return picture.url
+    ? html`<img class="thumbnail" src=${picture.url} alt=${`Recent frame of ${camera.cameraName}`} title=${capture ? localTime(capture.timestamp) : ''} data-testid="camera-thumbnail" />`
+    : html`<span class="hint">${online ? '…' : 'No picture'}</span>`
 }
 
 /** The camera's current frame (Camera/capture), captured again on request. */

@@ -3,51 +3,67 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import { DeviceError } from '../../client/errors.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
+import { labelPlace, medianGap, resultForFrame, type Match, type OverlayResult } from '../overlay-match.ts'
 
 interface Camera { cameraId: string; cameraName: string; sourceType: string; status: string }
 interface LiveSession { sessionId: string; url: string; overlayUrl: string | null; idleTimeoutMs: number }
-interface OverlayResult { time: number; width: number; height: number; objects: { box: { x: number; y: number; width: number; height: number }; label: string; confidence: number }[] }
+/** What requestVideoFrameCallback tells (Chromium, Safari; typed here as lib.dom may lack it). */
+interface FrameMetadata { mediaTime: number }
+type FrameVideo = HTMLVideoElement & { requestVideoFrameCallback?(cb: (now: number, meta: FrameMetadata) => void): number; cancelVideoFrameCallback?(handle: number): void }
 
 /** Cameras with a stream the device copies (docs/recording-and-live-view.md "Live view"). */
 const PLAYABLE = ['rtsp', 'file']
-/** A player further behind the newest buffered frame than this catches up (live, not a recording). */
-const MAX_BEHIND_SECONDS = 1
-/** Boxes older than this are not drawn (the task saw nothing since). */
+/** Tile widths the size buttons step through (px; never wider than the wall). */
+const TILE_WIDTHS = [320, 480, 640, 960, 1280]
+const DEFAULT_SIZE = 1
+/** The player stays at least this far behind the newest frame it has, so a frame's result is there when it is shown. */
+const MIN_DELAY_S = 0.3
+/** A player further behind than its delay plus this plays faster until it is back (live, not a recording). */
+const CATCH_UP_S = 0.7
+/** Boxes older than this are not drawn (the task saw nothing since); streams without timestamps only. */
 const BOX_TTL_MS = 1500
-/** Results kept to match the picture, which is behind the detector by the player's buffer. */
-const HISTORY_MS = 10_000
-/** What the stream adds to the player's own buffer: camera to device to browser (docs/recording-and-live-view.md "Live view"). */
+/** Results kept to match the picture. */
+const HISTORY_S = 10
+/** What the stream adds to the player's own buffer, for streams without timestamps (file cameras). */
 const PATH_DELAY_MS = 300
+/** A tile the device refused retries after this (LiveViewerLimit says 10 s). */
+const RETRY_MS = 10_000
 
 /**
- * The live page (spec 4.10 Live stream): a tile per camera playing its live view, with the
- * boxes of its stream task on or off. Each tile keeps its session alive while it is shown and
- * stops it when it goes.
+ * The live wall (spec 4.10 Live stream; docs/console-and-cli.md "Live wall"): every camera with
+ * a video stream in a grid of tiles, each resizable and full screen, with its stream task's
+ * boxes drawn from the result of the very frame shown. Each tile keeps its session alive while
+ * it is shown and stops it when it goes.
  */
 export function Live({ client }: { client: DeviceClient }) {
   const [cameras, setCameras] = useState<Camera[] | null>(null)
   const [error, setError] = useState<unknown>(null)
   const [overlay, setOverlay] = useState(true)
   useEffect(() => {
-    client.call<{ rows: Camera[] }>('/gtw/cwai/Camera/page', { pageNum: 1, pageSize: 50 }).then((page) => setCameras(page.rows), setError)
+    client.call<{ rows: Camera[] }>('/gtw/cwai/Camera/page', { pageNum: 1, pageSize: 500 }).then((page) => setCameras(page.rows), setError)
   }, [])
   const playable = (cameras ?? []).filter((c) => PLAYABLE.includes(c.sourceType))
   return html`<main class="live" id="main">
-    <h1 tabindex="-1">Live</h1>
+    <h1 tabindex="-1">Live wall</h1>
     <${ErrorPanel} error=${error} />
     <p><label class="check"><input type="checkbox" checked=${overlay} onChange=${(e: Event) => setOverlay((e.target as HTMLInputElement).checked)} data-testid="overlay-toggle" /> Show the boxes of the cameras' tasks</label></p>
     ${cameras === null && !error ? html`<p class="hint">Loading…</p>`
       : playable.length === 0 ? html`<p class="hint">No camera with a video stream (RTSP or file) to show.</p>`
-      : html`<div class="tiles">${playable.map((c) => html`<${LiveTile} key=${c.cameraId} client=${client} camera=${c} overlay=${overlay} />`)}</div>`}
+      : html`<div class="tiles wall" data-testid="live-wall">${playable.map((c) => html`<${LiveTile} key=${c.cameraId} client=${client} camera=${c} overlay=${overlay} />`)}</div>`}
   </main>`
 }
 
 function LiveTile({ client, camera, overlay }: { client: DeviceClient; camera: Camera; overlay: boolean }) {
-  const video = useRef<HTMLVideoElement>(null)
+  const tile = useRef<HTMLElement>(null)
+  const video = useRef<FrameVideo>(null)
   const canvas = useRef<HTMLCanvasElement>(null)
   const [session, setSession] = useState<LiveSession | null>(null)
   const [error, setError] = useState<unknown>(null)
+  const [size, setSize] = useState(DEFAULT_SIZE)
+  const [fullscreen, setFullscreen] = useState(false)
   const results = useRef<OverlayResult[]>([])
+  /** How far behind the newest received frame results arrive (s): the player keeps at least this delay. */
+  const resultLag = useRef<number[]>([])
 
   // The session: requested on show, kept alive, stopped on leave; a new one when it was lost.
   useEffect(() => {
@@ -70,7 +86,7 @@ function LiveTile({ client, camera, overlay }: { client: DeviceClient; camera: C
         }, Math.max(1000, current.idleTimeoutMs / 3))
       } catch (e) {
         setError(e)
-        if (!stopped) setTimeout(() => { if (!stopped) void open() }, 5000)
+        if (!stopped) setTimeout(() => { if (!stopped) void open() }, RETRY_MS)
       }
     }
     const stop = () => {
@@ -85,8 +101,9 @@ function LiveTile({ client, camera, overlay }: { client: DeviceClient; camera: C
     }
   }, [camera.cameraId])
 
-  // Live edge: a player that fell behind plays faster until it is at the newest frames; a stream
-  // that ended (the camera reconnected) is read again.
+  // Live edge: the player keeps behind the newest frame it has by the time results take to
+  // arrive (so each frame's boxes are there when it is shown), and catches up when further
+  // behind; a stream that ended (the camera reconnected) is read again.
   useEffect(() => {
     const v = video.current
     if (!v || !session) return
@@ -96,51 +113,110 @@ function LiveTile({ client, camera, overlay }: { client: DeviceClient; camera: C
     const timer = setInterval(() => {
       if (v.paused) void v.play().catch(() => undefined)
       if (v.buffered.length === 0) return
-      // Faster until caught up: a seek would make the browser ask for the stream again.
       const behind = v.buffered.end(v.buffered.length - 1) - v.currentTime
-      v.playbackRate = behind > MAX_BEHIND_SECONDS ? 1.5 : behind < MAX_BEHIND_SECONDS / 2 ? 1 : v.playbackRate
-    }, 1000)
+      const lags = [...resultLag.current].sort((a, b) => a - b)
+      const delay = Math.max(MIN_DELAY_S, (lags[Math.floor(lags.length * 0.9)] ?? 0) + 0.1)
+      // A rate, not a seek: a seek would make the browser ask for the stream again.
+      v.playbackRate = behind > delay + CATCH_UP_S ? 1.5 : behind < delay ? 0.8 : behind < delay + CATCH_UP_S / 2 ? 1 : v.playbackRate
+      v.dataset.delay = delay.toFixed(2)
+    }, 500)
     const reload = () => setTimeout(() => { v.src = session.url; void v.play().catch(() => undefined) }, 1000)
     v.addEventListener('ended', reload)
     v.addEventListener('error', reload)
     return () => { clearInterval(timer); v.removeEventListener('ended', reload); v.removeEventListener('error', reload) }
   }, [session])
 
-  // The overlay: the task's boxes from the session's event stream, drawn over the picture.
+  // The overlay: the task's results from the session's event stream; each presented frame is
+  // drawn with its own result (requestVideoFrameCallback's mediaTime against the result's).
   useEffect(() => {
     if (!overlay || !session?.overlayUrl) return
     const source = new EventSource(session.overlayUrl)
     source.onmessage = (message) => {
       const result = JSON.parse(String(message.data)) as OverlayResult
-      results.current = [...results.current.filter((r) => result.time - r.time < HISTORY_MS), result]
+      const v = video.current
+      if (result.mediaTime !== null && v && v.buffered.length > 0) {
+        resultLag.current = [...resultLag.current.slice(-49), v.buffered.end(v.buffered.length - 1) - result.mediaTime]
+      }
+      results.current = [...results.current.filter((r) => result.time - r.time < HISTORY_S * 1000), result]
+      if (canvas.current) canvas.current.dataset.newestResult = String(result.mediaTime)
     }
-    let frame = requestAnimationFrame(function draw() {
-      paint(canvas.current, video.current, shownResult(video.current, results.current))
-      frame = requestAnimationFrame(draw)
+    const v = video.current
+    const shownTimes: number[] = []
+    let frameHandle = 0
+    let animation = 0
+    const onFrame = (_now: number, meta: FrameMetadata) => {
+      shownTimes.push(meta.mediaTime)
+      if (shownTimes.length > 30) shownTimes.shift()
+      const interval = medianGap(shownTimes) ?? 0.1
+      const { result, match } = resultForFrame(results.current, meta.mediaTime, interval)
+      if (results.current.at(-1)?.mediaTime !== null) paint(canvas.current, video.current, result, match, meta.mediaTime)
+      // What the clock estimate (the fallback) would draw on this frame, for comparison (docs/recording-and-live-view.md "Boxes on the frame shown").
+      if (canvas.current) canvas.current.dataset.estimated = JSON.stringify(estimatedResult(video.current, results.current)?.objects.map((o) => o.box) ?? [])
+      frameHandle = v!.requestVideoFrameCallback!(onFrame)
+    }
+    if (v?.requestVideoFrameCallback) frameHandle = v.requestVideoFrameCallback(onFrame)
+    // Without requestVideoFrameCallback, or a stream without timestamps: the frame shown is estimated from the clock.
+    animation = requestAnimationFrame(function estimate() {
+      const newest = results.current.at(-1)
+      if (!v?.requestVideoFrameCallback || (newest && newest.mediaTime === null)) paint(canvas.current, video.current, estimatedResult(video.current, results.current), 'held', null)
+      animation = requestAnimationFrame(estimate)
     })
     return () => {
       source.close()
-      cancelAnimationFrame(frame)
+      if (frameHandle) v?.cancelVideoFrameCallback?.(frameHandle)
+      cancelAnimationFrame(animation)
       results.current = []
-      paint(canvas.current, video.current, null)
+      paint(canvas.current, video.current, null, 'none', null)
     }
   }, [overlay, session])
 
-  return html`<section class="panel tile" aria-labelledby=${`tile-${camera.cameraId}`} data-testid="live-tile" data-camera=${camera.cameraId}>
-    <h2 id=${`tile-${camera.cameraId}`}>${camera.cameraName} <span class="badge">${camera.status}</span></h2>
-    <${ErrorPanel} error=${error} />
+  useEffect(() => {
+    const onChange = () => setFullscreen(document.fullscreenElement === tile.current)
+    document.addEventListener('fullscreenchange', onChange)
+    return () => document.removeEventListener('fullscreenchange', onChange)
+  }, [])
+  const toggleFullscreen = () => {
+    if (document.fullscreenElement === tile.current) void document.exitFullscreen()
+    else void tile.current?.requestFullscreen().catch((e: unknown) => setError(e))
+  }
+
+  const limited = error instanceof DeviceError && error.messageKey === 'api.error.LiveViewerLimit'
+  const limit = limited ? (error.item?.details as { limit?: number; scope?: string } | undefined) : undefined
+  return html`<section ref=${tile} class=${`panel tile${fullscreen ? ' fullscreen' : ''}`} style=${{ width: `min(100%, ${TILE_WIDTHS[size]}px)` }}
+    aria-labelledby=${`tile-${camera.cameraId}`} data-testid="live-tile" data-camera=${camera.cameraId} data-size=${size}>
+    <div class="tile-head">
+      <h2 id=${`tile-${camera.cameraId}`}>${camera.cameraName} <span class="badge">${camera.status}</span></h2>
+      <div class="actions">
+        <button type="button" class="secondary" disabled=${size === 0} onClick=${() => setSize(size - 1)} aria-label=${`Smaller tile for ${camera.cameraName}`}>−</button>
+        <button type="button" class="secondary" disabled=${size === TILE_WIDTHS.length - 1} onClick=${() => setSize(size + 1)} aria-label=${`Larger tile for ${camera.cameraName}`}>+</button>
+        <button type="button" class="secondary" onClick=${toggleFullscreen} aria-pressed=${fullscreen}
+          aria-label=${`${fullscreen ? 'Leave full screen' : 'Full screen'}: ${camera.cameraName}`}>${fullscreen ? 'Exit full screen' : 'Full screen'}</button>
+      </div>
+    </div>
+    ${limited ? html`<p class="notice" role="alert" data-testid="tile-limit">${limitText(camera.cameraName, limit)}</p>`
+      : html`<${ErrorPanel} error=${error} context=${`Live view of ${camera.cameraName}`} />`}
     <div class="player">
-      ${session ? html`<video ref=${video} src=${session.url} muted autoplay playsinline aria-label=${`Live view of ${camera.cameraName}`} data-testid="live-video"></video>` : html`<p class="hint">Connecting…</p>`}
+      ${session ? html`<video ref=${video} src=${session.url} muted autoplay playsinline aria-label=${`Live view of ${camera.cameraName}`} data-testid="live-video"></video>` : html`<p class="hint">${limited ? 'Not shown.' : 'Connecting…'}</p>`}
       <canvas ref=${canvas} class="overlay" hidden=${!overlay} aria-hidden="true" data-testid="live-overlay"></canvas>
     </div>
   </section>`
 }
 
+/** Why a tile is not shown: the viewer bound the device refused it for (LiveViewerLimit's details) and what to do. */
+function limitText(cameraName: string, limit: { limit?: number; scope?: string } | undefined): string {
+  const n = limit?.limit
+  const viewers = n === undefined ? 'as many live viewers as allowed' : `${n} live viewer${n === 1 ? '' : 's'}`
+  const bound = limit?.scope === 'device'
+    ? `The device already has ${viewers} across its cameras (LIVE_MAX_SESSIONS), so ${cameraName} is not shown. Close another live view`
+    : `${cameraName} already has ${viewers}, the most the device allows per camera (LIVE_MAX_VIEWERS_PER_CAMERA). Close another view of it (another tab or user)`
+  return `${bound}; this tile tries again every ${RETRY_MS / 1000} s.`
+}
+
 /**
- * The result of the frame the video shows now: the picture is behind the newest frame by the
- * player's buffer and the stream's path, so the newest result at least that old.
+ * For a stream without timestamps: the result of the frame the video shows now, estimated — the
+ * picture is behind the newest frame by the player's buffer and the stream's path.
  */
-function shownResult(video: HTMLVideoElement | null, results: OverlayResult[]): OverlayResult | null {
+function estimatedResult(video: HTMLVideoElement | null, results: OverlayResult[]): OverlayResult | null {
   if (!video || video.buffered.length === 0) return null
   const behindMs = (video.buffered.end(video.buffered.length - 1) - video.currentTime) * 1000 + PATH_DELAY_MS
   const shownAt = Date.now() - behindMs
@@ -148,8 +224,20 @@ function shownResult(video: HTMLVideoElement | null, results: OverlayResult[]): 
   return result && shownAt - result.time <= BOX_TTL_MS ? result : null
 }
 
-/** Draws the boxes (pixels of the analysed frame) scaled onto the video as shown. */
-function paint(canvas: HTMLCanvasElement | null, video: HTMLVideoElement | null, result: OverlayResult | null) {
+/** The picture's rectangle inside the video element (object-fit: contain letterboxes it). */
+function pictureRect(video: HTMLVideoElement): { x: number; y: number; width: number; height: number } {
+  const { clientWidth: w, clientHeight: h, videoWidth: vw, videoHeight: vh } = video
+  if (!vw || !vh) return { x: 0, y: 0, width: w, height: h }
+  const scale = Math.min(w / vw, h / vh)
+  return { x: (w - vw * scale) / 2, y: (h - vh * scale) / 2, width: vw * scale, height: vh * scale }
+}
+
+/**
+ * Draws the boxes (pixels of the camera's picture) scaled onto the picture as shown; the label
+ * goes under the box, never over the object's top (a person's head). The canvas tells what it
+ * drew (data-boxes, data-match, data-media-time, data-drawn in picture pixels) for tests and tools.
+ */
+function paint(canvas: HTMLCanvasElement | null, video: HTMLVideoElement | null, result: OverlayResult | null, match: Match, mediaTime: number | null) {
   if (!canvas || !video) return
   const width = video.clientWidth
   const height = video.clientHeight
@@ -160,15 +248,24 @@ function paint(canvas: HTMLCanvasElement | null, video: HTMLVideoElement | null,
   const context = canvas.getContext('2d')!
   context.clearRect(0, 0, width, height)
   canvas.dataset.boxes = String(result?.objects.length ?? 0)
+  canvas.dataset.match = result ? match : 'none'
+  canvas.dataset.mediaTime = mediaTime === null ? '' : String(mediaTime)
+  canvas.dataset.drawn = JSON.stringify(result?.objects.map((o) => o.box) ?? [])
   if (!result) return
-  const sx = width / result.width
-  const sy = height / result.height
+  const picture = pictureRect(video)
+  const sx = picture.width / result.width
+  const sy = picture.height / result.height
   context.lineWidth = 2
-  context.strokeStyle = '#00e060'
-  context.fillStyle = '#00e060'
   context.font = '12px sans-serif'
   for (const object of result.objects) {
-    context.strokeRect(object.box.x * sx, object.box.y * sy, object.box.width * sx, object.box.height * sy)
-    context.fillText(`${object.label} ${Math.round(object.confidence * 100)}%`, object.box.x * sx + 2, Math.max(12, object.box.y * sy - 3))
+    const box = { x: picture.x + object.box.x * sx, y: picture.y + object.box.y * sy, width: object.box.width * sx, height: object.box.height * sy }
+    context.strokeStyle = '#00e060'
+    context.strokeRect(box.x, box.y, box.width, box.height)
+    const text = `${object.label} ${Math.round(object.confidence * 100)}%`
+    const at = labelPlace(box, 12, picture.y + picture.height)
+    context.fillStyle = 'rgba(0, 0, 0, .6)'
+    context.fillRect(at.x, at.y - 11, context.measureText(text).width + 4, 14)
+    context.fillStyle = '#00e060'
+    context.fillText(text, at.x + 2, at.y)
   }
 }
