@@ -15,7 +15,7 @@ import type { SchedulesService } from '../../shared/schedules/types.ts'
 import type { StreamTasksService } from '../../shared/streams/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
 import type { AlarmPictures } from './pictures.ts'
-import { checkRegion } from './regions.ts'
+import { checkRegion, regionsLeftUnwatched } from './regions.ts'
 
 export type PolicyRow = typeof alarmPolicies.$inferSelect
 
@@ -142,6 +142,16 @@ export class AlarmPolicyService implements AlarmPoliciesService {
 
   picture(alarmId: string): Promise<string> {
     return this.options.pictures.file(alarmId)
+  }
+
+  checkTaskRegions(taskId: string, taskConfig: TaskConfig): void {
+    const lost = regionsLeftUnwatched([...this.#rows.values()], this.options.streams().list(), taskId, taskConfig)
+    if (lost.length === 0) return
+    const areaIds = [...new Set(lost.map((p) => p.conditions.areaId!))]
+    throw new ApiError('RegionInUse', {
+      details: { taskId, areaIds, policies: lost.map((p) => ({ policyId: p.policyId, policyName: p.policyName, areaId: p.conditions.areaId! })) },
+      msgText: `Alarm policies watch ${areaIds.length === 1 ? 'region' : 'regions'} ${areaIds.map((a) => `"${a}"`).join(', ')} of stream task ${taskId}, which this change removes: ${lost.map((p) => `"${p.policyName}"`).join(', ')}. Change or delete them first; nothing was changed.`,
+    })
   }
 
   #row(policyId: string): PolicyRow {

@@ -78,6 +78,7 @@ export const MESSAGE_TEXT: Record<string, string> = {
   'api.error.AlarmPictureNotFound': 'The alarm’s picture is no longer kept.',
   'api.error.AlarmConditionUnavailable': 'A condition of the policy can never be met on its task (e.g. face recognition on a task that recognizes no faces).',
   'api.error.UnknownRegion': 'The task defines no region with this id: choose one of its regions, or draw it on the task first.',
+  'api.error.RegionInUse': 'Alarm policies watch a region this change removes: change or delete those policies first (they are named above).',
 }
 
 /** spec 7.2 recommended-action codes (and the device's additions), as next steps for a person. */

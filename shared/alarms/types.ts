@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { Identity } from '../handler.ts'
+import type { TaskConfig } from '../tasks/types.ts'
 import { PageNumber, PageSize } from '../http/paging.ts'
 import { CLIP_LIMITS, POLICY_LIMITS } from './limits.ts'
 
@@ -140,6 +141,11 @@ export interface AlarmPoliciesService {
   setEnabled(policyIds: string[], enabled: boolean): Promise<PolicyView[]>
   /** The JPEG file of an alarm's snapshot (AlarmPictureNotFound), kept as long as alarm events are. */
   picture(alarmId: string): Promise<string>
+  /**
+   * Before Task/update: RegionInUse when `taskConfig` would remove a region that policies watching
+   * stream task `taskId` need (no task they watch would define it any more).
+   */
+  checkTaskRegions(taskId: string, taskConfig: TaskConfig): void
 }
 
 /** The route serving alarm snapshots, and the file name of an alarm's picture. */

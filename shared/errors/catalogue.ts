@@ -373,6 +373,8 @@ export const catalogue = {
     'A condition of the policy can never be met on its task (details.field, details.reason: the task does not recognize faces); nothing was saved.', A.CHECK_REQUEST_PARAMETERS),
   UnknownRegion: entry('7616', 'api.error.UnknownRegion',
     'The policy\'s region (details.areaId) is not one the watched stream tasks define (details.knownAreaIds): it could never fire; nothing was saved.', A.CHECK_REQUEST_PARAMETERS),
+  RegionInUse: entry('7617', 'api.error.RegionInUse',
+    'Alarm policies watch regions this change of the stream task removes (details.areaIds, details.policies): they could never fire again; change or delete them first. Nothing was changed.', A.NONE),
 
   // ── runtime ─────────────────────────────────────────────────────────────────────────
   RouteNotFound: entry('404', 'api.error.RouteNotFound',

@@ -32,7 +32,7 @@ test.describe('an alarm policy\'s region must be one its tasks define (real runt
     const { policyId } = await api.ok('/gtw/cwai/AlarmStrage/add', { policyName: 'at the door', conditions: { taskId: 'zones', areaId: 'door', label: 'person' } })
     // A task without regions has the default area "0" (the whole picture); on a camera, its tasks' regions together.
     await api.ok('/gtw/cwai/AlarmStrage/add', { policyName: 'anywhere', conditions: { taskId: 'whole', areaId: '0' } })
-    await api.ok('/gtw/cwai/AlarmStrage/add', { policyName: 'camera window', conditions: { cameraId, areaId: 'window' } })
+    const { policyId: cameraPolicyId } = await api.ok('/gtw/cwai/AlarmStrage/add', { policyName: 'camera window', conditions: { cameraId, areaId: 'window' } })
 
     const refused = await api.post('/gtw/cwai/AlarmStrage/add', { policyName: 'hall', conditions: { taskId: 'zones', areaId: 'hall', label: 'person' } })
     expect(refused.status).toBe(200)
@@ -57,5 +57,25 @@ test.describe('an alarm policy\'s region must be one its tasks define (real runt
     const page = await api.ok('/gtw/cwai/AlarmStrage/page', { pageNum: 1, pageSize: 100 })
     expect(page.rows.map((r: any) => [r.policyName, r.conditions.areaId]).sort()).toEqual([['anywhere', '0'], ['at the door', 'window'], ['camera window', 'window']])
     expect(await policyRows()).toEqual([['anywhere', '0'], ['at the door', 'window'], ['camera window', 'window']])
+
+    // A Task/update taking away a watched region is refused naming the policies; the task keeps its regions.
+    const regionsOf = async (taskId: string) => (await api.ok('/v1/cwai/aihost/QueryTaskStatus', { taskId })).taskConfig.regions ?? []
+    const withoutWindow = await api.post('/gtw/cwai/Task/update', { taskId: 'zones', taskConfig: { regions: [REGIONS[0]] } })
+    expect(withoutWindow.body.resCode).toBe(0)
+    expect(withoutWindow.body.resMsg).toEqual([expect.objectContaining({
+      messageKey: 'api.error.RegionInUse', msgCode: '7617', recommendedAction: 'NONE', retryable: false,
+      details: {
+        taskId: 'zones', areaIds: ['window'],
+        policies: [{ policyId, policyName: 'at the door', areaId: 'window' }, { policyId: cameraPolicyId, policyName: 'camera window', areaId: 'window' }],
+      },
+    })])
+    expect((await regionsOf('zones')).map((r: { areaId: string }) => r.areaId)).toEqual(['door', 'window'])
+    // The default area of a task without regions is watched too ("anywhere" on task whole).
+    const wholeDrawn = await api.post('/gtw/cwai/Task/update', { taskId: 'whole', taskConfig: { regions: [{ areaId: 'desk', polygon: square(0.3) }] } })
+    expect(wholeDrawn.body.resMsg[0]).toMatchObject({ messageKey: 'api.error.RegionInUse', details: { taskId: 'whole', areaIds: ['0'], policies: [{ policyName: 'anywhere', areaId: '0' }] } })
+    expect(await regionsOf('whole')).toEqual([])
+    // Removing an unwatched region, or adding one, is accepted.
+    await api.ok('/gtw/cwai/Task/update', { taskId: 'zones', taskConfig: { regions: [REGIONS[1], { areaId: 'hall', polygon: square(0.3) }] } })
+    expect((await regionsOf('zones')).map((r: { areaId: string }) => r.areaId)).toEqual(['window', 'hall'])
   })
 })
