@@ -205,8 +205,10 @@ test.describe('console: live wall', () => {
     console.log('live wall boxes against the person', summary, 'baseline (clock estimate, same frames)', baseline)
     expect(right.length).toBeGreaterThanOrEqual(10)
     expect(left.length).toBeGreaterThanOrEqual(10)
-    // Nearly every frame has its own result (the task analyses every frame of the camera's).
-    expect(summary.ownResult).toBeGreaterThan(measured.length * 0.8)
+    // Most frames are drawn with their own result: the task analyses every frame of the camera's
+    // unless its detector falls behind, when it drops frames (counted) and the wall holds the
+    // previous result for them (measured below like the others).
+    expect(summary.ownResult).toBeGreaterThanOrEqual(measured.length * 0.5)
     // No lag, and no frame more than one frame off: its own result well within half a frame
     // (the detector's box wobbles by a few pixels), the task's previous one at one.
     expect(Math.abs(lagFrames)).toBeLessThanOrEqual(0.5)
