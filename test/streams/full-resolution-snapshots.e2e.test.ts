@@ -69,7 +69,8 @@ async function edgeColours(jpeg: Buffer, box: Box): Promise<{ r: number; g: numb
 const green = ({ r, g, b }: { r: number; g: number; b: number }) => g - Math.max(r, b) > 80
 const red = ({ r, g, b }: { r: number; g: number; b: number }) => r - Math.max(g, b) > 80
 
-test.override('deviceOptions', { env: { EVENT_POLL_MS: '100' } })
+// Full-resolution snapshots are off by default (docs/cameras-and-stream-tasks.md "Snapshots").
+test.override('deviceOptions', { env: { EVENT_POLL_MS: '100', SNAPSHOT_FULL_RESOLUTION: 'true' } })
 
 test.describe('full-resolution snapshots (docs/cameras-and-stream-tasks.md "Snapshots")', () => {
   let dir: string
@@ -127,14 +128,12 @@ test.describe('full-resolution snapshots (docs/cameras-and-stream-tasks.md "Snap
     expect(drawnObject.every(green), JSON.stringify(drawnObject)).toBe(true)
     const drawnAlarm = await edgeColours(alarmJpeg, alarm.payload.box)
     expect(drawnAlarm.every(red), JSON.stringify(drawnAlarm)).toBe(true)
-    // And it lies on the person: the picture differs from the empty office inside the box, more than outside it
-    // (the box's stroke left out: inset by 6 px).
+    // The alarm's box lies on the person: the picture differs from the empty office inside the box, more
+    // than outside it (the box's stroke left out: inset by 6 px). Not the entered snapshot's: its frame
+    // can be from before the person came into view (the reason the setting is off by default).
     // The empty office, 2 s into the video, lossless.
     const empty = execFileSync(FFMPEG, ['-hide_banner', '-loglevel', 'error', '-ss', '2', '-i', video, '-frames:v', '1', '-f', 'image2', '-c:v', 'png', 'pipe:1'], { maxBuffer: 64 * 1024 * 1024 })
     const inset = (box: Box): Box => ({ x: box.x + 6, y: box.y + 6, width: box.width - 12, height: box.height - 12 })
-    const onEntered = await personShare(enteredJpeg, empty, inset(entered.payload.box))
-    expect(onEntered.inside, `${JSON.stringify(onEntered)}; ${summary}`).toBeGreaterThanOrEqual(0.1)
-    expect(onEntered.inside, `${JSON.stringify(onEntered)}; ${summary}`).toBeGreaterThan(onEntered.outside)
     // By the alarm (2 s in view) the visitor is further in: most of the box.
     const onAlarm = await personShare(alarmJpeg, empty, inset(alarm.payload.box))
     expect(onAlarm.inside, `${JSON.stringify(onAlarm)}; ${summary}`).toBeGreaterThanOrEqual(0.25)
@@ -144,7 +143,7 @@ test.describe('full-resolution snapshots (docs/cameras-and-stream-tasks.md "Snap
 
   test('a camera whose full-resolution frame comes too late still gives the analysed-frame snapshot, flagged with the reason', { timeout: 180_000 }, async () => {
     // A bound of 1 ms: the camera's reader (1 fps) never has a frame that near the analysed one.
-    const device = await startDevice({ env: { EVENT_POLL_MS: '100', SNAPSHOT_MAX_SKEW_MS: '1' } })
+    const device = await startDevice({ env: { EVENT_POLL_MS: '100', SNAPSHOT_FULL_RESOLUTION: 'true', SNAPSHOT_MAX_SKEW_MS: '1' } })
     try {
       const mtk = await device.adminToken()
       const { entered, alarm, enteredJpeg, alarmJpeg } = await firstVisit(device, mtk)
