@@ -6,20 +6,11 @@
  * decode's confidence of it was below 0.6. Used by the integration test and the benchmark.
  */
 import type { DetectionResultCore, Target } from '../../shared/inference/types.ts'
+import { iou } from '../../runtime/sidecar/pipeline/geometry.ts'
 
 export const MIN_IOU = 0.9
 export const MAX_LANDMARK_SHIFT = 0.03
 export const LABEL_CONFIDENCE = 0.6
-
-export type Box = { x: number; y: number; width: number; height: number }
-
-export function iou(a: Box, b: Box): number {
-  const x0 = Math.max(a.x, b.x), y0 = Math.max(a.y, b.y)
-  const x1 = Math.min(a.x + a.width, b.x + b.width), y1 = Math.min(a.y + a.height, b.y + b.height)
-  const inter = Math.max(0, x1 - x0) * Math.max(0, y1 - y0)
-  const union = a.width * a.height + b.width * b.height - inter
-  return union > 0 ? inter / union : 0
-}
 
 export const targetsOf = (result: DetectionResultCore): Target[] => result.areaList.flatMap((a) => a.targetList)
 

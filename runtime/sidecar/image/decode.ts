@@ -104,17 +104,16 @@ export function checkPixels(width: number, height: number, limits: ImageLimits):
     })
 }
 
-async function decodeWithSharp(bytes: Buffer, limits: ImageLimits, srgbProfile: boolean): Promise<RgbImage> {
+/**
+ * sharp's decode of a photo, upright (its EXIF orientation applied: a portrait phone photo is
+ * often stored sideways), in sRGB (an sRGB profile is not applied: the pixels are sRGB already,
+ * icc.ts; any other profile is), at its own size or resized to `size`.
+ */
+async function decodeWithSharp(bytes: Buffer, limits: ImageLimits, srgbProfile: boolean, size?: { width: number; height: number }): Promise<RgbImage> {
   try {
-    // A camera's EXIF orientation is applied, so the pipeline (and every box) sees the photo
-    // upright, as viewers show it: a portrait phone photo is often stored sideways. An sRGB
-    // profile is not applied: the pixels are sRGB already (icc.ts); any other profile is.
-    const { data, info } = await sharp(bytes, { limitInputPixels: limits.maxImagePixels, failOn: 'error', ignoreIcc: srgbProfile })
-      .autoOrient()
-      .removeAlpha()
-      .toColourspace('srgb')
-      .raw()
-      .toBuffer({ resolveWithObject: true })
+    const upright = sharp(bytes, { limitInputPixels: limits.maxImagePixels, failOn: 'error', ignoreIcc: srgbProfile }).autoOrient()
+    const sized = size ? upright.resize(size.width, size.height, { fit: 'fill', kernel: 'linear', fastShrinkOnLoad: false }) : upright
+    const { data, info } = await sized.removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true })
     return toRgb(data, info.width, info.height, info.channels)
   } catch {
     throw new ImageError('ImageDecodeFailed', 'image data is corrupt')
@@ -137,19 +136,8 @@ export function jpegShrinkOnLoad(width: number, height: number, toWidth: number,
  * that stays at least the target (sharp's shrink-on-load, `fastShrinkOnLoad: false`: the
  * rest is a linear reduce, as the model's own resize), so the full pixels are never decoded.
  */
-export async function decodeScaled(image: CheckedImage, limits: ImageLimits, width: number, height: number): Promise<RgbImage> {
-  try {
-    const { data, info } = await sharp(image.bytes, { limitInputPixels: limits.maxImagePixels, failOn: 'error', ignoreIcc: image.srgbProfile })
-      .autoOrient()
-      .resize(width, height, { fit: 'fill', kernel: 'linear', fastShrinkOnLoad: false })
-      .removeAlpha()
-      .toColourspace('srgb')
-      .raw()
-      .toBuffer({ resolveWithObject: true })
-    return toRgb(data, info.width, info.height, info.channels)
-  } catch {
-    throw new ImageError('ImageDecodeFailed', 'image data is corrupt')
-  }
+export function decodeScaled(image: CheckedImage, limits: ImageLimits, width: number, height: number): Promise<RgbImage> {
+  return decodeWithSharp(image.bytes, limits, image.srgbProfile, { width, height })
 }
 
 function toRgb(data: Buffer, width: number, height: number, channels: number): RgbImage {
