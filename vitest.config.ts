@@ -18,7 +18,7 @@ const project = (name: string, options: TestProjectInlineConfiguration['test'] =
   test: { name, include: [`test/**/*.${name}.test.ts`], ...options },
 })
 /** Files that run the built device (dist/): one build before them (test/helpers/global-setup.ts). */
-const builtDevice = { globalSetup: ['test/helpers/global-setup.ts'] }
+const builtDevice = { globalSetup: ['test/helpers/global-setup.ts'], setupFiles: ['test/helpers/cpu-log.ts'] }
 
 export default defineConfig({
   test: {
