@@ -185,6 +185,22 @@ export function parseOutputSize(line: string): { width: number; height: number }
   return match ? { width: Number(match[1]), height: Number(match[2]) } : null
 }
 
+/**
+ * The last line of an ffmpeg run's messages that says what went wrong (ffmpeg prints its error
+ * last), or null when none does: indented lines describe streams and metadata, and the top-level
+ * lines of a run that went well (its input and output headers, the stream mapping, the final
+ * statistics) are no error either — a stream that ended reads "the stream ended", not
+ * "Output #0, rawvideo, to 'pipe:1':".
+ */
+export function errorLine(lines: readonly string[]): string | null {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!
+    if (/^\s/.test(line) || /^(Exiting normally|Conversion failed|frame=|video:|Input #\d|Output #\d|Stream mapping:|Press \[q\])/.test(line)) continue
+    return line.trim()
+  }
+  return null
+}
+
 /** The catalogue error a failed ffmpeg run stands for, from its last messages. */
 export function classifyFailure(messages: string): ErrorId {
   if (/401 Unauthorized|403 Forbidden|authorization failed/i.test(messages)) return 'CameraAuthFailed'

@@ -3,7 +3,7 @@ import { ApiError } from '../../shared/errors/index.ts'
 import { catalogue, type ErrorId } from '../../shared/errors/catalogue.ts'
 import { redactText } from '../../shared/cameras/url.ts'
 import { loadSharp } from '../load-sharp.ts'
-import { classifyExit, classifyFailure, isShowinfo, parseInputStream, parseOutputSize, parseShowinfo, readerArgs, timedSource, type InputSpec } from './ffmpeg.ts'
+import { classifyExit, classifyFailure, errorLine, isShowinfo, parseInputStream, parseOutputSize, parseShowinfo, readerArgs, timedSource, type InputSpec } from './ffmpeg.ts'
 import { monotonicNow } from '../../shared/clock.ts'
 
 /** One decoded frame: packed RGB, 3 bytes per pixel, at the reader's analysis size. */
@@ -110,7 +110,7 @@ export class FfmpegReader implements Reader {
       if (this.stopped || this.failed) return
       const last = this.lastMessage()
       const run = { describedInput: this.describedInput, elapsedMs: monotonicNow() - startedAt, connectTimeoutMs: this.timing.connectTimeoutMs }
-      this.fail(classifyExit(this.lines.join('\n'), run), signal ? `ffmpeg ended by ${signal}` : last ?? `ffmpeg ended (exit code ${code})`)
+      this.fail(classifyExit(this.lines.join('\n'), run), signal ? `ffmpeg ended by ${signal}` : last ?? (code === 0 ? 'the stream ended' : `ffmpeg ended (exit code ${code})`))
     })
     let partial = ''
     child.stderr!.setEncoding('utf8')
@@ -192,14 +192,9 @@ export class FfmpegReader implements Reader {
       this.hadFrame ? `no frame for ${limit} ms` : `no frame within ${limit} ms${this.lastMessage() ? ` (${this.lastMessage()})` : ''}`)
   }
 
-  /** The last message that says what went wrong (ffmpeg prints its error last). */
+  /** The last message that says what went wrong. */
   private lastMessage(): string | null {
-    for (let i = this.lines.length - 1; i >= 0; i--) {
-      // Indented lines describe streams and metadata; the error is a top-level line.
-      const line = this.lines[i]!
-      if (!/^\s/.test(line) && !/^(Exiting normally|Conversion failed|frame=|video:)/.test(line)) return line.trim()
-    }
-    return null
+    return errorLine(this.lines)
   }
 
   private fail(id: ErrorId, reason: string): void {
