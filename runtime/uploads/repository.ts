@@ -149,7 +149,14 @@ export class UploadRepository {
     await this.bytesDeleted.run({ id, now })
   }
 
-  /** Sessions per state (metrics, read at scrape time). */
+  /** How many sessions the database holds in each state of spec 3.1, every state listed (metrics, read at scrape time). */
+  async sessionsByState(): Promise<Record<UploadState, number>> {
+    const counts: Record<UploadState, number> = { open: 0, complete: 0, consumed: 0, cancelled: 0, expired: 0, failed: 0 }
+    for (const { state, count } of await this.countByState()) if (state in counts) counts[state as UploadState] = count
+    return counts
+  }
+
+  /** Sessions per state. */
   async countByState(): Promise<{ state: string; count: number }[]> {
     return this.db.select({ state: uploadSessions.state, count: count() }).from(uploadSessions).groupBy(uploadSessions.state)
   }

@@ -23,6 +23,7 @@ import type { SessionCore } from './session-core.ts'
 import { SessionStates } from './session-states.ts'
 import { SessionFileStore } from './session-store.ts'
 import { SessionTimes } from './session-times.ts'
+import { Sweeper } from './sweeper.ts'
 import { UploadTempSessions } from './upload-temp.ts'
 
 export type { NewSession } from './admission.ts'
@@ -69,6 +70,7 @@ export class UploadManager implements UploadService, SessionCore {
    * release, and every lease until its commit or abandon. The sweeper leaves their bytes alone.
    */
   readonly #kept = new Set<string>()
+  private readonly sweeper: Sweeper
 
   constructor(private readonly options: UploadServiceOptions) {
     this.stagingDir = path.resolve(options.stagingDir ?? path.join(options.config.dataPath, 'uploads'))
@@ -81,6 +83,7 @@ export class UploadManager implements UploadService, SessionCore {
       stagingDir: this.stagingDir, statDisk: options.statDisk ?? statDisk,
       expireDue: () => this.expireDue(), report: (kind, payload) => this.report(kind, payload),
     })
+    this.sweeper = new Sweeper(this, this.#kept)
     this.uploadTemp = new UploadTempSessions(this)
     // The store's hooks keep tus sessions' manifests in step with the tus protocol (tus-sessions.ts).
     this.tus = new TusSessions(this)
@@ -138,11 +141,7 @@ export class UploadManager implements UploadService, SessionCore {
   }
 
   /** How many sessions the database holds in each state of spec 3.1 (every state listed). */
-  async sessionsByState(): Promise<Record<UploadState, number>> {
-    const counts: Record<UploadState, number> = { open: 0, complete: 0, consumed: 0, cancelled: 0, expired: 0, failed: 0 }
-    for (const { state, count } of await this.repo.countByState()) if (state in counts) counts[state as UploadState] = count
-    return counts
-  }
+  sessionsByState(): Promise<Record<UploadState, number>> { return this.repo.sessionsByState() }
 
   /** spec 3.1 "open or complete → cancelled": reservation released at once, then the bytes deleted. */
   async cancel(identity: Identity, uploadId: string): Promise<void> {
@@ -208,45 +207,13 @@ export class UploadManager implements UploadService, SessionCore {
   }
 
   /** spec 3.1 "open → expired": expires due sessions, and deletes bytes that released sessions left behind. */
-  async sweep(): Promise<SweepResult> {
-    const expired = await this.expireDue()
-    let deletedFiles = 0
-    for (const session of await this.repo.endedWithBytes()) {
-      // A consumer may still be reading a claimed file; forgotten ones go after the idle timeout (monotonic).
-      if (session.state === 'consumed' && (this.#kept.has(session.id) || this.times.sinceClaimed(session.id, session.endedAt ?? 0) < this.config.uploadIdleTimeoutMs)) continue
-      if (this.locks.get(session.id)) continue
-      await this.deleteBytes(session.id)
-      this.times.forget(session.id)
-      deletedFiles++
-    }
-    return { expired, deletedFiles }
-  }
+  sweep(): Promise<SweepResult> { return this.sweeper.sweep() }
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
   }
 
-  /**
-   * Sessions past their idle or absolute deadline, except those being written right now. The
-   * candidates: the rows the wall clock says are due (a session not anchored yet) and the
-   * anchored sessions the monotonic clock says are due (the wall clock may have been stepped
-   * back); each is then judged on the monotonic clock.
-   */
-  private async expireDue(): Promise<number> {
-    await this.start() // a service used before its start (tests) anchors its sessions first
-    const { uploadIdleTimeoutMs: idleMs, uploadAbsoluteTimeoutMs: absoluteMs } = this.config
-    const candidates = new Map((await this.repo.listDue(this.now(), idleMs, absoluteMs)).map((session) => [session.id, session]))
-    for (const id of this.times.due(idleMs, absoluteMs)) {
-      if (candidates.has(id)) continue
-      const session = await this.repo.find(id)
-      if (session?.state === 'open' || session?.state === 'complete') candidates.set(id, session)
-      else this.times.forget(id)
-    }
-    let count = 0
-    for (const session of candidates.values())
-      if (!this.locks.get(session.id) && (await this.expireIfDue(session))) count++
-    return count
-  }
+  private expireDue(): Promise<number> { return this.sweeper.expireDue() }
 
   /** The session as it is now (read under its write lock), expired first when due; the error of an ended one. */
   async liveSession(uploadId: string): Promise<UploadSessionRow> {

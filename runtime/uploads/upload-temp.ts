@@ -96,7 +96,6 @@ export class UploadTempSessions {
     }
   }
 
-
   /** spec 3.1 rows 3–4 (and idempotent resend): one chunk of a session whose write lock is held. */
   private async acceptChunk(uploadId: string, chunk: ChunkFields, body: Readable, write: SessionWrite, created?: UploadSessionRow): Promise<UploadSessionView> {
     // Read the session only now that the lock is held: a row read before may be stale, since a
