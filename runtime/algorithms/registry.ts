@@ -27,6 +27,7 @@ import { loadManifests, resolveManifest, validateManifest, type LoadedManifest }
 import type { PipelineManifest } from '../../models/manifest-schema.ts'
 import type { ArchiveLimits } from '../../shared/archive/safe-unpack.ts'
 import { unpackAlgorithmPackage } from './package-archive.ts'
+import { Mutex } from '../../shared/keyed-mutex.ts'
 
 /** What the registry needs of the inference sidecar (runtime/inference/client.ts). */
 export interface AlgorithmSink {
@@ -71,7 +72,8 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
   readonly #dir: string
   readonly #active = new Map<string, Active>()
   #presets = new Map<string, LoadedManifest>()
-  #queue: Promise<unknown> = Promise.resolve()
+  /** Registry changes run one at a time (shared/keyed-mutex.ts). */
+  readonly #queue = new Mutex()
 
   private constructor(options: RegistryOptions) {
     this.#o = options
@@ -256,9 +258,7 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
   }
 
   #exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(work, work)
-    this.#queue = run.catch(() => {})
-    return run
+    return this.#queue.run(work)
   }
 
   #require(algorithmId: string): Active {

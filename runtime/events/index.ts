@@ -21,6 +21,7 @@ import { Tail } from './tail.ts'
 import { EventWebSocketServer } from './websocket.ts'
 import type { DeviceMetrics, EventChannel } from '../metrics/index.ts'
 import { monotonicNow } from '../../shared/clock.ts'
+import { Mutex } from '../../shared/keyed-mutex.ts'
 
 export type { RequestRouter } from './mqtt.ts'
 
@@ -58,12 +59,8 @@ export function createEventSystem(deps: EventChannelDeps) {
   let started = false
   let pruneTimer: NodeJS.Timeout | null = null
   // Reconfigurations run one at a time.
-  let applying: Promise<unknown> = Promise.resolve()
-  const serially = <T>(task: () => Promise<T>): Promise<T> => {
-    const next = applying.then(task, task)
-    applying = next.catch(() => {})
-    return next
-  }
+  const applying = new Mutex()
+  const serially = <T>(task: () => Promise<T>): Promise<T> => applying.run(task)
 
   /** The HTTP address, once the server listens (fleet commands upload to it). */
   let http: HttpAdvertisement | null = null

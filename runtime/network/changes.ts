@@ -10,6 +10,7 @@ import type { BackendContext, NetworkBackend } from './backends/types.ts'
 import { HostCommandError } from './host.ts'
 import { readAdapterIpv4 } from './read.ts'
 import type { NetworkStore } from './store.ts'
+import { Mutex } from '../../shared/keyed-mutex.ts'
 
 const PENDING_KEY = 'network.pendingChange'
 const LAST_KEY = 'network.lastChange'
@@ -51,14 +52,12 @@ function refusal(error: unknown): ApiError {
 export class ChangeGuard {
   private timer: NodeJS.Timeout | null = null
   // one transition at a time: apply, confirm, revert and the timeout never interleave
-  private queue: Promise<unknown> = Promise.resolve()
+  private readonly queue = new Mutex()
 
   constructor(private readonly options: ChangeGuardOptions) {}
 
   private serial<T>(step: () => Promise<T>): Promise<T> {
-    const result = this.queue.then(step, step)
-    this.queue = result.catch(() => undefined)
-    return result
+    return this.queue.run(step)
   }
 
   private async backend(type?: BackendType): Promise<NetworkBackend> {

@@ -15,6 +15,7 @@ import { FullPictures } from './full-picture.ts'
 import { decodeBase64Image, downloadImage, pickImageSource } from './image-source.ts'
 import { findTask, listTasks, markCancelled, saveCreatedTask } from './store.ts'
 import { monotonicNow } from '../../shared/clock.ts'
+import { nextTaskState } from './transitions.ts'
 
 export interface TaskServiceOptions {
   db: Db
@@ -28,7 +29,8 @@ export interface TaskServiceOptions {
 }
 
 /**
- * `ctx.tasks`: the owner of the image-analysis task lifecycle of spec 3.2. Every transition of
+ * `ctx.tasks`: the owner of the image-analysis task lifecycle of spec 3.2, whose moves are the
+ * transition table of transitions.ts (this service is the only writer of a task's state). Every transition of
  * one task (create, the start of a detection, cancel, a config change) runs under that task's
  * lock, so they never interleave: a cancel either sees a detection in flight (the inference
  * service refuses the release with TaskBusy) or the detection sees the task cancelled.
@@ -49,6 +51,7 @@ export class TaskService implements TasksService {
     if (!this.options.algorithms.get(request.algorithmCode)) throw new ApiError('ActionAlgLoadFailed', { details: { algorithmCode: request.algorithmCode } })
     const previous = await this.#locks.run(request.taskId, async () => {
       const existing = await findTask(db, request.taskId)
+      const state = nextTaskState(existing?.state ?? 'none', 'create', { taskId: request.taskId })
       const created = existing?.state === 'created' ? existing : undefined
       // spec 3.2: created + PTaskCreate with the same taskId → the existing task is reused,
       // unconditionally. With another algorithmCode the task id is kept and the task now runs
@@ -62,7 +65,7 @@ export class TaskService implements TasksService {
       }
       const taskConfig = request.taskConfig ?? (created && !switching ? created.taskConfig as TaskConfig : {})
       await inference.load(request.taskId, request.algorithmCode, taskConfig)
-      await saveCreatedTask(db, { taskId: request.taskId, algorithmCode: request.algorithmCode, taskConfig, createdBy: request.createdBy }, clock.now())
+      await saveCreatedTask(db, { taskId: request.taskId, algorithmCode: request.algorithmCode, taskConfig, createdBy: request.createdBy, state }, clock.now())
       return created?.algorithmCode ?? null
     })
     log.info({ taskId: request.taskId, algorithmCode: request.algorithmCode, reused: previous !== null, ...(previous ? { previousAlgorithmCode: previous } : {}) }, 'task created')
@@ -127,12 +130,13 @@ export class TaskService implements TasksService {
     const { taskId, algorithmCode } = request
     await this.#locks.run(taskId, async () => {
       const task = await findTask(this.options.db, taskId)
-      if (!task || task.state !== 'created' || (algorithmCode !== undefined && algorithmCode !== task.algorithmCode))
-        throw new ApiError('NotCreated', { details: { taskId, ...(algorithmCode ? { algorithmCode } : {}) } })
+      const details = { taskId, ...(algorithmCode ? { algorithmCode } : {}) }
+      const state = nextTaskState(task?.state ?? 'none', 'cancel', details)
+      if (algorithmCode !== undefined && algorithmCode !== task!.algorithmCode) throw new ApiError('NotCreated', { details })
       // spec 3.2: only when no request is still running inference on the task (TaskBusy, retryable).
       await this.options.inference.release(taskId)
       await this.#activity.forget(taskId)
-      await markCancelled(this.options.db, taskId, this.options.clock.now())
+      await markCancelled(this.options.db, taskId, this.options.clock.now(), state)
     })
     this.options.log.info({ taskId }, 'task cancelled')
   }
@@ -172,11 +176,11 @@ export class TaskService implements TasksService {
     // would mark a cancelled task created again.
     return this.#locks.run(taskId, async () => {
       const task = await this.get(taskId)
-      if (task.state !== 'created') throw new ApiError('NotCreated', { details: { taskId, state: task.state } })
+      const state = nextTaskState(task.state, 'reconfigure', { taskId, state: task.state })
       const taskConfig = change(task)
       // Loading an existing handle with the same algorithm applies the new config (inference contract).
       await this.options.inference.load(taskId, task.algorithmCode, taskConfig)
-      await saveCreatedTask(this.options.db, { taskId, algorithmCode: task.algorithmCode, taskConfig, createdBy: task.createdBy }, this.options.clock.now())
+      await saveCreatedTask(this.options.db, { taskId, algorithmCode: task.algorithmCode, taskConfig, createdBy: task.createdBy, state }, this.options.clock.now())
       return { task, taskConfig }
     })
   }
@@ -184,8 +188,8 @@ export class TaskService implements TasksService {
   /** spec 3.2: a missing, cancelled or mismatched task → NotCreated. */
   async #created(taskId: string, algorithmCode: string): Promise<TaskRow> {
     const task = await findTask(this.options.db, taskId)
-    if (!task || task.state !== 'created' || task.algorithmCode !== algorithmCode)
-      throw new ApiError('NotCreated', { details: { taskId, algorithmCode } })
-    return task
+    nextTaskState(task?.state ?? 'none', 'detect', { taskId, algorithmCode })
+    if (task!.algorithmCode !== algorithmCode) throw new ApiError('NotCreated', { details: { taskId, algorithmCode } })
+    return task!
   }
 }

@@ -3,7 +3,11 @@ import type { Db } from '../../shared/db/client.ts'
 import { tasks } from '../../shared/db/schema/index.ts'
 import type { TaskConfig, TaskRow } from '../../shared/tasks/types.ts'
 
-/** The `tasks` table: one row per client task id, in the states of spec 3.2. */
+/**
+ * The `tasks` table: one row per client task id, in the states of spec 3.2. The writes
+ * (saveCreatedTask, markCancelled) are called only by the task service, after the move was
+ * checked against the transition table (transitions.ts).
+ */
 
 const prepareFindTask = (db: Db) => db.select().from(tasks).where(eq(tasks.taskId, sql.placeholder('taskId'))).limit(1).prepare()
 /** Read on every detection (twice: before the image is fetched, and under the task's lock): built once per database. */
@@ -15,17 +19,17 @@ export async function findTask(db: Db, taskId: string): Promise<TaskRow | undefi
   return query.get({ taskId })
 }
 
-/** spec 3.2: the task is `created` (new, reused, or created again after a cancel). */
-export async function saveCreatedTask(db: Db, row: { taskId: string; algorithmCode: string; taskConfig: TaskConfig; createdBy: string | null }, now: number) {
-  const values = { ...row, state: 'created' as const, createdAt: now, updatedAt: now }
+/** spec 3.2: the task is saved in `state` (created: new, reused, or created again after a cancel). */
+export async function saveCreatedTask(db: Db, row: { taskId: string; algorithmCode: string; taskConfig: TaskConfig; createdBy: string | null; state?: TaskRow['state'] }, now: number) {
+  const values = { ...row, state: row.state ?? 'created', createdAt: now, updatedAt: now }
   await db.insert(tasks).values(values).onConflictDoUpdate({
     target: tasks.taskId,
-    set: { algorithmCode: row.algorithmCode, taskConfig: row.taskConfig, state: 'created', updatedAt: now },
+    set: { algorithmCode: row.algorithmCode, taskConfig: row.taskConfig, state: values.state, updatedAt: now },
   })
 }
 
-export async function markCancelled(db: Db, taskId: string, now: number) {
-  await db.update(tasks).set({ state: 'cancelled', updatedAt: now }).where(eq(tasks.taskId, taskId))
+export async function markCancelled(db: Db, taskId: string, now: number, state: TaskRow['state']) {
+  await db.update(tasks).set({ state, updatedAt: now }).where(eq(tasks.taskId, taskId))
 }
 
 export async function createdTasks(db: Db): Promise<TaskRow[]> {

@@ -1,15 +1,5 @@
 import { ApiError } from '../../shared/errors/index.ts'
 
-/** Runs tasks one after another (upload admission must be serialized, spec 2.5 reservations). */
-export class Mutex {
-  private tail: Promise<unknown> = Promise.resolve()
-  run<T>(task: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(task, task)
-    this.tail = result.catch(() => undefined)
-    return result
-  }
-}
-
 export interface SessionWrite {
   readonly abort: AbortController
   /** Resolves when the writer released the session. */

@@ -8,7 +8,11 @@ export type NewUploadSession = typeof uploadSessions.$inferInsert
 
 const LIVE: UploadState[] = ['open', 'complete']
 
-/** Manifest queries of the upload service (spec 2.5, 3.1). All state changes are guarded by the expected state. */
+/**
+ * Manifest queries of the upload service (spec 2.5, 3.1). Every write of a session's `state`
+ * (insert, commitChunk, recordTusProgress, end, unclaim) is guarded by the expected state and
+ * is called only by session-states.ts, which takes the states from the transition table.
+ */
 export class UploadRepository {
   // The queries of every upload and claim are built once: drizzle spends more building a query
   // than the embedded database spends running it.
@@ -67,8 +71,7 @@ export class UploadRepository {
    * Records an accepted chunk and advances the session, only if the session is still open at
    * the expected position. Returns false when it moved meanwhile (cancelled, expired).
    */
-  async commitChunk(session: UploadSessionRow, size: number, now: number): Promise<boolean> {
-    const complete = session.nextChunkIndex + 1 === session.totalChunks
+  async commitChunk(session: UploadSessionRow, size: number, now: number, to: UploadState): Promise<boolean> {
     const [, update] = await this.db.batch([
       this.db.insert(uploadChunks).values({ uploadId: session.id, chunkIndex: session.nextChunkIndex, offset: session.receivedBytes, size })
         .onConflictDoNothing(),
@@ -76,7 +79,7 @@ export class UploadRepository {
         nextChunkIndex: session.nextChunkIndex + 1,
         receivedBytes: session.receivedBytes + size,
         lastActivityAt: now,
-        state: complete ? 'complete' : 'open',
+        state: to,
       }).where(and(eq(uploadSessions.id, session.id), eq(uploadSessions.state, 'open'),
         eq(uploadSessions.nextChunkIndex, session.nextChunkIndex))),
     ])
@@ -86,9 +89,9 @@ export class UploadRepository {
   }
 
   /** Native tus progress: the store's offset is the truth; the manifest mirrors it. */
-  async recordTusProgress(id: string, receivedBytes: number, complete: boolean, now: number): Promise<void> {
+  async recordTusProgress(id: string, receivedBytes: number, to: UploadState, now: number): Promise<void> {
     await this.db.update(uploadSessions).set({
-      receivedBytes, lastActivityAt: now, ...(complete ? { state: 'complete', nextChunkIndex: 1 } : {}),
+      receivedBytes, lastActivityAt: now, state: to, ...(to === 'complete' ? { nextChunkIndex: 1 } : {}),
     }).where(and(eq(uploadSessions.id, id), eq(uploadSessions.state, 'open'), eq(uploadSessions.source, 'tus')))
   }
 
@@ -107,10 +110,10 @@ export class UploadRepository {
       .where(and(eq(uploadSessions.id, placeholder('id')), inArray(uploadSessions.state, from))).prepare()
   }
 
-  /** Undoes a claim whose consumer failed: consumed (bytes still there) → complete. */
-  async unclaim(id: string): Promise<boolean> {
-    const result = await this.db.update(uploadSessions).set({ state: 'complete', endedAt: null, endReason: null })
-      .where(and(eq(uploadSessions.id, id), eq(uploadSessions.state, 'consumed'), isNull(uploadSessions.bytesDeletedAt)))
+  /** Undoes a claim whose consumer failed: `from` (bytes still there) → `to`. */
+  async unclaim(id: string, from: UploadState[], to: UploadState): Promise<boolean> {
+    const result = await this.db.update(uploadSessions).set({ state: to, endedAt: null, endReason: null })
+      .where(and(eq(uploadSessions.id, id), inArray(uploadSessions.state, from), isNull(uploadSessions.bytesDeletedAt)))
     return result.rowsAffected === 1
   }
 
@@ -146,7 +149,14 @@ export class UploadRepository {
     await this.bytesDeleted.run({ id, now })
   }
 
-  /** Sessions per state (metrics, read at scrape time). */
+  /** How many sessions the database holds in each state of spec 3.1, every state listed (metrics, read at scrape time). */
+  async sessionsByState(): Promise<Record<UploadState, number>> {
+    const counts: Record<UploadState, number> = { open: 0, complete: 0, consumed: 0, cancelled: 0, expired: 0, failed: 0 }
+    for (const { state, count } of await this.countByState()) if (state in counts) counts[state as UploadState] = count
+    return counts
+  }
+
+  /** Sessions per state. */
   async countByState(): Promise<{ state: string; count: number }[]> {
     return this.db.select({ state: uploadSessions.state, count: count() }).from(uploadSessions).groupBy(uploadSessions.state)
   }

@@ -1,40 +1,22 @@
 import type { Upload } from '@tus/server'
-import type { Config } from '../../shared/config.ts'
-import type { Clock, Identity } from '../../shared/handler.ts'
+import type { Identity } from '../../shared/handler.ts'
 import type { ChunkFields } from '../../shared/uploads/index.ts'
 import { expiryOf } from './expiry.ts'
-import type { SessionTimes } from './session-times.ts'
 import type { SessionWrite } from './locks.ts'
-import type { UploadRepository, UploadSessionRow } from './repository.ts'
+import type { UploadSessionRow } from './repository.ts'
 import { checkChunkFields, metadataBytesOf } from './rules.ts'
+import type { SessionCore } from './session-core.ts'
 import type { StoreHooks } from './session-store.ts'
-import type { NewSession } from './service.ts'
-
-/** What the tus side needs of the upload service: the same admission, write locks and checks as uploadTemp. */
-export interface SessionCore {
-  admitExclusive(identity: Identity, spec: NewSession, uploadId: string, createFile: boolean): Promise<UploadSessionRow>
-  openWrite(uploadId: string): Promise<SessionWrite>
-  ownLiveSession(identity: Identity, uploadId: string, source: 'tus'): Promise<UploadSessionRow>
-  verifySha256(session: UploadSessionRow): Promise<void>
-  /** Metrics (docs/metrics.md "Metrics"). */
-  received(protocol: 'tus', bytes: number): void
-  refused(protocol: 'tus', error: unknown): void
-}
 
 /**
- * The native tus endpoint's sessions (runtime/uploads/tus.ts): tus creation, PATCH, finish,
+ * The tus protocol: one adapter around the session core (session-core.ts), beside the
+ * uploadTemp one (upload-temp.ts). The native tus endpoint's sessions (runtime/uploads/tus.ts): tus creation, PATCH, finish,
  * termination and expiration mapped onto the session state machine of spec 3.1, with the
  * same store, admission and reservations as uploadTemp. Also the store's hooks: the store
  * calls them around tus writes and removals, and they ignore sessions that are not tus's.
  */
 export class TusSessions implements StoreHooks {
-  constructor(
-    private readonly core: SessionCore,
-    private readonly repo: UploadRepository,
-    private readonly config: Config,
-    private readonly clock: Clock,
-    private readonly times: SessionTimes,
-  ) {}
+  constructor(private readonly core: SessionCore) {}
 
   /** tus creation: the same admission as uploadTemp chunk 0, under the same lock (spec 2.5). */
   async admit(identity: Identity, upload: Upload): Promise<void> {
@@ -43,9 +25,10 @@ export class TusSessions implements StoreHooks {
     const sha256 = upload.metadata?.sha256?.toLowerCase() || undefined
     const chunk: ChunkFields = { filename, purpose, chunkIndex: 0, totalChunks: 1, totalSize: upload.size ?? 0, chunkSize: 0, sha256 }
     try {
-      checkChunkFields({ ...chunk, totalChunks: Math.max(1, Math.ceil(chunk.totalSize / this.config.uploadMaxChunkBytes)) }, this.config)
+      checkChunkFields({ ...chunk, totalChunks: Math.max(1, Math.ceil(chunk.totalSize / this.core.config.uploadMaxChunkBytes)) }, this.core.config)
       // @tus/server creates the file right after: no empty file here.
-      await this.core.admitExclusive(identity, { source: 'tus', filename, purpose, totalSize: chunk.totalSize, totalChunks: 1, sha256, metadataBytes: metadataBytesOf(chunk) }, upload.id, false)
+      const spec = { source: 'tus' as const, filename, purpose, totalSize: chunk.totalSize, totalChunks: 1, sha256, metadataBytes: metadataBytesOf(chunk) }
+      await this.core.admission.exclusive(() => this.core.admission.admit(identity, spec, upload.id))
     } catch (error) {
       this.core.refused('tus', error)
       throw error
@@ -64,7 +47,7 @@ export class TusSessions implements StoreHooks {
 
   /** The store's offset after a tus PATCH is the truth; the manifest mirrors it, and completes the session. */
   async afterWrite(uploadId: string, offset: number): Promise<void> {
-    const session = await this.repo.find(uploadId)
+    const session = await this.core.repo.find(uploadId)
     if (!session || session.source !== 'tus' || session.state !== 'open') return
     if (offset === session.totalSize && session.sha256) {
       try {
@@ -74,9 +57,9 @@ export class TusSessions implements StoreHooks {
         throw { status_code: 460, body: 'Checksum Mismatch: the sha256 of the file differs from its metadata; the upload failed\n' }
       }
     }
-    const now = this.clock.now()
-    await this.repo.recordTusProgress(uploadId, offset, offset === session.totalSize, now)
-    this.times.touched(uploadId, now)
+    const now = this.core.clock.now()
+    await this.core.states.tusProgress(session, offset, now)
+    this.core.times.touched(uploadId, now)
     this.core.received('tus', offset - session.receivedBytes)
   }
 
@@ -91,8 +74,8 @@ export class TusSessions implements StoreHooks {
 
   /** tus termination = cancelUpload (spec 4.6): reservation released at once, then the store removes the bytes. */
   async beforeRemove(uploadId: string): Promise<void> {
-    await this.repo.end(uploadId, ['open', 'complete'], 'cancelled', this.clock.now(), 'tus termination')
-    await this.repo.markBytesDeleted(uploadId, this.clock.now())
+    await this.core.states.end(uploadId, 'cancel', 'tus termination')
+    await this.core.repo.markBytesDeleted(uploadId, this.core.clock.now())
   }
 
   /**
@@ -100,8 +83,8 @@ export class TusSessions implements StoreHooks {
    * sessions: what is left of its time (monotonic) from the wall clock's now.
    */
   async expiresAt(uploadId: string): Promise<number | null> {
-    const session = await this.repo.find(uploadId)
-    const expiry = session?.state === 'open' ? expiryOf(session, this.times.ages(session), this.config) : null
-    return expiry ? this.clock.now() + Math.max(0, expiry.inMs) : null
+    const session = await this.core.repo.find(uploadId)
+    const expiry = session?.state === 'open' ? expiryOf(session, this.core.times.ages(session), this.core.config) : null
+    return expiry ? this.core.clock.now() + Math.max(0, expiry.inMs) : null
   }
 }

@@ -40,6 +40,8 @@ export interface UploadService {
    * lease gets UPLOAD_CONSUMED, so only one consumer ever holds it). `commit()` keeps it
    * consumed and deletes the bytes; `abandon()` puts it back to `complete` with its bytes, so
    * the client can retry with the same `uploadId`. Settles once; later calls do nothing.
+   * Until it settles, the file is held like a `keepUntilRelease` claim: the sweeper leaves it
+   * alone however long the consumer works on it.
    */
   lease(uploadId: string, identity: Identity, purpose: string): Promise<UploadLease>
   /** Expires idle sessions and deletes bytes of released ones; the runtime calls it on a timer. */

@@ -69,3 +69,32 @@ describe('upload lease: consumed on commit, back to complete on abandon', () => 
     expect(await h.uploads.sweep()).toEqual({ expired: 0, deletedFiles: 0 })
   })
 })
+
+// Consumers that lease an upload (camera video file, backup restore, logo, audio, detection)
+// may work on it longer than the idle timeout: the sweeper must not delete it under them.
+describe('upload lease: held while the consumer works on it', () => {
+  let h: Harness
+  beforeEach(async () => { h = await harness({ uploadMaxChunkBytes: 1 * MB }) })
+  afterEach(async () => { await h.close() })
+
+  const file = bytes(3000)
+  const completeUpload = async () => {
+    const { fields, body } = chunkOf(file, MB, 0)
+    return (await h.uploads.putChunk(alice, fields, stream(body))).uploadId
+  }
+
+  it('a lease older than the idle timeout is not swept; abandon then gives the file back whole; commit lets it go', async () => {
+    const lease = await h.uploads.lease(await completeUpload(), alice, 'image')
+    h.clock.advance(h.config.uploadIdleTimeoutMs * 3)
+    expect(await h.uploads.sweep()).toEqual({ expired: 0, deletedFiles: 0 })
+    expect(sha256(readFileSync(lease.path))).toBe(sha256(file))
+    await lease.abandon()
+    const again = await h.uploads.lease(lease.uploadId, alice, 'image')
+    expect(sha256(readFileSync(again.path))).toBe(sha256(file))
+    h.clock.advance(h.config.uploadIdleTimeoutMs * 3)
+    expect(await h.uploads.sweep()).toEqual({ expired: 0, deletedFiles: 0 })
+    await again.commit()
+    expect(existsSync(again.path)).toBe(false)
+    expect(await h.uploads.sweep()).toEqual({ expired: 0, deletedFiles: 0 })
+  })
+})
