@@ -49,6 +49,11 @@ async function run(n: number) {
   const { db, close } = openDb(`file:${path.join(dir, 'bench.db')}`, undefined, { connectionSetup: embeddedTuning('NORMAL') })
   try {
     await migrateDb(db, migrationsDir)
+    // BENCH_FACE_INDEX='<options>' measures another face index (its libsql_vector_idx options, e.g. 'metric=l2', 'search_l=200').
+    if (process.env.BENCH_FACE_INDEX) {
+      await db.run(sql.raw('DROP INDEX gallery_faces_descriptor_idx'))
+      await db.run(sql.raw(`CREATE INDEX gallery_faces_descriptor_idx ON gallery_faces (libsql_vector_idx(descriptor, ${process.env.BENCH_FACE_INDEX}))`))
+    }
     const stored: Float32Array[] = []
     const picture = Buffer.alloc(0)
     const started = performance.now()
