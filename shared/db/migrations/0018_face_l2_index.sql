@@ -4,4 +4,4 @@
 -- of the previous descriptor version are described again at start ("Descriptor model changes").
 -- drizzle-kit quotes the libsql_vector_idx expression as one column name: corrected by hand.
 DROP INDEX `gallery_faces_descriptor_idx`;--> statement-breakpoint
-CREATE INDEX `gallery_faces_descriptor_idx` ON `gallery_faces` (libsql_vector_idx(`descriptor`, 'metric=l2', 'compress_neighbors=float8', 'max_neighbors=32', 'search_l=400'));
+CREATE INDEX `gallery_faces_descriptor_idx` ON `gallery_faces` (libsql_vector_idx(`descriptor`, 'metric=l2', 'compress_neighbors=float8', 'max_neighbors=32', 'search_l=200'));
