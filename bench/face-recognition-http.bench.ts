@@ -14,11 +14,12 @@
  *  - time: `PTaskDetectPic` with `face-recognition` against `face-detection` on the same photo,
  *    the difference per face found (aligning, describing and searching a face), p50, and both
  *    request times p50.
- * The baseline is another build measured the same way in the same run: the FaceRes descriptor
- * of `face-recognition` 1.0.0 (`BENCH_FACE_BASELINE_REF`, default 8a4988c, the last commit
- * before 2.0.0), checked out in a temporary worktree and built there, or a built checkout given
- * as `BENCH_FACE_BASELINE_ROOT`. Each build is measured alone (its device stopped before the
- * next starts), the candidate first.
+ * The baseline is another build measured the same way in the same run: the previous
+ * configuration, `face-recognition` 2.0.0 (dlib ResNet-29 on the chip sampled from the photo
+ * itself, cosine of L2-normalized descriptors, threshold 0.935; `BENCH_FACE_BASELINE_REF`,
+ * default 6c621fd, the last commit before 2.1.0; 8a4988c is FaceRes, 1.0.0), checked out in a
+ * temporary worktree and built there, or a built checkout given as `BENCH_FACE_BASELINE_ROOT`.
+ * Each build is measured alone (its device stopped before the next starts), the candidate first.
  *
  *   node build.mjs && flock /work/bench.lock npx tsx bench/face-recognition-http.bench.ts
  */
@@ -54,7 +55,7 @@ let baselineWorktree: string | null = null
 function baselineRoot(): string {
   if (process.env.BENCH_FACE_BASELINE_ROOT) return path.resolve(process.env.BENCH_FACE_BASELINE_ROOT)
   baselineWorktree = mkdtempSync(path.join(tmpdir(), 'bench-face-base-'))
-  execFileSync('git', ['worktree', 'add', '--detach', baselineWorktree, process.env.BENCH_FACE_BASELINE_REF ?? '8a4988c'], { cwd: root, stdio: 'inherit' })
+  execFileSync('git', ['worktree', 'add', '--detach', baselineWorktree, process.env.BENCH_FACE_BASELINE_REF ?? '6c621fd'], { cwd: root, stdio: 'inherit' })
   symlinkSync(path.join(root, 'node_modules'), path.join(baselineWorktree, 'node_modules'))
   execFileSync(process.execPath, ['build.mjs'], { cwd: baselineWorktree, stdio: 'inherit' })
   return baselineWorktree
@@ -131,8 +132,8 @@ async function measure(name: string, buildRoot: string) {
     const right = people.map((r) => r.right).filter((v): v is number => v !== null)
     const impostors = [...people.map((r) => r.bestWrong), ...strangers.map((r) => r.best?.similarity ?? null)].filter((v): v is number => v !== null)
     const curve = []
-    for (let t = 0; t <= 200; t++) {
-      const threshold = Math.round((0.3 + t * 0.0035) * 1e4) / 1e4
+    for (let t = 0; t <= 280; t++) {
+      const threshold = Math.round((0.3 + t * 0.0025) * 1e4) / 1e4
       const at = rows.filter((r) => r.best && r.best.similarity >= threshold)
       curve.push({ threshold, right: at.filter((r) => r.identity && r.best!.personId === `p-${r.identity}`).length, wrong: at.filter((r) => r.identity && r.best!.personId !== `p-${r.identity}`).length, strangers: at.filter((r) => !r.identity).length })
     }
@@ -171,7 +172,7 @@ try {
   for (const r of [root, baseline]) if (!existsSync(path.join(r, 'dist/runtime/server.mjs'))) throw new Error(`${r}/dist/runtime/server.mjs is missing: build it first`)
   const candidate = await measure('candidate (this checkout)', root)
   console.log(JSON.stringify({ ...candidate, curve: undefined, photos: undefined }))
-  const before = await measure('baseline (FaceRes, face-recognition 1.0.0)', baseline)
+  const before = await measure(`baseline (face-recognition ${recognizerOf(baseline).version})`, baseline)
   console.log(JSON.stringify({ ...before, curve: undefined, photos: undefined }))
   const out = process.env.FACE_HTTP_BENCH_OUT ?? path.join(BENCH_OUT_DIR, 'face-recognition-http.json')
   writeFileSync(out, JSON.stringify({ faces: path.relative(root, facesDir), enrolled: enrolled.map((e) => e.file), at: new Date().toISOString(), candidate, baseline: before }, null, 1) + '\n')

@@ -3,7 +3,8 @@ import type { ModelSource, PipelineManifest, RecognizerNode } from './manifest-s
 /**
  * The name of the model that makes a recognizer's descriptors (docs/galleries.md "Descriptor
  * model changes"): the model's source and the output read, e.g.
- * `build:face-recognition-resnet#descriptor`. Gallery images record it (`descriptor_model`); a
+ * `build:face-recognition-resnet#descriptor@2` (`@` and the node's `descriptorVersion` when it has
+ * one). Gallery images record it (`descriptor_model`); a
  * search compares only descriptors of one name, and a gallery whose images were described by
  * another model is described again.
  */
@@ -11,7 +12,9 @@ export function descriptorModelOf(manifest: PipelineManifest, node?: RecognizerN
   const recognizer = node ?? manifest.nodes.find((n): n is RecognizerNode => n.action === 'recognizer')
   if (!recognizer) return null
   const source = manifest.models[recognizer.model]?.source
-  return source ? `${sourceName(manifest.algorithmId, source)}#${recognizer.descriptorOutput}` : null
+  if (!source) return null
+  const name = `${sourceName(manifest.algorithmId, source)}#${recognizer.descriptorOutput}`
+  return recognizer.descriptorVersion ? `${name}@${recognizer.descriptorVersion}` : name
 }
 
 function sourceName(algorithmId: string, source: ModelSource): string {

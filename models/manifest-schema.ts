@@ -262,6 +262,12 @@ export const TemplateAlignment = Type.Object({
   /** Each keypoint's place on the unit face square, [x, y]. */
   template: Type.Array(Type.Tuple([Type.Number({ minimum: -1, maximum: 2 }), Type.Number({ minimum: -1, maximum: 2 })]), { minItems: 2, maxItems: 68 }),
   padding: Type.Number({ minimum: 0, maximum: 2 }),
+  /**
+   * `box`: the chip is sampled from a copy of the image box-filtered by ⌊shrink / 1.5⌋ when
+   * that is ≥ 2, as dlib's chip extraction samples a downscaled image (docs/galleries.md
+   * "Alignment and measure, measured"); absent: sampled from the image itself.
+   */
+  filter: Type.Optional(Type.Literal('box')),
 }, strict)
 
 /** The gallery kinds a recognizer searches (shared/galleries/kinds.ts, spec 4.10). */
@@ -283,11 +289,18 @@ export const RecognizerNode = Type.Object({
   input: InputSpec,
   /** Faces: turned level by their eyes, or brought onto a template of face points; absent: each target's box as it is. */
   align: Type.Optional(Type.Union([EyeAlignment, TemplateAlignment])),
-  /** The model output holding the descriptor (L2-normalized before use). */
+  /** The model output holding the descriptor (L2-normalized before use unless `normalize` is false). */
   descriptorOutput: Type.String({ minLength: 1 }),
+  /** false: the descriptor is used raw (a gallery measured by Euclidean distance, docs/galleries.md "Measure"); true when absent. */
+  normalize: Type.Optional(Type.Boolean()),
+  /**
+   * A version of the descriptor beyond its model and output (alignment, normalization): part of
+   * the descriptor model's name (models/descriptor-model.ts), so a change re-describes galleries.
+   */
+  descriptorVersion: Type.Optional(Type.String({ minLength: 1, maxLength: 32, pattern: '^[A-Za-z0-9._-]+$' })),
   /** The kind of gallery searched; `face` when absent. */
   gallery: Type.Optional(GalleryKindSchema),
-  /** Minimum cosine similarity of a match; `taskConfig.recognition.threshold` overrides it. */
+  /** Minimum similarity of a match (the gallery kind's measure, docs/galleries.md "Measure"); `taskConfig.recognition.threshold` overrides it. */
   scoreThreshold: Type.Number({ minimum: 0, maximum: 1 }),
 }, strict)
 

@@ -13,6 +13,7 @@ import type { ImageSource } from '../../shared/inference/types.ts'
 import type { UploadLease, UploadService } from '../../shared/uploads/index.ts'
 import type { SidecarClient } from '../inference/client.ts'
 import { decodeBase64Image } from '../tasks/image-source.ts'
+import { similarityOfDistance } from '../../shared/galleries/measure.ts'
 import { faceQuality, qualityRefusal } from './face-quality.ts'
 
 export interface GalleryStoreOptions {
@@ -29,22 +30,23 @@ export interface GalleryStoreOptions {
 /**
  * The `candidates` images nearest to `descriptor` by the kind's vector index, those of
  * `galleryIds` (all when empty) described by `model` kept (descriptors of two models are never
- * compared, docs/galleries.md "Descriptor model changes"), with their item's name and cosine
- * similarity, best first.
+ * compared, docs/galleries.md "Descriptor model changes"), with their item's name and their
+ * distance in the kind's measure (`distance`: the cosine or Euclidean distance), nearest first.
  */
 export function nearestImagesQuery(tables: GalleryTables, descriptor: Float32Array, model: string, candidates: number, galleryIds: string[]): SQL {
   const { images, items } = tables
   const vector = new Uint8Array(descriptor.buffer, descriptor.byteOffset, descriptor.byteLength)
   const inGalleries = galleryIds.length > 0 ? sql`AND ${images.galleryId} IN (${sql.join(galleryIds.map((g) => sql`${g}`), sql`, `)})` : sql``
+  const distance = tables.measure === 'euclidean' ? sql`vector_distance_l2(${images.descriptor}, vector32(${vector}))` : sql`vector_distance_cos(${images.descriptor}, vector32(${vector}))`
   // The index name is catalogue data (shared/db/schema/galleries.ts), never client input.
   return sql`
     SELECT ${images.galleryId} AS galleryId, ${images.itemId} AS itemId, ${items.name} AS name,
-           1 - vector_distance_cos(${images.descriptor}, vector32(${vector})) AS similarity
+           ${distance} AS distance
     FROM vector_top_k(${sql.raw(`'${tables.vectorIndex}'`)}, vector32(${vector}), ${candidates}) AS t
     JOIN ${images} ON ${images.imageId} = t.id
     JOIN ${items} ON ${items.galleryId} = ${images.galleryId} AND ${items.itemId} = ${images.itemId}
     WHERE ${images.descriptorModel} = ${model} ${inGalleries}
-    ORDER BY similarity DESC`
+    ORDER BY distance ASC`
 }
 
 /** Upload purposes a gallery image may come with (spec 4.12: images and face imports). */
@@ -53,8 +55,9 @@ const IMAGE_PURPOSES = ['image', 'face-import'] as const
 /**
  * The galleries of one kind in libsql (spec 4.10): galleries, items, images. Descriptors
  * come from the sidecar (the kind's algorithm's `recognizer` node); they are stored in an
- * `F32_BLOB` column with a cosine `libsql_vector_idx` index and searched with `vector_top_k`,
- * never by scanning. Names on the wire come from shared/galleries/kinds.ts.
+ * `F32_BLOB` column with a `libsql_vector_idx` index of the kind's measure (cosine; Euclidean
+ * for faces) and searched with `vector_top_k`, never by scanning; `similarity` is the measure's
+ * (shared/galleries/measure.ts). Names on the wire come from shared/galleries/kinds.ts.
  */
 export class GalleryStore implements Store {
   readonly #info
@@ -253,11 +256,11 @@ export class GalleryStore implements Store {
     const [{ stored }] = await db.select({ stored: count() }).from(this.#t.images).where(isNotNull(this.#t.images.descriptor)) as [{ stored: number }]
     if (stored === 0) return []
     for (let candidates = Math.max(16, k * 4); ; candidates *= 4) {
-      const rows = await db.all<GalleryMatch>(nearestImagesQuery(this.#t, descriptor, model, candidates, galleryIds))
+      const rows = await db.all<Omit<GalleryMatch, 'similarity'> & { distance: number }>(nearestImagesQuery(this.#t, descriptor, model, candidates, galleryIds))
       const best = new Map<string, GalleryMatch>()
       for (const r of rows) {
         const key = `${r.galleryId}\u0000${r.itemId}`
-        if (!best.has(key)) best.set(key, { galleryId: r.galleryId, itemId: r.itemId, name: r.name, similarity: Math.round(r.similarity * 1e4) / 1e4 })
+        if (!best.has(key)) best.set(key, { galleryId: r.galleryId, itemId: r.itemId, name: r.name, similarity: Math.round(similarityOfDistance(this.#t.measure, r.distance) * 1e4) / 1e4 })
       }
       if (best.size >= k || candidates >= stored) return [...best.values()].slice(0, k)
     }

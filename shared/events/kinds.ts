@@ -72,7 +72,7 @@ export const EVENT_KINDS = {
   'object.recognized': kind('analysis', false, "A stream task with taskConfig.recognition named a tracked object's face: first answer, and again whenever a better view changes it.", {
     taskId: 'string', cameraId: 'string', objectId: 'string; the object of object.entered', label: "string; the object's label",
     name: 'string; the person\'s name, or "unknown" below the threshold', personId: 'string or null', galleryId: 'string or null',
-    similarity: 'number; cosine similarity of the best gallery person', faceBox: "{x, y, width, height}; the face in the camera's pixels" }),
+    similarity: 'number; similarity of the best gallery person (docs/galleries.md "Measure")', faceBox: "{x, y, width, height}; the face in the camera's pixels" }),
   'alarm.raised': kind('analysis', true, 'A stream task raised an alarm: an alarm policy\'s conditions were met (spec 4.10 Linkage / alarm policy; once per object and stay, within the cooldown), or the pipeline\'s logic node answered true for a tracked object (once per object).', {
     alarmId: 'string; the alarm\'s id (its picture\'s and clip\'s)', taskId: 'string', cameraId: 'string or null', alarmType: '"policy" or "logic"', message: 'string',
     policyId: 'string or null; the policy (null for a logic alarm)', policyName: 'string or null',
@@ -83,7 +83,7 @@ export const EVENT_KINDS = {
     ...nullable(SNAPSHOT_FIELDS),
     personId: 'string or null; the person the task\'s recognition named the (first) object as (taskConfig.recognition; null for a stranger or before its face was seen)',
     name: 'string or null; that person\'s name, "unknown" for a stranger, null when no face was seen', galleryId: 'string or null; the person\'s face gallery',
-    similarity: 'number or null; cosine similarity of the best gallery person (below the task\'s threshold for a stranger)' }),
+    similarity: 'number or null; similarity of the best gallery person (docs/galleries.md "Measure"; below the task\'s threshold for a stranger)' }),
   'alarm.actionFailed': kind('analysis', false, 'An action of an alarm policy failed after its attempts (webhook, MQTT, clip, audio); the alarm itself is recorded.', {
     alarmId: 'string', alarmEventId: 'number; the alarm.raised event', policyId: 'string', action: '"webhook", "mqtt", "clip" or "audio"',
     target: 'string; the URL (no credentials), topic, camera or column', attempts: 'number', reason: 'string' }),

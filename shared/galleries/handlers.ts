@@ -117,7 +117,7 @@ export function galleryHandlers(kind: GalleryKind) {
     }),
     searchByImage: defineHandler({
       ...session, routes: routes('SearchByImage'),
-      summary: `For each ${k.subject?.noun ?? 'image'} found in the image, the closest ${item}s (one gallery or all) with their cosine similarity, best first (${about}).`,
+      summary: `For each ${k.subject?.noun ?? 'image'} found in the image, the closest ${item}s (one gallery or all) with their similarity (the kind's measure: docs/galleries.md "Measure"), best first (${about}).`,
       input: Type.Object({
         galleryId: Type.Optional(GalleryId),
         ...ImageFields,

@@ -92,7 +92,7 @@ const actions: { action: string; schema: TSchema; description: string; parameter
       align: 'Faces: eye keypoint indices (the detector must give them), square side as a multiple of the eye distance, eye line height in the square; or {kind: "template", keypoints, template, padding}: the keypoints fitted (rotation, scale, shift) onto template points of the unit face square, padded by padding × its side, drawn at the input\'s width and height (dlib\'s face chip); absent: the target\'s box as it is.',
       descriptorOutput: 'The model output holding the descriptor.',
       gallery: 'Which galleries are searched: face (default), body or things (spec 4.10).',
-      scoreThreshold: 'Minimum cosine similarity of a match; taskConfig.recognition.threshold overrides it.',
+      scoreThreshold: 'Minimum similarity of a match (the gallery kind\'s measure, docs/galleries.md "Measure"); taskConfig.recognition.threshold overrides it.',
     },
   },
 ]

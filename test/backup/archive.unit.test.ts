@@ -181,8 +181,11 @@ describe('restore into another device', () => {
 })
 
 /** The descriptor model the test's faces are recorded with (models/descriptor-model.ts). */
-const MODEL = 'build:face-recognition-resnet#descriptor'
+const MODEL = 'build:face-recognition-resnet#descriptor@2'
 const descriptorOf = (phase: number) => Float32Array.from({ length: 128 }, (_, i) => Math.sin(i + phase))
+/** The dlib ResNet's first descriptor version (L2-normalized, compared by the cosine), and one such descriptor. */
+const MODEL_V1 = 'build:face-recognition-resnet#descriptor'
+const FIRST_VERSION_DESCRIPTOR = ((v) => v.map((x) => x / Math.hypot(...v)))(descriptorOf(0.5))
 
 async function addFace(rt: TestRuntime, galleryId: string, phase: number) {
   const { db } = rt.runtime.services
@@ -293,8 +296,9 @@ describe('a backup of an older schema', () => {
       m.tables = m.tables.filter((t) => shape.has(t.name))
       for (const key of [...e.keys()]) if (key.startsWith('db/') && !shape.has(key.slice(3, -6))) e.delete(key)
       for (const t of m.tables) e.set(t.entry, jsonl(rowsOf(e, t.name).map((row) => Object.fromEntries(Object.entries(row).filter(([c]) => shape.get(t.name)!.includes(c))))))
-      // One migration ago a face descriptor had FaceRes's 1024 values (migration 0017_descriptor_model).
-      e.set('db/gallery_faces.jsonl', jsonl(rowsOf(e, 'gallery_faces').map((row) => ({ ...row, descriptor: { $blob: Buffer.from(Float32Array.from({ length: 1024 }, (_, i) => Math.sin(i)).buffer).toString('base64') } }))))
+      // One migration ago a face descriptor was the dlib ResNet's first version, L2-normalized in a
+      // cosine index (migration 0018_face_l2_index makes the index l2 and keeps the rows).
+      e.set('db/gallery_faces.jsonl', jsonl(rowsOf(e, 'gallery_faces').map((row) => ({ ...row, descriptor: { $blob: Buffer.from(FIRST_VERSION_DESCRIPTOR.buffer).toString('base64') }, descriptor_model: MODEL_V1 }))))
     })
     const target = await createTestRuntime()
     try {
@@ -309,8 +313,10 @@ describe('a backup of an older schema', () => {
         if (shape.has(table.name)) expect(restored[table.name], table.name).toHaveLength(original[table.name]!.length)
         else expect(restored[table.name], table.name).toEqual([])
       }
-      // The faces wait to be described again by the current model (docs/galleries.md "Descriptor model changes").
-      expect(await target.runtime.services.db.select({ descriptor: galleryFaces.descriptor, model: galleryFaces.descriptorModel }).from(galleryFaces)).toEqual([{ descriptor: null, model: null }])
+      // The faces keep the first version's descriptor and its name: the device describes them again
+      // at its start, and no search of the current model compares them (docs/galleries.md "Descriptor model changes").
+      expect(await target.runtime.services.db.select({ descriptor: galleryFaces.descriptor, model: galleryFaces.descriptorModel }).from(galleryFaces)).toEqual([{ descriptor: FIRST_VERSION_DESCRIPTOR, model: MODEL_V1 }])
+      expect(await target.runtime.services.db.all(nearestImagesQuery(galleryTablesOf.face, FIRST_VERSION_DESCRIPTOR, MODEL, 5, []))).toEqual([])
     } finally {
       await target.close()
     }

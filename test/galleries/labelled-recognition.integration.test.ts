@@ -81,6 +81,20 @@ test.describe('labelled people: one photo enrolled each, the others recognised o
     }
   }, 240_000)
 
+  test('at the default threshold at least 16 of the 19 are named: all but person B\'s three hardest photos', async () => {
+    // B's enrolled photo (the first in labels.csv, stock-emotions-b-1) is a grimace with the eyes
+    // shut; B's photos with the tongue out (b-3), a hand on the cheek (b-5) and the head turned
+    // (b-7) differ from it most and lie at the level of the closest stranger (docs/galleries.md
+    // "Threshold"): the default leaves them unknown rather than name a stranger. Every other
+    // enrolled person's photo (A, C, D and B's other four) is expected named.
+    const hardest = ['stock-emotions-b-3.jpg', 'stock-emotions-b-5.jpg', 'stock-emotions-b-7.jpg']
+    expect(probes.filter((p) => hardest.includes(p.file))).toHaveLength(3)
+    const named = []
+    for (const { file, identity } of probes) if ((await recognised(file)).label === `Person ${identity}`) named.push(file)
+    expect(named.length).toBeGreaterThanOrEqual(probes.length - hardest.length)
+    for (const { file } of probes) if (!hardest.includes(file)) expect(named, file).toContain(file)
+  }, 240_000)
+
   test('no stranger is named: each one\'s best similarity stays below the threshold and the task says unknown', async () => {
     expect(strangers).toHaveLength(12)
     for (const { file } of strangers) {

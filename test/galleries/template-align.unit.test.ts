@@ -81,3 +81,51 @@ describe('alignToTemplate', () => {
     expect(chip.data[0]).toBe(60)
   })
 })
+
+describe('alignToTemplate with the box filter (docs/galleries.md "Alignment and measure, measured")', () => {
+  // A 1-pixel black and white checkerboard, 900 × 700: its average is grey 127.5 at any scale.
+  const width = 900, height = 700
+  const data = Buffer.alloc(width * height * 3)
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) data.fill((x + y) % 2 ? 255 : 0, (y * width + x) * 3, (y * width + x) * 3 + 3)
+  const board: RgbImage = { data, width, height }
+  const template: [number, number][] = [[0.2, 0.2], [0.8, 0.2], [0.5, 0.5], [0.5, 0.8]]
+  // Template points 396 px apart across onto 60 px of a 150 px chip padded by 0.25: shrink 6.6,
+  // so the filter averages ⌊6.6 / 1.5⌋ = 4 × 4 blocks; turned by 10°.
+  const turn = 10 * Math.PI / 180, c = Math.cos(turn), s = Math.sin(turn)
+  const keypoints = template.map(([x, y]) => ({ x: 450 + 660 * (c * (x - 0.5) - s * (y - 0.5)), y: 350 + 660 * (s * (x - 0.5) + c * (y - 0.5)) }))
+  const spread = (img: RgbImage) => { let lo = 255, hi = 0; for (const v of img.data) { lo = Math.min(lo, v); hi = Math.max(hi, v) } return hi - lo }
+
+  it('samples the block averages of the image: a fine pattern far smaller than a chip pixel becomes its average, not an alias', () => {
+    const plain = alignToTemplate(board, keypoints, template, 0.25, 150, 150)
+    const filtered = alignToTemplate(board, keypoints, template, 0.25, 150, 150, 'box')
+    // Bilinear sampling alone picks single checkerboard pixels (black, white, or between).
+    expect(spread(plain)).toBeGreaterThan(100)
+    // 4 × 4 blocks of a 1-pixel checkerboard average exactly 127.5 → 127 or 128 (rounding).
+    expect(spread(filtered)).toBeLessThanOrEqual(1)
+    for (const v of filtered.data) expect(Math.abs(v - 127.5)).toBeLessThanOrEqual(0.5)
+  })
+
+  it('averages only the blocks under the chip, on the image\'s own grid: the same chip as from the whole image box-averaged', () => {
+    // A smooth gradient with a detail, so that a shifted block grid would show.
+    const g = Buffer.alloc(width * height * 3)
+    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) { const at = (y * width + x) * 3; g[at] = x % 256; g[at + 1] = y % 256; g[at + 2] = (x * y) % 251 }
+    const image: RgbImage = { data: g, width, height }
+    const t = fitSimilarity(keypoints, template.map(([x, y]) => ({ x: ((0.25 + x) / 1.5) * 150, y: ((0.25 + y) / 1.5) * 150 })))
+    const f = Math.floor(1 / Math.hypot(t.a, t.b) / 1.5)
+    expect(f).toBe(4)
+    // The whole image averaged over f × f blocks, by hand.
+    const cols = Math.floor(width / f), rows = Math.floor(height / f), small = Buffer.alloc(cols * rows * 3)
+    for (let y = 0; y < rows; y++) for (let x = 0; x < cols; x++) for (let ch = 0; ch < 3; ch++) {
+      let sum = 0
+      for (let dy = 0; dy < f; dy++) for (let dx = 0; dx < f; dx++) sum += g[((y * f + dy) * width + x * f + dx) * 3 + ch]!
+      small[(y * cols + x) * 3 + ch] = Math.round(sum / (f * f))
+    }
+    const expected = warpSimilarity({ data: small, width: cols, height: rows }, { ...t, a: t.a * f, b: t.b * f }, 150, 150)
+    expect(alignToTemplate(image, keypoints, template, 0.25, 150, 150, 'box').data.equals(expected.data)).toBe(true)
+  })
+
+  it('leaves a chip about the face\'s own size as the plain warp does (shrink < 3: no filter)', () => {
+    const small = keypoints.map((p) => ({ x: 450 + (p.x - 450) / 3, y: 350 + (p.y - 350) / 3 }))
+    expect(alignToTemplate(board, small, template, 0.25, 150, 150, 'box').data.equals(alignToTemplate(board, small, template, 0.25, 150, 150).data)).toBe(true)
+  })
+})

@@ -103,10 +103,53 @@ export function warpSimilarity(image: RgbImage, toOutput: Similarity, width: num
  * side and drawn `width` × `height` (a template point lands at (padding + p) / (1 + 2 padding)
  * × the side); `keypoints` are the face's points in the template's order.
  */
-export function alignToTemplate(image: RgbImage, keypoints: Point[], template: readonly (readonly [number, number])[], padding: number, width: number, height: number): RgbImage {
+export function alignToTemplate(image: RgbImage, keypoints: Point[], template: readonly (readonly [number, number])[], padding: number, width: number, height: number, filter?: 'box'): RgbImage {
   const to = template.map(([x, y]) => ({ x: ((padding + x) / (1 + 2 * padding)) * width, y: ((padding + y) / (1 + 2 * padding)) * height }))
-  return warpSimilarity(image, fitSimilarity(keypoints, to), width, height)
+  const t = fitSimilarity(keypoints, to)
+  if (filter !== 'box') return warpSimilarity(image, t, width, height)
+  // dlib's extract_image_chip samples a downscaled image when the chip is much smaller than the
+  // face; here the image box-averaged by ⌊shrink / 1.5⌋ when that is ≥ 2 (docs/galleries.md
+  // "Alignment and measure, measured": bilinear sampling alone aliases a large face).
+  const f = Math.floor(1 / Math.hypot(t.a, t.b) / 1.5)
+  if (f < 2) return warpSimilarity(image, t, width, height)
+  // Only the blocks under the chip (and one around it) are averaged, on the image's own f-grid.
+  const det = t.a * t.a + t.b * t.b
+  const corners = [[0, 0], [width, 0], [0, height], [width, height]].map(([x, y]) => {
+    const dx = x! - t.tx, dy = y! - t.ty
+    return { x: (t.a * dx + t.b * dy) / det, y: (-t.b * dx + t.a * dy) / det }
+  })
+  const cols = Math.floor(image.width / f), rows = Math.floor(image.height / f)
+  const bx0 = clamp(Math.floor(Math.min(...corners.map((c) => c.x)) / f) - 1, 0, cols - 1), bx1 = clamp(Math.ceil(Math.max(...corners.map((c) => c.x)) / f) + 1, bx0 + 1, cols)
+  const by0 = clamp(Math.floor(Math.min(...corners.map((c) => c.y)) / f) - 1, 0, rows - 1), by1 = clamp(Math.ceil(Math.max(...corners.map((c) => c.y)) / f) + 1, by0 + 1, rows)
+  const small = boxShrink(image, f, bx0, by0, bx1 - bx0, by1 - by0)
+  // A source pixel p = (bx0, by0)·f + f·q of the small image q: chip = t(p).
+  const ox = bx0 * f, oy = by0 * f
+  return warpSimilarity(small, { a: t.a * f, b: t.b * f, tx: t.a * ox - t.b * oy + t.tx, ty: t.b * ox + t.a * oy + t.ty }, width, height)
 }
+
+/** `cols` × `rows` blocks of `f` × `f` pixels from block (bx, by) on, each averaged (the image must hold them all). */
+export function boxShrink(image: RgbImage, f: number, bx: number, by: number, cols: number, rows: number): RgbImage {
+  const out = Buffer.alloc(cols * rows * 3)
+  const sums = new Float64Array(cols * 3)
+  const area = f * f
+  for (let y = 0; y < rows; y++) {
+    sums.fill(0)
+    for (let dy = 0; dy < f; dy++) {
+      const row = ((by + y) * f + dy) * image.width
+      for (let x = 0; x < cols; x++)
+        for (let dx = 0; dx < f; dx++) {
+          const at = (row + (bx + x) * f + dx) * 3
+          sums[x * 3] += image.data[at]!
+          sums[x * 3 + 1] += image.data[at + 1]!
+          sums[x * 3 + 2] += image.data[at + 2]!
+        }
+    }
+    for (let i = 0; i < cols * 3; i++) out[y * cols * 3 + i] = Math.round(sums[i]! / area)
+  }
+  return { data: out, width: cols, height: rows }
+}
+
+const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v))
 
 const dist = (a: Point, b: Point) => Math.hypot(a.x - b.x, a.y - b.y)
 

@@ -36,7 +36,7 @@ export interface WorkTarget {
   logic?: boolean
   /** spec 2.6: first values of a feature vector (debug preview). */
   featurePreview?: number[]
-  /** A recognizer's L2-normalized descriptor and the region it describes (aligned face, box, image). */
+  /** A recognizer's descriptor (L2-normalized unless the node says `normalize: false`) and the region it describes (aligned face, box, image). */
   descriptor?: Float32Array
   described?: RgbImage
 }
@@ -273,7 +273,8 @@ export class Pipeline {
       const outputs = await this.#infer(node, await prepareInput(region, node.input))
       const tensor = outputs[node.descriptorOutput] as ort.Tensor | undefined
       if (!tensor) throw new Error(`recognizer ${node.id}: output ${node.descriptorOutput} missing`)
-      target.descriptor = l2normalize(tensor.data as Float32Array)
+      const values = tensor.data as Float32Array
+      target.descriptor = node.normalize === false ? Float32Array.from(values) : l2normalize(values)
     }
     state.targets.set(node.id, targets)
     const described = targets.filter((t) => t.descriptor !== undefined)
@@ -301,7 +302,7 @@ export class Pipeline {
     if ('kind' in align) {
       const points = align.keypoints.map((k) => found?.[k])
       // The input's width and height are required with a template (models/load-manifests.ts).
-      return points.every((p) => p !== undefined) ? alignToTemplate(image, points, align.template, align.padding, node.input.width!, node.input.height!) : null
+      return points.every((p) => p !== undefined) ? alignToTemplate(image, points, align.template, align.padding, node.input.width!, node.input.height!, align.filter) : null
     }
     const [a, b] = align.eyes as [number, number]
     return found?.[a] && found[b] ? alignByEyes(image, found[a], found[b], align.scale, align.eyeLine) : null

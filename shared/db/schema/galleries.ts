@@ -15,6 +15,12 @@ const f32Blob = (dims: number) => customType<{ data: Float32Array; driverData: U
   fromDriver: (b) => new Float32Array(Uint8Array.from(b).buffer),
 })
 
+/**
+ * How a gallery kind compares descriptors (docs/galleries.md "Measure"): `cosine` of
+ * L2-normalized descriptors, or the `euclidean` distance of raw ones (dlib's own measure).
+ */
+export type GalleryMeasure = 'cosine' | 'euclidean'
+
 /** Length of a body or things descriptor (the converted `image-descriptor`, models/README.md). */
 export const IMAGE_DESCRIPTOR_DIMS = 600
 
@@ -29,10 +35,10 @@ interface GalleryTableNames {
 
 /**
  * The three tables of a gallery kind (spec 4.10): galleries; items (a face gallery's persons)
- * under a client-chosen id; images, each with its descriptor (`F32_BLOB`, cosine
- * `libsql_vector_idx`) and the picture of the region it describes.
+ * under a client-chosen id; images, each with its descriptor (`F32_BLOB`, a
+ * `libsql_vector_idx` of the kind's measure) and the picture of the region it describes.
  */
-function galleryTables(names: GalleryTableNames, dims: number) {
+function galleryTables(names: GalleryTableNames, dims: number, measure: GalleryMeasure) {
   const galleries = sqliteTable(names.galleries, {
     galleryId: text('gallery_id').primaryKey(),
     name: text('name').notNull(),
@@ -75,18 +81,24 @@ function galleryTables(names: GalleryTableNames, dims: number) {
     // 0.995 but ~22 ms an insert and ~40 KB of index a face (1-bit: ~6 KB). Distances of the
     // results are exact (computed on the row's own vector).
     // drizzle-kit writes this expression quoted as one column name: the migration's CREATE INDEX lines are corrected by hand.
-    index(`${names.images}_descriptor_idx`).on(sql`libsql_vector_idx(${t.descriptor}, 'metric=cosine', 'compress_neighbors=float1bit', 'max_neighbors=32', 'search_l=400')`),
+    // A Euclidean gallery (faces: raw dlib descriptors, docs/galleries.md "Measure") has an l2
+    // index; libsql keeps 1-bit neighbours only for the cosine, so its neighbours are 8-bit, with
+    // the beam of 200 (8-bit neighbours: recall@10 0.995 at 100,000; at 128 values and 10,000
+    // faces recall 1.00, ~5 ms a search, ~8 ms an insert: docs/galleries.md "Search speed").
+    measure === 'euclidean'
+      ? index(`${names.images}_descriptor_idx`).on(sql`libsql_vector_idx(${t.descriptor}, 'metric=l2', 'compress_neighbors=float8', 'max_neighbors=32', 'search_l=200')`)
+      : index(`${names.images}_descriptor_idx`).on(sql`libsql_vector_idx(${t.descriptor}, 'metric=cosine', 'compress_neighbors=float1bit', 'max_neighbors=32', 'search_l=400')`),
   ])
-  return { galleries, items, images, vectorIndex: `${names.images}_descriptor_idx` }
+  return { galleries, items, images, vectorIndex: `${names.images}_descriptor_idx`, measure }
 }
 
 export type GalleryTables = ReturnType<typeof galleryTables>
 
 /** Each kind's tables (shared/galleries/kinds.ts). */
 export const galleryTablesOf: Record<GalleryKind, GalleryTables> = {
-  face: galleryTables({ galleries: 'face_galleries', items: 'gallery_persons', images: 'gallery_faces', itemColumn: 'person_id', imageColumn: 'face_id' }, FACE_DESCRIPTOR_DIMS),
-  body: galleryTables({ galleries: 'body_galleries', items: 'body_gallery_items', images: 'body_gallery_images', itemColumn: 'item_id', imageColumn: 'image_id' }, IMAGE_DESCRIPTOR_DIMS),
-  things: galleryTables({ galleries: 'things_galleries', items: 'things_gallery_items', images: 'things_gallery_images', itemColumn: 'item_id', imageColumn: 'image_id' }, IMAGE_DESCRIPTOR_DIMS),
+  face: galleryTables({ galleries: 'face_galleries', items: 'gallery_persons', images: 'gallery_faces', itemColumn: 'person_id', imageColumn: 'face_id' }, FACE_DESCRIPTOR_DIMS, 'euclidean'),
+  body: galleryTables({ galleries: 'body_galleries', items: 'body_gallery_items', images: 'body_gallery_images', itemColumn: 'item_id', imageColumn: 'image_id' }, IMAGE_DESCRIPTOR_DIMS, 'cosine'),
+  things: galleryTables({ galleries: 'things_galleries', items: 'things_gallery_items', images: 'things_gallery_images', itemColumn: 'item_id', imageColumn: 'image_id' }, IMAGE_DESCRIPTOR_DIMS, 'cosine'),
 }
 
 // drizzle-kit finds tables among the module's exports.
