@@ -80,8 +80,11 @@ export interface ClipView {
   clipUrl: string
   cameraId: string
   kind: 'event' | 'continuous'
+  /** The clip's first event (object.entered, else the first alarm). */
   eventId: number | null
   eventKind: string | null
+  /** Every event the clip belongs to: an object's visit and the alarms raised on it share one clip. */
+  events: { eventId: number | null; eventKind: string }[]
   taskId: string | null
   objectId: string | null
   startTime: number
