@@ -133,8 +133,7 @@ export class CameraRecorder {
       // An alarm came first: the clip now waits for the object to leave.
       merged.open = true
       merged.until = null
-    }
-    else this.pending.push({ object: objectKey(event), events: [event], start: time, from, until: null, atLeast: time, open: true })
+    } else this.pending.push({ object: objectKey(event), events: [event], start: time, from, until: null, atLeast: time, open: true })
   }
 
   /** The visit ended (object.left): its clip goes on for the post-roll (and at least to the end of its alarms' clips). */
