@@ -64,6 +64,11 @@ test.describe('one clip per object: a visit and the alarms raised on it (docs/re
 
   test('one person\'s visit with three alarms is one clip covering every roll, found by each event, smaller than the clips it replaces', { timeout: 240_000 }, async () => {
     const cameraId = await addRtspCamera(device, mtk, rtsp.url)
+    // A span ending before it starts, and an event id that is no number: clear refusals.
+    for (const [bad, field] of [[{ from: 2000, to: 1000 }, '/to'], [{ from: 1000, to: 1000 }, '/to'], [{ eventId: 'x' }, '/eventId']] as const) {
+      const refused = (await post('/gtw/cwai/System/RecordClipPage', bad)).body
+      expect(refused.resMsg[0], JSON.stringify(bad)).toMatchObject({ messageKey: 'api.error.InvalidParam', details: { field } })
+    }
     await ok('/gtw/cwai/System/SetRecordParam', { cameras: [{ cameraId, mode: 'events', preRollSeconds: PRE_ROLL, postRollSeconds: POST_ROLL }] })
     await until(async () => (await post('/gtw/cwai/System/QueryRecordParam', {})).body.resData.cameras[0].state === 'recording', 'recording to run')
     const recordingSince = Date.now()

@@ -115,7 +115,7 @@ export function RecordingTimeline({ client, names, rollsOf, policyRolls }: {
         ${cameras.map((c) => html`<option value=${c.cameraId}>${c.cameraName}</option>`)}</select></label>
       <label>Day<input type="date" value=${day} onChange=${(e: Event) => setDay((e.target as HTMLInputElement).value)} data-testid="timeline-day" /></label>
       <label class="check"><input type="checkbox" checked=${!fit} onChange=${(e: Event) => setFit(!(e.target as HTMLInputElement).checked)} /> Whole day</label>
-      <button type="button" class="link" onClick=${() => void load()}>Refresh</button>
+      <button type="button" class="link" onClick=${() => void load()}>Refresh timeline</button>
     </div>`}
     <${ErrorPanel} error=${error} context="Timeline" />
     ${shown && data ? html`
