@@ -6,7 +6,7 @@ import type { Db } from '../../shared/db/client.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { DeviceEvent, EventsService } from '../../shared/events/types.ts'
 import type { Logger } from '../../shared/handler.ts'
-import { clipIdOf, clipUrlOf, type CameraRecordView, type ClipPageInput, type RecordingService, type RecordParamView, type SetRecordParamInput } from '../../shared/recording/types.ts'
+import { clipIdOf, clipUrlOf, DEFAULT_POST_ROLL_SECONDS, DEFAULT_PRE_ROLL_SECONDS, type CameraRecordView, type ClipPageInput, type RecordingService, type RecordParamView, type SetRecordParamInput } from '../../shared/recording/types.ts'
 import type { ClipRequest } from '../../shared/recording/clip-recorder.ts'
 import { KeyedMutex } from '../../shared/keyed-mutex.ts'
 import type { CameraService } from '../cameras/service.ts'
@@ -111,7 +111,7 @@ export class RecordingManager implements RecordingService {
       const sourceType = await this.options.cameras.sourceType(camera.cameraId)
       if (camera.mode !== 'off' && sourceType !== 'rtsp' && sourceType !== 'file')
         throw new ApiError('StreamSourceUnsupported', { details: { cameraId: camera.cameraId, sourceType } })
-      rows.push({ cameraId: camera.cameraId, mode: camera.mode, preRollSeconds: camera.preRollSeconds ?? 5, postRollSeconds: camera.postRollSeconds ?? 5, updatedAt: now })
+      rows.push({ cameraId: camera.cameraId, mode: camera.mode, preRollSeconds: camera.preRollSeconds ?? DEFAULT_PRE_ROLL_SECONDS, postRollSeconds: camera.postRollSeconds ?? DEFAULT_POST_ROLL_SECONDS, updatedAt: now })
     }
     if (input.retentionDays !== undefined || input.budgetBytes !== undefined) {
       const current = await this.store.retention()

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import type { PolicyView } from '../../../shared/alarms/types.ts'
 import { CLIP_LIMITS } from '../../../shared/alarms/limits.ts'
+import { DEFAULT_POST_ROLL_SECONDS, DEFAULT_PRE_ROLL_SECONDS } from '../../../shared/recording/limits.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
 import { RecordingTimeline } from '../components/RecordingTimeline.ts'
 import { formatBytes } from '../messages.ts'
@@ -87,7 +88,7 @@ export function Recordings({ client }: { client: DeviceClient }) {
       setError(e)
     }
   }
-  const recordOf = (cameraId: string): CameraRecord => param?.cameras.find((c) => c.cameraId === cameraId) ?? { cameraId, mode: 'off', preRollSeconds: 5, postRollSeconds: 5, state: 'off' }
+  const recordOf = (cameraId: string): CameraRecord => param?.cameras.find((c) => c.cameraId === cameraId) ?? { cameraId, mode: 'off', preRollSeconds: DEFAULT_PRE_ROLL_SECONDS, postRollSeconds: DEFAULT_POST_ROLL_SECONDS, state: 'off' }
 
   return html`<main class="recordings" id="main">
     <h1 tabindex="-1">Recordings</h1>
