@@ -188,6 +188,15 @@ export class CameraRecorder {
     return clip
   }
 
+  /**
+   * A promised clip (clipFor) still waiting here: the time its footage should end (null while
+   * its object is there: an alarm on an object shares the object's clip), or undefined.
+   */
+  waitingFor(clipId: string): number | null | undefined {
+    const clip = this.pending.find((p) => p.events.some((e) => e.promisedId === clipId))
+    return clip ? clip.until : undefined
+  }
+
   /** The alarm event of a promised clip was written: the clip belongs to it. */
   linkClip(clipId: string, eventId: number): boolean {
     const event = this.pending.flatMap((p) => p.events).find((e) => e.promisedId === clipId)

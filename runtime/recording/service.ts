@@ -130,6 +130,15 @@ export class RecordingManager implements RecordingService {
   async clip(clipId: string) {
     const found = await this.store.clip(clipId)
     if (!found) {
+      // Still waiting in a recorder (an alarm's clip merged into its object's clip waits for the object to leave).
+      for (const recorder of this.recorders.values()) {
+        const until = recorder.waitingFor(clipId)
+        if (until === undefined) continue
+        const now = Date.now()
+        const readyAt = Math.max(until ?? now, now) + (this.options.config.recordSegmentSeconds + 1) * 1000
+        const retryAfterSeconds = Math.max(1, Math.ceil((readyAt - now) / 1000))
+        throw new ApiError('ClipNotReady', { details: { clipId, retryAfterSeconds }, retryAfterSeconds })
+      }
       const retryAfterSeconds = this.promised.retryAfterSeconds(clipId, Date.now())
       if (retryAfterSeconds !== null) throw new ApiError('ClipNotReady', { details: { clipId, retryAfterSeconds }, retryAfterSeconds })
       throw new ApiError('ClipNotFound', { details: { clipId } })
@@ -241,6 +250,8 @@ export class RecordingManager implements RecordingService {
 
   /** Joins a clip once retention made room for it, records it and announces it (recording.clipReady). */
   private writeClip(job: ClipJob): Promise<void> {
+    // Promised URLs stay "not ready" while the clip waits its turn to be joined (a merged clip can end long after its alarm).
+    for (const id of [job.clipId, ...job.aliases]) if (id) this.promised.promise(id, Date.now() + 1000, Date.now() + WRITE_MARGIN_MS)
     return this.writes.run('clips', async () => {
       const bytes = job.segments.reduce((sum, s) => sum + s.bytes, 0)
       const { writable, availableBytes } = await this.retention.enforce(Date.now(), bytes)

@@ -62,7 +62,7 @@ test.describe('one clip per object: a visit and the alarms raised on it (docs/re
     rmSync(dir, { recursive: true, force: true })
   })
 
-  test('one person\'s visit with three alarms is one clip covering every roll, found by each event, smaller than the clips it replaces', { timeout: 240_000 }, async () => {
+  test('one person\'s visit with three alarms is one clip covering every roll, found by each event, smaller than the clips it replaces', { timeout: 300_000 }, async () => {
     const cameraId = await addRtspCamera(device, mtk, rtsp.url)
     // A span ending before it starts, and an event id that is no number: clear refusals.
     for (const [bad, field] of [[{ from: 2000, to: 1000 }, '/to'], [{ from: 1000, to: 1000 }, '/to'], [{ eventId: 'x' }, '/eventId']] as const) {
@@ -91,6 +91,10 @@ test.describe('one clip per object: a visit and the alarms raised on it (docs/re
     expect(alarms.map((a) => a.payload.clipUrl === null)).toEqual([false, true, false])
     const originating = [entered, ...alarms]
     const readies = await Promise.all(originating.map((e) => ws.waitFor((f) => isEvent(f, 'recording.clipReady') && f.event.payload.eventId === e.id, 60_000).then((f) => f.event)))
+    // The footage's next visit (41 s later): its own clip.
+    const entered2 = await ws.waitFor((f) => isEvent(f, 'object.entered') && f.event.payload.taskId === 'visits' && Date.parse(f.event.time) > Date.parse(left.time), 60_000).then((f) => f.event)
+    const left2 = await ws.waitFor((f) => isEvent(f, 'object.left') && f.event.payload.objectId === entered2.payload.objectId, 60_000).then((f) => f.event)
+    const ready2 = await ws.waitFor((f) => isEvent(f, 'recording.clipReady') && f.event.payload.eventId === entered2.id, 60_000).then((f) => f.event)
     await ok('/v1/cwai/aihost/TaskCancle', { taskId: 'visits' })
 
     // One clip: every follow-up names the same clip and all four events.
@@ -123,6 +127,13 @@ test.describe('one clip per object: a visit and the alarms raised on it (docs/re
     }
     const during = await ok('/gtw/cwai/System/RecordClipPage', { cameraId, kind: 'event', from: at(entered), to: at(left) })
     expect(during.rows.map((r: any) => r.clipId)).toEqual([clipId])
+    // Two visits of the footage (one person each), two clips: one per visit.
+    const visits = await ok('/gtw/cwai/Event/EventPage', { kinds: ['object.entered'], taskId: 'visits', startTime: entered.time, endTime: new Date(at(left2) + 1).toISOString() })
+    expect(visits.rows.map((e: any) => e.id).sort((a: number, b: number) => a - b)).toEqual([entered.id, entered2.id])
+    const both = await ok('/gtw/cwai/System/RecordClipPage', { cameraId, kind: 'event', from: at(entered), to: at(left2), pageSize: 500 })
+    expect(both.rows.map((r: any) => r.clipId).sort()).toEqual([clipId, ready2.payload.clipId].sort())
+    expect(ready2.payload.clipId).not.toBe(clipId)
+    expect(both.rows.find((r: any) => r.clipId === ready2.payload.clipId).events.map((e: any) => e.eventKind)).toEqual(['object.entered', 'alarm.raised', 'alarm.raised', 'alarm.raised'])
 
     // Both promised URLs play it: the same bytes.
     const file = path.join(dir, 'merged.mp4')

@@ -121,7 +121,10 @@ describe('a camera recorder: which segments make a clip, and when', () => {
     r.alarm({ id: 4, kind: 'alarm.raised', taskId: 't', objectId: 'other' }, t0 + 14_000)
     r.alarm({ id: 5, kind: 'alarm.raised', taskId: null, objectId: null }, t0 + 14_000)
     await feed(r, 14_000, 20_000)
+    // The policy's promised clip waits for the object to leave.
+    expect(r.waitingFor('promised')).toBeNull()
     r.left('t', 'o', t0 + 19_000)
+    expect(r.waitingFor('promised')).toBe(t0 + 26_000)
     // Left at 19 s + 2 s = 21 s, but the policy's clip runs to 14 + 12 = 26 s: written once recorded past 26.5 s.
     await feed(r, 20_000, 26_000)
     const ofObject = () => jobs.filter((j) => j.event?.objectId === 'o')
@@ -134,6 +137,7 @@ describe('a camera recorder: which segments make a clip, and when', () => {
     expect(clip.events.map((e) => [e.id, e.kind])).toEqual([[1, 'object.entered'], [2, 'alarm.raised'], [3, 'alarm.raised']])
     expect(clip.event).toMatchObject({ id: 1, kind: 'object.entered' })
     expect([clip.clipId, clip.aliases]).toEqual(['promised', []])
+    expect(r.waitingFor('promised')).toBeUndefined()
     expect(jobs.filter((j) => j.event?.objectId === 'other').map(span)).toEqual([[10_000, 18_000]])
     expect(jobs.filter((j) => j.event?.id === 5).map(span)).toEqual([[10_000, 18_000]])
     expect(jobs).toHaveLength(3)
