@@ -99,7 +99,8 @@ export class AlarmRaiser {
     const recorder = this.deps.recorder()
     if (!recorder) return { clipUrl: null, clipError: 'the device records no clips' }
     const preRollS = clip.preRollS ?? CLIP_LIMITS.defaultPreRollS, postRollS = clip.postRollS ?? CLIP_LIMITS.defaultPostRollS
-    return recorder.recordEvent({ cameraId: request.cameraId, eventId: alarmId, preRollS, postRollS, at: request.frame.time })
+    const objectId = request.objects.length === 1 ? request.objects[0]!.id : null
+    return recorder.recordEvent({ cameraId: request.cameraId, eventId: alarmId, preRollS, postRollS, at: request.frame.time, taskId: request.taskId, objectId })
       .then((r) => ({ clipUrl: r.clipUrl, clipError: null }), (error: Error) => ({ clipUrl: null, clipError: error.message }))
   }
 }

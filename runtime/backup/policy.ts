@@ -25,7 +25,7 @@ export const EXCLUDED_TABLES: TableExclusion[] = [
   { match: /^(events|event_cursors|webhook_dead_letters)$/, why: 'the event outbox and its delivery state (history, not settings)', onRestore: 'keep' },
   { match: /^(upload_sessions|upload_chunks)$/, why: 'uploads in flight (the restore\'s own upload among them)', onRestore: 'keep' },
   // Each camera's recording mode (recording_cameras) is a setting and is backed up.
-  { match: /^recording_clips$/, why: 'recorded clips (their files are never in a backup)', onRestore: 'keep' },
+  { match: /^recording_clip(s|_events)$/, why: 'recorded clips and the events each belongs to (their files are never in a backup)', onRestore: 'keep' },
 ]
 
 /**

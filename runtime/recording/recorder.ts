@@ -9,6 +9,8 @@ export interface ClipEvent {
   kind: string
   taskId: string | null
   objectId: string | null
+  /** The URL id an alarm policy's clip action promised for this event (clipFor), if any. */
+  promisedId?: string
 }
 
 /** A clip to write: these segments, joined. */
@@ -16,9 +18,14 @@ export interface ClipJob {
   cameraId: string
   kind: 'event' | 'continuous'
   segments: Segment[]
+  /** The first originating event (object.entered, else the first alarm); null for continuous clips. */
   event: ClipEvent | null
-  /** Set when the clip's URL was promised before it was written (an alarm policy's clip action). */
+  /** Every originating event, in order (one object's visit and the alarms raised on it share a clip). */
+  events: ClipEvent[]
+  /** Set when the clip's URL was promised before it was written (an alarm policy's clip action): the first promised id. */
   clipId?: string
+  /** The other URL ids promised for events merged into this clip: they serve this clip. */
+  aliases: string[]
 }
 
 /** Where a recorder's clips go. */
@@ -50,15 +57,27 @@ export interface RecorderTiming {
  */
 const CLOCK_MARGIN_MS = 500
 
-/** An event clip waiting for its post-roll: [from, until] in wall-clock ms; until is null while the object is there. */
+/**
+ * An event clip waiting for its post-roll: [from, until] in wall-clock ms; until is null while
+ * the object is there. One tracked object's visit and the alarms raised on it are one pending
+ * clip (`object` = task/object), spanning the union of their rolls.
+ */
 interface PendingClip {
-  key: string
-  event: ClipEvent
+  /** `task/object` for clips of one tracked object, else null (an alarm on no single object). */
+  object: string | null
+  events: ClipEvent[]
+  /** The first event's time. */
   start: number
   from: number
   until: number | null
-  clipId?: string
+  /** The latest end an alarm merged into an open visit asked for (its post-roll). */
+  atLeast: number
+  /** The visit (object.entered) is under way: its end comes with object.left. */
+  open: boolean
 }
+
+const objectKey = (event: ClipEvent) => (event.taskId !== null && event.objectId !== null ? `${event.taskId}/${event.objectId}` : null)
+const promisedIds = (clip: PendingClip) => clip.events.flatMap((e) => (e.promisedId ? [e.promisedId] : []))
 
 /**
  * One recording camera (spec 4.10 System: recording): a ring of short segments that ffmpeg
@@ -94,7 +113,7 @@ export class CameraRecorder {
   /** Stops ffmpeg and deletes the ring; waiting clips are dropped. */
   async stop(): Promise<void> {
     await this.segmenter.stop()
-    for (const clip of this.pending) if (clip.clipId) this.sink.abandoned(clip.clipId)
+    for (const clip of this.pending) for (const id of promisedIds(clip)) this.sink.abandoned(id)
     this.pending = []
     const ring = this.ring
     this.ring = []
@@ -108,19 +127,28 @@ export class CameraRecorder {
 
   /** An object's visit began (object.entered at `time`): its clip starts the pre-roll before. */
   entered(event: ClipEvent, time: number): void {
-    this.pending.push({ key: `${event.taskId}/${event.objectId}`, event, start: time, from: time - this.settings.preRollSeconds * 1000, until: null })
+    const from = time - this.settings.preRollSeconds * 1000
+    const merged = this.merge(event, time, from, time)
+    if (merged) {
+      // An alarm came first: the clip now waits for the object to leave.
+      merged.open = true
+      merged.until = null
+    } else this.pending.push({ object: objectKey(event), events: [event], start: time, from, until: null, atLeast: time, open: true })
   }
 
-  /** The visit ended (object.left): its clip goes on for the post-roll. */
+  /** The visit ended (object.left): its clip goes on for the post-roll (and at least to the end of its alarms' clips). */
   left(taskId: string, objectId: string, time: number): void {
-    const visit = this.pending.find((p) => p.key === `${taskId}/${objectId}` && p.until === null)
-    if (visit) visit.until = time + this.settings.postRollSeconds * 1000
+    const visit = this.pending.find((p) => p.object === `${taskId}/${objectId}` && p.open)
+    if (visit) {
+      visit.open = false
+      visit.until = Math.max(time + this.settings.postRollSeconds * 1000, visit.atLeast, visit.until ?? -Infinity)
+    }
     this.tick()
   }
 
   /** An alarm: its clip covers the pre-roll before it and the post-roll after. */
   alarm(event: ClipEvent, time: number): void {
-    this.pending.push({ key: `alarm/${event.id}`, event, start: time, from: time - this.settings.preRollSeconds * 1000, until: time + this.settings.postRollSeconds * 1000 })
+    this.clipAround(event, time, this.settings.preRollSeconds, this.settings.postRollSeconds)
   }
 
   /**
@@ -129,14 +157,51 @@ export class CameraRecorder {
    * (the camera's pre-roll setting).
    */
   clipFor(clipId: string, event: ClipEvent, time: number, preRollSeconds: number, postRollSeconds: number): void {
-    this.pending.push({ key: `clip/${clipId}`, event, start: time, from: time - preRollSeconds * 1000, until: time + postRollSeconds * 1000, clipId })
+    this.clipAround({ ...event, promisedId: clipId }, time, preRollSeconds, postRollSeconds)
+  }
+
+  private clipAround(event: ClipEvent, time: number, preRollSeconds: number, postRollSeconds: number): void {
+    const from = time - preRollSeconds * 1000
+    const until = time + postRollSeconds * 1000
+    if (this.merge(event, time, from, until)) return
+    this.pending.push({ object: objectKey(event), events: [event], start: time, from, until, atLeast: until, open: false })
+  }
+
+  /**
+   * Joins an event of a tracked object to the clip of that object still waiting to be written
+   * (docs/recording-and-live-view.md "Recording": one clip per object), when the union stays
+   * within RECORD_MAX_CLIP_SECONDS from the first event to the last end; else null.
+   */
+  private merge(event: ClipEvent, time: number, from: number, until: number): PendingClip | null {
+    const key = objectKey(event)
+    if (key === null) return null
+    const clip = this.pending.find((p) => p.object === key)
+    if (!clip) return null
+    const start = Math.min(clip.start, time)
+    const end = Math.max(clip.until ?? clip.atLeast, until)
+    if (end - start > this.timing.maxClipSeconds * 1000) return null
+    clip.events.push(event)
+    clip.start = start
+    clip.from = Math.min(clip.from, from)
+    clip.atLeast = Math.max(clip.atLeast, until)
+    if (clip.until !== null) clip.until = Math.max(clip.until, until)
+    return clip
+  }
+
+  /**
+   * A promised clip (clipFor) still waiting here: the time its footage should end (null while
+   * its object is there: an alarm on an object shares the object's clip), or undefined.
+   */
+  waitingFor(clipId: string): number | null | undefined {
+    const clip = this.pending.find((p) => p.events.some((e) => e.promisedId === clipId))
+    return clip ? clip.until : undefined
   }
 
   /** The alarm event of a promised clip was written: the clip belongs to it. */
   linkClip(clipId: string, eventId: number): boolean {
-    const clip = this.pending.find((p) => p.clipId === clipId)
-    if (clip) clip.event.id = eventId
-    return clip !== undefined
+    const event = this.pending.flatMap((p) => p.events).find((e) => e.promisedId === clipId)
+    if (event) event.id = eventId
+    return event !== undefined
   }
 
   onSegment(segment: Segment): void {
@@ -174,22 +239,24 @@ export class CameraRecorder {
     for (const clip of [...this.pending]) {
       // A visit longer than the longest clip is closed at that length.
       if (clip.until === null && now >= clip.start + this.timing.maxClipSeconds * 1000) clip.until = clip.start + this.timing.maxClipSeconds * 1000
+      if (clip.open && clip.until !== null) clip.open = false
       if (clip.until === null || (recordedTo < clip.until + CLOCK_MARGIN_MS && now < clip.until + this.timing.graceMs)) continue
       this.pending.splice(this.pending.indexOf(clip), 1)
       const from = clip.from - CLOCK_MARGIN_MS
       const until = clip.until + CLOCK_MARGIN_MS
       const segments = this.ring.filter((s) => s.wallEnd > from && s.wallStart < until)
-      if (segments.length > 0) jobs.push({ cameraId: this.cameraId, kind: 'event', segments, event: clip.event, clipId: clip.clipId })
+      const [clipId, ...aliases] = promisedIds(clip)
+      if (segments.length > 0) jobs.push({ cameraId: this.cameraId, kind: 'event', segments, event: clip.events[0]!, events: clip.events, clipId, aliases })
       else {
-        this.log.warn({ eventId: clip.event.id }, 'no recorded video covers the event; no clip')
-        if (clip.clipId) this.sink.abandoned(clip.clipId)
+        this.log.warn({ eventIds: clip.events.map((e) => e.id) }, 'no recorded video covers the event; no clip')
+        for (const id of promisedIds(clip)) this.sink.abandoned(id)
       }
     }
     if (this.settings.mode === 'continuous') {
       const open = this.ring.filter((s) => s.seq >= this.continuousFrom)
       if (open.length > 0 && open.at(-1)!.wallEnd - open[0]!.wallStart >= this.timing.continuousChunkSeconds * 1000) {
         this.continuousFrom = open.at(-1)!.seq + 1
-        jobs.push({ cameraId: this.cameraId, kind: 'continuous', segments: open, event: null })
+        jobs.push({ cameraId: this.cameraId, kind: 'continuous', segments: open, event: null, events: [], aliases: [] })
       }
     }
     return jobs

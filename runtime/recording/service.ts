@@ -6,7 +6,7 @@ import type { Db } from '../../shared/db/client.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { DeviceEvent, EventsService } from '../../shared/events/types.ts'
 import type { Logger } from '../../shared/handler.ts'
-import { clipIdOf, clipUrlOf, type CameraRecordView, type ClipPageInput, type RecordingService, type RecordParamView, type SetRecordParamInput } from '../../shared/recording/types.ts'
+import { clipIdOf, clipUrlOf, DEFAULT_POST_ROLL_SECONDS, DEFAULT_PRE_ROLL_SECONDS, type CameraRecordView, type ClipPageInput, type RecordingService, type RecordParamView, type SetRecordParamInput } from '../../shared/recording/types.ts'
 import type { ClipRequest } from '../../shared/recording/clip-recorder.ts'
 import { KeyedMutex } from '../../shared/keyed-mutex.ts'
 import type { CameraService } from '../cameras/service.ts'
@@ -111,7 +111,7 @@ export class RecordingManager implements RecordingService {
       const sourceType = await this.options.cameras.sourceType(camera.cameraId)
       if (camera.mode !== 'off' && sourceType !== 'rtsp' && sourceType !== 'file')
         throw new ApiError('StreamSourceUnsupported', { details: { cameraId: camera.cameraId, sourceType } })
-      rows.push({ cameraId: camera.cameraId, mode: camera.mode, preRollSeconds: camera.preRollSeconds ?? 5, postRollSeconds: camera.postRollSeconds ?? 5, updatedAt: now })
+      rows.push({ cameraId: camera.cameraId, mode: camera.mode, preRollSeconds: camera.preRollSeconds ?? DEFAULT_PRE_ROLL_SECONDS, postRollSeconds: camera.postRollSeconds ?? DEFAULT_POST_ROLL_SECONDS, updatedAt: now })
     }
     if (input.retentionDays !== undefined || input.budgetBytes !== undefined) {
       const current = await this.store.retention()
@@ -128,13 +128,22 @@ export class RecordingManager implements RecordingService {
   }
 
   async clip(clipId: string) {
-    const row = await this.store.clip(clipId)
-    if (!row) {
+    const found = await this.store.clip(clipId)
+    if (!found) {
+      // Still waiting in a recorder (an alarm's clip merged into its object's clip waits for the object to leave).
+      for (const recorder of this.recorders.values()) {
+        const until = recorder.waitingFor(clipId)
+        if (until === undefined) continue
+        const now = Date.now()
+        const readyAt = Math.max(until ?? now, now) + (this.options.config.recordSegmentSeconds + 1) * 1000
+        const retryAfterSeconds = Math.max(1, Math.ceil((readyAt - now) / 1000))
+        throw new ApiError('ClipNotReady', { details: { clipId, retryAfterSeconds }, retryAfterSeconds })
+      }
       const retryAfterSeconds = this.promised.retryAfterSeconds(clipId, Date.now())
       if (retryAfterSeconds !== null) throw new ApiError('ClipNotReady', { details: { clipId, retryAfterSeconds }, retryAfterSeconds })
       throw new ApiError('ClipNotFound', { details: { clipId } })
     }
-    return { clip: clipView(row), file: path.join(this.options.config.dataPath, row.file) }
+    return { clip: clipView(found.row, found.links), file: path.join(this.options.config.dataPath, found.row.file) }
   }
 
   private ringBytes(): number {
@@ -226,7 +235,8 @@ export class RecordingManager implements RecordingService {
       })
     }
     const clipId = randomUUID()
-    recorder.clipFor(clipId, { id: null, kind: 'alarm.raised', taskId: null, objectId: null }, request.at, request.preRollS, request.postRollS)
+    // An alarm on one tracked object shares the clip of that object's visit (one clip per object).
+    recorder.clipFor(clipId, { id: null, kind: 'alarm.raised', taskId: request.taskId ?? null, objectId: request.objectId ?? null }, request.at, request.preRollS, request.postRollS)
     // Written once a segment ends past the post-roll (a segment and a key frame later at most).
     const end = request.at + request.postRollS * 1000
     this.promised.promise(clipId, end + (this.options.config.recordSegmentSeconds + 1) * 1000, end + this.graceMs() + WRITE_MARGIN_MS)
@@ -240,6 +250,8 @@ export class RecordingManager implements RecordingService {
 
   /** Joins a clip once retention made room for it, records it and announces it (recording.clipReady). */
   private writeClip(job: ClipJob): Promise<void> {
+    // Promised URLs stay "not ready" while the clip waits its turn to be joined (a merged clip can end long after its alarm).
+    for (const id of [job.clipId, ...job.aliases]) if (id) this.promised.promise(id, Date.now() + 1000, Date.now() + WRITE_MARGIN_MS)
     return this.writes.run('clips', async () => {
       const bytes = job.segments.reduce((sum, s) => sum + s.bytes, 0)
       const { writable, availableBytes } = await this.retention.enforce(Date.now(), bytes)
@@ -258,18 +270,23 @@ export class RecordingManager implements RecordingService {
         startTime: Math.round(job.segments[0]!.wallStart), endTime: Math.round(job.segments.at(-1)!.wallEnd),
         durationMs: Math.round(job.segments.reduce((sum, s) => sum + s.wallEnd - s.wallStart, 0)), bytes: size, file, createdAt: Date.now(),
       }
+      const links = job.events.map((e) => ({ clipId, eventId: e.id, eventKind: e.kind, promisedId: e.promisedId ?? null }))
       try {
-        await this.store.insertClip(row)
+        await this.store.insertClip(row, links)
       } catch (error) {
         // A full disk can refuse the row (SQLITE_FULL): the clip goes, the database stays as it was.
         await rm(target, { force: true })
         throw error
       }
-      await this.options.events.emit('recording.clipReady', {
-        clipId, clipUrl: clipUrlOf(clipId), cameraId: row.cameraId, kind: row.kind, eventId: row.eventId, eventKind: row.eventKind, taskId: row.taskId, objectId: row.objectId,
-        startTime: row.startTime, endTime: row.endTime, durationMs: row.durationMs, bytes: size,
-      })
-    }).finally(() => { if (job.clipId) this.promised.settle(job.clipId) })
+      // A follow-up per originating event (one for a continuous clip), each naming its event and all of them.
+      const eventIds = job.events.map((e) => e.id)
+      for (const event of job.events.length > 0 ? job.events : [null]) {
+        await this.options.events.emit('recording.clipReady', {
+          clipId, clipUrl: clipUrlOf(clipId), cameraId: row.cameraId, kind: row.kind, eventId: event?.id ?? null, eventKind: event?.kind ?? null, eventIds,
+          taskId: row.taskId, objectId: row.objectId, startTime: row.startTime, endTime: row.endTime, durationMs: row.durationMs, bytes: size,
+        })
+      }
+    }).finally(() => { for (const id of [job.clipId, ...job.aliases]) if (id) this.promised.settle(id) })
   }
 
   /** The periodic pass: retention, suspension at the reserve and resumption, clips waiting on time. */

@@ -12,6 +12,9 @@ export interface ClipRequest {
   postRollS: number
   /** The alarm's frame time, ms since epoch. */
   at: number
+  /** The task and the one tracked object the alarm is raised on (none for an alarm on several): the clip is that object's clip. */
+  taskId?: string | null
+  objectId?: string | null
 }
 
 export interface ClipRecorder {

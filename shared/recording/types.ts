@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { CameraId } from '../cameras/inputs.ts'
 import type { ClipRecorder } from './clip-recorder.ts'
+import { DEFAULT_POST_ROLL_SECONDS, DEFAULT_PRE_ROLL_SECONDS } from './limits.ts'
 
 /**
  * Recording (spec 4.10 System: recording): per camera off, event clips around an object's
@@ -19,14 +20,15 @@ export const clipIdOf = (clipUrl: string) => new URL(clipUrl, 'http://device.inv
 
 export const MAX_PRE_ROLL_SECONDS = 60
 export const MAX_POST_ROLL_SECONDS = 300
+export { DEFAULT_POST_ROLL_SECONDS, DEFAULT_PRE_ROLL_SECONDS }
 
 const ByteCount = Type.String({ pattern: '^[0-9]{1,15}$', description: 'Bytes, as a decimal string (spec 8: byte counts are decimal strings).' })
 
 export const CameraRecordSetting = Type.Object({
   cameraId: CameraId,
   mode: Type.Union(RECORD_MODES.map((m) => Type.Literal(m)), { description: '`off`, `events` (a clip per object visit and per alarm) or `continuous` (everything, as clips of RECORD_CONTINUOUS_CHUNK_SECONDS; event clips as well).' }),
-  preRollSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_PRE_ROLL_SECONDS, default: 5, description: 'Seconds of video before the event that its clip starts with (at least; clips start on a key frame).' })),
-  postRollSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_POST_ROLL_SECONDS, default: 5, description: 'Seconds after the object left (or the alarm) that its clip goes on for.' })),
+  preRollSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_PRE_ROLL_SECONDS, default: DEFAULT_PRE_ROLL_SECONDS, description: 'Seconds of video before the event that its clip starts with (at least; clips start on a key frame).' })),
+  postRollSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_POST_ROLL_SECONDS, default: DEFAULT_POST_ROLL_SECONDS, description: 'Seconds after the object left (or the alarm) that its clip goes on for.' })),
 }, { additionalProperties: false })
 export type CameraRecordSetting = Static<typeof CameraRecordSetting>
 
@@ -80,8 +82,11 @@ export interface ClipView {
   clipUrl: string
   cameraId: string
   kind: 'event' | 'continuous'
+  /** The clip's first event (object.entered, else the first alarm). */
   eventId: number | null
   eventKind: string | null
+  /** Every event the clip belongs to: an object's visit and the alarms raised on it share one clip. */
+  events: { eventId: number | null; eventKind: string }[]
   taskId: string | null
   objectId: string | null
   startTime: number

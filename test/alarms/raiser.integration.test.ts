@@ -57,7 +57,8 @@ describe('raising an alarm (spec 4.10 Linkage / alarm policy)', () => {
       // The frame was analysed at the camera's own size: the snapshot is that frame.
       snapshotWidth: 64, snapshotHeight: 48, snapshotFullResolution: true, snapshotSkewMs: 0, snapshotFallback: null,
     })
-    expect(asked).toEqual([{ cameraId: 'cam-1', eventId: payload.alarmId, preRollS: 4, postRollS: 10, at: frame.time }])
+    // The alarm is on one object: the recorder is told which, so that it shares the object's clip.
+    expect(asked).toEqual([{ cameraId: 'cam-1', eventId: payload.alarmId, preRollS: 4, postRollS: 10, at: frame.time, taskId: 'door-task', objectId: '7' }])
     const jpeg = readFileSync(await t.runtime.services.alarms.picture(payload.alarmId))
     expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width: 64, height: 48 })
     // The box is drawn in red on the grey frame.

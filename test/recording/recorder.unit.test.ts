@@ -107,6 +107,62 @@ describe('a camera recorder: which segments make a clip, and when', () => {
     expect(abandoned).toEqual(['offline', 'stopped'])
   })
 
+  it('one clip per object: a visit and the alarms raised on it are one clip covering the union of their rolls', async () => {
+    const r = recorder({ mode: 'events', preRollSeconds: 3, postRollSeconds: 2 })
+    await feed(r, 0, 10_000)
+    const entered = { id: 1, kind: 'object.entered', taskId: 't', objectId: 'o' }
+    r.entered(entered, t0 + 10_000)
+    await feed(r, 10_000, 14_000)
+    // The camera's alarm at 13 s (rolls 3 s / 2 s), and a policy's clip at 14 s with its own −6 s / +12 s.
+    r.alarm({ id: 2, kind: 'alarm.raised', taskId: 't', objectId: 'o' }, t0 + 13_000)
+    r.clipFor('promised', { id: null, kind: 'alarm.raised', taskId: 't', objectId: 'o' }, t0 + 14_000, 6, 12)
+    expect(r.linkClip('promised', 3)).toBe(true)
+    // An alarm on another object of the same task, and one on no single object: clips of their own.
+    r.alarm({ id: 4, kind: 'alarm.raised', taskId: 't', objectId: 'other' }, t0 + 14_000)
+    r.alarm({ id: 5, kind: 'alarm.raised', taskId: null, objectId: null }, t0 + 14_000)
+    await feed(r, 14_000, 20_000)
+    // The policy's promised clip waits for the object to leave.
+    expect(r.waitingFor('promised')).toBeNull()
+    r.left('t', 'o', t0 + 19_000)
+    expect(r.waitingFor('promised')).toBe(t0 + 26_000)
+    // Left at 19 s + 2 s = 21 s, but the policy's clip runs to 14 + 12 = 26 s: written once recorded past 26.5 s.
+    await feed(r, 20_000, 26_000)
+    const ofObject = () => jobs.filter((j) => j.event?.objectId === 'o')
+    expect(ofObject()).toEqual([])
+    await feed(r, 26_000, 30_000)
+    expect(ofObject()).toHaveLength(1)
+    const clip = ofObject()[0]!
+    // From the earliest pre-roll (14 − 6 − 0.5 = 7.5 s, in the segment [6, 8)) to 26.5 s (in [26, 28)).
+    expect(span(clip)).toEqual([6000, 28_000])
+    expect(clip.events.map((e) => [e.id, e.kind])).toEqual([[1, 'object.entered'], [2, 'alarm.raised'], [3, 'alarm.raised']])
+    expect(clip.event).toMatchObject({ id: 1, kind: 'object.entered' })
+    expect([clip.clipId, clip.aliases]).toEqual(['promised', []])
+    expect(r.waitingFor('promised')).toBeUndefined()
+    expect(jobs.filter((j) => j.event?.objectId === 'other').map(span)).toEqual([[10_000, 18_000]])
+    expect(jobs.filter((j) => j.event?.id === 5).map(span)).toEqual([[10_000, 18_000]])
+    expect(jobs).toHaveLength(3)
+  })
+
+  it('one clip per object: two promised alarm clips share it (the second an alias); an alarm first, then the visit; the union bounded by the longest clip', async () => {
+    const r = recorder({ mode: 'events', preRollSeconds: 2, postRollSeconds: 2 })
+    await feed(r, 0, 10_000)
+    // An alarm raised before the object's entry was handled waits for the visit to end.
+    r.clipFor('a1', { id: null, kind: 'alarm.raised', taskId: 't', objectId: 'o' }, t0 + 10_000, 2, 2)
+    r.entered({ id: 1, kind: 'object.entered', taskId: 't', objectId: 'o' }, t0 + 10_000)
+    r.clipFor('a2', { id: null, kind: 'alarm.raised', taskId: 't', objectId: 'o' }, t0 + 12_000, 2, 2)
+    await feed(r, 10_000, 20_000)
+    expect(jobs).toEqual([])
+    // 70 s after the first event: past the longest clip (60 s); this alarm keeps a clip of its own.
+    r.alarm({ id: 9, kind: 'alarm.raised', taskId: 't', objectId: 'o' }, t0 + 70_000)
+    r.left('t', 'o', t0 + 20_000)
+    await feed(r, 20_000, 24_000)
+    expect(jobs).toHaveLength(1)
+    expect(span(jobs[0]!)).toEqual([6000, 24_000])
+    expect([jobs[0]!.clipId, jobs[0]!.aliases, jobs[0]!.events.map((e) => e.kind)]).toEqual(['a1', ['a2'], ['alarm.raised', 'object.entered', 'alarm.raised']])
+    await feed(r, 24_000, 74_000)
+    expect(jobs.map((j) => j.events.map((e) => e.id))).toEqual([[null, 1, null], [9]])
+  })
+
   it('continuous: consecutive clips of the chunk length, each segment in exactly one', async () => {
     const r = recorder({ mode: 'continuous', preRollSeconds: 0, postRollSeconds: 0 })
     await feed(r, 0, 20_000)

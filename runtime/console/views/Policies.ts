@@ -7,12 +7,13 @@ import type { PolicyAction, PolicyConditions, PolicyView } from '../../../shared
 import { CLIP_LIMITS, POLICY_LIMITS } from '../../../shared/alarms/limits.ts'
 import type { AudioColumnView, AudioFileView } from '../../../shared/audio/types.ts'
 import type { ScheduleView } from '../../../shared/schedules/types.ts'
+import type { CameraRecordView } from '../../../shared/recording/types.ts'
 import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 import { regionChoices } from '../zones.ts'
 
 const POLICY = '/gtw/cwai/AlarmStrage/'
 /** What the editor needs to offer: the tasks, cameras, schedules and audio a policy can name. */
-interface Choices { tasks: StreamTaskStatus[]; cameras: CameraView[]; schedules: ScheduleView[]; columns: AudioColumnView[]; files: AudioFileView[]; galleries: { galleryId: string; name: string }[] }
+interface Choices { tasks: StreamTaskStatus[]; cameras: CameraView[]; schedules: ScheduleView[]; columns: AudioColumnView[]; files: AudioFileView[]; galleries: { galleryId: string; name: string }[]; records: CameraRecordView[] }
 
 /** Recognition conditions (docs/alarms-and-schedules.md "Alarm policies"). */
 const SEEN_TEXT = { watchList: 'a watch-list person seen', stranger: 'a stranger seen' }
@@ -25,12 +26,30 @@ const actionText = (a: PolicyView['actions'][number]) => a.type === 'webhook' ? 
   : a.type === 'clip' ? `clip −${a.preRollS ?? CLIP_LIMITS.defaultPreRollS} s/+${a.postRollS ?? CLIP_LIMITS.defaultPostRollS} s` : `sound on column ${a.columnId}`
 
 /**
+ * The clip an alarm of this form gets, in words (docs/recording-and-live-view.md "Recording"):
+ * the action's rolls when it records a clip, else the camera's own; one clip per object.
+ */
+function clipRollsText(form: { scope: string; clip: boolean; preRollS: string; postRollS: string }, choices: Choices): string {
+  const cameraId = form.scope.startsWith('task:') ? choices.tasks.find((t) => `task:${t.taskId}` === form.scope)?.cameraId : form.scope.startsWith('camera:') ? form.scope.slice(7) : undefined
+  const record = cameraId ? choices.records.find((r) => r.cameraId === cameraId) : undefined
+  const cameraName = cameraId ? choices.cameras.find((c) => c.cameraId === cameraId)?.cameraName ?? cameraId : null
+  const own = record && record.mode !== 'off' ? `${cameraName} records its own clips ${record.preRollSeconds} s before and ${record.postRollSeconds} s after` : null
+  if (form.clip) {
+    const where = !cameraName ? 'The camera of each alarm must record (Recordings page).'
+      : own ? `${own}; the pre-roll reaches back at most as far as the camera keeps footage.` : `${cameraName} does not record: turn its recording on (Recordings page), or the alarm gets no clip.`
+    return `Each alarm's clip: ${form.preRollS} s before and ${form.postRollS} s after the alarm (this policy's). ${where} An alarm on one object extends that object's clip (one clip per object).`
+  }
+  if (!cameraName) return 'Without "Record a clip", an alarm on a recording camera gets a clip with that camera\'s own seconds before and after (Recordings page).'
+  return own ? `Without "Record a clip", an alarm gets the camera's clip: ${own}.` : `${cameraName} does not record: its alarms get no clip.`
+}
+
+/**
  * Alarm policies (spec 4.10 Linkage / alarm policy, docs/alarms-and-schedules.md "Alarm policies"): the list with its
  * on/off switches, and the editor: conditions on a task's objects and a schedule → actions.
  */
 export function Policies({ client }: { client: DeviceClient }) {
   const [rows, setRows] = useState<PolicyView[] | null>(null)
-  const [choices, setChoices] = useState<Choices>({ tasks: [], cameras: [], schedules: [], columns: [], files: [], galleries: [] })
+  const [choices, setChoices] = useState<Choices>({ tasks: [], cameras: [], schedules: [], columns: [], files: [], galleries: [], records: [] })
   const [failure, setFailure] = useState<Failure | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
   const [editing, setEditing] = useState<PolicyView | 'new' | null>(null)
@@ -48,7 +67,8 @@ export function Policies({ client }: { client: DeviceClient }) {
       client.streamTaskPage(), client.cameraPage({ pageSize: 500 }), page<ScheduleView>('/gtw/cwai/schedule/page'),
       page<AudioColumnView>('/gtw/cwai/Audio/AudioColumnPage'), page<AudioFileView>('/gtw/cwai/Audio/AudioFilePage'),
       new GalleryClient(client, 'face').galleries().then((p) => p.rows, () => []),
-    ]).then(([tasks, cameras, schedules, columns, files, galleries]) => setChoices({ tasks: tasks.rows, cameras: cameras.rows, schedules, columns, files, galleries }),
+      client.call<{ cameras: CameraRecordView[] }>('/gtw/cwai/System/QueryRecordParam', {}).then((p) => p.cameras, () => [] as CameraRecordView[]),
+    ]).then(([tasks, cameras, schedules, columns, files, galleries, records]) => setChoices({ tasks: tasks.rows, cameras: cameras.rows, schedules, columns, files, galleries, records }),
       (e) => setFailure({ error: e, context: 'Tasks and cameras' }))
   }, [])
   /** Does `work`, then shows the list as the device has it, whether the work was done or refused. */
@@ -192,6 +212,7 @@ function PolicyForm({ client, choices, policy, onSaved, onCancel }: { client: De
       ${text('mqttTopic', 'MQTT topic (empty: none)', { maxLength: 256 })}
       <label class="check"><input type="checkbox" checked=${form.clip} onChange=${set('clip')} data-testid="policy-clip" /> Record a clip</label>
       ${form.clip ? html`<div class="row">${number('preRollS', 'Seconds before', 0, 60)}${number('postRollS', 'Seconds after', 0, 300)}</div>` : null}
+      <p class="hint" data-testid="policy-clip-rolls">${clipRollsText(form, choices)}</p>
       <div class="row">
         <label>Play on audio column<select value=${form.columnId} onChange=${set('columnId')}><option value="">None</option>
           ${choices.columns.map((x) => html`<option value=${x.columnId}>${x.columnName}</option>`)}</select></label>

@@ -40,3 +40,20 @@ export const recordingClips = sqliteTable('recording_clips', {
   index('recording_clips_camera_start_idx').on(t.cameraId, t.startTime),
   index('recording_clips_event_idx').on(t.eventId),
 ])
+
+/**
+ * The events an event clip belongs to (docs/recording-and-live-view.md "Recording": one clip
+ * per object): an object's visit (object.entered) and the alarms raised on it share one clip,
+ * each with a row here. `promisedId`: the clip id an alarm policy's clip action put in the
+ * alarm's `clipUrl` before the clip was written; that URL serves this clip.
+ */
+export const recordingClipEvents = sqliteTable('recording_clip_events', {
+  clipId: text('clip_id').notNull(),
+  eventId: integer('event_id'),
+  eventKind: text('event_kind').notNull(),
+  promisedId: text('promised_id'),
+}, (t) => [
+  index('recording_clip_events_clip_idx').on(t.clipId),
+  index('recording_clip_events_event_idx').on(t.eventId),
+  index('recording_clip_events_promised_idx').on(t.promisedId),
+])
