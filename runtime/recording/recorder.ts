@@ -92,6 +92,8 @@ export class CameraRecorder {
   private continuousFrom = 0
   private working = false
   private again = false
+  /** The write-and-trim round in progress (tick). */
+  private work: Promise<void> = Promise.resolve()
 
   constructor(
     readonly cameraId: string,
@@ -217,7 +219,7 @@ export class CameraRecorder {
       return
     }
     this.working = true
-    void (async () => {
+    this.work = (async () => {
       do {
         this.again = false
         for (const job of this.readyJobs(this.timing.now())) {
@@ -231,6 +233,11 @@ export class CameraRecorder {
       } while (this.again)
       this.working = false
     })()
+  }
+
+  /** Resolves once the clips ready so far are written and the ring trimmed. */
+  async idle(): Promise<void> {
+    while (this.working) await this.work
   }
 
   private readyJobs(now: number): ClipJob[] {

@@ -18,7 +18,8 @@ describe('a camera recorder: which segments make a clip, and when', () => {
   let seq: number
   /** Wall-clock origin; `now` follows the segments, as a camera's time does. */
   const t0 = 1_000_000
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 20))
+  /** Waits for the recorder's write-and-trim round, whatever the machine's load. */
+  const settle = (r: CameraRecorder) => r.idle()
   let abandoned: string[]
   const recorder = (settings: RecorderSettings) => new CameraRecorder('cam', settings, segmenter, timing, { write: async (job) => { jobs.push(job) }, abandoned: (clipId) => abandoned.push(clipId) }, log)
   /** Segments covering [from, to) ms after t0, 2 s each. */
@@ -29,7 +30,7 @@ describe('a camera recorder: which segments make a clip, and when', () => {
       const segment: Segment = { seq, file, wallStart: t0 + at, wallEnd: t0 + at + SEGMENT_MS, bytes: 100 }
       now = segment.wallEnd + 50
       r.onSegment(segment)
-      await settle()
+      await settle(r)
     }
   }
   const span = (job: ClipJob) => [job.segments[0]!.wallStart - t0, job.segments.at(-1)!.wallEnd - t0]
@@ -49,7 +50,7 @@ describe('a camera recorder: which segments make a clip, and when', () => {
     r.entered({ id: 7, kind: 'object.entered', taskId: 't', objectId: 'o' }, t0 + 10_000)
     await feed(r, 10_000, 20_000)
     r.left('t', 'o', t0 + 19_000)
-    await settle()
+    await settle(r)
     // Recorded to 20 s: the post-roll (to 21 s, and the half-second margin) is not there yet.
     expect(jobs).toEqual([])
     await feed(r, 20_000, 22_000)
@@ -95,11 +96,11 @@ describe('a camera recorder: which segments make a clip, and when', () => {
     r.clipFor('offline', { id: null, kind: 'alarm.raised', taskId: null, objectId: null }, t0 + 20_000, 1, 2)
     now = t0 + 22_000 + timing.graceMs - 1
     r.tick()
-    await settle()
+    await settle(r)
     expect(abandoned).toEqual([])
     now = t0 + 22_000 + timing.graceMs
     r.tick()
-    await settle()
+    await settle(r)
     expect([abandoned, jobs]).toEqual([['offline'], []])
 
     r.clipFor('stopped', { id: null, kind: 'alarm.raised', taskId: null, objectId: null }, now, 1, 2)
