@@ -14,10 +14,11 @@ export interface NameLists {
 
 /** The names of things an event or a list refers to by id; an id no list knows is shown as it is. */
 export interface Names extends NameLists {
-  camera(id: unknown): string
-  task(id: unknown): string
-  policy(id: unknown): string
-  gallery(id: unknown): string
+  /** Each: the name the device's list gives, else `fallback` (e.g. the name an event carried when it was raised), else the id. */
+  camera(id: unknown, fallback?: string | null): string
+  task(id: unknown, fallback?: string | null): string
+  policy(id: unknown, fallback?: string | null): string
+  gallery(id: unknown, fallback?: string | null): string
   /** Reads the lists again (e.g. an event names a task created after they were read). */
   refresh(): void
 }
@@ -56,11 +57,11 @@ export function useNames(client: DeviceClient): Names {
       if (Date.now() - lastRead.current > UNKNOWN_REFRESH_MS) read()
       else setTimeout(() => { if (Date.now() - lastRead.current > UNKNOWN_REFRESH_MS / 5) read() }, UNKNOWN_REFRESH_MS / 5)
     }
-    const lookup = <T>(rows: T[], key: keyof T, name: (row: T) => string) => (id: unknown) => {
+    const lookup = <T>(rows: T[], key: keyof T, name: (row: T) => string) => (id: unknown, fallback?: string | null) => {
       if (id === null || id === undefined || id === '') return ''
       const row = rows.find((r) => r[key] === id)
       if (!row) unknown(`${String(key)}:${String(id)}`)
-      return row ? name(row) : String(id)
+      return row ? name(row) : fallback || String(id)
     }
     return {
       ...lists,

@@ -35,7 +35,7 @@ export function AlarmToasts({ client }: { client: DeviceClient }) {
   return html`<div class="toasts" role="status" aria-live="assertive" data-testid="alarm-toasts">
     ${toasts.map((t) => {
       const p = t.payload
-      const what = p.policyId ? names.policy(p.policyId) : String(p.message ?? 'Alarm')
+      const what = p.policyId ? names.policy(p.policyId, typeof p.policyName === 'string' ? p.policyName : null) : String(p.message ?? 'Alarm')
       const where = [p.label ? String(p.label) : '', p.cameraId ? `on ${names.camera(p.cameraId)}` : '', p.name && p.name !== 'unknown' ? `(${String(p.name)})` : ''].filter(Boolean).join(' ')
       return html`<div class="toast" data-testid="alarm-toast" data-alarm-id=${t.id}>
         <p><strong>Alarm: <span data-testid="alarm-toast-policy">${what}</span></strong> <span data-testid="alarm-toast-where">${where}</span> · <time>${new Date(t.time).toLocaleTimeString()}</time></p>

@@ -104,7 +104,7 @@ export function RecordingTimeline({ client, names, rollsOf, policyRolls }: {
   }
   const cameraName = names.camera(camera)
   const eventText = (e: TimelineEvent) => {
-    const what = e.kind === 'alarm.raised' ? `Alarm${e.payload.policyId ? ` ${names.policy(e.payload.policyId)}` : ''}` : `${String(e.payload.label ?? 'object')} entered`
+    const what = e.kind === 'alarm.raised' ? `Alarm${e.payload.policyId ? ` ${names.policy(e.payload.policyId, typeof e.payload.policyName === 'string' ? e.payload.policyName : null)}` : ''}` : `${String(e.payload.label ?? 'object')} entered`
     return `${what}, ${clock(Date.parse(e.time))}${e.payload.taskId ? `, ${names.task(e.payload.taskId)}` : ''}`
   }
 

@@ -118,7 +118,7 @@ function Card({ client, card, names }: { client: DeviceClient; card: ReviewCard;
         ? html`<span data-testid="review-dwell">left after ${seconds(card.dwellMs ?? 0)}</span>` : html`<span class="badge open">in view</span>`}</p>
       <ol class="review-steps" data-testid="review-steps">
         ${card.enteredAt !== null ? html`<li data-step="entered"><time>${clock(card.enteredAt)}</time> entered</li>` : null}
-        ${card.alarms.map((a) => html`<li data-step="alarm" class="alarm"><time>${clock(a.time)}</time> alarm <strong data-testid="review-alarm">${a.policyId ? names.policy(a.policyId) : a.message}</strong></li>`)}
+        ${card.alarms.map((a) => html`<li data-step="alarm" class="alarm"><time>${clock(a.time)}</time> alarm <strong data-testid="review-alarm">${a.policyId ? names.policy(a.policyId, a.policyName) : a.message}</strong></li>`)}
         ${card.recognized ? html`<li data-step="recognized"><time>${clock(card.recognized.time)}</time> recognised as <strong data-testid="review-name">${who}</strong>${card.recognized.galleryId ? ` (gallery ${names.gallery(card.recognized.galleryId)})` : ''}</li>` : null}
         ${card.leftAt !== null ? html`<li data-step="left"><time>${clock(card.leftAt)}</time> left${card.dwellMs !== null ? ` after ${seconds(card.dwellMs)}` : ''}</li>` : null}
       </ol>
