@@ -141,6 +141,14 @@ export class CameraChannel {
     })
   }
 
+  /**
+   * The reader's burst rate on or off (Reader.burst; docs/cameras-and-stream-tasks.md "Snapshots"): false when
+   * it has none or none runs. A reader started again runs at its usual rate.
+   */
+  burst(on: boolean): boolean {
+    return this.reader?.burst?.(on) ?? false
+  }
+
   /** Reads the source again from scratch (its settings changed). */
   async restart(): Promise<void> {
     if (this.stopped) return

@@ -17,6 +17,7 @@ import { cropsFor, detectCrops } from './regions.ts'
 import { Rate, Samples } from './stats.ts'
 import { IouTracker, type Detection } from './tracker.ts'
 import type { StreamObserver, StreamObserverFactory } from './observers/index.ts'
+import type { Snapshots } from './snapshots.ts'
 import { monotonicNow } from '../../shared/clock.ts'
 
 export type StreamTaskRow = typeof streamTasks.$inferSelect
@@ -37,6 +38,8 @@ export interface StreamTaskDeps {
   scheduler: DetectScheduler
   /** STREAM_REGION_DETECTION (default true): false, the whole frame always. */
   regionDetection?: boolean
+  /** Snapshots: the full-resolution search of a frame whose detection may confirm an object starts with it (snapshots.ts prepare). */
+  snapshots?: Pick<Snapshots, 'prepare'>
 }
 
 /** Frames waiting for the motion gate; beyond this the oldest is dropped (real time over every frame). */
@@ -294,6 +297,9 @@ export class StreamTask {
    */
   private async process(frame: Frame, crops: TargetBox[] | null, endTurn: () => void): Promise<void> {
     const started = monotonicNow()
+    // A tentative object confirmed by this detection is an object.entered with a snapshot, cut from the camera's first
+    // frame at its size at or after this one: its search starts now, beside the detection (docs/cameras-and-stream-tasks.md "Snapshots").
+    if (this.tracker.hasTentative) this.deps.snapshots?.prepare(this.row.cameraId, frame)
     const detect = async (image: { kind: 'rgb'; width: number; height: number; data: Uint8Array }) =>
       (await this.deps.inference.detect({ handle: this.handle, image, overlay: false })).result
     let found = crops ? await detectCrops(detect, frame, crops) : null
