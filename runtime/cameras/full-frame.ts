@@ -15,9 +15,11 @@ export class FullFrameUnavailable extends Error {
 export interface FullFrameSource {
   status: CameraStatus
   latest: Frame | null
+  /** Its last frames, oldest first (the latest last). */
+  recent: readonly Frame[]
   nextFrame(timeoutMs: number): Promise<Frame | null>
-  /** Its reader at the burst rate (true) or back at its usual rate (false); false when it has none. */
-  burst(on: boolean): boolean
+  /** Holds its reader at the burst rate until the answered release is called. */
+  holdBurst(): () => void
 }
 
 export interface FullFrameTiming {
@@ -49,7 +51,7 @@ export const skewOf = (frame: Frame, analysed: Frame) =>
 
 /**
  * The camera's first frame at its own size at or after `analysed` (within SAME_MOMENT_MS before
- * it: the same frame), from its own reader: its latest frame when that is one, else the next ones,
+ * it: the same frame), from its own reader: the first of its last frames that is one, else the next ones,
  * with the reader raised to its burst rate while it waits (docs/cameras-and-stream-tasks.md
  * "Snapshots"), waited for until `maxSkewMs` after the analysed frame was decoded. Never a frame
  * of an earlier moment: an object that just came into view may not be in it. Throws
@@ -67,10 +69,13 @@ export async function fullFrameAfter(source: FullFrameSource, analysed: Frame, t
     if (skew > timing.maxSkewMs) throw tooLate(skew)
     return { frame, skewMs: skew }
   }
-  const now = inTime(latest)
-  if (now) return now
+  // The first of the frames it has that is one (the reader may have been armed at the burst rate: the very frame analysed).
+  for (const frame of source.recent.length > 0 ? source.recent : [latest]) {
+    const found = inTime(frame)
+    if (found) return found
+  }
   const deadline = analysed.time + timing.maxSkewMs
-  const raised = source.burst(true)
+  const release = source.holdBurst()
   try {
     for (;;) {
       const next = await source.nextFrame(deadline - timing.now())
@@ -79,6 +84,6 @@ export async function fullFrameAfter(source: FullFrameSource, analysed: Frame, t
       if (found) return found
     }
   } finally {
-    if (raised) source.burst(false)
+    release()
   }
 }

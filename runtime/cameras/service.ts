@@ -228,6 +228,15 @@ export class CameraService implements CamerasService {
     return search.frame
   }
 
+  /**
+   * The camera's own reader at its burst rate for the next `ms`, keeping its last frames: a detection
+   * of a stream task may soon want a snapshot (docs/cameras-and-stream-tasks.md "Snapshots").
+   */
+  armFullFrames(cameraId: string, ms: number): void {
+    const open = this.channels.get(cameraId)
+    if (open && open.row.sourceType !== 'file') open.channel.arm(ms)
+  }
+
   /** V4L2 capture devices (`/dev/videoN`) with their driver's name; empty without any. */
   async usbList(): Promise<UsbDevice[]> {
     const names = (await readdir('/dev').catch(() => [] as string[])).filter((name) => /^video\d+$/.test(name))

@@ -33,7 +33,7 @@ export interface SnapshotMarks {
 export type SnapshotOverlay = (picture: Frame) => SnapshotMarks
 
 export interface SnapshotDeps {
-  cameras: Pick<CameraService, 'fullFrame'>
+  cameras: Pick<CameraService, 'fullFrame' | 'armFullFrames'>
   imageQuality: Pick<ImageQualityService, 'current'>
   log: Logger
   /** SNAPSHOT_FULL_RESOLUTION. */
@@ -56,6 +56,16 @@ export class Snapshots {
     if (frame.width >= frame.source.width || !this.deps.fullResolution) return
     // A refusal or a frame too late is said by the take that needs it, if one does.
     this.deps.cameras.fullFrame(cameraId, frame).catch(() => {})
+  }
+
+  /**
+   * A task's next detections may want a snapshot (a tentative object, confirmed at its next sighting):
+   * the camera's reader runs at its burst rate for the next `ms` and keeps its last frames, so the
+   * frame at or after the next analysed frame is there when its search starts.
+   */
+  arm(cameraId: string, frame: Frame, ms: number): void {
+    if (frame.width >= frame.source.width || !this.deps.fullResolution) return
+    this.deps.cameras.armFullFrames(cameraId, ms)
   }
 
   async take(cameraId: string, frame: Frame, overlay: SnapshotOverlay): Promise<Snapshot> {

@@ -39,7 +39,7 @@ export interface StreamTaskDeps {
   /** STREAM_REGION_DETECTION (default true): false, the whole frame always. */
   regionDetection?: boolean
   /** Snapshots: the full-resolution search of a frame whose detection may confirm an object starts with it (snapshots.ts prepare). */
-  snapshots?: Pick<Snapshots, 'prepare'>
+  snapshots?: Pick<Snapshots, 'prepare' | 'arm'>
 }
 
 /** Frames waiting for the motion gate; beyond this the oldest is dropped (real time over every frame). */
@@ -49,6 +49,8 @@ const QUEUE_CAPACITY = 2
  * it, and how long an unseen track moves on along its velocity (the longest tracked interval).
  */
 export const TRACKING = { minIou: 0.2, maxCentreShift: 0.6, confirmHits: 2, leaveAfterMs: 2500, maxPredictMs: MAX_TRACKED_DETECT_INTERVAL_MS }
+/** How long a tentative object keeps the camera's reader at its burst rate: past the next detection (at least every minDetectIntervalMs, 1000 by default). */
+const ARM_MS = 1500
 /** After a failed detection (sidecar restarting), wait this long before the next frame. */
 const FAILURE_PAUSE_MS = 1000
 
@@ -324,6 +326,9 @@ export class StreamTask {
       objects: detections.map(({ box, label, confidence }) => ({ box, label, confidence })),
     }
     const { entered, left } = this.tracker.update(detections, frame.time)
+    // A tentative object is confirmed at its next sighting, an object.entered with a snapshot: the camera's reader keeps
+    // its frames at the burst rate until then (docs/cameras-and-stream-tasks.md "Snapshots").
+    if (this.tracker.hasTentative) this.deps.snapshots?.arm(this.row.cameraId, frame, ARM_MS)
     this.objectsEntered += entered.length
     const analysis = { frame, result, tracks: this.tracker.objects, entered, left }
     for (const observer of this.observers) await observer.onAnalysis?.(analysis)

@@ -66,6 +66,20 @@ describe('the camera\'s first frame at its own size at or after an analysed fram
     await channel.stop()
   })
 
+  it('takes the first of the reader\'s last frames at or after the analysed one (armed at the burst rate: the very frame analysed), not the latest', async () => {
+    const { channel, reader } = await channelWithReader()
+    channel.arm(1000)
+    expect(reader.bursts).toEqual([true])
+    reader.frame(10_000)
+    const same = reader.frame(10_103)
+    reader.frame(10_200)
+    reader.frame(10_300)
+    // The analysed frame received at 10 100: the camera's reader received it 3 ms later.
+    expect(await fullFrameAfter(channel, analysedAt(10_100), timing(() => 10_400))).toEqual({ frame: same, skewMs: 3 })
+    expect(channel.recent).toHaveLength(4)
+    await channel.stop()
+  })
+
   it('is too late when the first frame after is beyond the bound, or none comes by then: the reason names the distance and the setting', async () => {
     const { channel, reader } = await channelWithReader()
     reader.frame(11_000)
