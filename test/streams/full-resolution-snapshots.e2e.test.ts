@@ -24,13 +24,14 @@ const SECONDS = 70
 const VISITS = 3
 /**
  * The person the device's own detector finds on the snapshot must overlap the event's box by at
- * least this IoU (the usual bound for "the same object" in detection benchmarks, PASCAL VOC's).
- * The event's box is from the analysed frame and the snapshot's frame is up to
- * SNAPSHOT_MAX_SKEW_MS later: a person walking across the view moves a few percent of its width in
- * that time, which keeps the IoU well above 0.5; the empty room, or the person of a moment
- * before they came into view, has no person box there at all.
+ * least this IoU. The snapshot of the wrong moment fails it by far: the empty room, or the person
+ * of a moment before they came into view, has no person box there (IoU 0). The right moment passes
+ * it with room to spare: on the analysed frame itself (snapshots at the analysis size, skew 0) the
+ * detector's box on the JPEG and the event's box of a person coming in at the picture's edge agree
+ * to IoU 0.73 at the least, on the camera's frame up to 300 ms later to 0.52 at the least
+ * (bench/snapshot-channel-cpu.bench.ts, six visits), a walker moving a little in that time.
  */
-const MIN_IOU = 0.5
+const MIN_IOU = 0.4
 /** The default SNAPSHOT_MAX_SKEW_MS (shared/config.ts). */
 const MAX_SKEW_MS = 1000
 
