@@ -82,7 +82,7 @@ for (let round = 0; round < ROUNDS; round++) {
     }
     for (const [name, setting] of Object.entries(settings)) {
       const snapshots = new Snapshots({
-        cameras: { fullFrame: async () => full }, imageQuality: { current: () => structuredClone(DEFAULT_IMAGE_QUALITY) }, log, fullResolution: setting.fullResolution,
+        cameras: { fullFrame: async () => ({ frame: full, skewMs: 0 }), armFullFrames: () => {} }, imageQuality: { current: () => structuredClone(DEFAULT_IMAGE_QUALITY) }, log, fullResolution: setting.fullResolution,
       })
       const result = results[name] ??= { cpuMs: [], wallMs: [], accurate: 0, total: 0, bytes: 0, personPixels: 0 }
       // One untimed snapshot: sharp's first use of a size.

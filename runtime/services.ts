@@ -203,7 +203,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   // Stream tasks (spec 4.9 TaskCreate): resumed in the background once cameras and the sidecar run; stopped first.
   const streamLog = log.child({ area: 'streams' })
   const streams: StreamTaskService = new StreamTaskService({ db: database.db, clock, log: streamLog, inference: inference.inference, cameras, algorithms: algorithmRegistry,
-    metrics: metrics.streamTaskMetrics(), schedules, detectSlots: config.streamDetectSlots, regionDetection: config.streamRegionDetection,
+    metrics: metrics.streamTaskMetrics(), schedules, detectSlots: config.streamDetectSlots, regionDetection: config.streamRegionDetection, snapshots,
     observers: streamObservers({
       config, events: eventSystem.events, snapshots, log: streamLog, algorithms: algorithmRegistry, faceAlgorithm: config.galleryFaceAlgorithm,
       describeFaces: (algorithmId, image) => inference.inference.describe(algorithmId, image),

@@ -3,6 +3,13 @@ import type { CameraStatus } from '../../shared/cameras/types.ts'
 import type { Frame, Reader, ReaderHandlers } from './reader.ts'
 import { failure } from './reader.ts'
 
+/**
+ * How many of the last frames a channel keeps, and for how long (ms): at the burst rate (10 fps) the
+ * 0.6 s before a snapshot's search starts; at 1 fps the latest two.
+ */
+const RECENT_FRAMES = 6
+const RECENT_MS = 2000
+
 export interface ChannelOptions {
   /** Opens a reader on the source (may fail at once, e.g. an HTTP source that answers 401). */
   openReader(handlers: ReaderHandlers): Promise<Reader>
@@ -37,6 +44,16 @@ export class CameraChannel {
    */
   private attempt = 0
   private waiters: { resolve(): void; reject(error: ApiError): void }[] = []
+  /**
+   * The last frames (oldest first, the latest last), for a snapshot's frame at or after an analysed one
+   * (full-frame.ts): at most RECENT_FRAMES, none older than RECENT_MS.
+   */
+  recent: Frame[] = []
+  /** Searches holding the reader at its burst rate (full-frame.ts), and until when it is armed (arm). */
+  private holds = 0
+  private armedUntil = 0
+  private armTimer: NodeJS.Timeout | null = null
+  private bursting = false
   /** Who waits for the next frame (nextFrame): null when the source fails or the wait ends. */
   private nextWaiters: ((frame: Frame | null) => void)[] = []
 
@@ -79,6 +96,8 @@ export class CameraChannel {
 
   private onFrame(frame: Frame): void {
     this.latest = frame
+    this.recent.push(frame)
+    while (this.recent.length > RECENT_FRAMES || frame.time - this.recent[0]!.time > RECENT_MS) this.recent.shift()
     this.size = frame.source
     if (this.status !== 'online') {
       this.error = null
@@ -92,8 +111,10 @@ export class CameraChannel {
 
   private onFailure(error: ApiError): void {
     this.reader = null
+    this.bursting = false
     this.error = error
     this.latest = null
+    this.recent = []
     this.setStatus('offline')
     for (const waiter of this.waiters.splice(0)) waiter.reject(error)
     for (const waiter of this.nextWaiters.splice(0)) waiter(null)
@@ -141,6 +162,39 @@ export class CameraChannel {
     })
   }
 
+  /**
+   * Holds the reader at its burst rate (Reader.burst; docs/cameras-and-stream-tasks.md "Snapshots") until the
+   * answered release is called.
+   */
+  holdBurst(): () => void {
+    this.holds++
+    this.updateBurst()
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      this.holds--
+      this.updateBurst()
+    }
+  }
+
+  /** The reader at its burst rate for the next `ms` (longer if held), so that `recent` has the frames of that time. */
+  arm(ms: number): void {
+    this.armedUntil = Math.max(this.armedUntil, Date.now() + ms)
+    if (this.armTimer) clearTimeout(this.armTimer)
+    this.armTimer = setTimeout(() => { this.armTimer = null; this.updateBurst() }, this.armedUntil - Date.now())
+    this.armTimer.unref?.()
+    this.updateBurst()
+  }
+
+  private updateBurst(): void {
+    const on = !this.stopped && (this.holds > 0 || Date.now() < this.armedUntil)
+    if (on === this.bursting) return
+    // A reader without a burst rate (or none running) stays as it is.
+    if (this.reader?.burst?.(on)) this.bursting = on
+    else if (!on) this.bursting = false
+  }
+
   /** Reads the source again from scratch (its settings changed). */
   async restart(): Promise<void> {
     if (this.stopped) return
@@ -148,6 +202,7 @@ export class CameraChannel {
     this.attempt++
     const reader = this.reader
     this.reader = null
+    this.bursting = false
     await reader?.stop()
     if (!this.stopped) void this.connect()
   }
@@ -158,6 +213,8 @@ export class CameraChannel {
     this.attempt++
     for (const waiter of this.nextWaiters.splice(0)) waiter(null)
     if (this.retry) clearTimeout(this.retry)
+    if (this.armTimer) clearTimeout(this.armTimer)
+    this.recent = []
     const reader = this.reader
     this.reader = null
     await reader?.stop()

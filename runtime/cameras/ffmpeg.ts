@@ -65,7 +65,7 @@ export interface InputSpec {
  * ffmpeg arguments that open one source. Each source type may only use its own protocols
  * (`-protocol_whitelist`), so a URL cannot make ffmpeg read local files.
  */
-export function inputArgs(spec: InputSpec, options: { timeoutMs: number; rtspTimeoutOption: string; wallclock?: boolean }): string[] {
+export function inputArgs(spec: InputSpec, options: { timeoutMs: number; rtspTimeoutOption: string; wallclock?: boolean; stdin?: boolean }): string[] {
   const micros = String(options.timeoutMs * 1000)
   const input: string[] = []
   switch (spec.sourceType) {
@@ -85,7 +85,8 @@ export function inputArgs(spec: InputSpec, options: { timeoutMs: number; rtspTim
       break
   }
   return [
-    '-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info',
+    // stdin only for a reader whose rate the device raises for a while (burstCommand).
+    '-hide_banner', ...(options.stdin ? [] : ['-nostdin']), '-nostats', '-loglevel', 'info',
     // 1 s of stream is enough to learn size and rate; the default 5 s delays every (re)connect.
     '-analyzeduration', '1000000',
     ...input, '-i', spec.input,
@@ -105,15 +106,24 @@ const WALLCLOCK_INPUT = ['-use_wallclock_as_timestamps', '1']
 /** Whether a reader of this source prints each frame's timestamp (`showinfo`) for `Frame.pts`. */
 export const timedSource = (sourceType: InputSpec['sourceType']) => sourceType === 'rtsp'
 
-/** ffmpeg arguments that read one source and write raw RGB frames to stdout at `fps`, at most `maxSide` on the longest side. */
-export function readerArgs(spec: InputSpec, options: { fps: number; timeoutMs: number; rtspTimeoutOption: string; maxSide?: number | null; sourceFps?: number | null }): string[] {
+/**
+ * ffmpeg arguments that read one source and write raw RGB frames to stdout at `fps`, at most `maxSide` on the longest side.
+ * With `burstFps` (an RTSP source; docs/cameras-and-stream-tasks.md "Snapshots") the reader can be switched to that
+ * higher rate for a while and back through its stdin (burstCommand): the frames pass a `select` at the burst rate (every
+ * frame when the source is no faster), then a `framestep` that keeps one in `step` of them — about `fps` — while it is
+ * enabled; disabling it lets all of them through.
+ */
+export function readerArgs(spec: InputSpec, options: { fps: number; timeoutMs: number; rtspTimeoutOption: string; maxSide?: number | null; sourceFps?: number | null; burstFps?: number | null }): string[] {
   if (timedSource(spec.sourceType)) {
+    const burst = options.burstFps && options.burstFps > options.fps ? options.burstFps : null
+    const rate = burst ?? options.fps
     // At the source's own rate every frame is kept: reception jitter (two frames arriving
     // together) would otherwise make `select` drop one as too early.
-    const all = !!options.sourceFps && options.fps >= options.sourceFps * 0.95
+    const all = !!options.sourceFps && rate >= options.sourceFps * 0.95
+    const step = burst ? Math.max(1, Math.round((all ? options.sourceFps! : burst) / options.fps)) : null
     return [
-      ...inputArgs(spec, { ...options, wallclock: true }),
-      '-map', '0:v:0', '-an', '-sn', '-dn', '-vf', timedVideoFilter(all ? null : options.fps, options.maxSide ?? null),
+      ...inputArgs(spec, { ...options, wallclock: true, stdin: burst !== null }),
+      '-map', '0:v:0', '-an', '-sn', '-dn', '-vf', timedVideoFilter(all ? null : rate, options.maxSide ?? null, step),
       // One raw frame per filtered frame, in order: the n-th showinfo line is the n-th frame.
       '-vsync', '0', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
     ]
@@ -126,6 +136,12 @@ export function readerArgs(spec: InputSpec, options: { fps: number; timeoutMs: n
 }
 
 /**
+ * What a burst reader's stdin takes (ffmpeg's interactive `C` command, to every filter named framestep): `true` turns
+ * the framestep's timeline off, so every frame the select keeps comes out (the burst rate); `false` back to one in step.
+ */
+export const burstCommand = (on: boolean) => `Cframestep -1 enable ${on ? 0 : 1}\n`
+
+/**
  * videoFilter for a source with timestamps worth keeping (`fps` null: every frame): `select` instead of `fps` (which
  * moves each frame onto its own grid of times), so each frame kept keeps the time it was
  * received. A frame is kept when it is due: on a grid of 1/fps that catches up after a gap,
@@ -133,12 +149,13 @@ export function readerArgs(spec: InputSpec, options: { fps: number; timeoutMs: n
  * the time base in µs and `showinfo`, whose `pts:` the reader reads (after the scaler: it
  * sums the small picture's pixels).
  */
-export function timedVideoFilter(fps: number | null, maxSide: number | null): string {
+export function timedVideoFilter(fps: number | null, maxSide: number | null, step: number | null = null): string {
   const period = fps ? 1 / fps : 0
   const tolerance = 0.3 * period
   const select = fps ? `select='if(gte(t\\,ld(0)-${tolerance})\\,st(0\\,max(ld(0)+${period}\\,t+${period - tolerance}))*0+1\\,0)',` : ''
   const scale = maxSide ? `scale='min(iw,${maxSide})':'min(ih,${maxSide})':force_original_aspect_ratio=decrease:flags=area,` : ''
-  return `${select}${scale}settb=AVTB,showinfo`
+  const framestep = step ? `framestep=step=${step}:enable=1,` : ''
+  return `${select}${framestep}${scale}settb=AVTB,showinfo`
 }
 
 /** A showinfo line's frame number and timestamp (µs with settb=AVTB): `[Parsed_showinfo_3 @ 0x…] n:  12 pts:1795864598635778 pts_time:…`. */
@@ -148,7 +165,10 @@ export function parseShowinfo(line: string): { n: number; pts: number } | null {
 }
 
 /** A line of showinfo's (its frame lines and their continuation): not a message worth keeping. */
-export const isShowinfo = (line: string) => line.includes('[Parsed_showinfo_')
+export const isShowinfo = (line: string) => line.includes('[Parsed_showinfo_') || isCommandEcho(line)
+
+/** ffmpeg's answer to a command on its stdin (burstCommand): not a message worth keeping either. */
+const isCommandEcho = (line: string) => line.startsWith('Enter command: ') || line.startsWith('Command reply for stream ')
 
 /**
  * The rate first (fewer frames to scale), then the analysis size: the longest side at most

@@ -3,7 +3,7 @@ import { ApiError } from '../../shared/errors/index.ts'
 import { catalogue, type ErrorId } from '../../shared/errors/catalogue.ts'
 import { redactText } from '../../shared/cameras/url.ts'
 import { loadSharp } from '../load-sharp.ts'
-import { classifyExit, classifyFailure, errorLine, isShowinfo, parseInputStream, parseOutputSize, parseShowinfo, readerArgs, timedSource, type InputSpec } from './ffmpeg.ts'
+import { burstCommand, classifyExit, classifyFailure, errorLine, isShowinfo, parseInputStream, parseOutputSize, parseShowinfo, readerArgs, timedSource, type InputSpec } from './ffmpeg.ts'
 import { monotonicNow } from '../../shared/clock.ts'
 
 /** One decoded frame: packed RGB, 3 bytes per pixel, at the reader's analysis size. */
@@ -36,6 +36,11 @@ export interface Reader {
   /** Stops reading; resolves when its process (if any) has exited. */
   stop(): Promise<void>
   readonly pid: number | null
+  /**
+   * Raises the rate to the burst rate (true) or back (false), when the reader has one
+   * (ReaderTiming.burstFps; docs/cameras-and-stream-tasks.md "Snapshots"); returns whether it has.
+   */
+  burst?(on: boolean): boolean
 }
 
 export interface ReaderTiming {
@@ -44,6 +49,8 @@ export interface ReaderTiming {
   maxSide: number | null
   /** The source's frame rate when known (a reader at that rate keeps every frame). */
   sourceFps?: number | null
+  /** A rate the reader can be raised to for a while (`burst`), RTSP sources only; null: none. */
+  burstFps?: number | null
   connectTimeoutMs: number
   stallTimeoutMs: number
 }
@@ -92,12 +99,26 @@ export class FfmpegReader implements Reader {
     return this.child?.pid ?? null
   }
 
+  /** The source is timed (RTSP) and a burst rate above the reader's is asked for: ffmpeg takes commands on stdin. */
+  private get burstable(): boolean {
+    return this.timed && !!this.timing.burstFps && this.timing.burstFps > this.timing.fps
+  }
+
+  burst(on: boolean): boolean {
+    const stdin = this.child?.stdin
+    if (!this.burstable || !stdin || stdin.destroyed || this.stopped || this.failed) return false
+    stdin.write(burstCommand(on))
+    return true
+  }
+
   start(): void {
     this.framesOut = 0
     this.ptsOf.clear()
     this.held = []
-    const args = readerArgs(this.spec, { fps: this.timing.fps, sourceFps: this.timing.sourceFps ?? null, maxSide: this.timing.maxSide, timeoutMs: this.timing.connectTimeoutMs, rtspTimeoutOption: this.timing.rtspTimeoutOption })
-    const child = spawn(this.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    const args = readerArgs(this.spec, { fps: this.timing.fps, sourceFps: this.timing.sourceFps ?? null, maxSide: this.timing.maxSide, burstFps: this.burstable ? this.timing.burstFps : null, timeoutMs: this.timing.connectTimeoutMs, rtspTimeoutOption: this.timing.rtspTimeoutOption })
+    const child = spawn(this.binary, args, { stdio: [this.burstable ? 'pipe' : 'ignore', 'pipe', 'pipe'] })
+    // A write after ffmpeg exited fails with EPIPE: its exit is handled on 'close'.
+    child.stdin?.on('error', () => {})
     this.child = child
     if (child.pid !== undefined) this.spec.ticket?.bind(child.pid)
     child.once('close', () => this.spec.ticket?.close())

@@ -20,7 +20,7 @@ import { CameraChannel } from './channel.ts'
 import type { CopyInput } from './copy-process.ts'
 import { CredentialRelay } from './credential-relay.ts'
 import { ffmpegBinary, inputArgs, rtspTimeoutOption, withResolvedHost, type InputSpec } from './ffmpeg.ts'
-import { FullFrameUnavailable, nearestFullFrame } from './full-frame.ts'
+import { FullFrameUnavailable, fullFrameAfter, type FullFrame } from './full-frame.ts'
 import { failure, FfmpegReader, httpSourceKind, SnapshotReader, type Frame, type Reader, type ReaderHandlers } from './reader.ts'
 
 type CameraRow = typeof cameras.$inferSelect
@@ -62,8 +62,8 @@ export class CameraService implements CamerasService {
   private rtspTimeoutOption: Promise<string> | null = null
   /** Source URLs with credentials reach ffmpeg through it, not through its command line. */
   private readonly relay = new CredentialRelay()
-  /** The full-resolution frame search in flight per camera (fullFrame): at most one. */
-  private readonly fullFrames = new Map<string, { at: number; frame: Promise<Frame> }>()
+  /** The last full-resolution frame search per camera (fullFrame), kept for its analysed frame: at most one in flight. */
+  private readonly fullFrames = new Map<string, { analysed: Frame; frame: Promise<FullFrame>; done: boolean }>()
 
   constructor(private readonly options: CameraServiceOptions) {
     this.binary = ffmpegBinary(options.config.ffmpegPath)
@@ -206,24 +206,35 @@ export class CameraService implements CamerasService {
   }
 
   /**
-   * The camera's frame at its own size nearest to `at` (an analysed frame's time), for a
-   * snapshot (docs/cameras-and-stream-tasks.md "Snapshots"): from the camera's own reader, which
-   * decodes it at its size for status and capture (no decode of its own). At most one search per
-   * camera: a second one for the same moment shares it, one for another moment is refused.
+   * The camera's first frame at its own size at or after `analysed` (an analysed frame of a
+   * stream task), for a snapshot (docs/cameras-and-stream-tasks.md "Snapshots"): from the
+   * camera's own reader, which decodes it at its size for status and capture (no decode of its
+   * own), raised to its burst rate while the search waits. At most one search per camera in
+   * flight: one for the same frame shares it (also once it ended: a search started with the
+   * detection, Snapshots.prepare), one for another frame is refused while it runs.
    * Throws FullFrameUnavailable with the reason.
    */
-  fullFrame(cameraId: string, at: number): Promise<Frame> {
+  fullFrame(cameraId: string, analysed: Frame): Promise<FullFrame> {
     const open = this.channels.get(cameraId)
     if (!open) return Promise.reject(new FullFrameUnavailable('the camera is not open'))
     // Each reader of a video file plays it from its own start: the camera's reader shows another moment.
     if (open.row.sourceType === 'file') return Promise.reject(new FullFrameUnavailable("a file camera's readers each play the video from their own start"))
-    const flight = this.fullFrames.get(cameraId)
-    if (flight) return flight.at === at ? flight.frame : Promise.reject(new FullFrameUnavailable('a full-resolution capture of this camera is already in flight'))
-    const frame = nearestFullFrame(open.channel, at, {
-      maxSkewMs: this.config.snapshotMaxSkewMs, periodMs: 1000 / this.config.cameraMonitorFps, now: () => Date.now(),
-    }).finally(() => this.fullFrames.delete(cameraId))
-    this.fullFrames.set(cameraId, { at, frame })
-    return frame
+    const last = this.fullFrames.get(cameraId)
+    if (last?.analysed === analysed) return last.frame
+    if (last && !last.done) return Promise.reject(new FullFrameUnavailable('a full-resolution capture of this camera is already in flight'))
+    const search = { analysed, done: false, frame: fullFrameAfter(open.channel, analysed, { maxSkewMs: this.config.snapshotMaxSkewMs, now: () => Date.now() }) }
+    search.frame.then(() => { search.done = true }, () => { search.done = true })
+    this.fullFrames.set(cameraId, search)
+    return search.frame
+  }
+
+  /**
+   * The camera's own reader at its burst rate for the next `ms`, keeping its last frames: a detection
+   * of a stream task may soon want a snapshot (docs/cameras-and-stream-tasks.md "Snapshots").
+   */
+  armFullFrames(cameraId: string, ms: number): void {
+    const open = this.channels.get(cameraId)
+    if (open && open.row.sourceType !== 'file') open.channel.arm(ms)
   }
 
   /** V4L2 capture devices (`/dev/videoN`) with their driver's name; empty without any. */
@@ -378,12 +389,14 @@ export class CameraService implements CamerasService {
   private async close(cameraId: string): Promise<void> {
     const open = this.channels.get(cameraId)
     this.channels.delete(cameraId)
+    this.fullFrames.delete(cameraId)
     await open?.channel.stop()
   }
 
   private channel(row: CameraRow): CameraChannel {
     const channel: CameraChannel = new CameraChannel({
-      openReader: (handlers) => this.reader(row, handlers),
+      // The camera's own reader: raised to the burst rate while a snapshot waits for its next frame (fullFrame).
+      openReader: (handlers) => this.reader(row, handlers, this.config.cameraMonitorFps, null, this.config.snapshotFullResolution ? this.config.snapshotBurstFps : null),
       onFrame: () => {},
       reconnectMinMs: this.config.cameraReconnectMinMs,
       reconnectMaxMs: this.config.cameraReconnectMaxMs,
@@ -407,10 +420,10 @@ export class CameraService implements CamerasService {
     emitted.catch((error: Error) => log.error({ err: error.message, cameraId }, 'camera event not written'))
   }
 
-  private async reader(row: CameraRow, handlers: ReaderHandlers, fps = this.config.cameraMonitorFps, maxSide: number | null = null): Promise<Reader> {
+  private async reader(row: CameraRow, handlers: ReaderHandlers, fps = this.config.cameraMonitorFps, maxSide: number | null = null, burstFps: number | null = null): Promise<Reader> {
     // The source's rate as last seen: a reader asking for all of it keeps every frame (ffmpeg.ts timedVideoFilter).
     const sourceFps = this.channels.get(row.cameraId)?.channel.fps ?? null
-    const timing = { fps, maxSide, sourceFps, connectTimeoutMs: this.config.cameraConnectTimeoutMs, stallTimeoutMs: this.config.cameraStallTimeoutMs }
+    const timing = { fps, maxSide, sourceFps, burstFps, connectTimeoutMs: this.config.cameraConnectTimeoutMs, stallTimeoutMs: this.config.cameraStallTimeoutMs }
     const option = await this.timeoutOption()
     const ffmpeg = (spec: InputSpec) => new FfmpegReader(this.binary, spec, { ...timing, rtspTimeoutOption: option }, row.password, handlers)
     switch (row.sourceType) {

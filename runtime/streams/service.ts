@@ -13,6 +13,7 @@ import type { StreamTaskMetrics } from '../metrics/index.ts'
 import { DetectScheduler } from './detect-scheduler.ts'
 import { StreamTask, type StreamTaskRow } from './task.ts'
 import { counterProblem, type StreamObserverFactory } from './observers/index.ts'
+import type { StreamTaskDeps } from './task.ts'
 
 export interface StreamTaskServiceOptions {
   db: Db
@@ -31,6 +32,8 @@ export interface StreamTaskServiceOptions {
   detectSlots: number
   /** STREAM_REGION_DETECTION: false turns detection on motion regions off for every task (default true). */
   regionDetection?: boolean
+  /** Starts a snapshot's full-resolution search with the detection that may need it (docs/cameras-and-stream-tasks.md "Snapshots"). */
+  snapshots?: StreamTaskDeps['snapshots']
 }
 
 function checkCounters(config: TaskConfig | undefined): void {
@@ -207,7 +210,7 @@ export class StreamTaskService implements StreamTasksService {
   }
 
   private deps() {
-    const { log, inference, cameras, algorithms, observers, metrics, schedules, regionDetection = true } = this.options
-    return { log, inference, cameras, algorithms, observers, metrics, schedules, scheduler: this.scheduler, regionDetection }
+    const { log, inference, cameras, algorithms, observers, metrics, schedules, regionDetection = true, snapshots } = this.options
+    return { log, inference, cameras, algorithms, observers, metrics, schedules, scheduler: this.scheduler, regionDetection, snapshots }
   }
 }

@@ -12,7 +12,7 @@ export interface SnapshotInfo {
   snapshotHeight: number
   /** Cut from a frame at the camera's own size (true) or from the analysed frame (false). */
   snapshotFullResolution: boolean
-  /** How far (ms) the frame it was cut from is from the analysed frame (0: that frame). */
+  /** How far (ms) after the analysed frame the frame it was cut from is (0: that frame; down to -SAME_MOMENT_MS: the same moment). */
   snapshotSkewMs: number
   /** Why it is the analysed frame, when a full-resolution one was wanted; else null. */
   snapshotFallback: string | null
@@ -33,7 +33,7 @@ export interface SnapshotMarks {
 export type SnapshotOverlay = (picture: Frame) => SnapshotMarks
 
 export interface SnapshotDeps {
-  cameras: Pick<CameraService, 'fullFrame'>
+  cameras: Pick<CameraService, 'fullFrame' | 'armFullFrames'>
   imageQuality: Pick<ImageQualityService, 'current'>
   log: Logger
   /** SNAPSHOT_FULL_RESOLUTION. */
@@ -42,14 +42,34 @@ export interface SnapshotDeps {
 
 /**
  * Snapshots of `object.entered` and `alarm.raised` (docs/cameras-and-stream-tasks.md "Snapshots"):
- * cut from the camera's frame at its own size nearest the analysed frame, the boxes drawn at that
- * size; the analysed frame when the camera has none near enough, with the reason logged and said.
+ * cut from the camera's first frame at its own size at or after the analysed frame, the boxes drawn
+ * at that size; the analysed frame when none comes in time, with the reason logged and said.
  */
 export class Snapshots {
   constructor(private readonly deps: SnapshotDeps) {}
 
+  /**
+   * Starts the search for the full-resolution frame of `frame` now, while it is detected, when its
+   * detection may need a snapshot: a `take` of the same frame then joins it (CameraService.fullFrame).
+   */
+  prepare(cameraId: string, frame: Frame): void {
+    if (frame.width >= frame.source.width || !this.deps.fullResolution) return
+    // A refusal or a frame too late is said by the take that needs it, if one does.
+    this.deps.cameras.fullFrame(cameraId, frame).catch(() => {})
+  }
+
+  /**
+   * A task's next detections may want a snapshot (a tentative object, confirmed at its next sighting):
+   * the camera's reader runs at its burst rate for the next `ms` and keeps its last frames, so the
+   * frame at or after the next analysed frame is there when its search starts.
+   */
+  arm(cameraId: string, frame: Frame, ms: number): void {
+    if (frame.width >= frame.source.width || !this.deps.fullResolution) return
+    this.deps.cameras.armFullFrames(cameraId, ms)
+  }
+
   async take(cameraId: string, frame: Frame, overlay: SnapshotOverlay): Promise<Snapshot> {
-    const { picture, fallback } = await this.picture(cameraId, frame)
+    const { picture, skewMs, fallback } = await this.picture(cameraId, frame)
     // JPEG quality and size cap: System image quality, read at every snapshot.
     const jpeg = await marked(picture, overlay(picture), this.deps.imageQuality.current().snapshot)
     const sharp = await loadSharp()
@@ -59,21 +79,22 @@ export class Snapshots {
       info: {
         snapshotWidth: width ?? picture.width, snapshotHeight: height ?? picture.height,
         snapshotFullResolution: picture.width === picture.source.width && picture.height === picture.source.height,
-        snapshotSkewMs: Math.abs(picture.time - frame.time), snapshotFallback: fallback,
+        snapshotSkewMs: Math.round(skewMs), snapshotFallback: fallback,
       },
     }
   }
 
   /** The frame to cut the snapshot from, and why it is the analysed one when a larger one was wanted. */
-  private async picture(cameraId: string, frame: Frame): Promise<{ picture: Frame; fallback: string | null }> {
+  private async picture(cameraId: string, frame: Frame): Promise<{ picture: Frame; skewMs: number; fallback: string | null }> {
     // Analysed at the camera's own size already (or turned off): nothing to look for.
-    if (frame.width >= frame.source.width || !this.deps.fullResolution) return { picture: frame, fallback: this.deps.fullResolution ? null : 'SNAPSHOT_FULL_RESOLUTION is off' }
+    if (frame.width >= frame.source.width || !this.deps.fullResolution) return { picture: frame, skewMs: 0, fallback: this.deps.fullResolution ? null : 'SNAPSHOT_FULL_RESOLUTION is off' }
     try {
-      return { picture: await this.deps.cameras.fullFrame(cameraId, frame.time), fallback: null }
+      const found = await this.deps.cameras.fullFrame(cameraId, frame)
+      return { picture: found.frame, skewMs: found.skewMs, fallback: null }
     } catch (error) {
       const reason = error instanceof FullFrameUnavailable ? error.reason : `the capture failed: ${(error as Error).message}`
       this.deps.log.warn({ cameraId, reason }, 'snapshot at the analysis size: no full-resolution frame')
-      return { picture: frame, fallback: reason }
+      return { picture: frame, skewMs: 0, fallback: reason }
     }
   }
 }

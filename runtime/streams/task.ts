@@ -17,6 +17,7 @@ import { cropsFor, detectCrops } from './regions.ts'
 import { Rate, Samples } from './stats.ts'
 import { IouTracker, type Detection } from './tracker.ts'
 import type { StreamObserver, StreamObserverFactory } from './observers/index.ts'
+import type { Snapshots } from './snapshots.ts'
 import { monotonicNow } from '../../shared/clock.ts'
 
 export type StreamTaskRow = typeof streamTasks.$inferSelect
@@ -37,6 +38,8 @@ export interface StreamTaskDeps {
   scheduler: DetectScheduler
   /** STREAM_REGION_DETECTION (default true): false, the whole frame always. */
   regionDetection?: boolean
+  /** Snapshots: the full-resolution search of a frame whose detection may confirm an object starts with it (snapshots.ts prepare). */
+  snapshots?: Pick<Snapshots, 'prepare' | 'arm'>
 }
 
 /** Frames waiting for the motion gate; beyond this the oldest is dropped (real time over every frame). */
@@ -46,6 +49,8 @@ const QUEUE_CAPACITY = 2
  * it, and how long an unseen track moves on along its velocity (the longest tracked interval).
  */
 export const TRACKING = { minIou: 0.2, maxCentreShift: 0.6, confirmHits: 2, leaveAfterMs: 2500, maxPredictMs: MAX_TRACKED_DETECT_INTERVAL_MS }
+/** How long a tentative object keeps the camera's reader at its burst rate: past the next detection (at least every minDetectIntervalMs, 1000 by default). */
+const ARM_MS = 1500
 /** After a failed detection (sidecar restarting), wait this long before the next frame. */
 const FAILURE_PAUSE_MS = 1000
 
@@ -294,6 +299,9 @@ export class StreamTask {
    */
   private async process(frame: Frame, crops: TargetBox[] | null, endTurn: () => void): Promise<void> {
     const started = monotonicNow()
+    // A tentative object confirmed by this detection is an object.entered with a snapshot, cut from the camera's first
+    // frame at its size at or after this one: its search starts now, beside the detection (docs/cameras-and-stream-tasks.md "Snapshots").
+    if (this.tracker.hasTentative) this.deps.snapshots?.prepare(this.row.cameraId, frame)
     const detect = async (image: { kind: 'rgb'; width: number; height: number; data: Uint8Array }) =>
       (await this.deps.inference.detect({ handle: this.handle, image, overlay: false })).result
     let found = crops ? await detectCrops(detect, frame, crops) : null
@@ -318,6 +326,9 @@ export class StreamTask {
       objects: detections.map(({ box, label, confidence }) => ({ box, label, confidence })),
     }
     const { entered, left } = this.tracker.update(detections, frame.time)
+    // A tentative object is confirmed at its next sighting, an object.entered with a snapshot: the camera's reader keeps
+    // its frames at the burst rate until then (docs/cameras-and-stream-tasks.md "Snapshots").
+    if (this.tracker.hasTentative) this.deps.snapshots?.arm(this.row.cameraId, frame, ARM_MS)
     this.objectsEntered += entered.length
     const analysis = { frame, result, tracks: this.tracker.objects, entered, left }
     for (const observer of this.observers) await observer.onAnalysis?.(analysis)

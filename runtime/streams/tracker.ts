@@ -80,6 +80,11 @@ export class IouTracker {
     return this.tracks.length
   }
 
+  /** Whether a track is not confirmed yet (its next sighting makes it an object). */
+  get hasTentative(): boolean {
+    return this.tracks.some((track) => !track.confirmed)
+  }
+
   /** The confirmed objects being tracked. */
   get objects(): Track[] {
     return this.tracks.filter((track) => track.confirmed)

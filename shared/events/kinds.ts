@@ -20,7 +20,7 @@ const kind = (source: string, alarm: boolean, doc: string, payload: Record<strin
 const SNAPSHOT_FIELDS = {
   snapshotWidth: 'number; the snapshot\'s width in pixels', snapshotHeight: 'number',
   snapshotFullResolution: 'boolean; true: cut from a frame at the camera\'s own size (the box scaled to it), false: the analysed frame, at the analysis size',
-  snapshotSkewMs: 'number; how far (ms) the frame it was cut from is from the analysed frame (0 for the analysed frame)',
+  snapshotSkewMs: 'number; how far (ms) after the analysed frame the frame it was cut from is (0 for the analysed frame; down to -15: the same frame, received a few ms apart)',
   snapshotFallback: 'string or null; why it is the analysed frame when a full-resolution one was wanted (too late, camera without a frame, capture in flight, file camera)',
 }
 /** The same fields, null when the event has no snapshot. */
@@ -65,7 +65,7 @@ export const EVENT_KINDS = {
     cameraId: 'string', cameraName: 'string', messageKey: 'string; the catalogue key of the failure (api.error.Camera...)', reason: 'string; what failed, credentials removed' }),
   'object.entered': kind('analysis', false, 'A stream task started tracking an object (seen in consecutive analysed frames).', {
     taskId: 'string', cameraId: 'string', objectId: 'string; stable while the object is tracked', label: 'string', confidence: 'number',
-    box: "{x, y, width, height} in the camera's own pixels", snapshotUrl: "string; the camera's frame at its own size nearest the detection with the object boxed, else the analysed frame (JPEG, Range supported)",
+    box: "{x, y, width, height} in the camera's own pixels", snapshotUrl: "string; the camera's first frame at its own size at or after the detection with the object boxed, else the analysed frame (JPEG, Range supported)",
     ...SNAPSHOT_FIELDS }),
   'object.left': kind('analysis', false, 'A tracked object was not seen for the leave delay (it left, or is hidden).', {
     taskId: 'string', cameraId: 'string', objectId: 'string', label: 'string', dwellMs: 'number; first to last sighting' }),
@@ -78,7 +78,7 @@ export const EVENT_KINDS = {
     policyId: 'string or null; the policy (null for a logic alarm)', policyName: 'string or null',
     objectId: 'string or null; the tracked object (null when the policy counts several, see objectIds)', objectIds: 'string[]', label: 'string or null',
     areaId: 'string or null; the region the object was in', count: 'number; objects that met the conditions', dwellMs: 'number or null; how long the object met them', box: '{x, y, width, height} or null; the (first) object\'s box in the camera\'s own pixels',
-    snapshotUrl: 'string or null; the camera\'s frame at its own size nearest the detection with the objects boxed, else the analysed frame (JPEG, Range supported), kept as long as the event', imageUrl: 'string or null; the same as snapshotUrl',
+    snapshotUrl: 'string or null; the camera\'s first frame at its own size at or after the detection with the objects boxed, else the analysed frame (JPEG, Range supported), kept as long as the event', imageUrl: 'string or null; the same as snapshotUrl',
     clipUrl: 'string or null; the clip of the policy\'s clip action (video/mp4)',
     ...nullable(SNAPSHOT_FIELDS),
     personId: 'string or null; the person the task\'s recognition named the (first) object as (taskConfig.recognition; null for a stranger or before its face was seen)',

@@ -3,7 +3,7 @@
  * on the frame shown"): RTSP readers keep each frame's reception time and print it with showinfo.
  */
 import { describe, expect, it } from 'vitest'
-import { isShowinfo, parseShowinfo, readerArgs, timedVideoFilter } from '../../runtime/cameras/ffmpeg.ts'
+import { burstCommand, isShowinfo, parseShowinfo, readerArgs, timedVideoFilter } from '../../runtime/cameras/ffmpeg.ts'
 
 describe('timed reader', () => {
   it('an RTSP reader stamps packets with the wall clock, keeps the stamps, selects frames instead of re-timing them and prints them', () => {
@@ -23,6 +23,25 @@ describe('timed reader', () => {
     expect(args[args.indexOf('-vf') + 1]).toBe('settb=AVTB,showinfo')
     const fewer = readerArgs({ sourceType: 'rtsp', input: 'rtsp://127.0.0.1:8554/cam' }, { fps: 5, sourceFps: 10, timeoutMs: 5000, rtspTimeoutOption: '-timeout', maxSide: null })
     expect(fewer[fewer.indexOf('-vf') + 1]).toMatch(/^select='.*',settb=AVTB,showinfo$/)
+  })
+
+  it('a camera\'s own reader with a burst rate: a select at that rate, a framestep back to its usual rate that stdin commands turn off and on', () => {
+    const rtsp = { sourceType: 'rtsp' as const, input: 'rtsp://127.0.0.1:8554/cam' }
+    const args = readerArgs(rtsp, { fps: 1, burstFps: 10, timeoutMs: 5000, rtspTimeoutOption: '-timeout', maxSide: null })
+    expect(args[args.indexOf('-vf') + 1]).toBe(`${timedVideoFilter(10, null).replace(/settb=AVTB,showinfo$/, '')}framestep=step=10:enable=1,settb=AVTB,showinfo`)
+    expect(args).not.toContain('-nostdin')
+    // A 25 fps camera: every frame in a burst, one in 25 otherwise.
+    const fast = readerArgs(rtsp, { fps: 1, burstFps: 25, sourceFps: 25, timeoutMs: 5000, rtspTimeoutOption: '-timeout', maxSide: null })
+    expect(fast[fast.indexOf('-vf') + 1]).toBe('framestep=step=25:enable=1,settb=AVTB,showinfo')
+    // No burst rate above the usual one: no framestep, stdin closed.
+    const plain = readerArgs(rtsp, { fps: 5, burstFps: 5, timeoutMs: 5000, rtspTimeoutOption: '-timeout', maxSide: null })
+    expect(plain[plain.indexOf('-vf') + 1]).toBe(timedVideoFilter(5, null))
+    expect(plain).toContain('-nostdin')
+    expect(burstCommand(true)).toBe('Cframestep -1 enable 0\n')
+    expect(burstCommand(false)).toBe('Cframestep -1 enable 1\n')
+    // ffmpeg's echo of a command is not a message worth keeping.
+    expect(isShowinfo('Command reply for stream 0: ret:0 res:')).toBe(true)
+    expect(isShowinfo('Enter command: <target>|all <time>|-1 <command>[ <argument>]')).toBe(true)
   })
 
   it('other sources keep the fps filter and no timestamps', () => {

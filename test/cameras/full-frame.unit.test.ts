@@ -1,17 +1,23 @@
 import { describe, expect, it } from 'vitest'
 import { CameraChannel } from '../../runtime/cameras/channel.ts'
-import { FullFrameUnavailable, nearestFullFrame } from '../../runtime/cameras/full-frame.ts'
+import { FullFrameUnavailable, fullFrameAfter, SAME_MOMENT_MS } from '../../runtime/cameras/full-frame.ts'
 import type { Frame, Reader, ReaderHandlers } from '../../runtime/cameras/reader.ts'
 import { failure } from '../../runtime/cameras/reader.ts'
 
-/** A camera's own reader driven by the test: frames at the camera's size (1920 × 1080) with the times it gives. */
+/** A camera's own reader driven by the test: frames at the camera's size (1920 × 1080) with the times it gives; records its burst commands. */
 class DrivenReader implements Reader {
   readonly pid = null
+  readonly bursts: boolean[] = []
   constructor(readonly handlers: ReaderHandlers) {}
   start(): void {}
   async stop(): Promise<void> {}
-  frame(time: number): Frame {
-    const frame = { rgb: Buffer.alloc(3), width: 1920, height: 1080, source: { width: 1920, height: 1080 }, time }
+  burst(on: boolean): boolean {
+    this.bursts.push(on)
+    return true
+  }
+
+  frame(pts: number, time = pts + 30): Frame {
+    const frame = { rgb: Buffer.alloc(3), width: 1920, height: 1080, source: { width: 1920, height: 1080 }, time, pts }
     this.handlers.onFrame(frame)
     return frame
   }
@@ -28,56 +34,82 @@ async function channelWithReader(): Promise<{ channel: CameraChannel; reader: Dr
   return { channel, reader: reader! }
 }
 
-/** The camera's reader at 1 fps (period 1000 ms), a bound of 700 ms. */
-const timing = (now: () => number) => ({ maxSkewMs: 700, periodMs: 1000, now })
+/** An analysed frame (512 × 288 of the 1920 × 1080 camera) received at `pts`, decoded 20 ms later. */
+const analysedAt = (pts: number): Frame => ({ rgb: Buffer.alloc(3), width: 512, height: 288, source: { width: 1920, height: 1080 }, time: pts + 20, pts })
+const timing = (now: () => number) => ({ maxSkewMs: 700, now })
 const reasonOf = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => (error instanceof FullFrameUnavailable ? error.reason : `not a fallback: ${String(error)}`))
+const tick = () => new Promise((resolve) => setTimeout(resolve, 10))
 
-describe('the camera\'s frame at its own size nearest an analysed frame (docs/cameras-and-stream-tasks.md "Snapshots")', () => {
-  it('takes the latest frame when the next one, a period later, cannot be nearer; no wait', async () => {
+describe('the camera\'s first frame at its own size at or after an analysed frame (docs/cameras-and-stream-tasks.md "Snapshots")', () => {
+  it('takes the latest frame when it is at or after the analysed one (or the same moment), with no wait and no burst', async () => {
     const { channel, reader } = await channelWithReader()
     const latest = reader.frame(10_000)
-    // Analysed at 10 300: the latest is 300 ms away, the next expected at 11 000 is 700 away.
-    const started = Date.now()
-    expect(await nearestFullFrame(channel, 10_300, timing(() => 10_450))).toBe(latest)
-    expect(Date.now() - started).toBeLessThan(50)
-    // A frame decoded after the analysed one is taken when within the bound.
-    expect(await nearestFullFrame(channel, 9_500, timing(() => 10_450))).toBe(latest)
+    expect(await fullFrameAfter(channel, analysedAt(9_800), timing(() => 10_050))).toEqual({ frame: latest, skewMs: 200 })
+    // The same frame received by both readers a few ms apart: the same moment.
+    expect(await fullFrameAfter(channel, analysedAt(10_000 + SAME_MOMENT_MS), timing(() => 10_050))).toEqual({ frame: latest, skewMs: -SAME_MOMENT_MS })
+    expect(reader.bursts).toEqual([])
     await channel.stop()
   })
 
-  it('waits for the next frame when it can be nearer, and takes the nearer of the two', async () => {
+  it('never takes an earlier frame: waits for the next ones at the burst rate, skipping those still before, then back to the usual rate', async () => {
     const { channel, reader } = await channelWithReader()
     reader.frame(10_000)
-    // Analysed at 10 800: the next frame (expected 11 000) can be nearer than the latest (800 ms, beyond the bound too).
-    const nearest = nearestFullFrame(channel, 10_800, { maxSkewMs: 700, periodMs: 1000, now: () => 10_800 })
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    const next = reader.frame(11_010)
-    expect(await nearest).toBe(next)
+    // Analysed at 10 300: the latest (300 ms before) would be a moment when the object may not be in view yet.
+    const found = fullFrameAfter(channel, analysedAt(10_300), timing(() => 10_400))
+    await tick()
+    expect(reader.bursts).toEqual([true])
+    reader.frame(10_300 - SAME_MOMENT_MS - 1)
+    await tick()
+    const next = reader.frame(10_390)
+    expect(await found).toEqual({ frame: next, skewMs: 90 })
+    expect(reader.bursts).toEqual([true, false])
     await channel.stop()
   })
 
-  it('is too late when no frame comes within the bound: the reason names the distance and the setting', async () => {
+  it('takes the first of the reader\'s last frames at or after the analysed one (armed at the burst rate: the very frame analysed), not the latest', async () => {
     const { channel, reader } = await channelWithReader()
+    channel.arm(1000)
+    expect(reader.bursts).toEqual([true])
     reader.frame(10_000)
-    // The latest is 900 ms away; the wait ends at 10 900 + 700 (clock at 11 590: 10 ms to wait), and no frame comes.
-    const reason = await reasonOf(nearestFullFrame(channel, 10_900, { maxSkewMs: 700, periodMs: 1000, now: () => 11_590 }))
-    expect(reason).toBe('too late: the nearest frame at the camera\'s size is 900 ms from the analysed frame (SNAPSHOT_MAX_SKEW_MS 700)')
-    // A frame far after the analysed one: a later one would be further still.
-    reader.frame(12_000)
-    expect(await reasonOf(nearestFullFrame(channel, 10_900, timing(() => 12_000))))
-      .toBe('too late: the nearest frame at the camera\'s size is 1100 ms from the analysed frame (SNAPSHOT_MAX_SKEW_MS 700)')
+    const same = reader.frame(10_103)
+    reader.frame(10_200)
+    reader.frame(10_300)
+    // The analysed frame received at 10 100: the camera's reader received it 3 ms later.
+    expect(await fullFrameAfter(channel, analysedAt(10_100), timing(() => 10_400))).toEqual({ frame: same, skewMs: 3 })
+    expect(channel.recent).toHaveLength(4)
+    await channel.stop()
+  })
+
+  it('is too late when the first frame after is beyond the bound, or none comes by then: the reason names the distance and the setting', async () => {
+    const { channel, reader } = await channelWithReader()
+    reader.frame(11_000)
+    expect(await reasonOf(fullFrameAfter(channel, analysedAt(10_200), timing(() => 11_050))))
+      .toBe('too late: the first frame at the camera\'s size after the analysed frame is 800 ms after it (SNAPSHOT_MAX_SKEW_MS 700)')
+    // Analysed at 11 500 (decoded 11 520): the wait ends at 12 220; the clock says 12 210, and no frame comes.
+    expect(await reasonOf(fullFrameAfter(channel, analysedAt(11_500), timing(() => 12_210))))
+      .toBe('too late: no frame at the camera\'s size within 700 ms after the analysed frame (SNAPSHOT_MAX_SKEW_MS 700)')
+    expect(reader.bursts).toEqual([true, false])
     await channel.stop()
   })
 
   it('has nothing while the camera\'s reader has no frame, or fails during the wait', async () => {
     const { channel, reader } = await channelWithReader()
-    expect(await reasonOf(nearestFullFrame(channel, 10_000, timing(() => 10_000)))).toBe('the camera\'s own reader has no frame (connecting)')
+    expect(await reasonOf(fullFrameAfter(channel, analysedAt(10_000), timing(() => 10_000)))).toBe('the camera\'s own reader has no frame (connecting)')
     reader.frame(10_000)
-    const waiting = reasonOf(nearestFullFrame(channel, 10_900, { maxSkewMs: 700, periodMs: 1000, now: () => 10_900 }))
+    const waiting = reasonOf(fullFrameAfter(channel, analysedAt(10_500), timing(() => 10_520)))
+    await tick()
     reader.handlers.onFailure(failure('CameraSourceFailed', 'no frame for 4000 ms'))
-    // The wait ends at the failure (not at its bound), with the latest frame too far.
-    expect(await waiting).toBe('too late: the nearest frame at the camera\'s size is 900 ms from the analysed frame (SNAPSHOT_MAX_SKEW_MS 700)')
-    expect(await reasonOf(nearestFullFrame(channel, 10_000, timing(() => 10_000)))).toBe('the camera\'s own reader has no frame (offline)')
+    // The wait ends at the failure (not at its bound).
+    expect(await waiting).toBe('too late: no frame at the camera\'s size within 700 ms after the analysed frame (SNAPSHOT_MAX_SKEW_MS 700)')
+    expect(await reasonOf(fullFrameAfter(channel, analysedAt(10_000), timing(() => 10_000)))).toBe('the camera\'s own reader has no frame (offline)')
+    await channel.stop()
+  })
+
+  it('compares decode times when a frame has no reception time (sources other than RTSP)', async () => {
+    const { channel, reader } = await channelWithReader()
+    const latest = reader.frame(10_000)
+    latest.pts = null
+    expect(await fullFrameAfter(channel, analysedAt(9_950), timing(() => 10_050))).toEqual({ frame: latest, skewMs: 60 })
     await channel.stop()
   })
 })

@@ -15,7 +15,7 @@ export interface ObjectEventDeps {
 
 /**
  * The snapshot of an entering object (docs/cameras-and-stream-tasks.md "Snapshots"): the
- * camera's frame at its own size nearest the analysed one (else the analysed frame) with the
+ * camera's first frame at its own size at or after the analysed one (else the analysed frame) with the
  * box drawn at that size (the box is in the camera's pixels), kept and served by URL.
  */
 async function snapshot(cameraId: string, track: Track, frame: Frame, deps: ObjectEventDeps): Promise<{ snapshotUrl: string } & SnapshotInfo> {
