@@ -78,6 +78,8 @@ export class DeviceTransport {
    * A request whose success is a file (exports): the body as a Blob with its Content-Disposition
    * name. A failure is the envelope as for `call` (DeviceError).
    */
+  download<P extends ApiRoute>(route: P, body?: ApiRequest<P>, options?: CallOptions): Promise<DownloadedFile>
+  download(route: string, body?: unknown, options?: CallOptions): Promise<DownloadedFile>
   async download(route: string, body: unknown = {}, options: CallOptions = {}): Promise<DownloadedFile> {
     const { response, body: answer } = await this.send(route, body, options, async (r): Promise<Blob | string> => {
       const isFile = r.ok && !/^application\/json\b/i.test(r.headers.get('content-type') ?? '')
