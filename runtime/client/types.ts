@@ -26,15 +26,8 @@ export type Area = Wire<DeviceArea>
 /** spec 2.2: what DoLogin answers. */
 export type Session = ApiResponse<'/gtw/cwai/login/DoLogin'>
 
-/** spec 2.3 */
-export interface AlgorithmRow {
-  algorithmId: string
-  algorithmName: string
-  algorithmUsage: string
-  runningStatus: number
-  models: unknown[]
-  [field: string]: unknown
-}
+/** spec 2.3: a row of algorithm/page, as its handler answers it. */
+export type AlgorithmRow = ApiResponse<'/gtw/cwai/algorithm/page'>['rows'][number]
 
 /** spec 4.2 request: the device's filters, with paging optional (the device has defaults). */
 export type AlgorithmPageQuery = Omit<DeviceAlgorithmPageQuery, 'pageNum' | 'pageSize'> & Partial<Pick<DeviceAlgorithmPageQuery, 'pageNum' | 'pageSize'>>
