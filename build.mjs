@@ -14,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { buildDocs } from './runtime/docs/step.mjs'
 import { buildCli } from './runtime/cli/step.mjs'
 import { buildConsole } from './runtime/console/step.mjs'
+import { writeClientApi } from './runtime/client/generate-api.mjs'
 import { buildRelease } from './infra/release/build.mjs'
 
 const root = path.dirname(fileURLToPath(import.meta.url))
@@ -71,7 +72,7 @@ async function buildHandlers(sources) {
 }
 
 /** Reads each bundle's definition to record routes, auth and body kind in the manifest. */
-async function writeManifest(sources) {
+async function writeManifest(sources, complete = true) {
   const bundles = {}
   const routes = {}
   for (const source of sources.sort()) {
@@ -90,6 +91,8 @@ async function writeManifest(sources) {
     }
   }
   writeAtomically(path.join(functionsOut, 'manifest.json'), JSON.stringify({ generatedAt: new Date().toISOString(), bundles, routes }, null, 2))
+  // The typed client's route list and types (runtime/client/api.ts), from the same definitions.
+  if (complete) writeClientApi(root, bundles)
 }
 
 /**
@@ -150,7 +153,7 @@ async function main() {
     const source = all.find((file) => bundleName(file) === `${wanted}.mjs`)
     if (!source) throw new Error(`--only ${wanted}: no functions/${wanted}.ts`)
     await buildHandlers([source])
-    await writeManifest(all.filter((file) => existsSync(path.join(functionsOut, bundleName(file)))))
+    await writeManifest(all.filter((file) => existsSync(path.join(functionsOut, bundleName(file)))), false)
     // The interface documents follow a redeployed handler (its summary or input may have changed).
     await buildDocs({ root, dist })
     return

@@ -4,6 +4,7 @@ import { defineHandler } from '../../shared/handler.ts'
 import { events } from '../../shared/db/schema/index.ts'
 import { CLIP_READY_KIND, EventFilter, PayloadFilter, eventConditions, payloadConditions, whereAll } from '../../shared/events/query.ts'
 import { PageNumber, PageSize } from '../../shared/http/paging.ts'
+import type { EventKind } from '../../shared/events/kinds.ts'
 
 const Input = Type.Object({
   pageNum: PageNumber(),
@@ -37,7 +38,7 @@ export default defineHandler({
       rows: rows.map((row) => {
         const payload = JSON.parse(row.payload) as Record<string, unknown>
         return {
-          id: row.id, kind: row.kind, time: new Date(row.time).toISOString(), source: row.source, payload,
+          id: row.id, kind: row.kind as EventKind, time: new Date(row.time).toISOString(), source: row.source, payload,
           thumbnailUrl: text(payload.snapshotUrl) ?? text(payload.imageUrl), clipUrl: text(payload.clipUrl) ?? clipOf.get(row.id) ?? null,
         }
       }),

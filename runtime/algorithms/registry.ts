@@ -8,19 +8,16 @@
  * memory), so they cannot tell different stories; handlers and services read through this
  * class (`get`, `list`, `page`), never the table.
  */
-import { randomUUID } from 'node:crypto'
-import { existsSync } from 'node:fs'
-import { constants, copyFile, link, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { and, asc, count, eq, notInArray, type SQL } from 'drizzle-orm'
 import type { Db } from '../../shared/db/client.ts'
 import { containsText } from '../../shared/db/like.ts'
-import { algorithms, models, removedPresetAlgorithms, tasks } from '../../shared/db/schema/index.ts'
+import { algorithms, removedPresetAlgorithms, tasks } from '../../shared/db/schema/index.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Clock, Logger } from '../../shared/handler.ts'
 import type {
   AlgorithmEntry, AlgorithmInfoPatch, AlgorithmOrigin, AlgorithmPackage, AlgorithmPageQuery, AlgorithmRegistry, AlgorithmRow,
-  PackageFileEntry,
 } from '../../shared/algorithms/types.ts'
 import { algorithmRow } from '../../shared/algorithms/view.ts'
 import { loadManifests, resolveManifest, validateManifest, type LoadedManifest } from '../../models/load-manifests.ts'
@@ -28,12 +25,12 @@ import type { PipelineManifest } from '../../models/manifest-schema.ts'
 import type { ArchiveLimits } from '../../shared/archive/safe-unpack.ts'
 import { unpackAlgorithmPackage } from './package-archive.ts'
 import { Mutex } from '../../shared/keyed-mutex.ts'
+import { exportAlgorithmPackage } from './export-policy.ts'
+import { PackageInstall, type Active, type AlgorithmSink, type ResolveError } from './install.ts'
+import { copyPackageFolder, MANIFEST_FILE } from './package-files.ts'
 
-/** What the registry needs of the inference sidecar (runtime/inference/client.ts). */
-export interface AlgorithmSink {
-  define(algorithm: LoadedManifest): Promise<void>
-  forget(algorithmId: string): Promise<void>
-}
+export type { AlgorithmSink } from './install.ts'
+export { MANIFEST_FILE } from './package-files.ts'
 
 export interface RegistryOptions {
   db: Db
@@ -48,14 +45,6 @@ export interface RegistryOptions {
   sidecar: AlgorithmSink
   limits: ArchiveLimits
 }
-
-interface Active { entry: AlgorithmEntry; loaded: LoadedManifest }
-interface PreparedCommit { finish(): Promise<AlgorithmEntry>; undo(): Promise<void> }
-
-export const MANIFEST_FILE = 'manifest.json'
-const MANIFEST_MAX_BYTES = 1024 * 1024
-/** Package layout: the manifest and, one level deep, `models/*` and `files/*` (models/README.md). */
-const PACKAGE_FILE = /^(manifest\.json|(models|files)\/[A-Za-z0-9_][A-Za-z0-9._-]{0,127})$/
 
 /** Installed packages and saved layouts: `<DATA_DIR>/algorithm-packages/<algorithmId>/`. */
 export const packagesDirOf = (dataPath: string) => path.join(dataPath, 'algorithm-packages')
@@ -75,9 +64,20 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
   /** Registry changes run one at a time (shared/keyed-mutex.ts). */
   readonly #queue = new Mutex()
 
+  /** The package-install transaction (runtime/algorithms/install.ts), run inside `#exclusive`. */
+  readonly #install: PackageInstall
+
   private constructor(options: RegistryOptions) {
     this.#o = options
     this.#dir = packagesDirOf(options.dataPath)
+    this.#install = new PackageInstall({
+      dir: this.#dir, clock: options.clock, log: options.log, sidecar: options.sidecar,
+      current: (id) => this.#active.get(id),
+      resolve: (manifest, folder, errorId) => this.#resolveOrThrow(manifest, folder, errorId),
+      refuseInUse: (id) => this.#refuseInUse(id),
+      publish: (active) => this.#publish(active),
+      unpublish: (id) => this.#unpublish(id),
+    })
   }
 
   static async open(options: RegistryOptions): Promise<AlgorithmRegistryService> {
@@ -130,15 +130,12 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
       const existing = this.#active.get(id)
       if (existing && mode === 'create') throw new ApiError('AlgorithmExists', { details: { algorithmId: id } })
       if (existing) await this.#refuseInUse(id)
-      const staging = await this.#stage(existing?.loaded.packageDir)
-      try {
+      return this.#install.staged(async (staging) => {
         await writeFile(path.join(staging, MANIFEST_FILE), JSON.stringify(manifest, null, 2))
         this.#resolveOrThrow(manifest, staging, 'AlgorithmInvalid')
-        const entry = await this.#commit(staging, manifest, 'layout')
+        const entry = await this.#install.commit(staging, manifest, 'layout')
         return { entry, created: !existing }
-      } finally {
-        await rm(staging, { recursive: true, force: true })
-      }
+      }, existing?.loaded.packageDir)
     })
   }
 
@@ -147,13 +144,10 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
       const current = this.#require(algorithmId)
       const manifest: PipelineManifest = { ...current.entry.manifest, ...patch }
       // Only the row changes: tasks keep running, no in-use check.
-      const staging = await this.#stage(current.loaded.packageDir)
-      try {
+      return this.#install.staged(async (staging) => {
         await writeFile(path.join(staging, MANIFEST_FILE), JSON.stringify(manifest, null, 2))
-        return await this.#commit(staging, manifest, current.entry.origin === 'preset' ? 'layout' : current.entry.origin)
-      } finally {
-        await rm(staging, { recursive: true, force: true })
-      }
+        return this.#install.commit(staging, manifest, current.entry.origin === 'preset' ? 'layout' : current.entry.origin)
+      }, current.loaded.packageDir)
     })
   }
 
@@ -162,64 +156,31 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
       const current = this.#require(algorithmId)
       await this.#refuseInUse(algorithmId)
       await this.#o.sidecar.forget(algorithmId)
-      if (current.loaded.packageDir) await this.#discard(current.loaded.packageDir)
+      if (current.loaded.packageDir) await this.#install.discard(current.loaded.packageDir)
       await this.#unpublish(algorithmId)
       this.#o.log.info({ algorithmId, origin: current.entry.origin }, 'algorithm deleted')
     })
   }
 
   installArchive(archivePath: string, options: { replace: boolean }): Promise<AlgorithmEntry[]> {
-    return this.#exclusive(async () => {
-      const staging = await this.#stage()
-      try {
-        await unpackAlgorithmPackage(archivePath, staging, this.#o.limits)
-        return await this.#installStaged(staging, options.replace)
-      } finally {
-        await rm(staging, { recursive: true, force: true })
-      }
-    })
+    return this.#exclusive(() => this.#install.staged(async (staging) => {
+      await unpackAlgorithmPackage(archivePath, staging, this.#o.limits)
+      return this.#install.installStaged(staging, options.replace)
+    }))
   }
 
   installFolder(folder: string, options: { replace: boolean }): Promise<AlgorithmEntry> {
-    return this.#exclusive(async () => {
-      const staging = await this.#stage()
-      try {
-        await copyPackageFolder(folder, staging, this.#o.limits)
-        const [entry] = await this.#installStaged(staging, options.replace)
-        return entry!
-      } finally {
-        await rm(staging, { recursive: true, force: true })
-      }
-    })
+    return this.#exclusive(() => this.#install.staged(async (staging) => {
+      await copyPackageFolder(folder, staging, this.#o.limits)
+      const [entry] = await this.#install.installStaged(staging, options.replace)
+      return entry!
+    }))
   }
 
+  /** The package of an algorithm under the export policy (runtime/algorithms/export-policy.ts). */
   async exportPackage(algorithmId: string): Promise<AlgorithmPackage> {
     const { entry, loaded } = this.#require(algorithmId)
-    const manifest = structuredClone(entry.manifest)
-    const files: PackageFileEntry[] = []
-    const include = async (name: string, file: string) => {
-      const size = await stat(file).then((s) => s.size, () => { throw new ApiError('ModelFileMissing', { details: { algorithmId, file: name } }) })
-      files.push({ name, path: file, size })
-    }
-    for (const [key, model] of Object.entries(manifest.models)) {
-      const source = model.source
-      if ('uploaded' in source) {
-        // spec 7.1 DefaultCantBeExport: an operator's model leaves only when it is marked exportable.
-        const [row] = await this.#o.db.select().from(models).where(eq(models.modelId, source.uploaded))
-        const reason = !row ? 'not-registered' : row.encrypted ? 'encrypted' : row.deviceBound ? 'device-bound' : !row.exportable ? 'not-exportable' : null
-        if (reason === 'not-registered') throw new ApiError('ModelFileMissing', { details: { algorithmId, modelId: source.uploaded } })
-        if (reason) throw new ApiError('DefaultCantBeExport', { details: { algorithmId, modelId: source.uploaded, reason } })
-        const name = `models/${key}.onnx`
-        await include(name, loaded.modelPaths[key]!)
-        model.source = { path: name }
-      } else if ('path' in source) {
-        await include(source.path, loaded.modelPaths[key]!)
-      }
-      // Shipped model files (npm package, build output) stay: every device of this product has them.
-    }
-    for (const node of manifest.nodes)
-      if (node.action === 'classifier' && node.head.kind === 'ctc' && 'path' in node.head.keys) await include(node.head.keys.path, loaded.keyPaths[node.id]!)
-    return { algorithmId, manifest, files }
+    return exportAlgorithmPackage(this.#o.db, entry, loaded)
   }
 
   // ── internals ────────────────────────────────────────────────────────────────────────
@@ -281,115 +242,12 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
     }
   }
 
-  #resolveOrThrow(manifest: PipelineManifest, folder: string, errorId: 'AlgorithmInvalid' | 'AlgorithmPackageInvalid'): LoadedManifest {
+  #resolveOrThrow(manifest: PipelineManifest, folder: string, errorId: ResolveError): LoadedManifest {
     try {
       return resolveManifest(manifest, manifest.algorithmId, { projectRoot: this.#o.projectRoot, dataPath: this.#o.dataPath, packageDir: folder, ...(this.#o.precision ? { precision: this.#o.precision } : {}) })
     } catch (error) {
       throw new ApiError(errorId, { details: { algorithmId: manifest.algorithmId, reason: (error as Error).message.replace(/^[^:]*: /, '').slice(0, 500) } })
     }
-  }
-
-  /** A fresh staging folder; with `from`, the package files of an installed algorithm are linked in. */
-  async #stage(from?: string): Promise<string> {
-    const staging = path.join(this.#dir, `.staging-${randomUUID()}`)
-    await mkdir(staging)
-    if (from) {
-      for (const sub of ['models', 'files']) {
-        const names = await readdir(path.join(from, sub)).catch(() => [] as string[])
-        if (names.length > 0) await mkdir(path.join(staging, sub))
-        for (const name of names) await link(path.join(from, sub, name), path.join(staging, sub, name))
-      }
-    }
-    return staging
-  }
-
-  /** Checks every algorithm folder of an unpacked package, then installs them all. */
-  async #installStaged(staging: string, replace: boolean): Promise<AlgorithmEntry[]> {
-    const folders = await packageFolders(staging)
-    const checked: { folder: string; manifest: PipelineManifest }[] = []
-    for (const folder of folders) {
-      const manifest = await readPackageManifest(folder)
-      this.#resolveOrThrow(manifest, folder, 'AlgorithmPackageInvalid')
-      if (checked.some((c) => c.manifest.algorithmId === manifest.algorithmId))
-        throw new ApiError('AlgorithmPackageInvalid', { details: { algorithmId: manifest.algorithmId, reason: 'the package holds this algorithm twice' } })
-      if (this.#active.has(manifest.algorithmId)) {
-        if (!replace) throw new ApiError('AlgorithmExists', { details: { algorithmId: manifest.algorithmId } })
-        await this.#refuseInUse(manifest.algorithmId)
-      }
-      checked.push({ folder, manifest })
-    }
-    // All or nothing: a package of several algorithms is installed whole or not at all.
-    const prepared: PreparedCommit[] = []
-    try {
-      for (const { folder, manifest } of checked) prepared.push(await this.#prepare(folder, manifest, 'package'))
-    } catch (error) {
-      for (const commit of prepared.reverse()) await commit.undo()
-      throw error
-    }
-    return Promise.all(prepared.map((commit) => commit.finish()))
-  }
-
-  async #commit(staging: string, manifest: PipelineManifest, origin: AlgorithmOrigin): Promise<AlgorithmEntry> {
-    return (await this.#prepare(staging, manifest, origin)).finish()
-  }
-
-  /**
-   * Moves a checked folder into place, then row and sidecar; the folder it replaces is kept
-   * aside until `finish` (which also updates memory). Anything failing on the way (the
-   * sidecar restarting, the disk) is undone here, and `undo` puts back the algorithm as it was.
-   */
-  async #prepare(staging: string, manifest: PipelineManifest, origin: AlgorithmOrigin): Promise<PreparedCommit> {
-    const id = manifest.algorithmId
-    const final = path.join(this.#dir, id)
-    const previous = this.#active.get(id)
-    const aside = existsSync(final) ? path.join(this.#dir, `.previous-${randomUUID()}`) : null
-    if (aside) await rename(final, aside)
-    const undo = async () => {
-      if (existsSync(final)) await this.#discard(final)
-      if (aside) await rename(aside, final)
-      await this.#restore(id, previous)
-    }
-    const entry: AlgorithmEntry = { manifest, origin, updatedAt: this.#o.clock.now() }
-    try {
-      await rename(staging, final)
-      const loaded = this.#resolveOrThrow(manifest, final, 'AlgorithmInvalid')
-      // The sidecar first: an algorithm visible here can be loaded at once.
-      await this.#o.sidecar.define(loaded)
-      await this.#publish({ entry, loaded })
-    } catch (error) {
-      await undo()
-      throw error
-    }
-    return {
-      undo,
-      finish: async () => {
-        if (aside) await rm(aside, { recursive: true, force: true })
-        this.#o.log.info({ algorithmId: id, origin }, 'algorithm installed')
-        return entry
-      },
-    }
-  }
-
-  /** Puts the entry (table and memory) and sidecar definition back as they were before a failed install (best effort, logged). */
-  async #restore(algorithmId: string, previous: Active | undefined): Promise<void> {
-    try {
-      if (previous) {
-        await this.#publish(previous)
-        await this.#o.sidecar.define(previous.loaded)
-      } else {
-        await this.#unpublish(algorithmId)
-        await this.#o.sidecar.forget(algorithmId)
-      }
-    } catch (error) {
-      this.#o.log.error({ algorithmId, err: (error as Error).message }, 'could not restore the algorithm after a failed install')
-    }
-  }
-
-  /** Renames first (one step), then deletes: a crash leaves a `.trash-*` folder that start-up removes. */
-  async #discard(folder: string): Promise<void> {
-    const trash = path.join(this.#dir, `.trash-${randomUUID()}`)
-    await rename(folder, trash)
-    await rm(trash, { recursive: true, force: true })
   }
 
   /** Makes an entry visible: its row (and no removal mark) in one transaction, then memory. */
@@ -418,78 +276,4 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
 function rowOf(entry: AlgorithmEntry): typeof algorithms.$inferInsert {
   const { origin, updateTime: _, ...row } = algorithmRow(entry)
   return { ...row, source: origin, updatedAt: entry.updatedAt }
-}
-
-/** The algorithm folders of an unpacked package: its root, or each top-level folder (several algorithms). */
-async function packageFolders(root: string): Promise<string[]> {
-  if (existsSync(path.join(root, MANIFEST_FILE))) {
-    await checkPackageLayout(root, '')
-    return [root]
-  }
-  const top = await readdir(root, { withFileTypes: true })
-  const folders: string[] = []
-  for (const item of top) {
-    if (!item.isDirectory() || !existsSync(path.join(root, item.name, MANIFEST_FILE)))
-      throw new ApiError('AlgorithmPackageInvalid', { details: { entry: item.name, reason: `expected ${MANIFEST_FILE} at the root, or one folder with a ${MANIFEST_FILE} per algorithm` } })
-    await checkPackageLayout(path.join(root, item.name), `${item.name}/`)
-    folders.push(path.join(root, item.name))
-  }
-  if (folders.length === 0) throw new ApiError('AlgorithmPackageInvalid', { details: { reason: `no ${MANIFEST_FILE} in the package` } })
-  return folders
-}
-
-/** Only `manifest.json`, `models/<file>` and `files/<file>`: nothing else is installed. */
-async function checkPackageLayout(folder: string, prefix: string): Promise<void> {
-  for (const relative of await listFiles(folder)) {
-    if (!PACKAGE_FILE.test(relative))
-      throw new ApiError('AlgorithmPackageInvalid', { details: { entry: `${prefix}${relative}`.slice(0, 512), reason: 'a package holds only manifest.json, models/<file> and files/<file>' } })
-  }
-}
-
-async function listFiles(folder: string, base = ''): Promise<string[]> {
-  const out: string[] = []
-  for (const item of await readdir(path.join(folder, base), { withFileTypes: true })) {
-    const relative = base ? `${base}/${item.name}` : item.name
-    if (item.isDirectory()) out.push(...await listFiles(folder, relative))
-    else out.push(relative)
-  }
-  return out
-}
-
-async function readPackageManifest(folder: string): Promise<PipelineManifest> {
-  const file = path.join(folder, MANIFEST_FILE)
-  if ((await stat(file)).size > MANIFEST_MAX_BYTES) throw new ApiError('AlgorithmPackageInvalid', { details: { reason: 'manifest.json is larger than 1 MB' } })
-  let json: unknown
-  try {
-    json = JSON.parse(await readFile(file, 'utf8'))
-  } catch {
-    throw new ApiError('AlgorithmPackageInvalid', { details: { reason: 'manifest.json is not valid JSON' } })
-  }
-  try {
-    return validateManifest(json, MANIFEST_FILE)
-  } catch (error) {
-    throw new ApiError('AlgorithmPackageInvalid', { details: { reason: (error as Error).message.slice(0, 500) } })
-  }
-}
-
-/**
- * Copies an unpacked package folder (LoadLocalAlgorithmAction) into staging: regular files
- * and folders only — a link is refused, so nothing outside the folder is ever read.
- */
-async function copyPackageFolder(from: string, to: string, limits: ArchiveLimits): Promise<void> {
-  let entries = 0
-  let bytes = 0
-  const walk = async (relative: string) => {
-    for (const name of await readdir(path.join(from, relative))) {
-      const child = relative ? `${relative}/${name}` : name
-      const info = await lstat(path.join(from, child))
-      if (++entries > limits.maxEntries) throw new ApiError('AlgorithmPackageTooLarge', { details: { limitEntries: limits.maxEntries } })
-      if (info.isDirectory()) { await mkdir(path.join(to, child)); await walk(child); continue }
-      if (!info.isFile()) throw new ApiError('AlgorithmPackageUnsafe', { details: { entry: child, reason: 'not a regular file (link or device)' } })
-      bytes += info.size
-      if (bytes > limits.maxExpandedBytes) throw new ApiError('AlgorithmPackageTooLarge', { details: { limitBytes: String(limits.maxExpandedBytes) } })
-      await copyFile(path.join(from, child), path.join(to, child), constants.COPYFILE_EXCL)
-    }
-  }
-  await walk('')
 }

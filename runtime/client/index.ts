@@ -6,3 +6,4 @@ export { uploadFile, cancelStoredUpload, DEFAULT_CHUNK_SIZE, type UploadSource, 
 export { detectImage, imageAlgorithms, DEBUG_MARKER, type DetectOptions, type DetectOutcome } from './detect.ts'
 export * from './types.ts'
 export * as backup from './backup.ts'
+export { route, type ApiRoute, type ApiRequest, type ApiResponse, type Wire } from './api.ts'

@@ -1,4 +1,9 @@
-/** The routes the client calls (spec 4). */
+import type { ApiRoute } from './api.ts'
+
+/**
+ * Names for the routes the client's methods call (spec 4). Each value is checked against the
+ * handlers' own route list (api.generated.ts): a route that no handler serves does not compile.
+ */
 export const ROUTES = {
   // The console's Fleet view (docs/deployment.md "Fleet view")
   fleetList: '/gtw/cwai/Fleet/list',
@@ -55,4 +60,4 @@ export const ROUTES = {
   // spec 4.10 File import (gallery routes: client/galleries.ts, from the kind catalogue)
   importFiles: '/gtw/cwai/File/ImportFiles',
   importStatus: '/gtw/cwai/File/ImportStatus',
-} as const
+} as const satisfies Record<string, ApiRoute>

@@ -44,7 +44,7 @@ export function useNames(client: DeviceClient): Names {
     Promise.all([
       client.cameraPage({ pageSize: 500 }).then((p) => p.rows, () => [] as CameraView[]),
       client.streamTaskPage().then((p) => p.rows, () => [] as StreamTaskStatus[]),
-      client.call<{ rows: PolicyView[] }>('/gtw/cwai/AlarmStrage/page', { pageNum: 1, pageSize: 500 }).then((p) => p.rows, () => [] as PolicyView[]),
+      client.call('/gtw/cwai/AlarmStrage/page', { pageNum: 1, pageSize: 500 }).then((p) => p.rows, () => [] as PolicyView[]),
       galleries.galleries().then((p) => p.rows, () => []),
     ]).then(([cameras, tasks, policies, galleries]) => setLists({ cameras, tasks, policies, galleries }))
   }

@@ -1,7 +1,7 @@
 import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
-import type { LogPage, LogQuery } from '../../shared/aihost/types.ts'
+import type { LogLine, LogPage, LogQuery } from '../../shared/aihost/types.ts'
 
 /** pino's numeric levels. */
 export const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 } as const
@@ -67,7 +67,8 @@ export async function queryLogFiles(logDir: string, query: LogQuery): Promise<Lo
   }
   // Newest first: the page holds matches total-1-start … total-start-pageSize.
   const start = (query.pageNo - 1) * query.pageSize
-  const rows: Record<string, unknown>[] = []
+  // Every line the filter kept is a pino line: numeric level and time.
+  const rows: LogLine[] = []
   for (let index = total - 1 - start; index >= Math.max(0, total - start - query.pageSize); index--) rows.push(JSON.parse(window[index % keep]!))
   return { total, pageNo: query.pageNo, pageSize: query.pageSize, rows, files: files.length, bytesScanned }
 }

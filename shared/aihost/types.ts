@@ -40,12 +40,20 @@ export interface LogQuery {
   pageSize: number
 }
 
+/** A pino log line: numeric level, time (ms), msg, and the fields of its area. */
+export interface LogLine {
+  level: number
+  time: number
+  msg?: string
+  [field: string]: unknown
+}
+
 export interface LogPage {
   total: number
   pageNo: number
   pageSize: number
   /** Newest first. */
-  rows: Record<string, unknown>[]
+  rows: LogLine[]
   /** Files read and their total size (the rotation bound). */
   files: number
   bytesScanned: number

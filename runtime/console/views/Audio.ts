@@ -7,7 +7,6 @@ import { formatBytes } from '../messages.ts'
 import { useSteps } from '../steps.ts'
 import { uploadBrowserFile } from '../upload.ts'
 
-const AUDIO = '/gtw/cwai/Audio/'
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
 
 /**
@@ -21,8 +20,8 @@ export function Audio({ client, account }: { client: DeviceClient; account: stri
   const [error, setError] = useState<Failure | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
   const load = () => Promise.all([
-    client.call<{ rows: AudioFileView[] }>(`${AUDIO}AudioFilePage`, { pageNum: 1, pageSize: 500 }).then((p) => setFiles(p.rows)),
-    client.call<{ rows: AudioColumnView[] }>(`${AUDIO}AudioColumnPage`, { pageNum: 1, pageSize: 500 }).then((p) => setColumns(p.rows)),
+    client.call('/gtw/cwai/Audio/AudioFilePage', { pageNum: 1, pageSize: 500 }).then((p) => setFiles(p.rows)),
+    client.call('/gtw/cwai/Audio/AudioColumnPage', { pageNum: 1, pageSize: 500 }).then((p) => setColumns(p.rows)),
   ]).catch((e) => setError({ error: e, context: 'Audio lists' }))
   useEffect(() => { load() }, [])
   const act = async (context: string, work: () => Promise<string | void>) => {
@@ -62,7 +61,7 @@ function UploadAudio({ client, account, onAdded }: { client: DeviceClient; accou
       enter('upload', 'Upload')
       const uploadId = await uploadBrowserFile(client, account, file, 'audio', { signal })
       enter('check', 'Check and normalize')
-      onAdded(await client.call<AudioFileView>(`${AUDIO}AddAudioFile`, { uploadId }, { signal }))
+      onAdded(await client.call('/gtw/cwai/Audio/AddAudioFile', { uploadId }, { signal }))
       setFile(null)
     })
   }
@@ -83,7 +82,7 @@ function AudioFiles({ client, files, act }: { client: DeviceClient; files: Audio
   const [test, setTest] = useState<(PlayTestResult & { src: string }) | null>(null)
   useEffect(() => () => { if (test) URL.revokeObjectURL(test.src) }, [test])
   const playTest = (f: AudioFileView) => act(`Play test ${f.audioName}`, async () => {
-    const result = await client.call<PlayTestResult>(`${AUDIO}PlayTestAudioFile`, { audioId: f.audioId })
+    const result = await client.call('/gtw/cwai/Audio/PlayTestAudioFile', { audioId: f.audioId })
     const preview = await client.getFile(result.previewUrl)
     setTest({ ...result, src: URL.createObjectURL(preview.blob) })
   })
@@ -97,7 +96,7 @@ function AudioFiles({ client, files, act }: { client: DeviceClient; files: Audio
         <td>${f.inputLoudness === null ? '-' : `${f.inputLoudness} LUFS`}</td><td>${formatBytes(f.sizeBytes, true)}</td>
         <td><div class="actions">
           <button type="button" class="secondary" aria-label=${`Play test ${f.audioName}`} onClick=${() => playTest(f)}>Play test</button>
-          <button type="button" class="danger-outline" aria-label=${`Delete ${f.audioName}`} onClick=${() => act(`Delete ${f.audioName}`, async () => { await client.call(`${AUDIO}DeleteAudioFile`, { audioId: f.audioId }); return `Deleted ${f.audioName}.` })}>Delete</button>
+          <button type="button" class="danger-outline" aria-label=${`Delete ${f.audioName}`} onClick=${() => act(`Delete ${f.audioName}`, async () => { await client.call('/gtw/cwai/Audio/DeleteAudioFile', { audioId: f.audioId }); return `Deleted ${f.audioName}.` })}>Delete</button>
         </div></td>
       </tr>`)}</tbody>
     </table></div>` : null}
@@ -115,7 +114,7 @@ function AddColumn({ client, act }: { client: DeviceClient; act: Act }) {
     event.preventDefault()
     act('Add column', async () => {
       const { username, password, ...rest } = form
-      await client.call(`${AUDIO}AddAudioColumn`, { ...rest, ...(username ? { username } : {}), ...(password ? { password } : {}) })
+      await client.call('/gtw/cwai/Audio/AddAudioColumn', { ...rest, ...(username ? { username } : {}), ...(password ? { password } : {}) })
       setForm({ columnName: '', url: '', format: 'mp3', username: '', password: '' })
       return `Added the column ${rest.columnName}.`
     })
@@ -138,13 +137,13 @@ function Columns({ client, columns, files, act }: { client: DeviceClient; column
   const [tests, setTests] = useState<Record<string, ColumnTestResult>>({})
   const [chosen, setChosen] = useState<Record<string, string>>({})
   const testOne = (c: AudioColumnView) => act(`Test ${c.columnName}`, async () => {
-    const result = await client.call<ColumnTestResult>(`${AUDIO}TestAudioColumn`, { columnId: c.columnId })
+    const result = await client.call('/gtw/cwai/Audio/TestAudioColumn', { columnId: c.columnId })
     setTests((t) => ({ ...t, [c.columnId]: result }))
   })
   const play = (c: AudioColumnView) => act(`Play on ${c.columnName}`, async () => {
     const audioId = chosen[c.columnId] ?? files[0]?.audioId
     const name = files.find((f) => f.audioId === audioId)?.audioName
-    const outcome = await client.call<{ bytesSent: number; httpStatus: number }>(`${AUDIO}PlayOnAudioColumn`, { columnId: c.columnId, audioId })
+    const outcome = await client.call('/gtw/cwai/Audio/PlayOnAudioColumn', { columnId: c.columnId, audioId })
     return `Played ${name} on ${c.columnName}: ${formatBytes(outcome.bytesSent, true)} sent, the column answered ${outcome.httpStatus}.`
   })
   const shown = (r: ColumnTestResult) => !r.reachable ? `Unreachable (${r.error})` : `Reachable in ${r.connectMs} ms · HTTP ${r.httpStatus ?? '-'}${r.authOk === false ? ' · credentials refused' : ''}`
@@ -164,7 +163,7 @@ function Columns({ client, columns, files, act }: { client: DeviceClient; column
             ${files.map((f) => html`<option value=${f.audioId}>${f.audioName}</option>`)}
           </select>
           <button type="button" aria-label=${`Play on ${c.columnName}`} disabled=${!files.length} onClick=${() => play(c)}>Play</button>
-          <button type="button" class="danger-outline" aria-label=${`Delete ${c.columnName}`} onClick=${() => act(`Delete ${c.columnName}`, async () => { await client.call(`${AUDIO}DeleteAudioColumn`, { columnId: c.columnId }); return `Deleted the column ${c.columnName}.` })}>Delete</button>
+          <button type="button" class="danger-outline" aria-label=${`Delete ${c.columnName}`} onClick=${() => act(`Delete ${c.columnName}`, async () => { await client.call('/gtw/cwai/Audio/DeleteAudioColumn', { columnId: c.columnId }); return `Deleted the column ${c.columnName}.` })}>Delete</button>
         </div></td>
       </tr>`)}</tbody>
     </table></div>` : null}

@@ -1,3 +1,4 @@
+import type { EventKind } from '../../../shared/events/kinds.ts'
 import { html } from 'htm/preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
@@ -16,7 +17,7 @@ const REFRESH_MS = 5000
 const STATUS_TEXT = { online: 'Online', connecting: 'Connecting', offline: 'Offline' } as const
 
 /** The events a camera's "Last event" shows: what its stream tasks saw. */
-const LAST_EVENT_KINDS = ['object.entered', 'object.recognized', 'alarm.raised']
+const LAST_EVENT_KINDS: EventKind[] = ['object.entered', 'object.recognized', 'alarm.raised']
 /** A camera's thumbnail is captured again this often while the page is shown. */
 const THUMBNAIL_MS = 30_000
 

@@ -2,6 +2,7 @@ import { html } from 'htm/preact'
 import { useEffect, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import type { DeviceEvent } from '../../client/types.ts'
+import type { EventKind } from '../../../shared/events/kinds.ts'
 import { ClipPlayer } from '../components/ClipPlayer.ts'
 import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 import { usePicture } from '../picture.ts'
@@ -36,13 +37,14 @@ export function EventHistory({ client }: { client: DeviceClient }) {
   const names = useNames(client)
   const { cameras, tasks } = names
   const query = () => ({
-    kinds: filter.kind ? [filter.kind] : KINDS.map(([k]) => k), ...(filter.cameraId ? { cameraId: filter.cameraId } : {}), ...(filter.taskId ? { taskId: filter.taskId } : {}),
+    // The select offers only KINDS.
+    kinds: filter.kind ? [filter.kind as EventKind] : KINDS.map(([k]) => k), ...(filter.cameraId ? { cameraId: filter.cameraId } : {}), ...(filter.taskId ? { taskId: filter.taskId } : {}),
     ...(filter.label.trim() ? { label: filter.label.trim() } : {}), ...(filter.from ? { startTime: iso(filter.from) } : {}), ...(filter.to ? { endTime: iso(filter.to) } : {}),
   })
   const load = async (pageNum: number) => {
     setError(null)
     try {
-      const page = await client.call<{ total: number; rows: Row[] }>('/gtw/cwai/Event/EventPage', { ...query(), pageNum, pageSize: PAGE_SIZE })
+      const page = await client.call('/gtw/cwai/Event/EventPage', { ...query(), pageNum, pageSize: PAGE_SIZE })
       setTotal(page.total)
       setRows((shown) => (pageNum === 1 ? page.rows : [...(shown ?? []), ...page.rows]))
     } catch (e) {

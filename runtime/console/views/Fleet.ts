@@ -63,7 +63,7 @@ export function Fleet({ client }: { client: DeviceClient }) {
 
   useEffect(() => {
     let live = true
-    const load = () => client.call<{ rows: FleetDeviceView[] }>(ROUTES.fleetList, {})
+    const load = () => client.call(ROUTES.fleetList, {})
       .then((answer) => { if (live) { setDevices(answer.rows); setError(null) } }, (e) => { if (live) setError(e) })
     load()
     const timer = setInterval(load, FLEET_REFRESH_MS)
@@ -91,7 +91,7 @@ export function Fleet({ client }: { client: DeviceClient }) {
     setRanPath(path)
     setProgress(Object.fromEntries(targets.map((id) => [id, { state: 'running' } as Progress])))
     // One request per device, so that each device's answer shows as soon as it comes.
-    await Promise.all(targets.map((deviceId) => client.call<{ rows: FleetCallResult[] }>(ROUTES.fleetCall, { deviceIds: [deviceId], path, body: parsed })
+    await Promise.all(targets.map((deviceId) => client.call(ROUTES.fleetCall, { deviceIds: [deviceId], path, body: parsed })
       .then((answer) => setProgress((now) => ({ ...now, [deviceId]: { state: 'done', result: answer.rows[0]! } })),
         (e) => setProgress((now) => ({ ...now, [deviceId]: { state: 'failed', error: e } })))))
   }

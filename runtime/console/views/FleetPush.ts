@@ -56,7 +56,7 @@ export function FleetPushPanel({ client, selected }: { client: DeviceClient; sel
 
   const follow = async (pushId: string) => {
     while (live.current) {
-      const now = await client.call<FleetPush>(ROUTES.fleetPushStatus, { pushId })
+      const now = await client.call(ROUTES.fleetPushStatus, { pushId })
       if (!live.current) return
       setPush(now)
       if (now.finishedAt) return
@@ -75,7 +75,7 @@ export function FleetPushPanel({ client, selected }: { client: DeviceClient; sel
         purpose: kind, resumeKey: `fleet|${kind}|${file.name}|${file.size}|${file.lastModified}`, store: browserResumeStore, retries: 3,
         onProgress: (p) => setSending(p),
       })
-      const started = await client.call<FleetPush>(ROUTES.fleetPush, {
+      const started = await client.call(ROUTES.fleetPush, {
         uploadId: upload.uploadId, kind, deviceIds: selected, replace: kind === 'algorithm' && replace, account, pwd: md5Hex(password),
       })
       setPush(started)

@@ -40,7 +40,7 @@ export function Live({ client }: { client: DeviceClient }) {
   const [error, setError] = useState<unknown>(null)
   const [overlay, setOverlay] = useState(true)
   useEffect(() => {
-    client.call<{ rows: Camera[] }>('/gtw/cwai/Camera/page', { pageNum: 1, pageSize: 500 }).then((page) => setCameras(page.rows), setError)
+    client.call('/gtw/cwai/Camera/page', { pageNum: 1, pageSize: 500 }).then((page) => setCameras(page.rows), setError)
   }, [])
   const playable = (cameras ?? []).filter((c) => PLAYABLE.includes(c.sourceType))
   return html`<main class="live" id="main">
@@ -72,7 +72,7 @@ function LiveTile({ client, camera, overlay }: { client: DeviceClient; camera: C
     let keepAlive: ReturnType<typeof setInterval> | null = null
     const open = async () => {
       try {
-        current = await client.call<LiveSession>('/gtw/cwai/LiveStream/request', { cameraId: camera.cameraId, overlay: true })
+        current = await client.call('/gtw/cwai/LiveStream/request', { cameraId: camera.cameraId, overlay: true })
         if (stopped) return void stop()
         setError(null)
         setSession(current)

@@ -4,7 +4,7 @@ import type { DeviceClient } from '../../client/client.ts'
 import { NetworkError } from '../../client/errors.ts'
 import type { Adapter, ChangeOutcome, ChangeStatus, DnsInfo, Route, RoutesInfo } from '../../../shared/network/types.ts'
 import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
-import { AdapterForm, NET, PendingPanel } from './NetworkChange.ts'
+import { AdapterForm, PendingPanel } from './NetworkChange.ts'
 import { Probes } from './NetworkChecks.ts'
 
 interface Reading { adapters: Adapter[]; dns: DnsInfo; routes: RoutesInfo }
@@ -31,12 +31,12 @@ export function Network({ client }: { client: DeviceClient }) {
   const [status, setStatus] = useState<{ change: ChangeStatus; deadline: number } | null>(null)
   const [reachable, setReachable] = useState(true)
   const load = () => Promise.all([
-    client.call<{ rows: Adapter[] }>(`${NET}QueryAdapters`, {}),
-    client.call<DnsInfo>(`${NET}QueryDns`, {}),
-    client.call<RoutesInfo>(`${NET}QueryRoutes`, {}),
+    client.call('/gtw/cwai/network/QueryAdapters', {}),
+    client.call('/gtw/cwai/network/QueryDns', {}),
+    client.call('/gtw/cwai/network/QueryRoutes', {}),
   ]).then(([adapters, dns, routes]) => setReading({ adapters: adapters.rows, dns, routes }), (e) => setError({ error: e, context: 'Read the network' }))
   // The deadline on this browser's clock: confirmBy is the device's.
-  const loadStatus = () => client.polling.call<ChangeStatus>(`${NET}QueryChange`, {}).then((change) => {
+  const loadStatus = () => client.polling.call('/gtw/cwai/network/QueryChange', {}).then((change) => {
     setReachable(true)
     setStatus({ change, deadline: change.pending ? Date.now() + change.pending.confirmBy - change.now : 0 })
   }, (e) => (e instanceof NetworkError ? setReachable(false) : setError({ error: e, context: 'Read the pending change' })))

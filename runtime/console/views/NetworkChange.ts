@@ -83,7 +83,7 @@ export function AdapterForm({ client, adapter, dns, onApplied, onCancel }: {
     if ('problem' in built) { show(built.problem); return }
     setBusy(true)
     try {
-      await client.call<PendingChange>(`${NET}SetAdapter`, built.change)
+      await client.call('/gtw/cwai/network/SetAdapter', built.change)
       onApplied()
     } catch (e) {
       const item = e instanceof DeviceError ? e.item : undefined
@@ -170,10 +170,10 @@ export function PendingPanel({ client, change, deadline, reachable, onDone }: {
     const timer = setInterval(() => setLeft(deadline - Date.now()), 250)
     return () => clearInterval(timer)
   }, [deadline])
-  const act = async (route: string, context: string) => {
+  const act = async (route: 'ConfirmChange' | 'RevertChange', context: string) => {
     setFailure(null)
     try {
-      await client.call(`${NET}${route}`, { changeId: change.changeId })
+      await client.call(`${NET}${route}` as const, { changeId: change.changeId })
       onDone()
     } catch (e) {
       setFailure({ error: e, context })

@@ -4,7 +4,6 @@ import type { DeviceClient } from '../../client/client.ts'
 import type { ConnectivityCheck, NetworkTargets, QualityTarget } from '../../../shared/network/schemas.ts'
 import type { CheckResult, QualityResult } from '../../../shared/network/types.ts'
 import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
-import { NET } from './NetworkChange.ts'
 
 const byName = <T extends { name: string }>(rows: T[]) => Object.fromEntries(rows.map((r) => [r.name, r]))
 const targetOf = (c: ConnectivityCheck) => (c.type === 'tcp' ? `TCP ${c.host}:${c.port}` : c.type === 'http' ? `HTTP GET ${c.url}` : `DNS ${c.hostname}`)
@@ -23,7 +22,7 @@ export function Probes({ client }: { client: DeviceClient }) {
   const [quality, setQuality] = useState<Record<string, QualityResult>>({})
   const [failure, setFailure] = useState<Failure | null>(null)
   const [busy, setBusy] = useState(false)
-  useEffect(() => { client.call<NetworkTargets>(`${NET}QueryTargets`, {}).then(setTargets, (e) => setFailure({ error: e, context: 'Read the targets' })) }, [])
+  useEffect(() => { client.call('/gtw/cwai/network/QueryTargets', {}).then(setTargets, (e) => setFailure({ error: e, context: 'Read the targets' })) }, [])
   /** Whether the work succeeded (an add form then empties). */
   const run = async (context: string, work: () => Promise<void>) => {
     setFailure(null)
@@ -38,13 +37,13 @@ export function Probes({ client }: { client: DeviceClient }) {
       setBusy(false)
     }
   }
-  const save = (next: Partial<NetworkTargets>) => run('Save targets', async () => setTargets(await client.call<NetworkTargets>(`${NET}SetTargets`, { ...targets!, ...next })))
+  const save = (next: Partial<NetworkTargets>) => run('Save targets', async () => setTargets(await client.call('/gtw/cwai/network/SetTargets', { ...targets!, ...next })))
   const runChecks = (names?: string[]) => run('Run checks', async () => {
-    const { rows } = await client.call<{ rows: CheckResult[] }>(`${NET}TestConnectivity`, names ? { names } : {})
+    const { rows } = await client.call('/gtw/cwai/network/TestConnectivity', names ? { names } : {})
     setChecks((shown) => ({ ...shown, ...byName(rows) }))
   })
   const measure = () => run('Measure quality', async () => {
-    const { rows } = await client.call<{ rows: QualityResult[] }>(`${NET}TestQuality`, {})
+    const { rows } = await client.call('/gtw/cwai/network/TestQuality', {})
     setQuality(byName(rows))
   })
   if (!targets) return html`<section class="panel"><h2>Connectivity and quality</h2><p class="hint">Loading…</p><${ErrorPanel} ...${failure} /></section>`

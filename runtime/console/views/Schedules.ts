@@ -5,7 +5,6 @@ import type { ScheduleClock, ScheduleView } from '../../../shared/schedules/type
 import { type Day, type TimeWindow, type WeeklyWindow } from '../../../shared/schedules/windows.ts'
 import { ErrorPanel, type Failure } from '../components/ErrorPanel.ts'
 
-const SCHEDULE = '/gtw/cwai/schedule/'
 const REFRESH_MS = 3000
 const DAY_NAMES: Record<Day, string> = { sun: 'Sunday', mon: 'Monday', tue: 'Tuesday', wed: 'Wednesday', thu: 'Thursday', fri: 'Friday', sat: 'Saturday' }
 /** Monday first, as operators read a week. */
@@ -38,7 +37,7 @@ export function Schedules({ client }: { client: DeviceClient }) {
   const [failure, setFailure] = useState<Failure | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
   const [editing, setEditing] = useState<ScheduleView | 'new' | null>(null)
-  const load = () => client.polling.call<{ rows: ScheduleView[] } & ScheduleClock>(`${SCHEDULE}page`, { pageNum: 1, pageSize: 500 }).then(setPage, (e) => setFailure({ error: e, context: 'Schedules' }))
+  const load = () => client.polling.call('/gtw/cwai/schedule/page', { pageNum: 1, pageSize: 500 }).then(setPage, (e) => setFailure({ error: e, context: 'Schedules' }))
   useEffect(() => {
     load()
     const timer = setInterval(load, REFRESH_MS)
@@ -47,7 +46,7 @@ export function Schedules({ client }: { client: DeviceClient }) {
   const remove = async (s: ScheduleView) => {
     setFailure(null)
     try {
-      await client.call(`${SCHEDULE}delete`, { scheduleId: s.scheduleId })
+      await client.call('/gtw/cwai/schedule/delete', { scheduleId: s.scheduleId })
       setNotice(`Deleted the schedule ${s.scheduleName}.`)
       await load()
     } catch (e) {
@@ -101,8 +100,8 @@ function ScheduleForm({ client, schedule, onSaved, onCancel }: { client: DeviceC
     setError(null)
     const body = { scheduleName: name.trim(), windows: windowsOf(rows), exceptions: exceptions.map((e) => ({ date: e.date, windows: hoursOf(e.hours) })) }
     try {
-      if (schedule) await client.call(`${SCHEDULE}update`, { scheduleId: schedule.scheduleId, ...body })
-      else await client.call(`${SCHEDULE}add`, body)
+      if (schedule) await client.call('/gtw/cwai/schedule/update', { scheduleId: schedule.scheduleId, ...body })
+      else await client.call('/gtw/cwai/schedule/add', body)
       onSaved(`${schedule ? 'Saved' : 'Added'} the schedule ${body.scheduleName}.`)
     } catch (e) {
       setError(e)

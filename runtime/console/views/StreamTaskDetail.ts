@@ -1,3 +1,4 @@
+import type { EventKind } from '../../../shared/events/kinds.ts'
 import { html } from 'htm/preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
@@ -11,7 +12,7 @@ import { TaskZones } from './TaskZones.ts'
 const REFRESH_MS = 2000
 const MAX_EVENTS = 30
 /** What analysis tasks produce (docs/events.md "Events", source `analysis`). */
-const TASK_KINDS = ['object.entered', 'object.left', 'object.recognized', 'alarm.raised', 'passengerFlow.counted']
+const TASK_KINDS: EventKind[] = ['object.entered', 'object.left', 'object.recognized', 'alarm.raised', 'passengerFlow.counted']
 
 const rate = (v: number) => `${v.toFixed(1)} fps`
 const ms = (v: number | null) => (v === null ? '-' : `${formatCount(Math.round(v))} ms`)

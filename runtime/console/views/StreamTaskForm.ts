@@ -40,7 +40,7 @@ export function StreamTaskForm({ client, cameras, cameraId, onCreated }: {
       setAlgorithms(page.rows)
       setAlgorithm((page.rows.find((a) => a.algorithmId === PREFERRED_ALGORITHM) ?? page.rows[0])?.algorithmId ?? '')
     }, setAlgorithmError)
-    client.call<{ rows: ScheduleView[] }>('/gtw/cwai/schedule/page', { pageNum: 1, pageSize: 500 }).then((page) => setSchedules(page.rows), () => undefined)
+    client.call('/gtw/cwai/schedule/page', { pageNum: 1, pageSize: 500 }).then((page) => setSchedules(page.rows), () => undefined)
   }, [])
   useEffect(() => { if (!camera && cameras?.[0]) setCamera(cameras[0].cameraId) }, [cameras])
 

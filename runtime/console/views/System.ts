@@ -63,7 +63,8 @@ function Time({ client }: { client: DeviceClient }) {
     const ntpServers = servers.split(/[\s,]+/).filter(Boolean)
     run('Save time', async () => {
       const changed = ntpServers.join() !== value!.ntpServers.join()
-      const status = await client.call<TimeStatus>(`${SYSTEM}SetTimeParam`, { timeZone: zone, ...(changed ? { ntpServers } : {}) })
+      // `loaded` (the form is shown) means the zone was read.
+      const status = await client.call('/gtw/cwai/System/SetTimeParam', { timeZone: zone!, ...(changed ? { ntpServers } : {}) })
       setValue(status)
       return `Saved: ${status.timeZone}, local time ${status.localTime}.`
     })
@@ -79,7 +80,7 @@ function Time({ client }: { client: DeviceClient }) {
     <label>NTP servers (one per line)<textarea rows="3" disabled=${!loaded} value=${servers} onInput=${(e: Event) => setServers((e.target as HTMLTextAreaElement).value)} data-testid="ntp-servers"></textarea></label>
     <div class="row">
       <button type="submit" disabled=${!loaded} data-testid="time-save">Save</button>
-      <button type="button" class="secondary" onClick=${() => run('Measure drift', async () => { setDrift((await client.call<{ samples: DriftSample[] }>(`${SYSTEM}QueryTimeDrift`, {})).samples); return null })}>Measure drift</button>
+      <button type="button" class="secondary" onClick=${() => run('Measure drift', async () => { setDrift((await client.call('/gtw/cwai/System/QueryTimeDrift', {})).samples); return null })}>Measure drift</button>
     </div>
     ${drift ? html`<ul data-testid="drift">${drift.length ? drift.map((d) => html`<li>${d.server}: ${d.error ?? `offset ${d.offsetMs} ms, delay ${d.delayMs} ms, stratum ${d.stratum}`}</li>`) : html`<li>No NTP servers configured.</li>`}</ul>` : null}
     ${messages('time')}
@@ -92,7 +93,7 @@ function Quality({ client }: { client: DeviceClient }) {
     setValue({ ...value!, [kind]: { ...value![kind], [key]: Number((e.target as HTMLInputElement).value) } })
   const save = (event: Event) => {
     event.preventDefault()
-    run('Save image quality', async () => { setValue(await client.call<ImageQuality>(`${SYSTEM}SetImageQualityParam`, value)); return 'Saved: the next pictures use these settings.' })
+    run('Save image quality', async () => { setValue(await client.call('/gtw/cwai/System/SetImageQualityParam', value)); return 'Saved: the next pictures use these settings.' })
   }
   return html`<form class="panel stack" onSubmit=${save} aria-labelledby="quality-heading">
     <h2 id="quality-heading">Image quality</h2>
@@ -126,7 +127,7 @@ function Logo({ client, account }: { client: DeviceClient; account: string }) {
     if (!file) return
     run('Upload logo', async () => {
       const { uploadId } = await uploadFile(client, { name: file.name, size: file.size, slice: (a, b) => file.slice(a, b) }, { purpose: 'logo', resumeKey: `logo|${resumeKeyOf(account, file)}`, store: browserResumeStore })
-      const info = await client.call<LogoInfo & { removed: string[] }>(`${SYSTEM}SetLogo`, { uploadId })
+      const info = await client.call('/gtw/cwai/System/SetLogo', { uploadId })
       changed(info)
       setFile(null)
       return info.removed.length ? `Logo saved. Removed from the SVG: ${info.removed.join(', ')}.` : 'Logo saved.'
@@ -146,7 +147,7 @@ function Logo({ client, account }: { client: DeviceClient; account: string }) {
     <div class="row">
       <button type="submit" disabled=${!file} data-testid="logo-upload">Upload</button>
       <button type="button" class="secondary" disabled=${!value?.custom} data-testid="logo-reset"
-        onClick=${() => run('Reset logo', async () => { changed(await client.call<LogoInfo>(`${SYSTEM}ResetLogo`, {})); return 'The default logo is back.' })}>Reset to default</button>
+        onClick=${() => run('Reset logo', async () => { changed(await client.call('/gtw/cwai/System/ResetLogo', {})); return 'The default logo is back.' })}>Reset to default</button>
     </div>
     ${messages('logo')}
   </form>`
@@ -155,13 +156,13 @@ function Logo({ client, account }: { client: DeviceClient; account: string }) {
 function Debug({ client }: { client: DeviceClient }) {
   const { value, setValue, run, messages } = usePanel<DebugSettings>(client, 'QueryDebugParam')
   const [files, setFiles] = useState<LogFileInfo[]>([])
-  const loadFiles = () => client.call<{ rows: LogFileInfo[] }>(`${SYSTEM}QueryLogFiles`, {}).then((p) => setFiles(p.rows), () => undefined)
+  const loadFiles = () => client.call('/gtw/cwai/System/QueryLogFiles', {}).then((p) => setFiles(p.rows), () => undefined)
   useEffect(() => { loadFiles() }, [])
   const save = (event: Event) => {
     event.preventDefault()
     run('Save debug settings', async () => {
       const areas = Object.fromEntries(value!.areas.map((a) => [a.name, a.debug]))
-      setValue(await client.call<DebugSettings>(`${SYSTEM}SetDebugParam`, { logLevel: value!.logLevel, areas }))
+      setValue(await client.call('/gtw/cwai/System/SetDebugParam', { logLevel: value!.logLevel, areas }))
       return 'Applied: the device logs with these settings now.'
     })
   }
