@@ -19,7 +19,7 @@ import type { ResourcePeaks } from './resources.ts'
  *   the frames delivered, as the device's own discardRate);
  * - latencies: the device keeps each task's last 512 frames; the figures are the largest
  *   channel's p99 (detector: the sidecar call, without the wait for the task's turn; critical path:
- *   frame decoded → result stored).
+ *   frame decoded → analysed, its events queued).
  * Per step: the lowest task fps, the largest latencies, drops pooled over all tasks,
  * `maximumChannelDiscardRate` the worst channel, and the device's resource peaks.
  */

@@ -52,7 +52,7 @@ export type ChannelEvidence = {
   cameraId: string
   mount: Mount
   figures: ChannelFigures
-  after: Pick<StreamTaskStatus, 'state' | 'stateReason' | 'inputFps' | 'processedFps' | 'detectorLatencyP50Ms' | 'detectorLatencyP99Ms' | 'criticalPathLatencyP99Ms' | 'lastError'>
+  after: Pick<StreamTaskStatus, 'state' | 'stateReason' | 'inputFps' | 'processedFps' | 'detectorLatencyP50Ms' | 'detectorLatencyP99Ms' | 'criticalPathLatencyP99Ms' | 'eventWriteP99Ms' | 'lastError'>
   /** `object.entered` events of the hold (Event/EventPage). */
   objectEntered: number
   objectEnteredAt: string[]
@@ -222,7 +222,7 @@ function channelEvidence(e: {
     figures: channelFigures(e.window, e.t.targetFps, e.seconds),
     after: {
       state: a.state, stateReason: a.stateReason, inputFps: a.inputFps, processedFps: a.processedFps,
-      detectorLatencyP50Ms: a.detectorLatencyP50Ms, detectorLatencyP99Ms: a.detectorLatencyP99Ms, criticalPathLatencyP99Ms: a.criticalPathLatencyP99Ms, lastError: a.lastError,
+      detectorLatencyP50Ms: a.detectorLatencyP50Ms, detectorLatencyP99Ms: a.detectorLatencyP99Ms, criticalPathLatencyP99Ms: a.criticalPathLatencyP99Ms, eventWriteP99Ms: a.eventWriteP99Ms, lastError: a.lastError,
     },
     objectEntered: e.entered.length,
     objectEnteredAt: [...e.entered].sort((x, y) => x - y).map(iso),

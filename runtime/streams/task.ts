@@ -18,6 +18,7 @@ import { Rate, Samples } from './stats.ts'
 import { IouTracker, type Detection } from './tracker.ts'
 import type { StreamObserver, StreamObserverFactory } from './observers/index.ts'
 import type { Snapshots } from './snapshots.ts'
+import { EventWrites } from './event-writes.ts'
 import { monotonicNow } from '../../shared/clock.ts'
 
 export type StreamTaskRow = typeof streamTasks.$inferSelect
@@ -95,6 +96,8 @@ export class StreamTask {
   private readonly processedRate = new Rate()
   private readonly detectorLatency = new Samples()
   private readonly criticalLatency = new Samples()
+  /** Events written in order off the frame loop (a snapshot may wait for its full-resolution frame). */
+  private readonly writes: EventWrites
   private framesIn = 0
   private framesDropped = 0
   private framesProcessed = 0
@@ -110,6 +113,7 @@ export class StreamTask {
   latest: StreamTaskResult | null = null
 
   constructor(readonly row: StreamTaskRow, private readonly deps: StreamTaskDeps) {
+    this.writes = new EventWrites(deps.log.child({ taskId: row.taskId }))
     const { minDetectIntervalMs, trackedDetectIntervalMs, taskConfig } = row
     this.motion.mask(((taskConfig as TaskConfig).motionMasks ?? []).map((m) => m.polygon))
     this.gate = { minDetectIntervalMs, trackedDetectIntervalMs, followWalkers: Array.isArray(taskConfig.counters) && taskConfig.counters.length > 0 }
@@ -281,6 +285,7 @@ export class StreamTask {
       if (open) this.observers = this.deps.observers.map((make) => make(this.row))
       else {
         const left = this.tracker.clear()
+        await this.writes.drained()
         for (const observer of this.observers) await observer.onStop?.(left)
       }
     }
@@ -330,7 +335,7 @@ export class StreamTask {
     // its frames at the burst rate until then (docs/cameras-and-stream-tasks.md "Snapshots").
     if (this.tracker.hasTentative) this.deps.snapshots?.arm(this.row.cameraId, frame, ARM_MS)
     this.objectsEntered += entered.length
-    const analysis = { frame, result, tracks: this.tracker.objects, entered, left }
+    const analysis = { frame, result, tracks: this.tracker.objects, entered, left, later: (write: () => Promise<unknown>) => this.writes.later(frame.time, write) }
     for (const observer of this.observers) await observer.onAnalysis?.(analysis)
     this.processedRate.tick(monotonicNow())
     this.criticalLatency.add(Date.now() - frame.time)
@@ -348,7 +353,10 @@ export class StreamTask {
     this.queue = []
     this.pending = null
     const left = this.tracker.clear()
+    // The events still waiting for their snapshots first: an object's object.left after its object.entered.
+    await this.writes.drained()
     for (const observer of this.observers) await observer.onStop?.(left)
+    await this.writes.drained()
   }
 
   status(): StreamTaskStatus {
@@ -384,6 +392,7 @@ export class StreamTask {
       detectorLatencyP50Ms: this.detectorLatency.percentile(50),
       detectorLatencyP99Ms: this.detectorLatency.percentile(99),
       criticalPathLatencyP99Ms: this.criticalLatency.percentile(99),
+      eventWriteP99Ms: this.writes.delay.percentile(99),
       trackedObjects: this.tracker.active,
       objectsEntered: this.objectsEntered,
       lastError: this.lastError,

@@ -110,8 +110,10 @@ export interface StreamTaskStatus {
   discardRate: number
   detectorLatencyP50Ms: number | null
   detectorLatencyP99Ms: number | null
-  /** Frame decoded → result stored (events written). */
+  /** Frame decoded → analysed: tracked, observers run, its events queued (docs/cameras-and-stream-tasks.md "Snapshots"). */
   criticalPathLatencyP99Ms: number | null
+  /** Frame decoded → its event written, snapshot included (null until one was); a snapshot waits for its full-resolution frame. */
+  eventWriteP99Ms: number | null
   trackedObjects: number
   objectsEntered: number
   lastError: { messageKey: string; msgText: string; at: string } | null

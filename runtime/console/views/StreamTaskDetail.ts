@@ -33,6 +33,7 @@ const FIGURES: [string, string, (s: StreamTaskStatus) => string][] = [
   ['Skipped outside the schedule', 'scheduleSkipped', (s) => (s.scheduleId ? formatCount(s.scheduleSkipped) : 'no schedule')],
   ['Detector latency p50 / p99', 'detectorLatency', (s) => `${ms(s.detectorLatencyP50Ms)} / ${ms(s.detectorLatencyP99Ms)}`],
   ['Frame to result p99', 'criticalPathLatencyP99Ms', (s) => ms(s.criticalPathLatencyP99Ms)],
+  ['Frame to event written p99', 'eventWriteP99Ms', (s) => ms(s.eventWriteP99Ms)],
   ['Tracked objects now', 'trackedObjects', (s) => formatCount(s.trackedObjects)],
   ['Objects entered', 'objectsEntered', (s) => formatCount(s.objectsEntered)],
 ]

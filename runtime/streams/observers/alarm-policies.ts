@@ -3,6 +3,7 @@ import type { SchedulesService } from '../../../shared/schedules/types.ts'
 import { PolicyEvaluator } from '../../alarms/engine.ts'
 import type { AlarmRaiser } from '../../alarms/raiser.ts'
 import type { PolicyRow } from '../../alarms/service.ts'
+import { trackNow } from '../event-writes.ts'
 import type { StreamObserverFactory } from './types.ts'
 
 export interface AlarmObserverDeps {
@@ -21,10 +22,11 @@ export const alarmPolicies = (deps: AlarmObserverDeps): StreamObserverFactory =>
   // A policy whose schedule is gone fires always, as a task does.
   const open = (scheduleId: string) => deps.schedules.gate(scheduleId)?.active ?? true
   return {
-    async onAnalysis({ frame, tracks }) {
+    async onAnalysis({ frame, tracks, later }) {
       for (const alarm of evaluator.evaluate(deps.policies.forTask(row.taskId, row.cameraId), tracks, frame.time, open)) {
-        await deps.raiser.raise({ alarmType: 'policy', policy: alarm.policy, taskId: row.taskId, cameraId: row.cameraId, frame, objects: alarm.objects, dwellMs: alarm.dwellMs })
-          .catch((error: Error) => deps.log.error({ taskId: row.taskId, policyId: alarm.policy.policyId, err: error.message }, 'alarm not raised'))
+        const objects = alarm.objects.map(trackNow)
+        await later(() => deps.raiser.raise({ alarmType: 'policy', policy: alarm.policy, taskId: row.taskId, cameraId: row.cameraId, frame, objects, dwellMs: alarm.dwellMs })
+          .then(() => undefined, (error: Error) => deps.log.error({ taskId: row.taskId, policyId: alarm.policy.policyId, err: error.message }, 'alarm not raised')))
       }
     },
   }

@@ -1,5 +1,6 @@
 import type { Logger } from '../../../shared/handler.ts'
 import type { AlarmRaiser } from '../../alarms/raiser.ts'
+import { trackNow } from '../event-writes.ts'
 import type { StreamObserverFactory } from './types.ts'
 
 export interface LogicAlarmDeps {
@@ -11,13 +12,14 @@ export interface LogicAlarmDeps {
 export const logicAlarms = (deps: LogicAlarmDeps): StreamObserverFactory => (row) => {
   const raised = new Set<string>()
   return {
-    async onAnalysis({ frame, tracks, left }) {
+    async onAnalysis({ frame, tracks, left, later }) {
       for (const track of left) raised.delete(track.id)
-      for (const track of tracks) {
-        if (track.target?.bLogicResult !== true || raised.has(track.id)) continue
-        raised.add(track.id)
-        await deps.raiser.raise({ alarmType: 'logic', policy: null, taskId: row.taskId, cameraId: row.cameraId, frame, objects: [track], dwellMs: track.lastSeen - track.firstSeen })
-          .catch((error: Error) => deps.log.error({ taskId: row.taskId, objectId: track.id, err: error.message }, 'logic alarm not raised'))
+      for (const tracked of tracks) {
+        if (tracked.target?.bLogicResult !== true || raised.has(tracked.id)) continue
+        raised.add(tracked.id)
+        const track = trackNow(tracked)
+        await later(() => deps.raiser.raise({ alarmType: 'logic', policy: null, taskId: row.taskId, cameraId: row.cameraId, frame, objects: [track], dwellMs: track.lastSeen - track.firstSeen })
+          .then(() => undefined, (error: Error) => deps.log.error({ taskId: row.taskId, objectId: track.id, err: error.message }, 'logic alarm not raised')))
       }
     },
   }

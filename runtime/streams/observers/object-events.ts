@@ -5,6 +5,7 @@ import type { Frame } from '../../cameras/reader.ts'
 import { inFramePixels } from '../analysis-size.ts'
 import type { Snapshots, SnapshotInfo } from '../snapshots.ts'
 import type { Track } from '../tracker.ts'
+import { trackNow } from '../event-writes.ts'
 import type { StreamObserverFactory } from './types.ts'
 
 export interface ObjectEventDeps {
@@ -32,13 +33,16 @@ export const objectEvents = (deps: ObjectEventDeps): StreamObserverFactory => (r
       })
   }
   return {
-    async onAnalysis({ frame, entered, left: gone }) {
-      for (const track of entered)
-        await deps.events.emit('object.entered', {
+    async onAnalysis({ frame, entered, left: gone, later }) {
+      for (const track of entered.map(trackNow))
+        await later(async () => deps.events.emit('object.entered', {
           taskId: row.taskId, cameraId: row.cameraId, objectId: track.id, label: track.label, confidence: track.confidence, box: track.box,
           ...await snapshot(row.cameraId, track, frame, deps),
-        })
-      await left(gone)
+        }))
+      if (gone.length > 0) {
+        const ended = gone.map(trackNow)
+        await later(() => left(ended))
+      }
     },
     // Every object.entered gets its object.left, also when the task stops.
     onStop: left,

@@ -21,7 +21,7 @@ export const passengerFlow = (deps: { events: EventsService }): StreamObserverFa
   /** object id → counter id → where it was last seen clearly on one side. */
   const states = new Map<string, Map<string, LineState>>()
   return {
-    async onAnalysis({ frame, tracks, left }) {
+    async onAnalysis({ frame, tracks, left, later }) {
       for (const track of tracks) {
         const mine = states.get(track.id) ?? new Map<string, LineState>()
         states.set(track.id, mine)
@@ -32,10 +32,12 @@ export const passengerFlow = (deps: { events: EventsService }): StreamObserverFa
           const { state, crossing } = follow(a, b, mine.get(counter.counterId), pointOf(track, frame.source, counter.point))
           if (state) mine.set(counter.counterId, state)
           if (!crossing) continue
-          await deps.events.emit('passengerFlow.counted', {
+          const counted = {
             taskId: row.taskId, cameraId: row.cameraId, counterId: counter.counterId, counterName: counter.counterName ?? counter.counterId,
             objectId: track.id, label: track.label, in: crossing === 'in' ? 1 : 0, out: crossing === 'out' ? 1 : 0,
-          })
+          }
+          // After the object's object.entered, which may still wait for its snapshot.
+          await later(async () => deps.events.emit('passengerFlow.counted', counted))
         }
       }
       for (const track of left) states.delete(track.id)

@@ -6,7 +6,7 @@ import type { ImageSource, TargetBox } from '../../../shared/inference/types.ts'
 import type { TaskConfig } from '../../../shared/tasks/types.ts'
 import type { Frame } from '../../cameras/reader.ts'
 import type { Track } from '../tracker.ts'
-import type { StreamObserverFactory } from './types.ts'
+import type { FrameAnalysis, StreamObserverFactory } from './types.ts'
 
 export interface RecognitionDeps {
   events: EventsService
@@ -61,7 +61,7 @@ export const recognition = (deps: RecognitionDeps): StreamObserverFactory => (ro
   const tried = new Map<string, number>()
   let running: Promise<void> | null = null
 
-  const recognize = async (track: Track, frame: Frame) => {
+  const recognize = async (track: Track, frame: Frame, later: FrameAnalysis['later']) => {
     const cut = crop(frame, track.box)
     if (!cut) return
     const faces = await deps.describeFaces(deps.faceAlgorithm, cut.image)
@@ -79,13 +79,13 @@ export const recognition = (deps: RecognitionDeps): StreamObserverFactory => (ro
       x: Math.round(cut.left / cut.scale + face.box.x / cut.scale), y: Math.round(cut.top / cut.scale + face.box.y / cut.scale),
       width: Math.round(face.box.width / cut.scale), height: Math.round(face.box.height / cut.scale),
     }
-    await deps.events.emit('object.recognized', {
-      taskId: row.taskId, cameraId: row.cameraId, objectId: track.id, label: track.label, ...identity, faceBox,
-    })
+    const recognized = { taskId: row.taskId, cameraId: row.cameraId, objectId: track.id, label: track.label, ...identity, faceBox }
+    // After the object's object.entered, which may still wait for its snapshot.
+    await later(async () => deps.events.emit('object.recognized', recognized))
   }
 
   return {
-    async onAnalysis({ frame, tracks, left }) {
+    async onAnalysis({ frame, tracks, left, later }) {
       for (const track of left) tried.delete(track.id)
       if (running) return
       // The object whose view improved most on the best one tried (never tried first).
@@ -98,7 +98,7 @@ export const recognition = (deps: RecognitionDeps): StreamObserverFactory => (ro
       if (!best) return
       const { track } = best
       tried.set(track.id, quality(track))
-      running = recognize(track, frame)
+      running = recognize(track, frame, later)
         .catch((error: Error) => deps.log.warn({ taskId: row.taskId, objectId: track.id, err: error.message }, 'stream task recognition failed'))
         .finally(() => { running = null })
     },

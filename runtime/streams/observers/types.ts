@@ -14,12 +14,19 @@ export interface FrameAnalysis {
   entered: readonly Track[]
   /** Objects that ended on this frame (not seen for the leave delay). */
   left: readonly Track[]
+  /**
+   * Queues a write of events (with their snapshots) for this frame, after the ones queued before
+   * and off the frame loop (runtime/streams/event-writes.ts); what it reads of a track, take
+   * with `trackNow` first.
+   */
+  later(write: () => Promise<unknown>): Promise<void>
 }
 
 /**
  * A part that reacts to a stream task's analyses — object events, counters, alarm policies,
  * recognition — without the frame loop knowing it (the way Frigate keeps detectors as plugins).
- * Observers run in order, after each detection, on the task's own loop: keep them quick.
+ * Observers run in order, after each detection, on the task's own loop: keep them quick, and
+ * write events through `later`.
  */
 export interface StreamObserver {
   onAnalysis?(analysis: FrameAnalysis): Promise<void>
