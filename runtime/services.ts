@@ -94,8 +94,9 @@ const readJson = (file: string) => {
 }
 
 /**
- * Builds everything handlers reach through `ctx`. Each area adds its service here as one
- * line: construct it from what exists so far, register it as a component if it runs.
+ * Builds everything handlers reach through `ctx`, in three declared phases
+ * (docs/architecture.md "Start-up phases"): build (each part from the parts built before it),
+ * wire (the references that go both ways, in one block), then one start order, stopped in reverse.
  */
 export async function createServices(config: Config, log: Logger, options: ServiceOptions = {}): Promise<RuntimeServices> {
   const passwordCost = scryptCost(config.passwordScrypt, config.passwordScryptAllowWeak) // a PASSWORD_SCRYPT out of range stops the start
@@ -107,8 +108,15 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const database = openDb(config.databaseUrl, config.libsqlAuthToken || undefined, { connectionSetup: embeddedTuning(config.dbSynchronous) })
   await migrateDb(database.db, migrationsDir)
   await ensureDefaultAccount(database.db, config.initialAdminPassword, config.initialPasswordChangeRequired, clock.now(), passwordCost)
+  const now = () => clock.now()
+  const processInfo: Services['process'] = {
+    softwareVersion: String(readJson(path.join(projectRoot, 'package.json')).version ?? '0.0.0'),
+    buildHash: String(readJson(path.join(distDir, 'build-info.json')).hash ?? 'unbuilt'),
+    startedAt: clock.now(),
+    bootId: deviceBootId(process.env),
+  }
 
-  const components: Component[] = []
+  // ---- Phase 1: build. Each part is made from parts made before it; nothing runs yet. ----
   // Log levels (spec 4.10 System "debug"): made before any area's logger, so it sees every one.
   const logLevels = new LogLevels(log)
   // Metrics (docs/metrics.md "Metrics"): one registry for this runtime, handed to every area that records.
@@ -118,14 +126,13 @@ export async function createServices(config: Config, log: Logger, options: Servi
     idleTimeoutMs: config.sessionIdleTimeoutMs, ttlMs: config.sessionCacheTtlMs, maxEntries: config.sessionCacheMaxEntries,
   })
   const deviceHost = new RuntimeDeviceHost(config.dataPath, log, options.logFileHealth)
+  // The event channels serve requests with the `ctx` this function returns (read once they run).
   const eventSystem = createEventSystem({ db: database.db, client: database.client, config, clock, log, services: () => services, router: options.router ?? null, metrics })
   // The sign-in throttle: counts per account and client, blocks per client (docs/sign-in-and-errors.md "Sign-in and sessions").
   const loginThrottle = new RuntimeLoginThrottle({
     db: database.db, clock, events: eventSystem.events, log: log.child({ area: 'login' }),
     policy: { maxFailures: config.loginMaxFailures, blockMs: config.loginLockMs, maxBlockMs: config.loginMaxBlockMs, accountDelayMaxMs: config.loginAccountDelayMaxMs },
   })
-  components.push(eventSystem.component)
-  metrics.sources.eventBacklog = eventSystem.backlog
   // Inference: the supervised sidecar, the algorithm registry (spec 4.10 Algorithm) that defines
   // every algorithm in it, and the created tasks loaded into it once it runs.
   const manifestDir = config.modelsManifestDir ? path.resolve(config.modelsManifestDir) : defaultManifestDir(projectRoot)
@@ -137,93 +144,29 @@ export async function createServices(config: Config, log: Logger, options: Servi
     sidecar: inference.inference,
     limits: { maxEntries: config.algorithmPackageMaxEntries, maxExpandedBytes: config.algorithmPackageMaxExpandedBytes },
   })
-  emitSidecarRestarts(inference.supervisor, eventSystem.events, log)
-  components.push({ name: 'tasks', start: async () => { await restoreTasks(database.db, inference.inference, log) } })
-  components.push({
-    name: 'inference',
-    // A sidecar that cannot start does not keep the device down: the supervisor retries with
-    // backoff and detection answers SidecarUnavailable (retryable) meanwhile.
-    start: () => inference.start().catch((error: Error) => log.error({ err: error.message }, 'inference sidecar failed to start; retrying')),
-    stop: () => inference.close(),
-  })
-  // AI host: preset models = the models of the shipped pipelines (spec 4.11);
-  // the inference report, pipelines and task activity behind the AI-host routes.
-  await registerPresetModels(database.db, algorithmRegistry.shipped(), clock.now(), log)
-  wireInference(deviceHost, inference, algorithmRegistry)
-  // Exports are produced into DATA_DIR/tmp before they are served ranged; a stop mid-download leaves one behind.
-  components.push({ name: 'export-scratch', start: async () => { await removeLeftoverProducedFiles(scratchDirOf(config.dataPath)) } })
-  components.push({ name: 'upgrade-report', start: () => reportUpgradeOutcomes(config.dataPath, eventSystem.events, services.process.softwareVersion, clock.now(), log) })
   // Upload sessions: manifests in this database, bytes under <DATA_DIR>/uploads; its sweeper runs on a timer.
   const uploads = new UploadManager({ db: database.db, config, clock, log: log.child({ area: 'uploads' }), events: eventSystem.events, metrics: metrics.uploads })
-  metrics.sources.uploadSessions = () => uploads.sessionsByState()
-  components.push({
-    name: 'uploads',
-    start: async () => {
-      const removed = await removeOrphanSpoolFiles(spoolDirOf(config.dataPath))
-      if (removed > 0) log.info({ removed }, 'removed upload spool files left by a previous run')
-      await uploads.start()
-    },
-    stop: () => uploads.close(),
-  })
   // Image-analysis tasks (spec 3.2): their lifecycle, locks and activity.
   const tasks = new TaskService({ db: database.db, config, clock, log: log.child({ area: 'tasks' }), inference: inference.inference, uploads, algorithms: algorithmRegistry })
   // Network (spec 4.10): reads from the operating system, probes, and changes guarded by
   // confirm-or-rollback; a change pending before a restart rolls back at its own deadline.
   const network = new HostNetworkService({
-    db: database.db, now: () => clock.now(), events: eventSystem.events, log: log.child({ area: 'network' }),
+    db: database.db, now, events: eventSystem.events, log: log.child({ area: 'network' }),
     namespace: config.networkNamespace, backend: config.networkBackend, confirmTimeoutMs: config.networkConfirmTimeoutMs,
   })
-  components.push({ name: 'network', start: () => network.start(), stop: () => network.stop() })
   // System settings (spec 4.10 System): time, image quality (read by every JPEG encoder), logo, debug.
-  const now = () => clock.now()
   const time = new HostTimeService({ db: database.db, now, log: log.child({ area: 'time' }), service: config.timeService })
   const imageQuality = new StoredImageQuality({ db: database.db, now, log: log.child({ area: 'image-quality' }) })
-  inference.inference.setOverlayJpeg(() => imageQuality.current().overlay)
   const logo = new StoredLogo({ db: database.db, dataPath: config.dataPath, now, log: log.child({ area: 'logo' }), uploads, maxBytes: config.logoMaxBytes })
   const debug = new DebugSettingsService({ db: database.db, now, log: log.child({ area: 'debug' }), levels: logLevels, logDir: logDirOf(config.dataPath) })
-  components.push({ name: 'system-settings', start: async () => { await time.start(); await imageQuality.start(); await debug.start() } })
   // Cameras (spec 4.10 Camera): one reader (an ffmpeg child) per camera; stopped before the database closes.
   const cameras = new CameraService({ db: database.db, config, clock, log: log.child({ area: 'cameras' }), events: eventSystem.events, uploads, imageQuality })
-  components.push({ name: 'cameras', start: () => cameras.start(), stop: () => cameras.stop() })
-  // Schedules and alarm policies (spec 4.10 Schedule, Linkage / alarm policy): read by the stream
-  // tasks on every frame; alarm actions still going out are abandoned after the tasks stop.
-  const schedules = new ScheduleService({ db: database.db, now: scheduleClock(config.scheduleClockStart, clock, config.scheduleClockRate), time, log: log.child({ area: 'schedules' }) })
-  const alarmPictures = new AlarmPictures(config.dataPath, config.fileServiceBaseUrl, config.eventRetentionMs)
-  const alarmLog = log.child({ area: 'alarms' })
-  const alarmActions = new AlarmActions({ log: alarmLog, events: eventSystem.events, publish: eventSystem.publish, audio: { playOnColumn: (request) => audio.playOnColumn(request) } })
-  // Recording is made below; alarms reach it only once tasks run.
-  const recorder = () => recording
-  const alarms: AlarmPolicyService = new AlarmPolicyService({
-    db: database.db, clock, log: alarmLog, schedules, streams: () => streams, cameras, audio: () => audio, recorder, pictures: alarmPictures,
-  })
-  // Snapshots of object.entered and alarm.raised, at the camera's own size where it can (docs/cameras-and-stream-tasks.md "Snapshots").
-  const snapshots = new Snapshots({ cameras, imageQuality, log: log.child({ area: 'snapshots' }), fullResolution: config.snapshotFullResolution })
-  const raiser = new AlarmRaiser({ db: database.db, log: alarmLog, events: eventSystem.events, snapshots, pictures: alarmPictures, actions: alarmActions, recorder })
-  components.push({ name: 'schedules-and-alarms', start: async () => { await schedules.start(); await alarms.start() }, stop: () => alarmActions.stop() })
-  // Stream tasks (spec 4.9 TaskCreate): resumed in the background once cameras and the sidecar run; stopped first.
-  const streamLog = log.child({ area: 'streams' })
-  const streams: StreamTaskService = new StreamTaskService({ db: database.db, clock, log: streamLog, inference: inference.inference, cameras, algorithms: algorithmRegistry,
-    metrics: metrics.streamTaskMetrics(), schedules, detectSlots: config.streamDetectSlots, regionDetection: config.streamRegionDetection, snapshots,
-    observers: streamObservers({
-      config, events: eventSystem.events, snapshots, log: streamLog, algorithms: algorithmRegistry, faceAlgorithm: config.galleryFaceAlgorithm,
-      describeFaces: (algorithmId, image) => inference.inference.describe(algorithmId, image),
-      // Recognition searches the face galleries made below (called only once tasks run).
-      recognize: (request) => galleries.recognize(request),
-      policies: alarms, schedules, raiser,
-    }) })
-  metrics.sources.streamTasks = () => streams.list()
-  components.push({
-    name: 'streams',
-    start: () => { streams.start().catch((error: Error) => log.error({ err: error.message }, 'stream tasks failed to resume')) },
-    stop: () => streams.stop(),
-  })
+  // Audio (spec 4.10 Audio): files normalized with ffmpeg, columns reached by HTTP push.
+  const audio = new AudioFilesAndColumns({ db: database.db, config, clock, log: log.child({ area: 'audio' }), uploads })
   // Recording and live view (spec 4.10 System: recording, Live stream): the cameras' streams
   // copied without re-encoding; media URLs carry stream tokens. Stopped before cameras and tasks.
   const streamTokens = new StreamTokens(clock)
   const recording = new RecordingManager({ db: database.db, config, log: log.child({ area: 'recording' }), events: eventSystem.events, cameras, space: () => uploads.capacity() })
-  components.push({ name: 'recording', start: () => recording.start(), stop: () => recording.stop() })
-  const live = new LiveViewService({ config, clock, log: log.child({ area: 'live' }), cameras, streams, streamTokens, events: eventSystem.events })
-  components.push({ name: 'live', start: () => live.start(), stop: () => live.stopAll() })
   // Face, body and things galleries (spec 4.10): vectors in libsql; the sidecar's recognizer nodes search them through the client.
   const galleries = new GalleryService({
     db: database.db, clock, log: log.child({ area: 'galleries' }), inference: inference.inference, uploads,
@@ -232,52 +175,89 @@ export async function createServices(config: Config, log: Logger, options: Servi
     events: eventSystem.events,
     modelOf: (algorithmId) => { const loaded = algorithmRegistry.loaded(algorithmId); return loaded ? descriptorModelOf(loaded.manifest) : null },
   })
-  inference.inference.setRecognizer(galleries.recognize)
-  components.push({ name: 'gallery-imports', start: () => galleries.imports.recover() })
-  // Images described by an earlier descriptor model are described again in the background (docs/galleries.md "Descriptor model changes").
-  components.push({ name: 'gallery-redescription', start: () => galleries.redescriber.start(), stop: () => galleries.redescriber.stop() })
-  // Audio (spec 4.10 Audio): files normalized with ffmpeg, columns reached by HTTP push.
-  const audio = new AudioFilesAndColumns({ db: database.db, config, clock, log: log.child({ area: 'audio' }), uploads })
+  // Schedules and alarm policies (spec 4.10 Schedule, Linkage / alarm policy): read by the stream
+  // tasks on every frame; alarm actions still going out are abandoned after the tasks stop.
+  const schedules = new ScheduleService({ db: database.db, now: scheduleClock(config.scheduleClockStart, clock, config.scheduleClockRate), time, log: log.child({ area: 'schedules' }) })
+  const alarmPictures = new AlarmPictures(config.dataPath, config.fileServiceBaseUrl, config.eventRetentionMs)
+  const alarmLog = log.child({ area: 'alarms' })
+  const alarmActions = new AlarmActions({ log: alarmLog, events: eventSystem.events, publish: eventSystem.publish, audio })
+  const recorder = () => recording
+  const alarms = new AlarmPolicyService({ db: database.db, clock, log: alarmLog, schedules, cameras, audio: () => audio, recorder, pictures: alarmPictures })
+  // Snapshots of object.entered and alarm.raised, at the camera's own size where it can (docs/cameras-and-stream-tasks.md "Snapshots").
+  const snapshots = new Snapshots({ cameras, imageQuality, log: log.child({ area: 'snapshots' }), fullResolution: config.snapshotFullResolution })
+  const raiser = new AlarmRaiser({ db: database.db, log: alarmLog, events: eventSystem.events, snapshots, pictures: alarmPictures, actions: alarmActions, recorder })
+  // Stream tasks (spec 4.9 TaskCreate): resumed in the background once cameras and the sidecar run; stopped first.
+  const streamLog = log.child({ area: 'streams' })
+  const streams = new StreamTaskService({ db: database.db, clock, log: streamLog, inference: inference.inference, cameras, algorithms: algorithmRegistry,
+    metrics: metrics.streamTaskMetrics(), schedules, detectSlots: config.streamDetectSlots, regionDetection: config.streamRegionDetection, snapshots,
+    observers: streamObservers({
+      config, events: eventSystem.events, snapshots, log: streamLog, algorithms: algorithmRegistry, faceAlgorithm: config.galleryFaceAlgorithm,
+      describeFaces: (algorithmId, image) => inference.inference.describe(algorithmId, image),
+      recognize: (request) => galleries.recognize(request),
+      policies: alarms, schedules, raiser,
+    }) })
+  const live = new LiveViewService({ config, clock, log: log.child({ area: 'live' }), cameras, streams, streamTokens, events: eventSystem.events })
   // Backup, restore, factory reset (spec 4.10 System): a staged restore or reset is applied at the next start (runtime/server.ts).
-  const backup = new RuntimeBackupService({ client: database.client, config, clock, log: log.child({ area: 'backup' }), events: eventSystem.events, uploads, device: deviceHost, softwareVersion: () => services.process.softwareVersion })
-  components.push({ name: 'backup', start: () => backup.start(), stop: () => backup.stop() })
+  const backup = new RuntimeBackupService({ client: database.client, config, clock, log: log.child({ area: 'backup' }), events: eventSystem.events, uploads, device: deviceHost, softwareVersion: () => processInfo.softwareVersion })
   const services: Services = {
-    db: database.db,
-    config,
-    clock,
-    log,
-    process: {
-      softwareVersion: String(readJson(path.join(projectRoot, 'package.json')).version ?? '0.0.0'),
-      buildHash: String(readJson(path.join(distDir, 'build-info.json')).hash ?? 'unbuilt'),
-      startedAt: clock.now(),
-      bootId: deviceBootId(process.env),
-    },
-    routes: options.routes ?? (() => []),
-    device: deviceHost,
-    events: eventSystem.events,
-    algorithms: algorithmRegistry,
-    inference: inference.inference,
-    tasks,
-    galleries,
-    uploads,
-    sessions,
-    loginThrottle,
-    metrics,
-    network,
-    cameras,
-    streams,
-    audio,
-    time,
-    imageQuality,
-    logo,
-    debug,
-    backup,
-    schedules,
-    alarms,
-    streamTokens,
-    recording,
-    live,
+    db: database.db, config, clock, log, process: processInfo, routes: options.routes ?? (() => []), device: deviceHost,
+    events: eventSystem.events, algorithms: algorithmRegistry, inference: inference.inference, tasks, galleries, uploads, sessions, loginThrottle, metrics,
+    network, cameras, streams, audio, time, imageQuality, logo, debug, backup, schedules, alarms, streamTokens, recording, live,
   }
+
+  // ---- Phase 2: wire. Every reference that goes both ways, and every setter, is here. ----
+  metrics.sources.eventBacklog = eventSystem.backlog
+  metrics.sources.uploadSessions = () => uploads.sessionsByState()
+  metrics.sources.streamTasks = () => streams.list()
+  emitSidecarRestarts(inference.supervisor, eventSystem.events, log)
+  // AI host: preset models = the models of the shipped pipelines (spec 4.11);
+  // the inference report, pipelines and task activity behind the AI-host routes.
+  await registerPresetModels(database.db, algorithmRegistry.shipped(), clock.now(), log)
+  wireInference(deviceHost, inference, algorithmRegistry)
+  inference.inference.setOverlayJpeg(() => imageQuality.current().overlay)
+  inference.inference.setRecognizer(galleries.recognize)
+  // Alarm policies check the stream tasks they name; the tasks read the policies on every frame.
+  alarms.connectStreams(streams)
+
+  // ---- Phase 3: start in this order; close() stops in reverse. ----
+  const components: Component[] = [
+    eventSystem.component,
+    { name: 'tasks', start: async () => { await restoreTasks(database.db, inference.inference, log) } },
+    {
+      name: 'inference',
+      // A sidecar that cannot start does not keep the device down: the supervisor retries with
+      // backoff and detection answers SidecarUnavailable (retryable) meanwhile.
+      start: () => inference.start().catch((error: Error) => log.error({ err: error.message }, 'inference sidecar failed to start; retrying')),
+      stop: () => inference.close(),
+    },
+    // Exports are produced into DATA_DIR/tmp before they are served ranged; a stop mid-download leaves one behind.
+    { name: 'export-scratch', start: async () => { await removeLeftoverProducedFiles(scratchDirOf(config.dataPath)) } },
+    { name: 'upgrade-report', start: () => reportUpgradeOutcomes(config.dataPath, eventSystem.events, processInfo.softwareVersion, clock.now(), log) },
+    {
+      name: 'uploads',
+      start: async () => {
+        const removed = await removeOrphanSpoolFiles(spoolDirOf(config.dataPath))
+        if (removed > 0) log.info({ removed }, 'removed upload spool files left by a previous run')
+        await uploads.start()
+      },
+      stop: () => uploads.close(),
+    },
+    { name: 'network', start: () => network.start(), stop: () => network.stop() },
+    { name: 'system-settings', start: async () => { await time.start(); await imageQuality.start(); await debug.start() } },
+    { name: 'cameras', start: () => cameras.start(), stop: () => cameras.stop() },
+    { name: 'schedules-and-alarms', start: async () => { await schedules.start(); await alarms.start() }, stop: () => alarmActions.stop() },
+    {
+      name: 'streams',
+      start: () => { streams.start().catch((error: Error) => log.error({ err: error.message }, 'stream tasks failed to resume')) },
+      stop: () => streams.stop(),
+    },
+    { name: 'recording', start: () => recording.start(), stop: () => recording.stop() },
+    { name: 'live', start: () => live.start(), stop: () => live.stopAll() },
+    { name: 'gallery-imports', start: () => galleries.imports.recover() },
+    // Images described by an earlier descriptor model are described again in the background (docs/galleries.md "Descriptor model changes").
+    { name: 'gallery-redescription', start: () => galleries.redescriber.start(), stop: () => galleries.redescriber.stop() },
+    { name: 'backup', start: () => backup.start(), stop: () => backup.stop() },
+  ]
 
   return {
     services,

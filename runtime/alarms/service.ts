@@ -24,8 +24,6 @@ export interface AlarmPolicyServiceOptions {
   clock: Clock
   log: Logger
   schedules: Pick<SchedulesService, 'gate'>
-  /** Stream tasks (made after this service). */
-  streams(): Pick<StreamTasksService, 'has' | 'status' | 'list'>
   cameras: { ensure(cameraId: string): Promise<void> }
   audio(): Pick<AudioService, 'fileOf' | 'columns'>
   recorder(): ClipRecorder | null
@@ -48,7 +46,20 @@ export class AlarmPolicyService implements AlarmPoliciesService {
   /** Writes one at a time: a name is checked unique and stored in one step, a deleted policy stays deleted. */
   readonly #writes = new KeyedMutex()
 
+  /** Stream tasks: made after this service (they read its policies), passed in the wire phase (runtime/services.ts). */
+  #streams: Pick<StreamTasksService, 'has' | 'status' | 'list'> | null = null
+
   constructor(private readonly options: AlarmPolicyServiceOptions) {}
+
+  /** Wire phase (docs/architecture.md "Start-up phases"): the stream tasks whose regions and configs policies refer to. */
+  connectStreams(streams: Pick<StreamTasksService, 'has' | 'status' | 'list'>): void {
+    this.#streams = streams
+  }
+
+  #streamTasks(): Pick<StreamTasksService, 'has' | 'status' | 'list'> {
+    if (!this.#streams) throw new Error('alarm policies: stream tasks are not wired (runtime/services.ts)')
+    return this.#streams
+  }
 
   async start(): Promise<void> {
     for (const row of await this.options.db.select().from(alarmPolicies)) this.#rows.set(row.policyId, row)
@@ -145,7 +156,7 @@ export class AlarmPolicyService implements AlarmPoliciesService {
   }
 
   checkTaskRegions(taskId: string, taskConfig: TaskConfig): void {
-    const lost = regionsLeftUnwatched([...this.#rows.values()], this.options.streams().list(), taskId, taskConfig)
+    const lost = regionsLeftUnwatched([...this.#rows.values()], this.#streamTasks().list(), taskId, taskConfig)
     if (lost.length === 0) return
     const areaIds = [...new Set(lost.map((p) => p.conditions.areaId!))]
     throw new ApiError('RegionInUse', {
@@ -165,9 +176,9 @@ export class AlarmPolicyService implements AlarmPoliciesService {
     for (const other of this.#rows.values())
       if (other.policyName === row.policyName && other.policyId !== row.policyId) throw new ApiError('AlarmPolicyNameExists', { details: { policyName: row.policyName, policyId: other.policyId } })
     const { taskId, cameraId } = row.conditions
-    if (taskId !== undefined && !this.options.streams().has(taskId)) throw new ApiError('NotCreated', { details: { field: '/conditions/taskId', taskId } })
+    if (taskId !== undefined && !this.#streamTasks().has(taskId)) throw new ApiError('NotCreated', { details: { field: '/conditions/taskId', taskId } })
     if (cameraId !== undefined) await this.options.cameras.ensure(cameraId)
-    checkRegion(row.conditions, this.options.streams().list())
+    checkRegion(row.conditions, this.#streamTasks().list())
     this.#checkRecognition(row.conditions)
     if (row.scheduleId !== null && !this.options.schedules.gate(row.scheduleId)) throw new ApiError('ScheduleNotFound', { details: { scheduleId: row.scheduleId } })
     if (row.actions.filter((a) => a.type === 'clip').length > 1) throw invalidParam('/actions', 'at most one clip action')
@@ -185,7 +196,7 @@ export class AlarmPolicyService implements AlarmPoliciesService {
     if (recognition.seen === 'stranger' && recognition.galleryIds)
       throw invalidParam('/conditions/recognition/galleryIds', 'only for seen "watchList": a stranger is a face that matched nobody in the task\'s galleries')
     if (taskId === undefined) throw unavailable('/conditions/taskId', 'a recognition condition needs the taskId of a stream task with taskConfig.recognition')
-    const config = (this.options.streams().status(taskId).taskConfig as TaskConfig).recognition
+    const config = (this.#streamTasks().status(taskId).taskConfig as TaskConfig).recognition
     if (!config) throw unavailable('/conditions/recognition', `stream task ${taskId} does not recognize faces: set its taskConfig.recognition (Task/update) first`)
     const searched = config.galleryIds ?? []
     const never = searched.length === 0 ? [] : (recognition.galleryIds ?? []).filter((id) => !searched.includes(id))

@@ -4,9 +4,9 @@ import { isIP } from 'node:net'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { ErrorId } from '../../shared/errors/catalogue.ts'
-import type { SourceType } from '../../shared/cameras/types.ts'
 import { projectRoot } from '../paths.ts'
 import type { RelayTicket } from './credential-relay.ts'
+import { ffmpegInput } from './sources/index.ts'
 
 /** The ffmpeg executable: FFMPEG_PATH, else the binary shipped inside @ffmpeg-installer/linux-x64. */
 export function ffmpegBinary(configured: string): string {
@@ -54,7 +54,8 @@ export async function withResolvedHost(url: string, timeoutMs: number): Promise<
 }
 
 export interface InputSpec {
-  sourceType: Exclude<SourceType, 'http'> | 'mjpeg'
+  /** The input's name in the source tables (sources/index.ts ffmpegInput): rtsp, mjpeg, file, usb. */
+  sourceType: string
   /** URL without credentials (or the relay's loopback URL), file path or device path. */
   input: string
   /** A URL with credentials reaches ffmpeg through the relay (credential-relay.ts), never its argv. */
@@ -62,49 +63,26 @@ export interface InputSpec {
 }
 
 /**
- * ffmpeg arguments that open one source. Each source type may only use its own protocols
- * (`-protocol_whitelist`), so a URL cannot make ffmpeg read local files.
+ * ffmpeg arguments that open one source: its plugin's input options (runtime/cameras/sources/).
+ * Each source type may only use its own protocols (`-protocol_whitelist`), so a URL cannot
+ * make ffmpeg read local files. With `wallclock`, a timed source's packets keep the time they
+ * were received to the output (`-copyts`): two processes reading one RTSP camera then share
+ * one time line (docs/recording-and-live-view.md "Boxes on the frame shown").
  */
 export function inputArgs(spec: InputSpec, options: { timeoutMs: number; rtspTimeoutOption: string; wallclock?: boolean; stdin?: boolean }): string[] {
-  const micros = String(options.timeoutMs * 1000)
-  const input: string[] = []
-  switch (spec.sourceType) {
-    case 'rtsp':
-      input.push('-protocol_whitelist', 'tcp,udp,rtp,tls', '-rtsp_transport', 'tcp', options.rtspTimeoutOption, micros)
-      if (options.wallclock) input.push(...WALLCLOCK_INPUT)
-      break
-    case 'mjpeg':
-      input.push('-protocol_whitelist', 'http,https,tcp,tls', '-rw_timeout', micros, '-f', 'mpjpeg')
-      break
-    case 'file':
-      // Played at its own rate, in a loop, like a camera.
-      input.push('-protocol_whitelist', 'file', '-re', '-stream_loop', '-1')
-      break
-    case 'usb':
-      input.push('-f', 'v4l2')
-      break
-  }
+  const plugin = ffmpegInput(spec.sourceType)
   return [
     // stdin only for a reader whose rate the device raises for a while (burstCommand).
     '-hide_banner', ...(options.stdin ? [] : ['-nostdin']), '-nostats', '-loglevel', 'info',
     // 1 s of stream is enough to learn size and rate; the default 5 s delays every (re)connect.
     '-analyzeduration', '1000000',
-    ...input, '-i', spec.input,
-    ...(options.wallclock && spec.sourceType === 'rtsp' ? ['-copyts'] : []),
+    ...plugin.args(options), '-i', spec.input,
+    ...(options.wallclock && plugin.timed ? ['-copyts'] : []),
   ]
 }
 
-/**
- * Stamps every packet with the time ffmpeg received it (µs since epoch), kept to the output
- * (`-copyts`): two processes reading one RTSP camera then share one time line, so a frame the
- * stream task analysed and the same frame in the live view carry the same timestamp within a
- * few ms (docs/recording-and-live-view.md "Boxes on the frame shown"). RTSP only: a file is
- * read at its own rate (`-re`), which paces by the file's timestamps.
- */
-const WALLCLOCK_INPUT = ['-use_wallclock_as_timestamps', '1']
-
 /** Whether a reader of this source prints each frame's timestamp (`showinfo`) for `Frame.pts`. */
-export const timedSource = (sourceType: InputSpec['sourceType']) => sourceType === 'rtsp'
+export const timedSource = (sourceType: InputSpec['sourceType']) => ffmpegInput(sourceType).timed === true
 
 /**
  * ffmpeg arguments that read one source and write raw RGB frames to stdout at `fps`, at most `maxSide` on the longest side.

@@ -1,31 +1,22 @@
-import { existsSync } from 'node:fs'
 import * as ort from 'onnxruntime-node'
 import type { LoadedManifest } from '../../../models/load-manifests.ts'
 import { descriptorModelOf } from '../../../models/descriptor-model.ts'
-import { describeModelSource } from '../../../models/load-manifests.ts'
 import { detectorInput, sizeOnlyModels } from '../../../models/input-size.ts'
 import type { ClassifierNode, CropNode, DetectorNode, InputSpec, LogicNode, PipelineManifest, RecognizerNode } from '../../../models/manifest-schema.ts'
 import { UNKNOWN_LABEL, type Recognize } from '../../../shared/galleries/types.ts'
 import type { ConfidenceItem } from '../../../shared/inference/types.ts'
 import type { TaskConfig } from '../../../shared/tasks/types.ts'
 import type { SessionLease, SessionPool } from '../session-pool.ts'
+import { acquireModel, l2normalize } from './model-lease.ts'
 import { alignByEyes, alignToTemplate, cropBox, cropQuad } from './crop.ts'
 import { checkDeadline } from './deadline.ts'
 import { createDecoder, type DetectorDecoder } from './decoders/index.ts'
 import type { Detection } from './detection.ts'
-import { ctcDecode, loadCtcKeys } from './heads/ctc.ts'
-import { decodeFaceHead } from './heads/faceres.ts'
-import { bestClass } from './heads/softmax.ts'
+import { createHead } from './heads/index.ts'
+import type { ClassifierHead } from './heads/types.ts'
 import { nonMaxSuppression } from './nms.ts'
 import { decodedImage, isRgbImage, type PipelineImage } from './pipeline-image.ts'
 import { inputGeometry, prepareInput, rotate180, type PreparedInput, type RgbImage } from './rgb-image.ts'
-
-/** A model file of the manifest is not there (an operator upload not done yet, or an unbuilt conversion). */
-export class MissingModelError extends Error {
-  constructor(readonly modelId: string, readonly expectedFile: string, readonly source: string) {
-    super(`model ${modelId} (${source}) is missing: expected ${expectedFile}`)
-  }
-}
 
 /** A target while the pipeline works on it; `result.ts` turns it into a spec 2.6 target. */
 export interface WorkTarget {
@@ -64,7 +55,7 @@ export class Pipeline {
   readonly manifest: PipelineManifest
   readonly #sessions: Map<string, SessionLease>
   readonly #decoders = new Map<string, DetectorDecoder>()
-  readonly #ctcKeys = new Map<string, string[]>()
+  readonly #heads = new Map<string, ClassifierHead>()
   readonly #loaded: LoadedManifest
   readonly #pool: SessionPool
   /** Models of other input sizes (`inputSizes`), loaded when a task first chooses one. */
@@ -78,8 +69,7 @@ export class Pipeline {
     this.#sessions = sessions
     for (const node of manifest.nodes) {
       if (node.action === 'detector') this.#decoders.set(node.id, createDecoder(node.decoder))
-      if (node.action === 'classifier' && node.head.kind === 'ctc')
-        this.#ctcKeys.set(node.id, loadCtcKeys(keyPaths[node.id]!, node.head.blankIndex, node.head.appendSpace))
+      if (node.action === 'classifier') this.#heads.set(node.id, createHead(node, keyPaths[node.id]))
     }
   }
 
@@ -231,26 +221,10 @@ export class Pipeline {
       const crop = target.crops.get(node.from)
       if (!crop) continue
       const outputs = await this.#infer(node, await prepareInput(crop, node.input))
-      const head = node.head
-      if (head.kind === 'faceres') {
-        const face = decodeFaceHead(outputs as Record<string, ort.Tensor>, head)
-        for (const item of face.labels) if (item.confidence >= threshold) target.confidence.push(item)
-        target.featurePreview = face.featurePreview
-        continue
-      }
-      const tensor = (head.output ? outputs[head.output] : Object.values(outputs)[0]) as ort.Tensor | undefined
-      if (!tensor) throw new Error(`classifier ${node.id}: output missing`)
-      const values = tensor.data as Float32Array
-      if (head.kind === 'ctc') {
-        const [, steps, classes] = tensor.dims as [number, number, number]
-        const { text, confidence } = ctcDecode(values, steps, classes, this.#ctcKeys.get(node.id)!, head.blankIndex)
-        if (text && confidence >= threshold) target.confidence.push({ label: text, confidence })
-      } else {
-        const best = bestClass(values, head.labels)
-        if (best.confidence < threshold) continue
-        if (head.effect === 'label') target.confidence.push(best)
-        else if (best.label === head.whenLabel) target.crops.set(node.from, rotate180(crop))
-      }
+      const result = this.#heads.get(node.id)!(outputs as Record<string, ort.Tensor>, threshold)
+      target.confidence.push(...result.labels)
+      if (result.featurePreview) target.featurePreview = result.featurePreview
+      if (result.rotate) target.crops.set(node.from, rotate180(crop))
     }
   }
 
@@ -312,24 +286,4 @@ export class Pipeline {
     for (const target of state.targets.get(this.manifest.result.targets) ?? [])
       target.logic = target.confidence.some((c) => c.label === node.condition.label && c.confidence >= node.condition.minConfidence)
   }
-}
-
-/** A lease on the session of one of the manifest's models (MissingModelError when its file is not there). */
-async function acquireModel(loaded: LoadedManifest, key: string, pool: SessionPool): Promise<SessionLease> {
-  const file = loaded.modelPaths[key]!
-  if (!existsSync(file)) {
-    const source = loaded.manifest.models[key]!.source
-    // The message names the file relative to its root (DATA_DIR or the project), never an absolute path.
-    const where = 'uploaded' in source ? `<DATA_DIR>/${describeModelSource(source).file}` : describeModelSource(source).file
-    // An operator's model is named by the modelId to upload it under, not by the manifest's key.
-    throw new MissingModelError('uploaded' in source ? source.uploaded : key, where, 'uploaded' in source ? 'to be uploaded by an operator through model management' : 'build' in source ? 'a build output: run node build.mjs' : 'package file')
-  }
-  return pool.acquire(file)
-}
-
-function l2normalize(values: Float32Array): Float32Array {
-  let sum = 0
-  for (const v of values) sum += v * v
-  const norm = Math.sqrt(sum) || 1
-  return Float32Array.from(values, (v) => v / norm)
 }

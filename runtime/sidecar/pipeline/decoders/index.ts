@@ -10,12 +10,17 @@ import { createSsdDecoder } from './ssd-anchors.ts'
 /** Turns raw detector outputs into detections in source pixels, above `threshold`. */
 export type DetectorDecoder = (outputs: Record<string, ort.Tensor>, input: PreparedInput, threshold: number) => Detection[]
 
-/** The decoder table: a manifest's `decoder.kind` picks the entry. */
-export function createDecoder(decoder: DetectorNode['decoder']): DetectorDecoder {
-  switch (decoder.kind) {
-    case 'ssd-anchors': return createSsdDecoder(decoder)
-    case 'db-text': return createDbDecoder(decoder)
-    case 'centernet': return createCenternetDecoder(decoder)
-    case 'mask-contours': return createMaskContoursDecoder(decoder)
-  }
+type Decoder = DetectorNode['decoder']
+
+/** The decoder table: a manifest's `decoder.kind` picks the entry (one file per decoder in this folder). */
+const decoderPlugins: { [K in Decoder['kind']]: (decoder: Extract<Decoder, { kind: K }>) => DetectorDecoder } = {
+  'ssd-anchors': createSsdDecoder,
+  'db-text': createDbDecoder,
+  centernet: createCenternetDecoder,
+  'mask-contours': createMaskContoursDecoder,
+}
+
+/** The decoder of a detector node's `decoder` options. */
+export function createDecoder(decoder: Decoder): DetectorDecoder {
+  return (decoderPlugins[decoder.kind] as (decoder: Decoder) => DetectorDecoder)(decoder)
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { headOutput, type ClassifierHead, type HeadContext, type HeadOptions } from './types.ts'
 
 /**
  * Greedy CTC decoding (PaddleOCR CTCLabelDecode): best class per time step, repeats merged,
@@ -25,4 +26,15 @@ export function ctcDecode(probs: Float32Array, steps: number, classes: number, t
     previous = best
   }
   return { text: text.trim(), confidence: kept > 0 ? sum / kept : 0 }
+}
+
+/** The `ctc` head: the decoded text as a label (none when empty or below the threshold). */
+export function createCtcHead({ node, head, keyPath }: HeadContext<HeadOptions<'ctc'>>): ClassifierHead {
+  const keys = loadCtcKeys(keyPath!, head.blankIndex, head.appendSpace)
+  return (outputs, threshold) => {
+    const tensor = headOutput(outputs, head.output, node.id)
+    const [, steps, classes] = tensor.dims as [number, number, number]
+    const { text, confidence } = ctcDecode(tensor.data as Float32Array, steps, classes, keys, head.blankIndex)
+    return { labels: text && confidence >= threshold ? [{ label: text, confidence }] : [] }
+  }
 }

@@ -2,6 +2,7 @@ import type * as ort from 'onnxruntime-node'
 import { decodeFaceres, faceresOutputs } from '../../../../models/face/attributes.ts'
 import type { FaceresHead } from '../../../../models/manifest-schema.ts'
 import type { ConfidenceItem } from '../../../../shared/inference/types.ts'
+import type { ClassifierHead, HeadContext } from './types.ts'
 
 /** Years either side of the expected age whose probability mass is the age label's confidence. */
 const AGE_SPAN = 5
@@ -27,5 +28,13 @@ export function decodeFaceHead(outputs: Record<string, ort.Tensor>, head: Facere
       { label: `age:${age}`, confidence: mass },
     ],
     featurePreview: Array.from(face.descriptor.subarray(0, head.previewLength)),
+  }
+}
+
+/** The `faceres` head: gender and age labels at or above the threshold, and the descriptor preview. */
+export function createFaceresHead({ head }: HeadContext<FaceresHead>): ClassifierHead {
+  return (outputs, threshold) => {
+    const face = decodeFaceHead(outputs, head)
+    return { labels: face.labels.filter((item) => item.confidence >= threshold), featurePreview: face.featurePreview }
   }
 }
