@@ -75,7 +75,7 @@ describe('console: live view and clips', () => {
     await page.getByTestId('record-mode').selectOption('continuous')
     await until(async () => (await device.post('/gtw/cwai/System/QueryRecordParam', {}, mtk)).body.resData.cameras[0]?.mode === 'continuous', 'the setting to be stored')
     await until(async () => (await device.post('/gtw/cwai/System/RecordClipPage', {}, mtk)).body.resData.total > 0, 'a clip', 90_000)
-    await page.getByRole('button', { name: 'Refresh' }).click()
+    await page.getByRole('button', { name: 'Refresh', exact: true }).click()
     await page.getByTestId('clip-play').first().click()
     await plays(page, 'clip-video')
     await screenshot('recordings')
