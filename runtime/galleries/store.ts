@@ -35,9 +35,7 @@ export interface GalleryStoreOptions {
  */
 export function nearestImagesQuery(tables: GalleryTables, descriptor: Float32Array, model: string, candidates: number, galleryIds: string[]): SQL {
   const { images, items } = tables
-  const vector = new Uint8Array(descriptor.buffer, descriptor.byteOffset, descriptor.byteLength)
-  const inGalleries = galleryIds.length > 0 ? sql`AND ${images.galleryId} IN (${sql.join(galleryIds.map((g) => sql`${g}`), sql`, `)})` : sql``
-  const distance = tables.measure === 'euclidean' ? sql`vector_distance_l2(${images.descriptor}, vector32(${vector}))` : sql`vector_distance_cos(${images.descriptor}, vector32(${vector}))`
+  const { vector, distance, inGalleries } = searchTerms(tables, descriptor, galleryIds)
   // The index name is catalogue data (shared/db/schema/galleries.ts), never client input.
   return sql`
     SELECT ${images.galleryId} AS galleryId, ${images.itemId} AS itemId, ${items.name} AS name,
@@ -49,6 +47,35 @@ export function nearestImagesQuery(tables: GalleryTables, descriptor: Float32Arr
     ORDER BY distance ASC`
 }
 
+/** Every image of `galleryIds` (all when empty) described by `model`, nearest first: the exact search of a small kind (nearestItems). */
+export function allImagesByDistanceQuery(tables: GalleryTables, descriptor: Float32Array, model: string, galleryIds: string[]): SQL {
+  const { images, items } = tables
+  const { distance, inGalleries } = searchTerms(tables, descriptor, galleryIds)
+  return sql`
+    SELECT ${images.galleryId} AS galleryId, ${images.itemId} AS itemId, ${items.name} AS name,
+           ${distance} AS distance
+    FROM ${images}
+    JOIN ${items} ON ${items.galleryId} = ${images.galleryId} AND ${items.itemId} = ${images.itemId}
+    WHERE ${images.descriptorModel} = ${model} AND ${images.descriptor} IS NOT NULL ${inGalleries}
+    ORDER BY distance ASC`
+}
+
+function searchTerms(tables: GalleryTables, descriptor: Float32Array, galleryIds: string[]) {
+  const { images } = tables
+  const vector = new Uint8Array(descriptor.buffer, descriptor.byteOffset, descriptor.byteLength)
+  const inGalleries = galleryIds.length > 0 ? sql`AND ${images.galleryId} IN (${sql.join(galleryIds.map((g) => sql`${g}`), sql`, `)})` : sql``
+  const distance = tables.measure === 'euclidean' ? sql`vector_distance_l2(${images.descriptor}, vector32(${vector}))` : sql`vector_distance_cos(${images.descriptor}, vector32(${vector}))`
+  return { vector, distance, inGalleries }
+}
+
+/**
+ * Up to this many stored images of a kind, a search compares every one of them exactly instead
+ * of asking the vector index: libsql's index can lose a vector when an identical one is deleted
+ * (the same photo enrolled for two people, one of them deleted), and a small gallery costs a
+ * scan of a few milliseconds (docs/galleries.md "Search").
+ */
+export const EXACT_SEARCH_MAX_IMAGES = 2000
+
 /** Upload purposes a gallery image may come with (spec 4.12: images and face imports). */
 const IMAGE_PURPOSES = ['image', 'face-import'] as const
 
@@ -56,7 +83,7 @@ const IMAGE_PURPOSES = ['image', 'face-import'] as const
  * The galleries of one kind in libsql (spec 4.10): galleries, items, images. Descriptors
  * come from the sidecar (the kind's algorithm's `recognizer` node); they are stored in an
  * `F32_BLOB` column with a `libsql_vector_idx` index of the kind's measure (cosine; Euclidean
- * for faces) and searched with `vector_top_k`, never by scanning; `similarity` is the measure's
+ * for faces) and searched with `vector_top_k` beyond EXACT_SEARCH_MAX_IMAGES; `similarity` is the measure's
  * (shared/galleries/measure.ts). Names on the wire come from shared/galleries/kinds.ts.
  */
 export class GalleryStore implements Store {
@@ -246,9 +273,10 @@ export class GalleryStore implements Store {
   }
 
   /**
-   * The `k` closest items (best image each) through the vector index. `vector_top_k` ranks
-   * the whole index, so candidates of other galleries are filtered out afterwards and the
-   * candidate count grows until `k` items are found or every stored image was a candidate.
+   * The `k` closest items (best image each): every image compared when the kind holds at most
+   * EXACT_SEARCH_MAX_IMAGES, else through the vector index. `vector_top_k` ranks the whole
+   * index, so candidates of other galleries are filtered out afterwards and the candidate count
+   * grows until `k` items are found or every stored image was a candidate.
    */
   async nearestItems(descriptor: Float32Array, model: string, galleryIds: string[], k: number): Promise<GalleryMatch[]> {
     const { db } = this.options
@@ -256,13 +284,16 @@ export class GalleryStore implements Store {
     const [{ stored }] = await db.select({ stored: count() }).from(this.#t.images).where(isNotNull(this.#t.images.descriptor)) as [{ stored: number }]
     if (stored === 0) return []
     for (let candidates = Math.max(16, k * 4); ; candidates *= 4) {
-      const rows = await db.all<Omit<GalleryMatch, 'similarity'> & { distance: number }>(nearestImagesQuery(this.#t, descriptor, model, candidates, galleryIds))
+      const exact = stored <= EXACT_SEARCH_MAX_IMAGES
+      const rows = await db.all<Omit<GalleryMatch, 'similarity'> & { distance: number }>(exact
+        ? allImagesByDistanceQuery(this.#t, descriptor, model, galleryIds)
+        : nearestImagesQuery(this.#t, descriptor, model, candidates, galleryIds))
       const best = new Map<string, GalleryMatch>()
       for (const r of rows) {
         const key = `${r.galleryId}\u0000${r.itemId}`
         if (!best.has(key)) best.set(key, { galleryId: r.galleryId, itemId: r.itemId, name: r.name, similarity: Math.round(similarityOfDistance(this.#t.measure, r.distance) * 1e4) / 1e4 })
       }
-      if (best.size >= k || candidates >= stored) return [...best.values()].slice(0, k)
+      if (exact || best.size >= k || candidates >= stored) return [...best.values()].slice(0, k)
     }
   }
 

@@ -91,6 +91,8 @@ const actions: { action: string; schema: TSchema; description: string; parameter
       input: 'Input tensor of the region described (as for the detector).',
       align: 'Faces: eye keypoint indices (the detector must give them), square side as a multiple of the eye distance, eye line height in the square; or {kind: "template", keypoints, template, padding}: the keypoints fitted (rotation, scale, shift) onto template points of the unit face square, padded by padding × its side, drawn at the input\'s width and height (dlib\'s face chip); absent: the target\'s box as it is.',
       descriptorOutput: 'The model output holding the descriptor.',
+      normalize: 'false: the descriptor is used raw, for a gallery measured by Euclidean distance (docs/galleries.md "Measure"); true when absent: L2-normalized before use.',
+      descriptorVersion: 'A version of the descriptor beyond its model and output (alignment, normalization): a change re-describes the galleries\' pictures.',
       gallery: 'Which galleries are searched: face (default), body or things (spec 4.10).',
       scoreThreshold: 'Minimum similarity of a match (the gallery kind\'s measure, docs/galleries.md "Measure"); taskConfig.recognition.threshold overrides it.',
     },

@@ -190,7 +190,27 @@ test.describe('face gallery over HTTP', () => {
     expect(after.map((t) => label(t)!.label)).toEqual(['Person p6-0', 'unknown', 'unknown', 'unknown'])
   })
 
-  test('searches through the vector index (vector_top_k), not by scanning the images, for every gallery kind', async () => {
+  test('the same face enrolled for two people: deleting one leaves the other found (docs/galleries.md "Search")', async () => {
+    // sample1's middle face, stored twice with one descriptor: a person of a third gallery, and a
+    // copy of p1-1 in gallery B that is deleted again.
+    const twin = `t-${randomUUID().slice(0, 8)}`
+    await ok('/gtw/cwai/Library/AddLibrary', { galleryId: twin, name: 'Twin' })
+    const face = (await cropFace(photos[1]!, 1)).toString('base64')
+    for (const [galleryId, personId] of [[twin, 'twin-1'], [galleryB, 'copy-1']] as const) {
+      await ok('/gtw/cwai/Library/AddPerson', { galleryId, personId, name: `Person ${personId}` })
+      await ok('/gtw/cwai/Library/AddPersonImage', { galleryId, personId, imageBase64: face })
+    }
+    await ok('/gtw/cwai/Library/DeletePerson', { galleryId: galleryB, personId: 'copy-1' })
+    const { faces } = await ok('/gtw/cwai/Library/SearchByImage', { imageBase64: face, topK: 5 })
+    expect(faces).toHaveLength(1)
+    const found = faces[0].matches.map((m: any) => `${m.galleryId}/${m.personId}`)
+    expect(found).toContain(`${twin}/twin-1`)
+    expect(found).toContain(`${galleryA}/p1-1`)
+    expect(found).not.toContain(`${galleryB}/copy-1`)
+    await ok('/gtw/cwai/Library/DeleteLibrary', { galleryId: twin })
+  })
+
+  test('beyond EXACT_SEARCH_MAX_IMAGES, searches through the vector index (vector_top_k), not by scanning the images, for every gallery kind', async () => {
     const { db, close } = openDb(`file:${path.join(device.dataDir, 'device.db')}`)
     try {
       for (const [images, dims] of [['gallery_faces', 128], ['body_gallery_images', 600], ['things_gallery_images', 600]] as const) {
