@@ -55,7 +55,7 @@ async function edgeColours(jpeg: Buffer, box: Box): Promise<{ r: number; g: numb
 const green = ({ r, g, b }: { r: number; g: number; b: number }) => g - Math.max(r, b) > 80
 const red = ({ r, g, b }: { r: number; g: number; b: number }) => r - Math.max(g, b) > 80
 
-test.override('deviceOptions', { env: { EVENT_POLL_MS: '100' } })
+test.override('deviceOptions', { env: { EVENT_POLL_MS: '100', SNAPSHOT_FULL_RESOLUTION: 'true' } })
 
 test.describe('full-resolution snapshots (docs/cameras-and-stream-tasks.md "Snapshots")', () => {
   let dir: string
@@ -138,7 +138,7 @@ test.describe('full-resolution snapshots (docs/cameras-and-stream-tasks.md "Snap
   test('a camera whose full-resolution frame comes too late still gives the analysed-frame snapshot, flagged with the reason', { timeout: 300_000 }, async () => {
     // A bound of 1 ms: no frame of the camera's reader comes that soon after the detection (only the very frame
     // analysed, when the camera's reader kept it too, is within it: then it is the snapshot, at the camera's size).
-    const device = await startDevice({ env: { EVENT_POLL_MS: '100', SNAPSHOT_MAX_SKEW_MS: '1' } })
+    const device = await startDevice({ env: { EVENT_POLL_MS: '100', SNAPSHOT_FULL_RESOLUTION: 'true', SNAPSHOT_MAX_SKEW_MS: '1' } })
     try {
       const mtk = await device.adminToken()
       const { shots } = await visits(device, mtk, 2)
