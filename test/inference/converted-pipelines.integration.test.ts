@@ -118,7 +118,7 @@ test.describe('converted-model pipelines over HTTP (spec 2.6)', () => {
     for (const row of all.body.resData.rows) for (const p of row.parameters) expect(p.description.length).toBeGreaterThan(0)
     const recognizer = (await device.post('/gtw/cwai/atomic/action/list', { action: 'recognizer' }, mtk)).body.resData.rows[0]
     expect(recognizer.parameters.map((p: any) => [p.name, p.required])).toEqual([
-      ['id', true], ['action', true], ['from', false], ['model', true], ['input', true], ['align', false], ['descriptorOutput', true], ['gallery', false], ['scoreThreshold', true],
+      ['id', true], ['action', true], ['from', false], ['model', true], ['input', true], ['align', false], ['descriptorOutput', true], ['normalize', false], ['descriptorVersion', false], ['gallery', false], ['scoreThreshold', true],
     ])
     const none = await device.post('/gtw/cwai/atomic/action/list', { action: 'teleport' }, mtk)
     expect(none.body.resData).toEqual({ total: 0, rows: [] })
