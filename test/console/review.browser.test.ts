@@ -36,7 +36,8 @@ const api = (route: string, body: unknown) => rig.api(route, body)
 const eventsOf = async (kinds: string[]) => (await api('/gtw/cwai/Event/EventPage', { kinds, taskId: TASK, pageSize: 500 })).rows
 
 beforeAll(async () => {
-  rig = await startCameraConsole({}, 'office')
+  // The review desk with full-resolution snapshots, which a device turns on (off by default: docs/cameras-and-stream-tasks.md "Snapshots").
+  rig = await startCameraConsole({ SNAPSHOT_FULL_RESOLUTION: 'true' }, 'office')
 })
 afterAll(async () => {
   await rig?.stop()

@@ -204,6 +204,11 @@ describe('Home Assistant MQTT discovery against mosquitto (docs/events.md "Home 
     // Home Assistant restarts: its birth message makes the device publish every config again.
     // Without it nothing is republished: four refresh periods (MQTT_HA_REFRESH_MS) pass quietly first.
     const republished = (from: number) => ha.messages.slice(from).filter((m) => m.topic.endsWith('/config') && m.body !== '' && !m.retain)
+    // The device's own start publishes its configs too (a live subscriber sees them unretained): let that end first.
+    for (let seen = -1, rounds = 0; seen !== ha.messages.length && rounds < 30; rounds++) {
+      seen = ha.messages.length
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+    }
     const quiet = ha.messages.length
     await new Promise((resolve) => setTimeout(resolve, 4 * 500))
     expect(republished(quiet)).toEqual([])
