@@ -34,7 +34,7 @@ const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
  * measures (and whether an image task is loaded yet), the time. Everything else must match.
  */
 const STREAM_STATS = ['state', 'stateReason', 'inputFps', 'processedFps', 'framesIn', 'framesProcessed', 'framesFailed', 'framesDropped', 'motionSkipped', 'trackedSkipped', 'regionFrames', 'scheduleSkipped', 'discardRate',
-  'detectorLatencyP50Ms', 'detectorLatencyP99Ms', 'criticalPathLatencyP99Ms', 'trackedObjects', 'objectsEntered', 'lastError']
+  'detectorLatencyP50Ms', 'detectorLatencyP99Ms', 'criticalPathLatencyP99Ms', 'eventWriteP99Ms', 'trackedObjects', 'objectsEntered', 'lastError']
 const VOLATILE: Record<string, string[]> = {
   '/gtw/cwai/Camera/page': ['status', 'lastError', 'lastErrorKey', 'width', 'height', 'fps'],
   '/gtw/cwai/Task/page': STREAM_STATS,
