@@ -49,7 +49,7 @@ const QUEUE_CAPACITY = 2
  * Tracking: overlap that continues a track, sightings that make an object, absence that ends
  * it, and how long an unseen track moves on along its velocity (the longest tracked interval).
  */
-export const TRACKING = { minIou: 0.2, maxCentreShift: 0.6, confirmHits: 2, leaveAfterMs: 2500, maxPredictMs: MAX_TRACKED_DETECT_INTERVAL_MS }
+export const TRACKING = { minIou: 0.2, maxCentreShift: 0.6, maxSidesPerSecond: 0.8, maxLateShift: 1.5, confirmHits: 2, leaveAfterMs: 2500, maxPredictMs: MAX_TRACKED_DETECT_INTERVAL_MS }
 /** How long a tentative object keeps the camera's reader at its burst rate: past the next detection (at least every minDetectIntervalMs, 1000 by default). */
 const ARM_MS = 1500
 /** After a failed detection (sidecar restarting), wait this long before the next frame. */

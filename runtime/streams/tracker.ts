@@ -33,6 +33,14 @@ export interface TrackerOptions {
    * of the track's larger side (a fast walker, or one leaving the frame, whose box shrinks).
    */
   maxCentreShift: number
+  /**
+   * ... or within this many of its larger sides per second since it was last seen, if that is
+   * more: a walker crosses about 0.8 of their height a second, and a detector that falls behind
+   * under load sees them a second or more apart ...
+   */
+  maxSidesPerSecond: number
+  /** ... but never more than this share (two people a few seconds apart stay two objects). */
+  maxLateShift: number
   /** Sightings before a track is an object (filters one-frame false positives). */
   confirmHits: number
   /** A track not seen for this long has left. */
@@ -127,14 +135,19 @@ export class IouTracker {
         }
       }
     }
+    // Each track is looked for where its velocity has taken it and where it was last seen: the
+    // velocity of a box's centre overshoots when the box grew rather than moved (a person rising
+    // into view from the frame's edge, whose feet stay put) or when the walker stopped.
+    const places = (track: Track) => [predicted.get(track)!, track.box]
     match((track, detection) => {
-      const overlap = iou(predicted.get(track)!, detection.box)
+      const overlap = Math.max(...places(track).map((box) => iou(box, detection.box)))
       return overlap >= this.options.minIou ? overlap : null
     })
     match((track, detection) => {
-      const from = centre(predicted.get(track)!)
-      const shift = Math.hypot(from.x - centre(detection.box).x, from.y - centre(detection.box).y)
-      const limit = this.options.maxCentreShift * Math.max(track.box.width, track.box.height)
+      const to = centre(detection.box)
+      const shift = Math.min(...places(track).map((box) => Math.hypot(centre(box).x - to.x, centre(box).y - to.y)))
+      const sides = Math.max(this.options.maxCentreShift, Math.min(this.options.maxLateShift, (this.options.maxSidesPerSecond * (now - track.lastSeen)) / 1000))
+      const limit = sides * Math.max(track.box.width, track.box.height)
       return shift <= limit ? -shift : null
     })
     for (const detection of detections) {
