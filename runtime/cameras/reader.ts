@@ -128,7 +128,7 @@ export class FfmpegReader implements Reader {
     child.once('close', (code, signal) => {
       this.clearWatchdog()
       if (this.stopped || this.failed) return
-      const last = this.lastMessage()
+      const last = errorLine(this.lines)
       const run = { describedInput: this.describedInput, elapsedMs: monotonicNow() - startedAt, connectTimeoutMs: this.timing.connectTimeoutMs }
       this.fail(classifyExit(this.lines.join('\n'), run), signal ? `ffmpeg ended by ${signal}` : last ?? (code === 0 ? 'the stream ended' : `ffmpeg ended (exit code ${code})`))
     })
@@ -208,13 +208,9 @@ export class FfmpegReader implements Reader {
     const limit = this.hadFrame ? this.timing.stallTimeoutMs : this.timing.connectTimeoutMs
     if (monotonicNow() - this.lastProgress <= limit) return
     const known = classifyFailure(this.lines.join('\n'))
+    const last = errorLine(this.lines)
     this.fail(this.hadFrame ? 'CameraSourceFailed' : known === 'CameraSourceFailed' ? 'CameraUnreachable' : known,
-      this.hadFrame ? `no frame for ${limit} ms` : `no frame within ${limit} ms${this.lastMessage() ? ` (${this.lastMessage()})` : ''}`)
-  }
-
-  /** The last message that says what went wrong. */
-  private lastMessage(): string | null {
-    return errorLine(this.lines)
+      this.hadFrame ? `no frame for ${limit} ms` : `no frame within ${limit} ms${last ? ` (${last})` : ''}`)
   }
 
   private fail(id: ErrorId, reason: string): void {

@@ -1,25 +1,14 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect } from 'vitest'
-import { freePort, type DeviceProcess } from '../helpers/device.ts'
-import { deviceTest as test } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
+import { visitFootageTest as test } from '../helpers/visit-footage.ts'
 import { addRtspCamera } from '../helpers/cameras.ts'
-import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { until } from '../helpers/processes.ts'
 import { FFMPEG, probe } from '../helpers/media.ts'
-import { spliceVideo } from '../helpers/media.ts'
 import { connectEvents, type WsRecorder } from '../helpers/ws-client.ts'
-import { PERSON_VIDEO } from '../helpers/video.ts'
 
-/**
- * The footage of test/recording/recording.e2e.test.ts: 12 s of the empty room, then one person
- * walking in (49 s of the source) and out of the picture (70 s), then 8 s of the empty room;
- * so one visit in every 41 s, five times over.
- */
-const PIECES: [number, number][] = [[45, 49], [45, 49], [45, 49], [49, 70], [70, 72], [70, 72], [70, 72], [70, 72]]
-const LOOPS = 5
 const PRE_ROLL = 3
 const POST_ROLL = 2
 const SEGMENT_SECONDS = 2
@@ -36,7 +25,7 @@ test.override('deviceOptions', { env: { RECORD_SEGMENT_SECONDS: String(SEGMENT_S
 
 test.describe('one clip per object: a visit and the alarms raised on it (docs/recording-and-live-view.md "Recording")', () => {
   let dir: string
-  let rtsp: RtspServer
+  let rtspUrl: string
   let device: DeviceProcess
   let mtk: string
   let ws: WsRecorder
@@ -47,23 +36,19 @@ test.describe('one clip per object: a visit and the alarms raised on it (docs/re
     return answer.body.resData
   }
 
-  test.beforeAll(async ({ device: started, mtk: session }) => {
-    dir = mkdtempSync(path.join(tmpdir(), 'one-clip-test-'))
-    const source = path.join(dir, 'visit.mp4')
-    spliceVideo(PERSON_VIDEO, PIECES, source, LOOPS)
-    rtsp = await startRtspServer(source, await freePort())
+  test.beforeAll(async ({ device: started, mtk: session, visitFootage }) => {
+    dir = visitFootage.dir
+    rtspUrl = visitFootage.rtsp.url
     device = started
     mtk = session
     ws = connectEvents(device.wsPort, { mtk })
   })
   test.afterAll(async () => {
     ws?.ws.close()
-    await rtsp?.stop()
-    rmSync(dir, { recursive: true, force: true })
   })
 
   test('one person\'s visit with three alarms is one clip covering every roll, found by each event, smaller than the clips it replaces', { timeout: 300_000 }, async () => {
-    const cameraId = await addRtspCamera(device, mtk, rtsp.url)
+    const cameraId = await addRtspCamera(device, mtk, rtspUrl)
     // A span ending before it starts, and an event id that is no number: clear refusals.
     for (const [bad, field] of [[{ from: 2000, to: 1000 }, '/to'], [{ from: 1000, to: 1000 }, '/to'], [{ eventId: 'x' }, '/eventId']] as const) {
       const refused = (await post('/gtw/cwai/System/RecordClipPage', bad)).body

@@ -1,25 +1,14 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { expect } from 'vitest'
-import { freePort, type DeviceProcess } from '../helpers/device.ts'
-import { deviceTest as test } from '../helpers/device-fixture.ts'
+import type { DeviceProcess } from '../helpers/device.ts'
+import { visitFootageTest as test } from '../helpers/visit-footage.ts'
 import { addRtspCamera } from '../helpers/cameras.ts'
-import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { until } from '../helpers/processes.ts'
-import { frameJpeg, probe, spliceVideo } from '../helpers/media.ts'
+import { frameJpeg, probe } from '../helpers/media.ts'
 import { connectEvents, type WsRecorder } from '../helpers/ws-client.ts'
-import { PERSON_VIDEO } from '../helpers/video.ts'
 
-/**
- * The source: the third visit of the footage (see test/streams; the person walks in just after
- * 49 s and is out of the picture at 70 s), after 12 s of the empty room (45-49 s, three times)
- * and before 8 s of it (70-72 s, four times), so the person walks in at about 12 s of every
- * 41 s; five times over (205 s), longer than the tests that read it.
- */
-const PIECES: [number, number][] = [[45, 49], [45, 49], [45, 49], [49, 70], [70, 72], [70, 72], [70, 72], [70, 72]]
-const LOOPS = 5
 const PRE_ROLL = 3
 const POST_ROLL = 2
 const SEGMENT_SECONDS = 2
@@ -30,7 +19,7 @@ test.override('deviceOptions', { env: { RECORD_SEGMENT_SECONDS: String(SEGMENT_S
 
 test.describe('recording: event clips, continuous clips, retention by budget, clip files (spec 4.10 System: recording, 4.11)', () => {
   let dir: string
-  let rtsp: RtspServer
+  let rtspUrl: string
   let device: DeviceProcess
   let mtk: string
   let cameraId: string
@@ -44,21 +33,17 @@ test.describe('recording: event clips, continuous clips, retention by budget, cl
     return answer.body.resData.areaList.flatMap((a: any) => a.targetList).length
   }
 
-  test.beforeAll(async ({ device: started, mtk: session }) => {
-    dir = mkdtempSync(path.join(tmpdir(), 'recording-test-'))
-    const source = path.join(dir, 'visit.mp4')
-    spliceVideo(PERSON_VIDEO, PIECES, source, LOOPS)
-    rtsp = await startRtspServer(source, await freePort())
+  test.beforeAll(async ({ device: started, mtk: session, visitFootage }) => {
+    dir = visitFootage.dir
+    rtspUrl = visitFootage.rtsp.url
     device = started
     mtk = session
     ws = connectEvents(device.wsPort, { mtk })
-    cameraId = await addRtspCamera(device, mtk, rtsp.url)
+    cameraId = await addRtspCamera(device, mtk, rtspUrl)
     expect((await post('/gtw/cwai/aihost/PTaskCreate', { taskId: 'frames', algorithmCode: 'person-detector', algorithmUpdateTime: String(Date.now()) })).body.resCode).toBe(1)
   })
   test.afterAll(async () => {
     ws?.ws.close()
-    await rtsp?.stop()
-    rmSync(dir, { recursive: true, force: true })
   })
 
   test('refuses settings for an unknown camera, a source without a stream to copy and out-of-range values; nothing is stored', async () => {

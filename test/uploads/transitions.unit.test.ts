@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { UploadState } from '../../shared/uploads/index.ts'
 import { fromStates, nextUploadState, refusal, UPLOAD_TRANSITIONS, type UploadEvent, type UploadFrom } from '../../runtime/uploads/transitions.ts'
+import { transitionTableSuite } from '../helpers/transition-suite.ts'
 
 // spec 3.1, written out by hand: every (state, event) pair and where it leads, or the error that refuses it.
-const STATES: UploadFrom[] = ['none', 'open', 'complete', 'consumed', 'cancelled', 'expired', 'failed']
 const EXPECTED: Record<UploadEvent, Partial<Record<UploadFrom, UploadState>>> = {
   admit: { none: 'open' },
   chunk: { open: 'open' },
@@ -23,29 +23,16 @@ const LIVE_KEY: Record<UploadEvent, string> = {
   expire: 'api.error.transferBusy', fail: 'api.error.transferBusy',
 }
 
-describe('upload session transition table (spec 3.1)', () => {
-  it('declares exactly the moves of spec 3.1 (and the lease undo of spec 4.7)', () => {
-    expect(UPLOAD_TRANSITIONS).toEqual(EXPECTED)
+describe('upload session transition table (spec 3.1, and the lease undo of spec 4.7)', () => {
+  transitionTableSuite({
+    table: UPLOAD_TRANSITIONS, expected: EXPECTED, states: ['none', 'open', 'complete', 'consumed', 'cancelled', 'expired', 'failed'],
+    next: (from, event) => nextUploadState(from, event, 'u1'),
+    refusal: (from, event) => ({
+      messageKey: from === 'none' ? 'api.error.uploadNotFound' : ENDED_KEY[from] ?? LIVE_KEY[event],
+      details: { uploadId: 'u1', state: from, event },
+    }),
+    allowed: (from, event) => expect(refusal(from, event, 'u1')).toBeNull(),
   })
-
-  for (const event of Object.keys(EXPECTED) as UploadEvent[]) {
-    for (const from of STATES) {
-      const to = EXPECTED[event][from]
-      if (to !== undefined) {
-        it(`${from} --${event}--> ${to}`, () => {
-          expect(nextUploadState(from, event, 'u1')).toBe(to)
-          expect(refusal(from, event, 'u1')).toBeNull()
-        })
-      } else {
-        const key = from === 'none' ? 'api.error.uploadNotFound' : ENDED_KEY[from] ?? LIVE_KEY[event]
-        it(`${from} --${event}--> refused with ${key}`, () => {
-          let thrown: unknown
-          try { nextUploadState(from, event, 'u1') } catch (error) { thrown = error }
-          expect(thrown).toMatchObject({ item: { messageKey: key, details: { uploadId: 'u1', state: from, event } } })
-        })
-      }
-    }
-  }
 
   it('lists the states each event may start from', () => {
     expect(fromStates('cancel')).toEqual(['open', 'complete'])
