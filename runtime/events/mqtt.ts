@@ -10,7 +10,7 @@ import { eventJson, type Outbox } from './outbox.ts'
 import { Tail } from './tail.ts'
 import type { MqttTlsMaterial } from './mqtt-tls.ts'
 import type { DeliveryRecorder } from '../metrics/index.ts'
-import type { MqttCompanion } from './ha-discovery.ts'
+import type { MqttCompanion } from './mqtt-companion.ts'
 
 // runtime/events/index.ts names the router's type from here.
 export type { RequestRouter } from './mqtt-requests.ts'
