@@ -107,7 +107,7 @@ interface Photo { file: string; identity: string; image: RgbImage; keypoints: Po
  * The shipped alignment and measure (cosine) with the first `k` photos of each person enrolled
  * (a person with fewer keeps one to recognise): each probe's similarity to a person is its best
  * over that person's pictures, as the device's search keeps each person's best picture
- * (runtime/galleries/store.ts).
+ * (runtime/galleries/search.ts).
  */
 function severalEnrolled(photos: Photo[], descriptors: Float32Array[]) {
   const rows = []

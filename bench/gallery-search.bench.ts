@@ -18,7 +18,7 @@ import path from 'node:path'
 import { sql } from 'drizzle-orm'
 import { embeddedTuning, migrateDb, openDb } from '../shared/db/client.ts'
 import { FACE_DESCRIPTOR_DIMS, galleryFaces, galleryPersons, galleryTablesOf } from '../shared/db/schema/index.ts'
-import { nearestImagesQuery } from '../runtime/galleries/store.ts'
+import { nearestImagesQuery } from '../runtime/galleries/search.ts'
 import { migrationsDir } from '../runtime/paths.ts'
 import { figure, writeReport } from './lib/report.ts'
 

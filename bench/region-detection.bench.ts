@@ -24,7 +24,7 @@ import { decide, type GateSettings } from '../runtime/streams/gating.ts'
 import { follow, type LineState } from '../runtime/streams/line-crossing.ts'
 import { MotionDetector, type Motion } from '../runtime/streams/motion.ts'
 import { cropsFor, detectCrops, REGION_DEFAULTS } from '../runtime/streams/regions.ts'
-import { TRACKING } from '../runtime/streams/task.ts'
+import { TRACKING } from '../runtime/streams/task-analysis.ts'
 import { IouTracker, type Detection } from '../runtime/streams/tracker.ts'
 import type { DetectionResultCore } from '../shared/inference/types.ts'
 import { DEFAULT_TRACKED_DETECT_INTERVAL_MS } from '../shared/streams/types.ts'
@@ -67,7 +67,7 @@ interface Replay {
   entered: number[]; crossings: number[]; detectedFrames: number; regionFrames: number; cutFrames: number; inferences: number; detectorMs: number; inferenceMs: number[]
 }
 
-/** The task's frame path (runtime/streams/task.ts process) over the frames: gate (null: every frame), crops (regions on), detector, tracker, counter line. */
+/** The task's frame path (runtime/streams/task-analysis.ts process) over the frames: gate (null: every frame), crops (regions on), detector, tracker, counter line. */
 async function replay(frames: Frame[], size: { width: number; height: number }, gate: GateSettings | null, regions: boolean): Promise<Replay> {
   const tracker = new IouTracker(TRACKING)
   const sides = new Map<string, LineState | undefined>()

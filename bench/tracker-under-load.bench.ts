@@ -12,7 +12,7 @@
  * `npx tsx bench/tracker-under-load.bench.ts`
  */
 import path from 'node:path'
-import { TRACKING } from '../runtime/streams/task.ts'
+import { TRACKING } from '../runtime/streams/task-analysis.ts'
 import { IouTracker, type Detection } from '../runtime/streams/tracker.ts'
 import { footageOf } from './capacity/visits.ts'
 import { loadBundledEngine } from './lib/bundled-engine.ts'

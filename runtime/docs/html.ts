@@ -102,7 +102,7 @@ export function renderMqttDocument(mqtt: MqttDoc | null, info: { softwareVersion
   const header = `<header><h1>MQTT interface <small>${DOCUMENT_VERSION}</small></h1>
 <p>Software ${escape(info.softwareVersion)} · generated ${escape(info.generatedAt)} from the event and topic definitions</p></header>`
   if (!mqtt) {
-    // Marked place: this build has no event/topic definitions (shared/events/kinds.ts, runtime/events/mqtt.ts).
+    // Marked place: this build has no event/topic definitions (shared/events/kinds.ts, runtime/events/mqtt-topics.ts).
     return page(`MQTT interface ${DOCUMENT_VERSION}`, `${header}<main><h2>Topics</h2><p id="mqtt-not-built">This build contains no MQTT channel: no topics or event kinds are defined.</p></main>`)
   }
   const topics = Object.entries(mqtt.topics).map(([name, topic]) => `<tr><td>${escape(name)}</td><td><code>${escape(topic)}</code></td></tr>`).join('')

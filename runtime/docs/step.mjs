@@ -8,13 +8,13 @@ import { pathToFileURL } from 'node:url'
 
 /**
  * The MQTT side comes from the events area: `shared/events/kinds.ts` (EVENT_KINDS) and
- * `runtime/events/mqtt.ts` (mqttTopics). While a build lacks them the MQTT document says so.
+ * `runtime/events/mqtt-topics.ts` (mqttTopics). While a build lacks them the MQTT document says so.
  */
 function mqttSource(root) {
   const has = (file) => existsSync(path.join(root, file))
   if (!has('shared/events/kinds.ts')) return 'const mqtt = null'
-  const topics = has('runtime/events/mqtt.ts')
-    ? `import { mqttTopics, REGISTRATION_FIELDS as registration } from './runtime/events/mqtt.ts'
+  const topics = has('runtime/events/mqtt-topics.ts')
+    ? `import { mqttTopics, REGISTRATION_FIELDS as registration } from './runtime/events/mqtt-topics.ts'
        const described = mqttTopics('<topicPrefix>', '<clientId>')
        const topics = Object.fromEntries(Object.entries(described).map(([name, t]) => [name, typeof t === 'function' ? t('<kind>') : t]))`
     : 'const topics = {}, registration = {}'

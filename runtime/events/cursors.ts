@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../shared/db/client.ts'
 import { eventCursors } from '../../shared/db/schema/index.ts'
+import { monotonicNow } from '../../shared/clock.ts'
 
 /** Persisted per-channel cursors (the last delivered event id). */
 export class CursorStore {
@@ -23,4 +24,31 @@ export class CursorStore {
     const values = { lastId, updatedAt: this.now() }
     await this.db.insert(eventCursors).values({ channel, ...values }).onConflictDoUpdate({ target: eventCursors.channel, set: values })
   }
+}
+
+/**
+ * Saves a cursor at most every `intervalMs`, with a trailing save of the latest value
+ * (at-least-once: a crash repeats at most that much). `flush()` saves at once (on stop).
+ */
+export function throttledSave(save: (id: number) => Promise<void>, intervalMs = 200) {
+  let last = 0
+  let latest = -1
+  let saved = -1
+  let timer: NodeJS.Timeout | null = null
+  const write = async () => {
+    if (timer) clearTimeout(timer)
+    timer = null
+    if (latest === saved) return
+    const id = latest
+    last = monotonicNow()
+    await save(id)
+    saved = Math.max(saved, id)
+  }
+  const throttled = async (id: number) => {
+    latest = id
+    if (monotonicNow() - last >= intervalMs) return write()
+    timer ??= setTimeout(() => void write().catch(() => {}), intervalMs)
+    timer.unref()
+  }
+  return Object.assign(throttled, { flush: write })
 }

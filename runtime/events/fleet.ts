@@ -12,7 +12,7 @@ import { waitForMatch } from '../client/wait-for-match.ts'
 import { FleetPushes } from './fleet-push.ts'
 import type { Logger, Services } from '../../shared/handler.ts'
 import { loadSharp } from '../load-sharp.ts'
-import type { MqttCompanion } from './ha-discovery.ts'
+import type { MqttCompanion } from './mqtt-companion.ts'
 
 export interface FleetWatcherDeps {
   settings: MqttSettings

@@ -1,21 +1,11 @@
 import type { MqttClient } from 'mqtt'
 import { storageOf, systemMemory, cpuLoad } from '../../shared/aihost/system.ts'
-import { haDiscoveryConfigs, haKey, haTopics, type HaInventory, type HaTask } from '../../shared/events/ha-discovery.ts'
+import { haDiscoveryConfigs, haKey, haTopics } from '../../shared/events/ha-discovery.ts'
 import type { DeviceEvent, MqttSettings } from '../../shared/events/types.ts'
 import type { Logger, Services } from '../../shared/handler.ts'
 import { DataUrl } from '../../shared/http/json-bytes.ts'
-
-/** What the MQTT channel offers a companion publisher on its connection (runtime/events/mqtt.ts). */
-export interface MqttCompanion {
-  /** Topic filters the channel subscribes to for it after each connect. */
-  subscriptions(): string[]
-  /** The channel is registered on `client` (a connect or a reconnect). */
-  registered(client: MqttClient): void
-  /** A message on one of its subscriptions. */
-  message(topic: string, payload: Buffer): void
-  start(): void
-  stop(): Promise<void>
-}
+import { cameraRows, haInventory, policyRows } from './ha-inventory.ts'
+import type { MqttCompanion } from './mqtt-companion.ts'
 
 export interface HaDiscoveryDeps {
   /** `haDiscovery` false: no entity, and every config this node left on the broker is cleared. */
@@ -26,20 +16,6 @@ export interface HaDiscoveryDeps {
   imageIntervalMs: number
   /** The console's address for the device block and picture URLs, null until the server listens. */
   httpUrl: () => string | null
-}
-
-/** More labels than this in an algorithm: only those seen on the task get a binary sensor. */
-const MAX_DECLARED_LABELS = 16
-const PAGE = 500
-
-/** Every row of a paged listing: pages of PAGE rows are read until a shorter one. */
-async function allPages<Row>(read: (pageNum: number) => Promise<{ rows: Row[] }>): Promise<Row[]> {
-  const rows: Row[] = []
-  for (let pageNum = 1; ; pageNum++) {
-    const page = await read(pageNum)
-    rows.push(...page.rows)
-    if (page.rows.length < PAGE) return rows
-  }
 }
 
 const EVENT_KINDS = ['object.entered', 'object.left', 'alarm.raised', 'passengerFlow.counted'] as const
@@ -149,7 +125,7 @@ export class HaDiscoveryPublisher implements MqttCompanion {
       return
     }
     const services = this.deps.services()
-    const inventory = await this.inventory(services)
+    const inventory = await haInventory(services, this.seenLabels)
     const configs = haDiscoveryConfigs({
       topicPrefix: this.deps.settings.topicPrefix, clientId: this.deps.settings.clientId, discoveryPrefix: this.prefix,
       softwareVersion: services.process.softwareVersion, configurationUrl: this.consoleUrl(),
@@ -168,7 +144,7 @@ export class HaDiscoveryPublisher implements MqttCompanion {
       for (const label of task.labels) this.publishOnce(this.topics.taskObject(task.taskId, label), (this.tracked.get(`${task.taskId}\0${label}`)?.size ?? 0) > 0 ? 'ON' : 'OFF')
       for (const counter of task.counters) this.publishOnce(this.topics.taskCounter(task.taskId, counter.counterId), JSON.stringify(this.counted.get(`${task.taskId}\0${counter.counterId}`) ?? { in: 0, out: 0 }))
     }
-    const policies = await this.policyRows(services)
+    const policies = await policyRows(services)
     for (const policy of policies) this.publishOnce(this.topics.policyState(policy.policyId), policy.enabled ? 'true' : 'false')
     const live = new Set(inventory.tasks.map((t) => t.taskId))
     for (const key of [...this.tracked.keys()]) if (!live.has(key.split('\0')[0]!)) this.tracked.delete(key)
@@ -183,40 +159,6 @@ export class HaDiscoveryPublisher implements MqttCompanion {
       diskAvailableBytes: storage.availableBytes,
       sidecar: inference?.sidecar.state === 'running' ? 'ON' : 'OFF',
     }), true)
-  }
-
-  private cameraRows(services: Services) {
-    return allPages((pageNum) => services.cameras.page({ pageNum, pageSize: PAGE }))
-  }
-
-  private policyRows(services: Services) {
-    return allPages((pageNum) => services.alarms.page({ pageNum, pageSize: PAGE }))
-  }
-
-  /** The labels an algorithm's result detector reports (models/manifest-schema.ts), when few enough to list. */
-  private declaredLabels(services: Services, algorithmCode: string): string[] {
-    const manifest = services.algorithms.get(algorithmCode)?.manifest
-    const node = manifest?.nodes.find((n) => n.id === manifest.result.targets) as { labels?: string[]; decoder?: { kind?: string; classes?: number[] } } | undefined
-    if (!node?.labels) return []
-    const labels = node.decoder?.kind === 'centernet' && node.decoder.classes ? node.decoder.classes.map((i) => node.labels![i]).filter((l): l is string => !!l) : node.labels
-    return labels.length <= MAX_DECLARED_LABELS ? [...new Set(labels)] : []
-  }
-
-  private async inventory(services: Services): Promise<HaInventory> {
-    const cameras = await this.cameraRows(services)
-    const names = new Map(cameras.map((c) => [c.cameraId, c.cameraName]))
-    const tasks: HaTask[] = services.streams.list().map((task) => {
-      const counters = Array.isArray(task.taskConfig.counters) ? (task.taskConfig.counters as { counterId: string; counterName?: string }[]) : []
-      return {
-        taskId: task.taskId,
-        cameraId: task.cameraId,
-        cameraName: names.get(task.cameraId) ?? null,
-        labels: [...new Set([...this.declaredLabels(services, task.algorithmCode), ...(this.seenLabels.get(task.taskId) ?? [])])].sort(),
-        counters: counters.map((c) => ({ counterId: c.counterId, counterName: c.counterName ?? c.counterId })),
-      }
-    })
-    const policies = (await this.policyRows(services)).map((p) => ({ policyId: p.policyId, policyName: p.policyName }))
-    return { cameras: cameras.map((c) => ({ cameraId: c.cameraId, cameraName: c.cameraName })), tasks, policies }
   }
 
   private onEvent(event: DeviceEvent) {
@@ -262,7 +204,7 @@ export class HaDiscoveryPublisher implements MqttCompanion {
     if (!this.client?.connected || this.stopped) return
     try {
       const services = this.deps.services()
-      for (const camera of await this.cameraRows(services)) {
+      for (const camera of await cameraRows(services)) {
         if (camera.status !== 'online') continue
         const capture = await services.cameras.capture(camera.cameraId).catch(() => null)
         // A data: URL (spec 2.6 fullPicture); a URL of a file service is not published.

@@ -1,59 +1,21 @@
 import type { IClientOptions, MqttClient } from 'mqtt'
-import { ApiError } from '../../shared/errors/index.ts'
-import { failure, type Envelope } from '../../shared/envelope.ts'
 import { eventKindNames } from '../../shared/events/kinds.ts'
 import { redactUrl } from '../../shared/events/present.ts'
 import type { DeviceEvent, MqttSettings } from '../../shared/events/types.ts'
-import type { Identity, Logger, Services } from '../../shared/handler.ts'
-import { bodyTooLargeError } from '../http/body-limit.ts'
-import { runHandler } from '../http/dispatch.ts'
-import type { RouteEntry } from '../http/route-table.ts'
-import type { InputValidator } from '../http/validate.ts'
-import type { CursorStore } from './cursors.ts'
+import type { Logger, Services } from '../../shared/handler.ts'
+import { throttledSave, type CursorStore } from './cursors.ts'
+import { MqttRequests, type RequestRouter } from './mqtt-requests.ts'
+import { mqttTopics } from './mqtt-topics.ts'
 import { eventJson, type Outbox } from './outbox.ts'
 import { Tail } from './tail.ts'
 import type { MqttTlsMaterial } from './mqtt-tls.ts'
 import type { DeliveryRecorder } from '../metrics/index.ts'
-import type { MqttCompanion } from './ha-discovery.ts'
-import { monotonicNow } from '../../shared/clock.ts'
+import type { MqttCompanion } from './mqtt-companion.ts'
 
-/** What MQTT requests are routed into: the HTTP route table and its validator (one instance). */
-export interface RequestRouter {
-  lookup(path: string): RouteEntry | undefined
-  validator: InputValidator
-}
-
-/** Topics of one device (docs/events.md "MQTT"). */
-export const mqttTopics = (prefix: string, clientId: string) => {
-  const base = `${prefix}/${clientId}`
-  return {
-    registration: `${base}/registration`,
-    status: `${base}/status`,
-    event: (kind: string) => `${base}/event/${kind}`,
-    request: `${base}/request`,
-    response: `${base}/response`,
-    /** Retained fleet summary (docs/deployment.md "Fleet view"; runtime/events/fleet.ts). */
-    summary: `${base}/summary`,
-  }
-}
-
-/** Fields of the retained registration (docs/events.md "MQTT", the MQTT interface document); fields may be added. */
-export const REGISTRATION_FIELDS: Record<string, string> = {
-  clientId: 'string; the MQTT client id, the device id in every topic',
-  softwareVersion: 'string; version of the running process (spec 4.11)',
-  buildHash: 'string',
-  startedAt: 'string; ISO 8601 time the process started: a new value is a new process (restart, upgrade)',
-  websocketPort: 'number; port of the event WebSocket listener',
-  http: '{port, urls} or null; the HTTP address (ADVERTISED_URL, else the bound address or each interface address, most reachable first), null until the server listens, then published again',
-  topics: 'object; the topics of this device',
-  eventKinds: 'string[]; the event kinds it publishes',
-  registeredAt: 'string; ISO 8601 time of this registration',
-}
+// runtime/events/index.ts names the router's type from here.
+export type { RequestRouter } from './mqtt-requests.ts'
 
 const MAX_IN_FLIGHT = 2000
-
-// spec 5.6: MQTT requests run with a trusted internal transport context; no mtk check.
-const MQTT_IDENTITY: Identity = { userId: 'mqtt', accountName: 'mqtt', sessionId: null, transport: 'mqtt', passwordChangeRequired: false }
 
 export interface MqttChannelDeps {
   settings: MqttSettings
@@ -84,7 +46,7 @@ export type MqttState = 'connecting' | 'registered' | 'disconnected'
  * The MQTT channel: registers the device (retained registration message, retained
  * online/offline status with a last will), publishes events to per-kind topics with QoS 1
  * once registered, reconnects with exponential backoff, and runs requests from the request
- * topic through `runHandler`, answering on the response topic.
+ * topic (mqtt-requests.ts), answering on the response topic. Topics: mqtt-topics.ts.
  */
 export class MqttChannel {
   state: MqttState = 'connecting'
@@ -93,7 +55,8 @@ export class MqttChannel {
   private tail: Tail | null = null
   private saveCursor: ReturnType<typeof throttledSave> | null = null
   private readonly topics
-  private readonly inflight = new Set<AbortController>()
+  /** Requests from the request topic (mqtt-requests.ts). */
+  private readonly requests: MqttRequests
   private stopped = false
   // Publishes are pipelined: up to MAX_IN_FLIGHT wait for their PUBACK while the next are
   // sent; the cursor saved is the highest id below which every event was acknowledged.
@@ -103,6 +66,7 @@ export class MqttChannel {
 
   constructor(private readonly deps: MqttChannelDeps) {
     this.topics = mqttTopics(deps.settings.topicPrefix, deps.settings.clientId)
+    this.requests = new MqttRequests(deps)
   }
 
   private get companions() {
@@ -155,7 +119,7 @@ export class MqttChannel {
       log.warn({ err: { message: error.message }, url: redactUrl(settings.url) }, 'mqtt error')
     })
     client.on('message', (topic, payload) => {
-      if (topic === this.topics.request) void this.handleRequest(payload)
+      if (topic === this.topics.request) void this.requests.handle(this.client!, this.topics.response, this.state === 'registered', payload)
       else for (const companion of this.companions) companion.message(topic, payload)
     })
     this.tail.start()
@@ -245,51 +209,9 @@ export class MqttChannel {
     if (this.pending.length <= MAX_IN_FLIGHT) this.ackWaiter?.()
   }
 
-  private async handleRequest(payload: Buffer) {
-    const client = this.client!
-    let request: { requestId?: unknown; path?: unknown; body?: unknown } = {}
-    const tooLarge = payload.length > this.deps.maxRequestBytes
-    try {
-      if (!tooLarge) request = JSON.parse(payload.toString('utf8'))
-    } catch {
-      // answered below as InvalidParam
-    }
-    const requestId = typeof request?.requestId === 'string' && request.requestId.length <= 128 ? request.requestId : null
-    const path = typeof request?.path === 'string' ? request.path : null
-    const answer = (status: number, envelope: Envelope) =>
-      client.publishAsync(this.topics.response, JSON.stringify({ requestId, path, status, envelope }), { qos: 1 })
-        .catch((error) => this.deps.log.warn({ err: { message: (error as Error).message }, requestId }, 'mqtt response not published'))
-    const refuse = (error: ApiError) => answer(error.httpStatus, failure([error.item]))
-
-    // spec 5.6: requests run only once the connection and the registration are complete.
-    if (this.state !== 'registered') return refuse(new ApiError('MqttNotRegistered', { details: { requestId } }))
-    if (tooLarge) return refuse(bodyTooLargeError(this.deps.maxRequestBytes, payload.length, false))
-    if (!requestId) return refuse(new ApiError('InvalidParam', { details: { field: '/requestId', reason: 'must be a string of at most 128 characters' } }))
-    if (!path) return refuse(new ApiError('InvalidParam', { details: { field: '/path', reason: 'must be a route path' } }))
-    const entry = this.deps.router?.lookup(path)
-    if (!entry) return refuse(new ApiError('RouteNotFound', { details: { path } }))
-    if (entry.route.body === 'multipart')
-      return refuse(new ApiError('UnsupportedMediaType', { details: { expected: 'HTTP multipart/form-data', received: 'mqtt' } }))
-    if (this.inflight.size >= this.deps.maxRequestsInFlight) return refuse(new ApiError('MqttBusy', { details: { requestId, limit: this.deps.maxRequestsInFlight } }))
-    const controller = new AbortController()
-    this.inflight.add(controller)
-    try {
-      const body = request.body === undefined ? {} : request.body
-      const outcome = await runHandler({ services: this.deps.services(), validator: this.deps.router!.validator }, entry, body,
-        { identity: MQTT_IDENTITY, requestId: `mqtt-${requestId}`, clientAddress: null, localAddress: null, request: null, signal: controller.signal })
-      if (outcome instanceof Response) {
-        await outcome.body?.cancel()
-        return refuse(new ApiError('NotSupported', { details: { reason: 'file responses are served over HTTP only', path } }))
-      }
-      return answer(outcome.status, outcome.envelope)
-    } finally {
-      this.inflight.delete(controller)
-    }
-  }
-
   async stop(): Promise<void> {
     this.stopped = true
-    for (const controller of this.inflight) controller.abort()
+    this.requests.abortAll()
     this.ackWaiter?.()
     await this.tail?.stop()
     for (const companion of this.companions) await companion.stop()
@@ -307,31 +229,4 @@ export class MqttChannel {
     await this.saveCursor?.flush().catch(() => {})
     this.state = 'disconnected'
   }
-}
-
-/**
- * Saves a cursor at most every `intervalMs`, with a trailing save of the latest value
- * (at-least-once: a crash repeats at most that much). `flush()` saves at once (on stop).
- */
-export function throttledSave(save: (id: number) => Promise<void>, intervalMs = 200) {
-  let last = 0
-  let latest = -1
-  let saved = -1
-  let timer: NodeJS.Timeout | null = null
-  const write = async () => {
-    if (timer) clearTimeout(timer)
-    timer = null
-    if (latest === saved) return
-    const id = latest
-    last = monotonicNow()
-    await save(id)
-    saved = Math.max(saved, id)
-  }
-  const throttled = async (id: number) => {
-    latest = id
-    if (monotonicNow() - last >= intervalMs) return write()
-    timer ??= setTimeout(() => void write().catch(() => {}), intervalMs)
-    timer.unref()
-  }
-  return Object.assign(throttled, { flush: write })
 }

@@ -6,7 +6,7 @@ import { EVENT_ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signWebhook } from
 import type { Clock, Logger } from '../../shared/handler.ts'
 import type { CursorStore } from './cursors.ts'
 import type { DeliveryRecorder } from '../metrics/index.ts'
-import { throttledSave } from './mqtt.ts'
+import { throttledSave } from './cursors.ts'
 import { eventJson, type Outbox } from './outbox.ts'
 import { Tail } from './tail.ts'
 

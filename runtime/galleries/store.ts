@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { and, count, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm'
+import { and, count, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../../shared/db/client.ts'
 import type { GalleryTables } from '../../shared/db/schema/index.ts'
 import { containsText } from '../../shared/db/like.ts'
@@ -13,7 +13,7 @@ import type { ImageSource } from '../../shared/inference/types.ts'
 import type { UploadLease, UploadService } from '../../shared/uploads/index.ts'
 import type { SidecarClient } from '../inference/client.ts'
 import { decodeBase64Image } from '../tasks/image-source.ts'
-import { similarityOfDistance } from '../../shared/galleries/measure.ts'
+import { nearestItems } from './search.ts'
 import { faceQuality, qualityRefusal } from './face-quality.ts'
 
 export interface GalleryStoreOptions {
@@ -27,55 +27,6 @@ export interface GalleryStoreOptions {
   algorithmId: string
 }
 
-/**
- * The `candidates` images nearest to `descriptor` by the kind's vector index, those of
- * `galleryIds` (all when empty) described by `model` kept (descriptors of two models are never
- * compared, docs/galleries.md "Descriptor model changes"), with their item's name and their
- * distance in the kind's measure (`distance`: the cosine or Euclidean distance), nearest first.
- */
-export function nearestImagesQuery(tables: GalleryTables, descriptor: Float32Array, model: string, candidates: number, galleryIds: string[]): SQL {
-  const { images, items } = tables
-  const { vector, distance, inGalleries } = searchTerms(tables, descriptor, galleryIds)
-  // The index name is catalogue data (shared/db/schema/galleries.ts), never client input.
-  return sql`
-    SELECT ${images.galleryId} AS galleryId, ${images.itemId} AS itemId, ${items.name} AS name,
-           ${distance} AS distance
-    FROM vector_top_k(${sql.raw(`'${tables.vectorIndex}'`)}, vector32(${vector}), ${candidates}) AS t
-    JOIN ${images} ON ${images.imageId} = t.id
-    JOIN ${items} ON ${items.galleryId} = ${images.galleryId} AND ${items.itemId} = ${images.itemId}
-    WHERE ${images.descriptorModel} = ${model} ${inGalleries}
-    ORDER BY distance ASC`
-}
-
-/** Every image of `galleryIds` (all when empty) described by `model`, nearest first: the exact search of a small kind (nearestItems). */
-export function allImagesByDistanceQuery(tables: GalleryTables, descriptor: Float32Array, model: string, galleryIds: string[]): SQL {
-  const { images, items } = tables
-  const { distance, inGalleries } = searchTerms(tables, descriptor, galleryIds)
-  return sql`
-    SELECT ${images.galleryId} AS galleryId, ${images.itemId} AS itemId, ${items.name} AS name,
-           ${distance} AS distance
-    FROM ${images}
-    JOIN ${items} ON ${items.galleryId} = ${images.galleryId} AND ${items.itemId} = ${images.itemId}
-    WHERE ${images.descriptorModel} = ${model} AND ${images.descriptor} IS NOT NULL ${inGalleries}
-    ORDER BY distance ASC`
-}
-
-function searchTerms(tables: GalleryTables, descriptor: Float32Array, galleryIds: string[]) {
-  const { images } = tables
-  const vector = new Uint8Array(descriptor.buffer, descriptor.byteOffset, descriptor.byteLength)
-  const inGalleries = galleryIds.length > 0 ? sql`AND ${images.galleryId} IN (${sql.join(galleryIds.map((g) => sql`${g}`), sql`, `)})` : sql``
-  const distance = tables.measure === 'euclidean' ? sql`vector_distance_l2(${images.descriptor}, vector32(${vector}))` : sql`vector_distance_cos(${images.descriptor}, vector32(${vector}))`
-  return { vector, distance, inGalleries }
-}
-
-/**
- * Up to this many stored images of a kind, a search compares every one of them exactly instead
- * of asking the vector index: libsql's index can lose a vector when an identical one is deleted
- * (the same photo enrolled for two people, one of them deleted), and a small gallery costs a
- * scan of a few milliseconds (docs/galleries.md "Search").
- */
-export const EXACT_SEARCH_MAX_IMAGES = 2000
-
 /** Upload purposes a gallery image may come with (spec 4.12: images and face imports). */
 const IMAGE_PURPOSES = ['image', 'face-import'] as const
 
@@ -83,7 +34,7 @@ const IMAGE_PURPOSES = ['image', 'face-import'] as const
  * The galleries of one kind in libsql (spec 4.10): galleries, items, images. Descriptors
  * come from the sidecar (the kind's algorithm's `recognizer` node); they are stored in an
  * `F32_BLOB` column with a `libsql_vector_idx` index of the kind's measure (cosine; Euclidean
- * for faces) and searched with `vector_top_k` beyond EXACT_SEARCH_MAX_IMAGES; `similarity` is the measure's
+ * for faces) and searched with `vector_top_k` beyond EXACT_SEARCH_MAX_IMAGES (search.ts); `similarity` is the measure's
  * (shared/galleries/measure.ts). Names on the wire come from shared/galleries/kinds.ts.
  */
 export class GalleryStore implements Store {
@@ -260,6 +211,11 @@ export class GalleryStore implements Store {
     return row.picture
   }
 
+  /** The `k` closest items (best image each): search.ts. */
+  nearestItems(descriptor: Float32Array, model: string, galleryIds: string[], k: number): Promise<GalleryMatch[]> {
+    return nearestItems(this.options.db, this.#t, descriptor, model, galleryIds, k)
+  }
+
   // ── search ─────────────────────────────────────────────────────────────────────────
   async search(input: { galleryId?: string; image: GalleryImage; topK: number; threshold?: number; identity: Identity }): Promise<SearchRegion[]> {
     if (input.galleryId !== undefined) await this.getGallery(input.galleryId)
@@ -270,31 +226,6 @@ export class GalleryStore implements Store {
       landmark: region.landmark,
       matches: (await this.nearestItems(region.descriptor, region.model, galleryIds, input.topK)).filter((m) => input.threshold === undefined || m.similarity >= input.threshold),
     })))
-  }
-
-  /**
-   * The `k` closest items (best image each): every image compared when the kind holds at most
-   * EXACT_SEARCH_MAX_IMAGES, else through the vector index. `vector_top_k` ranks the whole
-   * index, so candidates of other galleries are filtered out afterwards and the candidate count
-   * grows until `k` items are found or every stored image was a candidate.
-   */
-  async nearestItems(descriptor: Float32Array, model: string, galleryIds: string[], k: number): Promise<GalleryMatch[]> {
-    const { db } = this.options
-    // Every indexed image (any model) may be a candidate of vector_top_k.
-    const [{ stored }] = await db.select({ stored: count() }).from(this.#t.images).where(isNotNull(this.#t.images.descriptor)) as [{ stored: number }]
-    if (stored === 0) return []
-    for (let candidates = Math.max(16, k * 4); ; candidates *= 4) {
-      const exact = stored <= EXACT_SEARCH_MAX_IMAGES
-      const rows = await db.all<Omit<GalleryMatch, 'similarity'> & { distance: number }>(exact
-        ? allImagesByDistanceQuery(this.#t, descriptor, model, galleryIds)
-        : nearestImagesQuery(this.#t, descriptor, model, candidates, galleryIds))
-      const best = new Map<string, GalleryMatch>()
-      for (const r of rows) {
-        const key = `${r.galleryId}\u0000${r.itemId}`
-        if (!best.has(key)) best.set(key, { galleryId: r.galleryId, itemId: r.itemId, name: r.name, similarity: Math.round(similarityOfDistance(this.#t.measure, r.distance) * 1e4) / 1e4 })
-      }
-      if (exact || best.size >= k || candidates >= stored) return [...best.values()].slice(0, k)
-    }
   }
 
   /** spec 4.7 sources for a gallery image: a completed upload (consumed on success) or Base64. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { mkdir, readdir, rm } from 'node:fs/promises'
+import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import type { Config } from '../../shared/config.ts'
 import type { Db } from '../../shared/db/client.ts'
@@ -12,9 +12,10 @@ import { KeyedMutex } from '../../shared/keyed-mutex.ts'
 import type { CameraService } from '../cameras/service.ts'
 import { ffmpegBinary } from '../cameras/ffmpeg.ts'
 import type { Capacity } from '../uploads/capacity.ts'
-import { joinSegments } from './join.ts'
+import { ClipWriter, WRITE_MARGIN_MS } from './clip-writer.ts'
+import { removeLeftovers } from './leftovers.ts'
 import { PromisedClips } from './promised-clips.ts'
-import { CameraRecorder, type ClipJob, type RecorderSettings } from './recorder.ts'
+import { CameraRecorder, type RecorderSettings } from './recorder.ts'
 import { Retention } from './retention.ts'
 import { Segmenter } from './segmenter.ts'
 import { clipView, RecordingStore, type CameraSettingRow } from './store.ts'
@@ -35,15 +36,13 @@ export const recordingsDirOf = (dataPath: string) => path.join(dataPath, 'record
 const TRIGGERS = ['object.entered', 'object.left', 'alarm.raised'] as const
 /** Space is enough again at twice the headroom (a suspension does not flap at the edge). */
 const RESUME_FACTOR = 2
-/** A promised clip is waited for this long past the recorder's own grace (clips are joined one at a time). */
-const WRITE_MARGIN_MS = 60_000
 
 /**
  * `ctx.recording` (spec 4.10 System: recording): one CameraRecorder per camera that records,
  * event clips triggered by the events service (object.entered / object.left, alarm.raised;
  * an in-process subscription), retention by days, budget and the disk reserve (spec 8).
  * Clips are written one at a time across cameras, each after a retention pass that makes room
- * for it; a clip that cannot get room is skipped. Analysis never waits on any of it.
+ * for it (clip-writer.ts); a clip that cannot get room is skipped. Analysis never waits on any of it.
  */
 export class RecordingManager implements RecordingService {
   private readonly recorders = new Map<string, CameraRecorder>()
@@ -51,6 +50,8 @@ export class RecordingManager implements RecordingService {
   private readonly retention: Retention
   private readonly writes = new KeyedMutex()
   private readonly promised = new PromisedClips()
+  /** Joins, records and announces the clips (clip-writer.ts). */
+  private readonly clips: ClipWriter
   private readonly binary: string
   private readonly dir: string
   private suspended = false
@@ -67,6 +68,9 @@ export class RecordingManager implements RecordingService {
       store: this.store, space: options.space, headroomBytes: config.recordHeadroomBytes, dataPath: config.dataPath, events, log,
       ringBytes: () => this.ringBytes(),
     })
+    this.clips = new ClipWriter({
+      store: this.store, retention: this.retention, promised: this.promised, writes: this.writes, events, log, binary: this.binary, dataPath: config.dataPath,
+    })
     options.cameras.onRemove((cameraId) => {
       this.store.deleteCamera(cameraId).then(() => this.sync(), (error: Error) => log.error({ err: error.message, cameraId }, 'recording settings of a deleted camera not removed'))
     })
@@ -74,7 +78,7 @@ export class RecordingManager implements RecordingService {
   }
 
   async start(): Promise<void> {
-    await this.removeLeftovers()
+    await removeLeftovers(this.dir, this.options.config.dataPath, this.store, this.options.log)
     this.unsubscribe = this.options.events.subscribe(TRIGGERS, (event) => this.onEvent(event))
     await this.sync()
     this.timer = setInterval(() => void this.check(), this.options.config.recordCheckIntervalMs)
@@ -197,7 +201,7 @@ export class RecordingManager implements RecordingService {
     recorder = new CameraRecorder(cameraId, settings, segmenter, {
       segmentSeconds: config.recordSegmentSeconds, maxClipSeconds: config.recordMaxClipSeconds,
       continuousChunkSeconds: config.recordContinuousChunkSeconds, graceMs: this.graceMs(), now: Date.now,
-    }, { write: (job) => this.writeClip(job), abandoned: (clipId) => this.promised.settle(clipId) }, recorderLog)
+    }, { write: (job) => this.clips.write(job), abandoned: (clipId) => this.promised.settle(clipId) }, recorderLog)
     this.recorders.set(cameraId, recorder)
     recorder.start()
     log.info({ cameraId, ...settings }, 'recording started')
@@ -248,47 +252,6 @@ export class RecordingManager implements RecordingService {
     return this.options.config.cameraStallTimeoutMs + 20_000
   }
 
-  /** Joins a clip once retention made room for it, records it and announces it (recording.clipReady). */
-  private writeClip(job: ClipJob): Promise<void> {
-    // Promised URLs stay "not ready" while the clip waits its turn to be joined (a merged clip can end long after its alarm).
-    for (const id of [job.clipId, ...job.aliases]) if (id) this.promised.promise(id, Date.now() + 1000, Date.now() + WRITE_MARGIN_MS)
-    return this.writes.run('clips', async () => {
-      const bytes = job.segments.reduce((sum, s) => sum + s.bytes, 0)
-      const { writable, availableBytes } = await this.retention.enforce(Date.now(), bytes)
-      if (!writable) {
-        this.options.log.warn({ cameraId: job.cameraId, bytes, availableBytes }, 'no room above the disk reserve for a clip; skipped')
-        return
-      }
-      const clipId = job.clipId ?? randomUUID()
-      const file = path.join('recordings', job.cameraId, `${clipId}.mp4`)
-      const target = path.join(this.options.config.dataPath, file)
-      this.options.log.debug({ clipId, segments: job.segments.map((s) => [path.basename(s.file), Math.round(s.wallStart), Math.round(s.wallEnd)]) }, 'joining a clip')
-      const size = await joinSegments(this.binary, job.segments.map((s) => s.file), target)
-      const row = {
-        clipId, cameraId: job.cameraId, kind: job.kind, eventId: job.event?.id ?? null, eventKind: job.event?.kind ?? null,
-        taskId: job.event?.taskId ?? null, objectId: job.event?.objectId ?? null,
-        startTime: Math.round(job.segments[0]!.wallStart), endTime: Math.round(job.segments.at(-1)!.wallEnd),
-        durationMs: Math.round(job.segments.reduce((sum, s) => sum + s.wallEnd - s.wallStart, 0)), bytes: size, file, createdAt: Date.now(),
-      }
-      const links = job.events.map((e) => ({ clipId, eventId: e.id, eventKind: e.kind, promisedId: e.promisedId ?? null }))
-      try {
-        await this.store.insertClip(row, links)
-      } catch (error) {
-        // A full disk can refuse the row (SQLITE_FULL): the clip goes, the database stays as it was.
-        await rm(target, { force: true })
-        throw error
-      }
-      // A follow-up per originating event (one for a continuous clip), each naming its event and all of them.
-      const eventIds = job.events.map((e) => e.id)
-      for (const event of job.events.length > 0 ? job.events : [null]) {
-        await this.options.events.emit('recording.clipReady', {
-          clipId, clipUrl: clipUrlOf(clipId), cameraId: row.cameraId, kind: row.kind, eventId: event?.id ?? null, eventKind: event?.kind ?? null, eventIds,
-          taskId: row.taskId, objectId: row.objectId, startTime: row.startTime, endTime: row.endTime, durationMs: row.durationMs, bytes: size,
-        })
-      }
-    }).finally(() => { for (const id of [job.clipId, ...job.aliases]) if (id) this.promised.settle(id) })
-  }
-
   /** The periodic pass: retention, suspension at the reserve and resumption, clips waiting on time. */
   private async check(): Promise<void> {
     if (this.checking) return
@@ -321,24 +284,5 @@ export class RecordingManager implements RecordingService {
     await this.sync()
     this.options.log.info({ cameraIds: [...this.recorders.keys()] }, 'recording resumed')
     for (const cameraId of this.recorders.keys()) await this.options.events.emit('recording.resumed', { cameraId }).catch(() => undefined)
-  }
-
-  /** At start: rings and unfinished joins of the previous run, clip files without a row and rows without a file. */
-  private async removeLeftovers(): Promise<void> {
-    await mkdir(this.dir, { recursive: true })
-    const known = new Map((await this.store.all()).map((row) => [path.join(this.options.config.dataPath, row.file), row.clipId]))
-    const found = new Set<string>()
-    for (const cameraId of await readdir(this.dir)) {
-      const dir = path.join(this.dir, cameraId)
-      await rm(path.join(dir, 'ring'), { recursive: true, force: true })
-      for (const name of await readdir(dir).catch(() => [] as string[])) {
-        const file = path.join(dir, name)
-        if (known.has(file)) found.add(file)
-        else await rm(file, { recursive: true, force: true })
-      }
-    }
-    const missing = [...known].filter(([file]) => !found.has(file)).map(([, clipId]) => clipId)
-    await this.store.deleteClips(missing)
-    if (missing.length > 0) this.options.log.warn({ clips: missing.length }, 'removed clips whose files were gone')
   }
 }

@@ -1,24 +1,23 @@
 import { defaultManifestDir, loadManifests, type LoadedManifest } from '../../models/load-manifests.ts'
 import { descriptorModelOf } from '../../models/descriptor-model.ts'
-import { offeredInputSizes } from '../../models/input-size.ts'
 import { settings } from '../../shared/config.ts'
 import type { DetectionResultCore, DetectOutcome, SidecarStats } from '../../shared/inference/types.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
 import type { DescribedRegion, Recognize } from '../../shared/galleries/types.ts'
 import sharp from 'sharp'
 import { EngineError } from './engine-error.ts'
-import { checkPixels, decodePixels, decodeScaled, jpegShrinkOnLoad, readCheckedImage, type CheckedImage, type EncodedSource, type ImageLimits } from './image/decode.ts'
+import type { ImageLimits } from './image/decode.ts'
 import { ImageError } from './image/image-error.ts'
-import { automaticBudgetBytes, detectionBytes, MemoryBudget, MemoryBudgetError } from './image/memory-budget.ts'
+import { automaticBudgetBytes, MemoryBudget } from './image/memory-budget.ts'
+import { ImageIntake, type EngineImage, type ShrunkImage } from './image-intake.ts'
 import { DeadlineExceeded } from './pipeline/deadline.ts'
 import { renderOverlay } from './pipeline/overlay.ts'
 import type { JpegSettings } from '../../shared/system/types.ts'
-import { MissingModelError } from './pipeline/model-lease.ts'
-import { Pipeline } from './pipeline/pipeline.ts'
 import { buildResult } from './pipeline/result.ts'
-import { decodedImage, type PipelineImage } from './pipeline/pipeline-image.ts'
-import { inputGeometry, type RgbImage } from './pipeline/rgb-image.ts'
+import type { RgbImage } from './pipeline/rgb-image.ts'
+import { initializeFailed, PipelineRefs } from './pipeline-refs.ts'
 import { SessionPool } from './session-pool.ts'
+import { checkTaskConfig } from './task-config-checks.ts'
 
 export interface EngineOptions {
   projectRoot: string
@@ -41,8 +40,6 @@ export interface EngineOptions {
   shrinkOnLoad?: boolean
 }
 
-export type EngineImage = EncodedSource | { kind: 'rgb'; width: number; height: number; data: Buffer }
-
 export interface EngineDetectRequest {
   handle: string
   image: EngineImage
@@ -57,42 +54,33 @@ export interface EngineDetectRequest {
   signal?: AbortSignal
 }
 
-/**
- * A detection's image: `shrunk` when decoded at the detector's size, `settled` resolving once
- * a full decode started beside it has ended.
- */
-type ShrunkImage = PipelineImage & { shrunk?: true; settled?: () => Promise<void> }
-
-/** An image whose header passed the checks (spec 7.1); `checked` for an encoded one. */
-interface OpenedImage { width: number; height: number; checked?: CheckedImage; decode(): Promise<RgbImage> }
-
-interface LoadedPipeline { pipeline: Promise<Pipeline>; refs: number }
 interface Handle { algorithmId: string; config: TaskConfig }
 
 /**
- * Everything the sidecar does, without the socket: pipelines by algorithm (shared by the
- * handles that use them, released with the last one), model sessions by file (shared by
- * pipelines), and detection = decode → pipeline → result → overlay. The benchmark's
+ * Everything the sidecar does, without the socket: handles (tasks) on pipelines by algorithm
+ * (`pipeline-refs.ts`: shared by the handles that use them, released with the last one),
+ * model sessions by file (shared by pipelines), and detection = image intake
+ * (`image-intake.ts`) → pipeline → result → overlay. The benchmark's
  * in-process baseline uses this class directly.
  */
 export class InferenceEngine {
   readonly #manifests: Map<string, LoadedManifest>
   readonly #pool: SessionPool
-  readonly #pipelines = new Map<string, LoadedPipeline>()
+  readonly #pipelines: PipelineRefs
   readonly #handles = new Map<string, Handle>()
   /** Pipelines `describe` holds (one reference each, kept until the algorithm is forgotten or the engine closes). */
   readonly #describing = new Map<string, Promise<void>>()
-  readonly #options: EngineOptions
-  readonly #memory: MemoryBudget
+  readonly #intake: ImageIntake
 
   constructor(options: EngineOptions) {
-    this.#options = options
-    this.#memory = options.memory ?? new MemoryBudget({
+    const memory = options.memory ?? new MemoryBudget({
       capacityBytes: automaticBudgetBytes(), maxWaiting: settings.decodeQueueMax.default, maxWaitMs: settings.decodeQueueWaitMs.default,
     })
+    this.#intake = new ImageIntake({ limits: options.limits, memory, ...(options.shrinkOnLoad !== undefined ? { shrinkOnLoad: options.shrinkOnLoad } : {}) })
     this.#manifests = options.manifestDir === false ? new Map()
       : loadManifests(options.manifestDir ?? defaultManifestDir(options.projectRoot), options.projectRoot, options.dataPath)
     this.#pool = new SessionPool({ intraOpThreads: options.intraOpThreads })
+    this.#pipelines = new PipelineRefs(this.#pool)
   }
 
   /**
@@ -112,13 +100,13 @@ export class InferenceEngine {
     // `describe`'s hold on the pipeline is no task's: it goes with the algorithm.
     const describing = this.#describing.get(algorithmId)
     this.#describing.delete(algorithmId)
-    describing?.then(() => this.#unref(algorithmId), () => {})
+    describing?.then(() => this.#pipelines.release(algorithmId), () => {})
   }
 
   /** spec 3.2: loading an existing handle reuses it (the config is replaced). */
   async load(handle: string, algorithmId: string, config: TaskConfig = {}): Promise<void> {
     const known = this.#manifests.get(algorithmId)
-    if (known) { checkDisabledNodes(known.manifest, config); checkInputSize(known.manifest, config) }
+    if (known) checkTaskConfig(known.manifest, config)
     const existing = this.#handles.get(handle)
     if (existing?.algorithmId === algorithmId) {
       await this.#prepare(algorithmId, config)
@@ -126,11 +114,11 @@ export class InferenceEngine {
       return
     }
     if (existing) await this.release(handle)
-    await this.#acquire(algorithmId)
+    await this.#pipelines.acquire(algorithmId, this.#manifests.get(algorithmId))
     try {
       await this.#prepare(algorithmId, config)
     } catch (error) {
-      await this.#unref(algorithmId)
+      await this.#pipelines.release(algorithmId)
       throw error
     }
     this.#handles.set(handle, { algorithmId, config })
@@ -138,42 +126,11 @@ export class InferenceEngine {
 
   /** The models a task's config chooses (`detectorInputSize`), loaded before its first detection. */
   async #prepare(algorithmId: string, config: TaskConfig): Promise<void> {
-    const pipeline = await this.#pipelines.get(algorithmId)!.pipeline
+    const pipeline = await this.#pipelines.get(algorithmId)
     try {
       await pipeline.prepare(config)
     } catch (error) {
-      const missing = error instanceof MissingModelError ? { missingModel: error.modelId } : {}
-      throw new EngineError('TaskCreateFailed', `pipeline ${algorithmId} failed to initialize: ${(error as Error).message}`, { algorithmCode: algorithmId, ...missing })
-    }
-  }
-
-  /** A reference on the algorithm's pipeline, created (sessions loaded, warmed) by the first. */
-  async #acquire(algorithmId: string): Promise<void> {
-    const loaded = this.#manifests.get(algorithmId)
-    if (!loaded) throw new EngineError('ActionAlgLoadFailed', `unknown algorithm ${algorithmId}`, { algorithmCode: algorithmId })
-    let entry = this.#pipelines.get(algorithmId)
-    if (!entry) {
-      entry = { pipeline: Pipeline.create(loaded, this.#pool), refs: 0 }
-      this.#pipelines.set(algorithmId, entry)
-    }
-    entry.refs++
-    try {
-      await entry.pipeline
-    } catch (error) {
-      entry.refs--
-      if (entry.refs === 0) this.#pipelines.delete(algorithmId)
-      const missing = error instanceof MissingModelError ? { missingModel: error.modelId } : {}
-      throw new EngineError('TaskCreateFailed', `pipeline ${algorithmId} failed to initialize: ${(error as Error).message}`, { algorithmCode: algorithmId, ...missing })
-    }
-  }
-
-  async #unref(algorithmId: string): Promise<void> {
-    const entry = this.#pipelines.get(algorithmId)
-    if (!entry) return
-    entry.refs--
-    if (entry.refs === 0) {
-      this.#pipelines.delete(algorithmId)
-      await (await entry.pipeline).close()
+      throw initializeFailed(algorithmId, error)
     }
   }
 
@@ -181,7 +138,7 @@ export class InferenceEngine {
     const h = this.#handles.get(handle)
     if (!h) return
     this.#handles.delete(handle)
-    await this.#unref(h.algorithmId)
+    await this.#pipelines.release(h.algorithmId)
   }
 
   /**
@@ -193,18 +150,18 @@ export class InferenceEngine {
   async describe(request: { algorithmId: string; image: EngineImage; purpose?: string; pictures?: boolean }): Promise<DescribedRegion[]> {
     let describing = this.#describing.get(request.algorithmId)
     if (!describing) {
-      describing = this.#acquire(request.algorithmId)
+      describing = this.#pipelines.acquire(request.algorithmId, this.#manifests.get(request.algorithmId))
       this.#describing.set(request.algorithmId, describing)
       describing.catch(() => { if (this.#describing.get(request.algorithmId) === describing) this.#describing.delete(request.algorithmId) })
     }
     await describing
-    const pipeline = await this.#pipelines.get(request.algorithmId)!.pipeline
+    const pipeline = await this.#pipelines.get(request.algorithmId)
     if (!pipeline.manifest.nodes.some((n) => n.action === 'recognizer'))
       throw new EngineError('InvalidParam', `algorithm ${request.algorithmId} has no recognizer node`, { algorithmCode: request.algorithmId })
     try {
       // Registration and search images pass the same header checks and memory admission as a detection.
-      const opened = await this.#open(request.image, request.purpose ?? 'image')
-      const reservation = await this.#admit(opened.width, opened.height, false, {})
+      const opened = await this.#intake.open(request.image, request.purpose ?? 'image')
+      const reservation = await this.#intake.admit(opened.width, opened.height, false, {})
       try {
         const image = await opened.decode()
         const output = await pipeline.run(image, {}, undefined)
@@ -238,7 +195,7 @@ export class InferenceEngine {
   async detect(request: EngineDetectRequest, recognize?: Recognize): Promise<DetectOutcome> {
     const h = this.#handles.get(request.handle)
     if (!h) throw new EngineError('NotCreated', `no pipeline is loaded under ${request.handle}`)
-    const pipeline = await this.#pipelines.get(h.algorithmId)!.pipeline
+    const pipeline = await this.#pipelines.get(h.algorithmId)
     const timings: Record<string, number> = {}
     const time = async <T>(stage: string, work: () => Promise<T>): Promise<T> => {
       const started = performance.now()
@@ -246,11 +203,11 @@ export class InferenceEngine {
     }
     const overlay = request.overlay !== false
     try {
-      const opened = await time('header', () => this.#open(request.image, request.purpose ?? 'image'))
-      const reservation = await time('admission', () => this.#admit(opened.width, opened.height, overlay, request))
+      const opened = await time('header', () => this.#intake.open(request.image, request.purpose ?? 'image'))
+      const reservation = await time('admission', () => this.#intake.admit(opened.width, opened.height, overlay, request))
       let image: ShrunkImage | undefined
       try {
-        image = await time('decode', () => this.#pipelineImage(opened, pipeline, h.config, overlay))
+        image = await time('decode', () => this.#intake.pipelineImage(opened, pipeline, h.config, overlay))
         // Decoded at the detector's size: the stage is named for it (the full pixels, where
         // wanted, are decoded beside the pipeline).
         if (image.shrunk) { timings.decodeScaled = timings.decode!; delete timings.decode }
@@ -279,8 +236,8 @@ export class InferenceEngine {
    */
   async renderOverlay(request: { image: EngineImage; result: DetectionResultCore; purpose?: string; jpeg?: JpegSettings; signal?: AbortSignal }): Promise<Buffer> {
     try {
-      const opened = await this.#open(request.image, request.purpose ?? 'image')
-      const reservation = await this.#admit(opened.width, opened.height, true, request)
+      const opened = await this.#intake.open(request.image, request.purpose ?? 'image')
+      const reservation = await this.#intake.admit(opened.width, opened.height, true, request)
       try {
         return await renderOverlay(await opened.decode(), request.result, request.jpeg)
       } finally {
@@ -292,93 +249,18 @@ export class InferenceEngine {
     }
   }
 
-  /**
-   * The image a detection's pipeline runs on (docs/detection.md "Decoding at the model's
-   * size"). A JPEG whose first detector reads a smaller letterboxed or stretched image is
-   * decoded at that size (shrink-on-load); its full pixels are decoded beside it, at the same
-   * time (the other core, while the detector runs), only when the overlay, a crop, a
-   * classifier, a recognizer or another detector needs them, else never. Anything else is
-   * decoded in full first, as before. Resolves when the detector's pixels are there.
-   */
-  async #pipelineImage(opened: OpenedImage, pipeline: Pipeline, config: TaskConfig, overlay: boolean): Promise<ShrunkImage> {
-    const checked = opened.checked
-    const disabled = new Set(config.disabledNodes ?? [])
-    const nodes = pipeline.manifest.nodes.filter((n) => !disabled.has(n.id) && n.action !== 'logic')
-    const first = nodes[0]
-    const input = first?.action === 'detector' ? pipeline.detectorInput(first, config).input : undefined
-    if (this.#options.shrinkOnLoad === false || checked?.format !== 'jpeg' || !input ||
-      (input.resize !== 'letterbox' && input.resize !== 'stretch'))
-      return decodedImage(await opened.decode())
-    const { width, height } = checked.upright
-    const g = inputGeometry(width, height, input)
-    // Without a libjpeg step (an image less than 4× the model's input on an axis) the small
-    // image would cost a full decode of its own: decoded in full once, as before.
-    if (jpegShrinkOnLoad(width, height, g.contentWidth, g.contentHeight) === 1) return decodedImage(await opened.decode())
-    const limits = this.#options.limits
-    let full: Promise<RgbImage> | undefined
-    const decodeFull = () => (full ??= decodePixels(checked, limits))
-    const needsFull = overlay || nodes.length > 1
-    if (needsFull) decodeFull().catch(() => {})
-    const scaled = decodeScaled(checked, limits, g.contentWidth, g.contentHeight)
-    const settled = async () => { await full?.catch(() => {}) }
-    try {
-      await scaled
-    } catch (error) {
-      await settled()
-      throw error
-    }
-    return {
-      width, height, shrunk: true, settled,
-      full: decodeFull,
-      scaled: (w, h) => (w === g.contentWidth && h === g.contentHeight ? scaled : null),
-    }
-  }
-
-  /** Header checks only (spec 7.1); `decode` then allocates the pixels. */
-  async #open(image: EngineImage, purpose: string): Promise<OpenedImage> {
-    const { limits } = this.#options
-    if (image.kind === 'rgb') {
-      checkPixels(image.width, image.height, limits)
-      if (image.data.length !== image.width * image.height * 3)
-        throw new ImageError('ImageDecodeFailed', `raw frame has ${image.data.length} bytes, expected ${image.width}x${image.height}x3`)
-      return { width: image.width, height: image.height, decode: async () => ({ data: image.data, width: image.width, height: image.height }) }
-    }
-    const checked = await readCheckedImage(image, limits, purpose)
-    return { width: checked.width, height: checked.height, checked, decode: () => decodePixels(checked, limits) }
-  }
-
   /** Decodes an image outside a detection (benchmarks): no memory admission. */
   async decode(image: EngineImage, purpose: string): Promise<RgbImage> {
-    return (await this.#open(image, purpose)).decode()
-  }
-
-  async #admit(width: number, height: number, overlay: boolean, request: { deadline?: number; signal?: AbortSignal }) {
-    const bytes = detectionBytes(width, height, overlay)
-    try {
-      return await this.#memory.acquire(bytes, {
-        ...(request.deadline !== undefined ? { deadline: request.deadline } : {}),
-        ...(request.signal ? { signal: request.signal } : {}),
-      })
-    } catch (error) {
-      if (!(error instanceof MemoryBudgetError)) throw error
-      // Larger than the whole budget: as for the pixel limit, only a smaller image helps.
-      if (error.reason === 'exceeds-capacity') {
-        const limitPixels = Math.floor(this.#memory.capacityBytes / detectionBytes(1, 1, overlay))
-        throw new ImageError('IMAGE_RESOLUTION_TOO_LARGE', `${width}x${height} needs ${bytes} bytes, more than the decode memory budget of ${this.#memory.capacityBytes}`, {
-          width, height, actualPixels: width * height, limitPixels, resource: 'decode-memory', requiredBytes: bytes, budgetBytes: this.#memory.capacityBytes,
-        })
-      }
-      throw new EngineError('ImageMemoryBusy', error.message, { resource: 'decode-memory', reason: error.reason, ...error.details }, error.retryAfterSeconds)
-    }
+    return (await this.#intake.open(image, purpose)).decode()
   }
 
   stats(): SidecarStats {
     return {
       pid: process.pid,
       sessions: this.#pool.stats(),
-      pipelines: [...this.#pipelines].map(([algorithmId, e]) => ({ algorithmId, refs: e.refs })),
+      pipelines: this.#pipelines.stats(),
       handles: [...this.#handles].map(([handle, h]) => ({ handle, algorithmId: h.algorithmId })),
-      memory: this.#memory.stats(),
+      memory: this.#intake.memory.stats(),
     }
   }
 
@@ -386,29 +268,7 @@ export class InferenceEngine {
     for (const handle of [...this.#handles.keys()]) await this.release(handle)
     for (const [algorithmId, describing] of [...this.#describing]) {
       this.#describing.delete(algorithmId)
-      await describing.then(() => this.#unref(algorithmId), () => {})
+      await describing.then(() => this.#pipelines.release(algorithmId), () => {})
     }
-  }
-}
-
-/** `taskConfig.detectorInputSize` must be a size the algorithm's detector offers (models/input-size.ts). */
-function checkInputSize(manifest: LoadedManifest['manifest'], config: TaskConfig): void {
-  const size = config.detectorInputSize
-  if (size === undefined) return
-  const offered = offeredInputSizes(manifest)
-  if (!offered.includes(size))
-    throw new EngineError('InvalidParam', offered.length === 0
-      ? `taskConfig.detectorInputSize: ${manifest.algorithmId} has one input size only`
-      : `taskConfig.detectorInputSize: ${size} is not one of ${manifest.algorithmId}'s input sizes (${offered.join(', ')})`,
-    { field: '/taskConfig/detectorInputSize', value: size, offered })
-}
-
-/** `taskConfig.disabledNodes` must name nodes of the pipeline, never its result detector. */
-function checkDisabledNodes(manifest: LoadedManifest['manifest'], config: TaskConfig): void {
-  for (const id of config.disabledNodes ?? []) {
-    if (!manifest.nodes.some((n) => n.id === id))
-      throw new EngineError('InvalidParam', `taskConfig.disabledNodes: ${id} is not a node of ${manifest.algorithmId}`, { field: '/taskConfig/disabledNodes', nodeId: id })
-    if (id === manifest.result.targets)
-      throw new EngineError('InvalidParam', `taskConfig.disabledNodes: ${id} produces the result targets and cannot be disabled`, { field: '/taskConfig/disabledNodes', nodeId: id })
   }
 }

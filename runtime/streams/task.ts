@@ -2,23 +2,20 @@ import { isApiError } from '../../shared/errors/index.ts'
 import type { Logger } from '../../shared/handler.ts'
 import type { InferenceService, TargetBox } from '../../shared/inference/types.ts'
 import type { SchedulesService } from '../../shared/schedules/types.ts'
-import type { TaskConfig } from '../../shared/tasks/types.ts'
-import { MAX_TRACKED_DETECT_INTERVAL_MS, type StreamTaskResult, type StreamTaskState, type StreamTaskStatus } from '../../shared/streams/types.ts'
+import type { StreamTaskResult, StreamTaskState, StreamTaskStatus } from '../../shared/streams/types.ts'
 import type { streamTasks } from '../../shared/db/schema/index.ts'
 import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 import type { CameraService, CameraStream } from '../cameras/service.ts'
 import type { Frame } from '../cameras/reader.ts'
 import type { StreamTaskMetrics } from '../metrics/index.ts'
-import { analysisMaxSide, inFramePixels, inSourcePixels, regionInputSide } from './analysis-size.ts'
+import { analysisMaxSide } from './analysis-size.ts'
 import type { DetectScheduler } from './detect-scheduler.ts'
-import { decide, type GateSettings } from './gating.ts'
-import { MotionDetector } from './motion.ts'
-import { cropsFor, detectCrops } from './regions.ts'
-import { Rate, Samples } from './stats.ts'
-import { IouTracker, type Detection } from './tracker.ts'
-import type { StreamObserver, StreamObserverFactory } from './observers/index.ts'
+import { Rate } from './stats.ts'
+import { FrameQueue } from './frame-queue.ts'
+import { TaskAnalysis } from './task-analysis.ts'
+import { TaskGate } from './task-gate.ts'
+import type { StreamObserverFactory } from './observers/index.ts'
 import type { Snapshots } from './snapshots.ts'
-import { EventWrites } from './event-writes.ts'
 import { monotonicNow } from '../../shared/clock.ts'
 
 export type StreamTaskRow = typeof streamTasks.$inferSelect
@@ -43,23 +40,15 @@ export interface StreamTaskDeps {
   snapshots?: Pick<Snapshots, 'prepare' | 'arm'>
 }
 
-/** Frames waiting for the motion gate; beyond this the oldest is dropped (real time over every frame). */
-const QUEUE_CAPACITY = 2
-/**
- * Tracking: overlap that continues a track, sightings that make an object, absence that ends
- * it, and how long an unseen track moves on along its velocity (the longest tracked interval).
- */
-export const TRACKING = { minIou: 0.2, maxCentreShift: 0.6, maxSidesPerSecond: 0.8, maxLateShift: 1.5, confirmHits: 2, leaveAfterMs: 2500, maxPredictMs: MAX_TRACKED_DETECT_INTERVAL_MS }
-/** How long a tentative object keeps the camera's reader at its burst rate: past the next detection (at least every minDetectIntervalMs, 1000 by default). */
-const ARM_MS = 1500
 /** After a failed detection (sidecar restarting), wait this long before the next frame. */
 const FAILURE_PAUSE_MS = 1000
 
 export const handleOf = (taskId: string) => `stream:${taskId}`
 
 /**
- * One stream task: a camera stream at the task's rate → a bounded queue → motion gate →
- * detector in the sidecar → tracker → per-object events. Measures what QueryTaskStatus shows.
+ * One stream task: a camera stream at the task's rate → a bounded queue → schedule and motion
+ * gate (task-gate.ts) → the task's turn at the detector in the sidecar → tracker → per-object
+ * events (task-analysis.ts). Measures what QueryTaskStatus shows.
  *
  * The gate sees every frame, whether or not a detection is running (docs/cameras-and-stream-tasks.md
  * "Detector scheduling"): a still frame is skipped at once, a frame for the detector waits in a
@@ -71,59 +60,41 @@ export class StreamTask {
   private state: StreamTaskState = 'waiting'
   private stateReason: string | null = 'connecting to the camera'
   private lastError: StreamTaskStatus['lastError'] = null
-  private queue: Frame[] = []
-  private wake: (() => void) | null = null
+  /** The camera's frames waiting for the gate (frame-queue.ts). */
+  private readonly frames = new FrameQueue()
   private stream: CameraStream | null = null
   private running = false
   private loop: Promise<void> = Promise.resolve()
-  /** The newest frame the gate sent to the detector, waiting for the task's turn. */
-  /** The frame for the detector, with the motion regions to detect it on (null: whole). */
+  /** The newest frame the gate sent to the detector, waiting for the task's turn, with the motion regions to detect it on (null: whole). */
   private pending: { frame: Frame; crops: TargetBox[] | null } | null = null
   /** The task's detections (one at a time), while it has a frame for the detector. */
   private detecting: Promise<void> | null = null
   /** Ends a wait for the detector when the task stops. */
   private stopping = new AbortController()
-  private readonly motion = new MotionDetector()
-  private readonly tracker = new IouTracker(TRACKING)
-  /** When the frame last sent to the detector was decoded. */
-  private lastDetectAt = 0
-  /** When the frame last detected whole was decoded. */
-  private lastWholeAt = -Infinity
-  /** The smallest crop side (the detector's input side), null: the whole frame always (runtime/streams/regions.ts). */
-  private readonly regionSide: number | null
-  private readonly gate: GateSettings
-  private readonly inputRate = new Rate()
+  /** The motion gate: which frames go to the detector, on which regions (task-gate.ts). */
+  private readonly gate: TaskGate
+  /** Detection → tracker → observers and their event writes (task-analysis.ts). */
+  private readonly analysis: TaskAnalysis
   private readonly processedRate = new Rate()
-  private readonly detectorLatency = new Samples()
-  private readonly criticalLatency = new Samples()
-  /** Events written in order off the frame loop (a snapshot may wait for its full-resolution frame). */
-  private readonly writes: EventWrites
-  private framesIn = 0
-  private framesDropped = 0
+  /** Frames the gate sent to the detector that a newer one replaced before the task's turn. */
+  private slotDropped = 0
   private framesProcessed = 0
   private framesFailed = 0
-  private motionSkipped = 0
-  private regionFrames = 0
-  private trackedSkipped = 0
-  private objectsEntered = 0
   private scheduleSkipped = 0
   private scheduleOpen = true
-  private observers: StreamObserver[] = []
-  /** The detector's latest result on this task's frames (live view overlay). */
-  latest: StreamTaskResult | null = null
 
   constructor(readonly row: StreamTaskRow, private readonly deps: StreamTaskDeps) {
-    this.writes = new EventWrites(deps.log.child({ taskId: row.taskId }))
-    const { minDetectIntervalMs, trackedDetectIntervalMs, taskConfig } = row
-    this.motion.mask(((taskConfig as TaskConfig).motionMasks ?? []).map((m) => m.polygon))
-    this.gate = { minDetectIntervalMs, trackedDetectIntervalMs, followWalkers: Array.isArray(taskConfig.counters) && taskConfig.counters.length > 0 }
-    this.regionSide = row.motionGating && row.regionDetection && deps.regionDetection !== false
-      ? regionInputSide(deps.algorithms.get(row.algorithmCode)?.manifest, taskConfig as { regions?: unknown[]; detectorInputSize?: number })
-      : null
+    this.analysis = new TaskAnalysis(row, handleOf(row.taskId), deps)
+    this.gate = new TaskGate(row, deps)
   }
 
   get handle(): string {
     return handleOf(this.row.taskId)
+  }
+
+  /** The detector's latest result on this task's frames (live view overlay). */
+  get latest(): StreamTaskResult | null {
+    return this.analysis.latest
   }
 
   /** A disabled task: reads nothing until started. */
@@ -133,15 +104,16 @@ export class StreamTask {
 
   async start(): Promise<void> {
     this.setState('waiting', 'connecting to the camera')
-    this.observers = this.deps.observers.map((make) => make(this.row))
+    this.analysis.begin()
     this.running = true
+    this.frames.open()
     this.stopping = new AbortController()
     this.loop = this.run()
     try {
       this.stream = await this.deps.cameras.openStream(this.row.cameraId, this.row.taskId, {
         fps: this.row.targetFps,
         maxSide: analysisMaxSide(this.deps.algorithms.get(this.row.algorithmCode)?.manifest, this.row.taskConfig),
-        onFrame: (frame) => this.enqueue(frame),
+        onFrame: (frame) => this.frames.push(frame),
         onStatus: (status, error) => {
           if (status === 'online') this.setState('running', null)
           else if (status === 'offline') this.setState('waiting', `camera offline: ${error?.item.messageKey ?? 'unknown'} (${String(error?.item.details.reason ?? '')})`)
@@ -169,25 +141,8 @@ export class StreamTask {
     this.setState('waiting', 'cameraDeleted')
   }
 
-  private enqueue(frame: Frame): void {
-    this.framesIn++
-    this.inputRate.tick(monotonicNow())
-    if (this.queue.length >= QUEUE_CAPACITY) {
-      this.queue.shift()
-      this.framesDropped++
-    }
-    this.queue.push(frame)
-    this.wake?.()
-  }
-
-  private async next(): Promise<Frame | null> {
-    while (this.running && this.queue.length === 0) await new Promise<void>((resolve) => { this.wake = resolve })
-    this.wake = null
-    return this.running ? this.queue.shift()! : null
-  }
-
   private async run(): Promise<void> {
-    for (let frame = await this.next(); frame; frame = await this.next()) {
+    for (let frame = await this.frames.next(); frame; frame = await this.frames.next()) {
       try {
         await this.gateFrame(frame)
       } catch (error) {
@@ -210,29 +165,14 @@ export class StreamTask {
       this.framesProcessed++
       return
     }
-    // Motion gating (runtime/streams/gating.ts): the tracked boxes where the tracker predicts them on this frame.
-    let crops: TargetBox[] | null = null
-    if (this.row.motionGating) {
-      const motion = this.motion.detect(frame.rgb, frame.width, frame.height, frame.time)
-      const tracked = this.tracker.predict(frame.time).map(({ track, box }) => ({ box: inFramePixels(box, frame), confirmed: track.confirmed }))
-      const decision = decide(motion, tracked, frame.time - this.lastDetectAt, this.gate)
-      if (!decision.detect) {
-        this.motionSkipped++
-        if (decision.reason === 'tracked') this.trackedSkipped++
-        this.processedRate.tick(monotonicNow())
-        this.framesProcessed++
-        return
-      }
-      // Detection on motion regions (docs/cameras-and-stream-tasks.md "Detection on motion regions").
-      crops = cropsFor({
-        side: this.regionSide, reason: decision.reason, sinceWholeMs: frame.time - this.lastWholeAt, minDetectIntervalMs: this.row.minDetectIntervalMs,
-        motion: motion.regions.map((region) => region.box), tracked: tracked.map((t) => t.box), frame: { width: frame.width, height: frame.height },
-      })
+    const sent = this.gate.check(frame, this.analysis.tracker, this.analysis.lastWholeAt)
+    if (!sent) {
+      this.processedRate.tick(monotonicNow())
+      this.framesProcessed++
+      return
     }
-    // The intervals count from the frame sent, not from when its turn comes.
-    this.lastDetectAt = frame.time
-    if (this.pending) this.framesDropped++
-    this.pending = { frame, crops }
+    if (this.pending) this.slotDropped++
+    this.pending = { frame, crops: sent.crops }
     this.detecting ??= this.detectPending()
   }
 
@@ -257,7 +197,8 @@ export class StreamTask {
         }
         try {
           if (next && this.running) {
-            await this.process(next.frame, next.crops, endTurn)
+            await this.analysis.process(next.frame, next.crops, endTurn)
+            this.processedRate.tick(monotonicNow())
             this.framesProcessed++
           }
         } catch (error) {
@@ -282,12 +223,8 @@ export class StreamTask {
     const open = gate?.active ?? true
     if (open !== this.scheduleOpen) {
       this.scheduleOpen = open
-      if (open) this.observers = this.deps.observers.map((make) => make(this.row))
-      else {
-        const left = this.tracker.clear()
-        await this.writes.drained()
-        for (const observer of this.observers) await observer.onStop?.(left)
-      }
+      if (open) this.analysis.begin()
+      else await this.analysis.end()
     }
     if (open && this.state === 'idle') this.setState('running', null)
     if (!open) {
@@ -297,71 +234,26 @@ export class StreamTask {
     return open
   }
 
-  /**
-   * Detection → tracker → observers, on a frame the gate sent to the detector. The detector's
-   * turn ends with the detection (`endTurn`): what the observers wait for (a snapshot's
-   * full-resolution frame, the event store) must not hold another task's detection.
-   */
-  private async process(frame: Frame, crops: TargetBox[] | null, endTurn: () => void): Promise<void> {
-    const started = monotonicNow()
-    // A tentative object confirmed by this detection is an object.entered with a snapshot, cut from the camera's first
-    // frame at its size at or after this one: its search starts now, beside the detection (docs/cameras-and-stream-tasks.md "Snapshots").
-    if (this.tracker.hasTentative) this.deps.snapshots?.prepare(this.row.cameraId, frame)
-    const detect = async (image: { kind: 'rgb'; width: number; height: number; data: Uint8Array }) =>
-      (await this.deps.inference.detect({ handle: this.handle, image, overlay: false })).result
-    let found = crops ? await detectCrops(detect, frame, crops) : null
-    if (found) this.regionFrames++
-    else {
-      found = await detect({ kind: 'rgb', width: frame.width, height: frame.height, data: frame.rgb })
-      this.lastWholeAt = frame.time
-    }
-    // The detector's cost of the frame: every crop's detection, and the whole frame's after a cut one.
-    const latency = monotonicNow() - started
-    endTurn()
-    this.detectorLatency.add(latency)
-    this.deps.metrics?.detectorLatency(this.row.taskId, latency)
-    // Boxes in the camera's own pixels, whatever size the frame was analysed at.
-    const result = inSourcePixels(found, frame)
-    const detections: Detection[] = result.areaList.flatMap((area) => area.targetList.map((target) => ({
-      box: target.box, label: target.confidence[0]?.label ?? 'object', confidence: target.confidence[0]?.confidence ?? 0, areaId: area.areaId, target,
-    })))
-    // The live view draws these over the camera's picture: its own size and pixels.
-    this.latest = {
-      taskId: this.row.taskId, cameraId: this.row.cameraId, time: frame.time, pts: frame.pts ?? null, width: frame.source.width, height: frame.source.height,
-      objects: detections.map(({ box, label, confidence }) => ({ box, label, confidence })),
-    }
-    const { entered, left } = this.tracker.update(detections, frame.time)
-    // A tentative object is confirmed at its next sighting, an object.entered with a snapshot: the camera's reader keeps
-    // its frames at the burst rate until then (docs/cameras-and-stream-tasks.md "Snapshots").
-    if (this.tracker.hasTentative) this.deps.snapshots?.arm(this.row.cameraId, frame, ARM_MS)
-    this.objectsEntered += entered.length
-    const analysis = { frame, result, tracks: this.tracker.objects, entered, left, later: (write: () => Promise<unknown>) => this.writes.later(frame.time, write) }
-    for (const observer of this.observers) await observer.onAnalysis?.(analysis)
-    this.processedRate.tick(monotonicNow())
-    this.criticalLatency.add(Date.now() - frame.time)
-  }
-
   /** Stops reading and analysing; resolves when the reader has exited and no detection runs. */
   async stop(): Promise<void> {
     this.running = false
-    this.wake?.()
+    this.frames.close()
     this.stopping.abort(new Error('stream task stopped'))
     await this.stream?.stop()
     this.stream = null
     await this.loop
     await this.detecting
-    this.queue = []
+    this.frames.clear()
     this.pending = null
-    const left = this.tracker.clear()
-    // The events still waiting for their snapshots first: an object's object.left after its object.entered.
-    await this.writes.drained()
-    for (const observer of this.observers) await observer.onStop?.(left)
-    await this.writes.drained()
+    await this.analysis.end()
+    await this.analysis.writes.drained()
   }
 
   status(): StreamTaskStatus {
     // The rates' windows run on the monotonic clock (shared/clock.ts).
     const now = monotonicNow()
+    const { framesIn } = this.frames
+    const framesDropped = this.frames.dropped + this.slotDropped
     return {
       taskId: this.row.taskId,
       taskName: this.row.taskName ?? null,
@@ -378,23 +270,23 @@ export class StreamTask {
       enabled: this.row.enabled,
       taskConfig: this.row.taskConfig,
       scheduleId: this.row.scheduleId,
-      inputFps: this.inputRate.perSecond(now),
+      inputFps: this.frames.inputRate.perSecond(now),
       processedFps: this.processedRate.perSecond(now),
-      framesIn: this.framesIn,
-      framesDropped: this.framesDropped,
+      framesIn,
+      framesDropped,
       framesProcessed: this.framesProcessed,
       framesFailed: this.framesFailed,
-      motionSkipped: this.motionSkipped,
-      trackedSkipped: this.trackedSkipped,
-      regionFrames: this.regionFrames,
+      motionSkipped: this.gate.motionSkipped,
+      trackedSkipped: this.gate.trackedSkipped,
+      regionFrames: this.analysis.regionFrames,
       scheduleSkipped: this.scheduleSkipped,
-      discardRate: this.framesIn > 0 ? Math.round((this.framesDropped / this.framesIn) * 10_000) / 10_000 : 0,
-      detectorLatencyP50Ms: this.detectorLatency.percentile(50),
-      detectorLatencyP99Ms: this.detectorLatency.percentile(99),
-      criticalPathLatencyP99Ms: this.criticalLatency.percentile(99),
-      eventWriteP99Ms: this.writes.delay.percentile(99),
-      trackedObjects: this.tracker.active,
-      objectsEntered: this.objectsEntered,
+      discardRate: framesIn > 0 ? Math.round((framesDropped / framesIn) * 10_000) / 10_000 : 0,
+      detectorLatencyP50Ms: this.analysis.detectorLatency.percentile(50),
+      detectorLatencyP99Ms: this.analysis.detectorLatency.percentile(99),
+      criticalPathLatencyP99Ms: this.analysis.criticalLatency.percentile(99),
+      eventWriteP99Ms: this.analysis.writes.delay.percentile(99),
+      trackedObjects: this.analysis.tracker.active,
+      objectsEntered: this.analysis.objectsEntered,
       lastError: this.lastError,
       createdAt: String(this.row.createdAt),
     }

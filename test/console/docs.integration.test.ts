@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { DeviceProcess } from '../helpers/device.ts'
 import { deviceTest as test } from '../helpers/device-fixture.ts'
 import { EVENT_KINDS } from '../../shared/events/kinds.ts'
-import { mqttTopics, REGISTRATION_FIELDS } from '../../runtime/events/mqtt.ts'
+import { mqttTopics, REGISTRATION_FIELDS } from '../../runtime/events/mqtt-topics.ts'
 
 let device: DeviceProcess
 let mtk: string

@@ -4,7 +4,7 @@ import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { type Broker } from '../helpers/mosquitto.ts'
 import { brokerTest } from '../helpers/broker-fixture.ts'
 import { recordTopics, type Recorder } from '../helpers/mqtt-client.ts'
-import { REGISTRATION_FIELDS } from '../../runtime/events/mqtt.ts'
+import { REGISTRATION_FIELDS } from '../../runtime/events/mqtt-topics.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
 
 const clientId = `dev-${randomUUID().slice(0, 8)}`

@@ -1,0 +1,38 @@
+import { RecommendedAction as A } from '../actions.ts'
+import { entry, type CatalogueEntry } from '../entry.ts'
+
+/** Backup, restore, factory reset (spec 4.10 System; docs/system.md "Backup, restore and factory reset"). Part of the error catalogue (shared/errors/catalogue.ts). */
+export const BACKUP_ERRORS = {
+  BackupNotFound: entry('8151', 'api.error.BackupNotFound',
+    'No backup with this backupId is kept on the device (a newer backup replaced it, or it expired): create a new one.', A.CHECK_REQUEST_PARAMETERS),
+  BackupBusy: entry('8152', 'api.error.BackupBusy',
+    'Another backup or restore is being prepared; try again when it has finished.', A.RETRY_LATER, { retryable: true, retryAfterSeconds: 5 }),
+  BackupArchiveCorrupt: entry('8153', 'api.error.BackupArchiveCorrupt',
+    'The backup is not a readable tar.gz archive (truncated or damaged): see details.reason. Nothing was changed.', A.CHECK_UPLOAD_PARAMETERS),
+  BackupArchiveUnsafe: entry('8154', 'api.error.BackupArchiveUnsafe',
+    'An entry of the backup would leave its folder, or is a link or a device: see details.entry. Nothing was changed.', A.CHECK_UPLOAD_PARAMETERS),
+  BackupArchiveTooLarge: entry('8155', 'api.error.BackupArchiveTooLarge',
+    'The backup has more entries, or expands to more bytes, than the device accepts (BACKUP_MAX_ENTRIES, BACKUP_MAX_EXPANDED_BYTES). Nothing was changed.', A.CHECK_UPLOAD_PARAMETERS),
+  BackupManifestInvalid: entry('8156', 'api.error.BackupManifestInvalid',
+    'The backup has no valid manifest.json (or names an entry the device does not restore): see details.reason. Nothing was changed.', A.CHECK_UPLOAD_PARAMETERS),
+  BackupAuthenticationFailed: entry('8157', 'api.error.BackupAuthenticationFailed',
+    'The passphrase does not open this backup, or its manifest was altered. Nothing was changed.', A.CHECK_REQUEST_PARAMETERS),
+  BackupChecksumMismatch: entry('8158', 'api.error.BackupChecksumMismatch',
+    'An entry of the backup is missing, not listed in its manifest, or differs from its checksum: see details.entry. Nothing was changed.', A.CHECK_UPLOAD_PARAMETERS),
+  BackupFormatUnsupported: entry('8159', 'api.error.BackupFormatUnsupported',
+    'The backup was written in a format version this software does not read (details.formatVersion, details.supported): upgrade the device first.', A.NONE),
+  BackupSchemaNewer: entry('8160', 'api.error.BackupSchemaNewer',
+    'The backup was made by software whose database has migrations this device does not know (newer or different software): upgrade the device first. Nothing was changed.', A.NONE),
+  BackupRowInvalid: entry('8161', 'api.error.BackupRowInvalid',
+    'A database row of the backup does not fit its table (unknown table or column, wrong type, broken constraint): see details.table, details.line, details.reason. Nothing was changed.', A.CHECK_UPLOAD_PARAMETERS),
+  RestartNotSupervised: entry('8162', 'api.error.RestartNotSupervised',
+    'The device is not run by its supervisor (npm start), so it cannot restart to apply a restore or a factory reset; nothing was changed.', A.CHANGE_DEPLOYMENT_POLICY),
+  SystemChangePending: entry('8163', 'api.error.SystemChangePending',
+    'A restore or a factory reset is staged and the device is restarting to apply it.', A.RETRY_LATER, { retryable: true, retryAfterSeconds: 10 }),
+  FactoryResetTokenInvalid: entry('8164', 'api.error.FactoryResetTokenInvalid',
+    'The confirmation token was not issued to this session by RequestFactoryReset, or was already used: request a new one. Nothing was changed.', A.CHECK_REQUEST_PARAMETERS),
+  FactoryResetTokenExpired: entry('8165', 'api.error.FactoryResetTokenExpired',
+    'The confirmation token expired (FACTORY_RESET_TOKEN_TTL_MS): request a new one and confirm in time. Nothing was changed.', A.CHECK_REQUEST_PARAMETERS),
+  BackupNoSpace: entry('8166', 'api.error.BackupNoSpace',
+    'Not enough free disk space to produce or stage the backup (details.requiredBytes, details.availableBytes). Nothing was changed.', A.FREE_DISK_SPACE),
+} satisfies Record<string, CatalogueEntry>

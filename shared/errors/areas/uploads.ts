@@ -1,0 +1,36 @@
+import { RecommendedAction as A } from '../actions.ts'
+import { entry, type CatalogueEntry } from '../entry.ts'
+
+/** Uploads (spec 2.5, 3.1, 4.5, 4.6, 4.12, 7.1). Part of the error catalogue (shared/errors/catalogue.ts). */
+export const UPLOAD_ERRORS = {
+  UPLOAD_NOT_FOUND: entry('UPLOAD_NOT_FOUND', 'api.error.uploadNotFound',
+    'No upload session with this uploadId exists for the signed-in user.', A.START_NEW_UPLOAD),
+  UPLOAD_EXPIRED: entry('UPLOAD_EXPIRED', 'api.error.uploadExpired',
+    'The upload session expired after being idle (or reaching its absolute lifetime); its bytes were deleted.', A.START_NEW_UPLOAD),
+  UPLOAD_CONSUMED: entry('UPLOAD_CONSUMED', 'api.error.uploadConsumed',
+    'The upload was already consumed and cannot be used again.', A.START_NEW_UPLOAD),
+  UPLOAD_CANCELLED: entry('UPLOAD_CANCELLED', 'api.error.uploadCancelled',
+    'The upload session was cancelled.', A.START_NEW_UPLOAD),
+  UPLOAD_FAILED: entry('UPLOAD_FAILED', 'api.error.uploadFailed',
+    'The upload session failed (for example its sha256 did not match) and was released.', A.START_NEW_UPLOAD),
+  UPLOAD_CHECKSUM_MISMATCH: entry('UPLOAD_CHECKSUM_MISMATCH', 'api.error.uploadChecksumMismatch',
+    'The sha256 of the received file differs from the sha256 sent with the chunks; the session was released.', A.CHECK_UPLOAD_PARAMETERS),
+  UPLOAD_DIFFERENT_FILE: entry('UPLOAD_DIFFERENT_FILE', 'api.error.uploadDifferentFile',
+    'A resent chunk (chunk 0 with the same clientRequestId to resume, or a chunk already accepted) holds other bytes than the chunk stored for it: it is another file. The session is unchanged; send the new file with a new clientRequestId.', A.START_NEW_UPLOAD),
+  UPLOAD_NOT_COMPLETE: entry('UPLOAD_NOT_COMPLETE', 'api.error.uploadNotComplete',
+    'The upload has not received all of its chunks yet.', A.CHECK_UPLOAD_PARAMETERS),
+  UPLOAD_PARAMETERS_MISMATCH: entry('UPLOAD_PARAMETERS_MISMATCH', 'api.error.uploadParametersMismatch',
+    'A chunk does not agree with its upload session (filename, purpose, sizes, counts or digest).', A.CHECK_UPLOAD_PARAMETERS),
+  UPLOAD_CHUNK_OUT_OF_ORDER: entry('UPLOAD_CHUNK_OUT_OF_ORDER', 'api.error.uploadChunkOutOfOrder',
+    'chunkIndex is not the next required chunk of the session.', A.CHECK_UPLOAD_PARAMETERS),
+  UPLOAD_CHUNK_TOO_LARGE: entry('UPLOAD_CHUNK_TOO_LARGE', 'api.error.uploadChunkTooLarge',
+    'The chunk is larger than the live maxChunkSize.', A.CHECK_UPLOAD_PARAMETERS, { httpStatus: 413 }),
+  UPLOAD_CHUNKS_TOO_SMALL: entry('UPLOAD_CHUNKS_TOO_SMALL', 'api.error.uploadChunksTooSmall',
+    'With this chunk the remaining chunks cannot carry the rest of totalSize within maxChunkSize.', A.USE_LARGER_CHUNKS),
+  UPLOAD_TOO_MANY_CHUNKS: entry('UPLOAD_TOO_MANY_CHUNKS', 'api.error.uploadTooManyChunks',
+    'totalChunks exceeds the deployment policy maxChunks.', A.USE_LARGER_CHUNKS_OR_CHANGE_POLICY),
+  UPLOAD_TOO_LARGE: entry('UPLOAD_TOO_LARGE', 'api.error.uploadTooLarge',
+    'totalSize exceeds the deployment policy maxTotalSize.', A.CHANGE_DEPLOYMENT_POLICY),
+  UPLOAD_PURPOSE_MISMATCH: entry('UPLOAD_PURPOSE_MISMATCH', 'api.error.uploadPurposeMismatch',
+    'The upload was made for another purpose than the one that tries to use it.', A.CHECK_UPLOAD_PARAMETERS),
+} satisfies Record<string, CatalogueEntry>
