@@ -9,6 +9,7 @@ import { scryptCost } from '../shared/auth/password.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
 import { RuntimeDeviceHost } from './device.ts'
 import { registerPresetModels } from './models/presets.ts'
+import { ModelStore } from './models/service.ts'
 import { wireInference } from './aihost/wire-inference.ts'
 import { reportUpgradeOutcomes } from './aihost/upgrade-report.ts'
 import { deviceBootId } from './boot-id.ts'
@@ -144,6 +145,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
     sidecar: inference.inference,
     limits: { maxEntries: config.algorithmPackageMaxEntries, maxExpandedBytes: config.algorithmPackageMaxExpandedBytes },
   })
+  // Managed models (spec 4.10-4.11): the `models` table and the files under <DATA_DIR>/models; uploads are opened in the sidecar first.
+  const models = new ModelStore({ db: database.db, dataPath: config.dataPath, clock, inference: inference.inference, algorithms: algorithmRegistry })
   // Upload sessions: manifests in this database, bytes under <DATA_DIR>/uploads; its sweeper runs on a timer.
   const uploads = new UploadManager({ db: database.db, config, clock, log: log.child({ area: 'uploads' }), events: eventSystem.events, metrics: metrics.uploads })
   // Image-analysis tasks (spec 3.2): their lifecycle, locks and activity.
@@ -201,7 +204,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const backup = new RuntimeBackupService({ client: database.client, config, clock, log: log.child({ area: 'backup' }), events: eventSystem.events, uploads, device: deviceHost, softwareVersion: () => processInfo.softwareVersion })
   const services: Services = {
     db: database.db, config, clock, log, process: processInfo, routes: options.routes ?? (() => []), device: deviceHost,
-    events: eventSystem.events, algorithms: algorithmRegistry, inference: inference.inference, tasks, galleries, uploads, sessions, loginThrottle, metrics,
+    events: eventSystem.events, algorithms: algorithmRegistry, models, inference: inference.inference, tasks, galleries, uploads, sessions, loginThrottle, metrics,
     network, cameras, streams, audio, time, imageQuality, logo, debug, backup, schedules, alarms, streamTokens, recording, live,
   }
 

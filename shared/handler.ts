@@ -22,6 +22,7 @@ import type { BackupService } from './backup/types.ts'
 import type { StreamTokenService } from './auth/stream-tokens.ts'
 import type { RecordingService } from './recording/types.ts'
 import type { LiveService } from './live/types.ts'
+import type { ModelsService } from './models/types.ts'
 
 /**
  * The handler contract (docs/architecture.md, "The handler contract").
@@ -105,6 +106,8 @@ export interface Services {
   events: EventsService
   /** Algorithms and pipeline layouts: shipped, uploaded, saved (shared/algorithms/types.ts). */
   algorithms: AlgorithmRegistry
+  /** Managed models, preset and user: list, register, configure, delete, export (spec 4.10-4.11; shared/models/types.ts). */
+  models: ModelsService
   /** Client of the inference sidecar: pipelines, detection (shared/inference/types.ts). */
   inference: InferenceService
   /** Image-analysis tasks of spec 3.2: create, detect, cancel, status (shared/tasks/types.ts). */
