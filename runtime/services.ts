@@ -4,7 +4,7 @@ import type { Config } from '../shared/config.ts'
 import type { Clock, Logger, MountedRoute, Services } from '../shared/handler.ts'
 import type { LogFileHealth } from '../shared/aihost/types.ts'
 import { embeddedTuning, migrateDb, openDb } from '../shared/db/client.ts'
-import { ensureDefaultAccount } from '../shared/auth/accounts.ts'
+import { AccountStore, ensureDefaultAccount } from './auth/accounts.ts'
 import { scryptCost } from '../shared/auth/password.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
 import { RuntimeDeviceHost } from './device.ts'
@@ -134,6 +134,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
     db: database.db, clock, events: eventSystem.events, log: log.child({ area: 'login' }),
     policy: { maxFailures: config.loginMaxFailures, blockMs: config.loginLockMs, maxBlockMs: config.loginMaxBlockMs, accountDelayMaxMs: config.loginAccountDelayMaxMs },
   })
+  // Accounts (spec 4.1, 5.5): password checks run under the throttle; a password change revokes the account's sessions.
+  const accounts = new AccountStore({ db: database.db, sessions, events: eventSystem.events })
   // Inference: the supervised sidecar, the algorithm registry (spec 4.10 Algorithm) that defines
   // every algorithm in it, and the created tasks loaded into it once it runs.
   const manifestDir = config.modelsManifestDir ? path.resolve(config.modelsManifestDir) : defaultManifestDir(projectRoot)
@@ -204,7 +206,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const backup = new RuntimeBackupService({ client: database.client, config, clock, log: log.child({ area: 'backup' }), events: eventSystem.events, uploads, device: deviceHost, softwareVersion: () => processInfo.softwareVersion })
   const services: Services = {
     db: database.db, config, clock, log, process: processInfo, routes: options.routes ?? (() => []), device: deviceHost,
-    events: eventSystem.events, algorithms: algorithmRegistry, models, inference: inference.inference, tasks, galleries, uploads, sessions, loginThrottle, metrics,
+    events: eventSystem.events, algorithms: algorithmRegistry, models, inference: inference.inference, tasks, galleries, uploads, sessions, accounts, loginThrottle, metrics,
     network, cameras, streams, audio, time, imageQuality, logo, debug, backup, schedules, alarms, streamTokens, recording, live,
   }
 

@@ -8,6 +8,7 @@ import type { InferenceService } from './inference/types.ts'
 import type { UploadService } from './uploads/index.ts'
 import type { SessionService } from './auth/session-service.ts'
 import type { LoginThrottle } from './auth/login-throttle.ts'
+import type { AccountsService } from './auth/accounts.ts'
 import type { TasksService } from './tasks/types.ts'
 import type { GalleriesService } from './galleries/types.ts'
 import type { MetricsService } from './metrics/types.ts'
@@ -116,6 +117,8 @@ export interface Services {
   galleries: GalleriesService
   /** Sign-in sessions: issue, resolve (cached), revoke (spec 5.2-5.5; shared/auth/session-service.ts). */
   sessions: SessionService
+  /** Accounts and passwords: sign-in check, password change, account names (spec 4.1, 5.5; shared/auth/accounts.ts). */
+  accounts: AccountsService
   /** The sign-in throttle every password check goes through (shared/auth/login-throttle.ts). */
   loginThrottle: LoginThrottle
   /** Chunked uploads and upload sessions (spec 2.5, 3.1, 4.4-4.6, 4.12); `claim` hands a complete upload to a consumer. */
