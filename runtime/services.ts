@@ -3,7 +3,7 @@ import path from 'node:path'
 import type { Config } from '../shared/config.ts'
 import type { Clock, Logger, MountedRoute, Services } from '../shared/handler.ts'
 import type { LogFileHealth } from '../shared/aihost/types.ts'
-import { embeddedTuning, migrateDb, openDb } from '../shared/db/client.ts'
+import { embeddedTuning, migrateDb, openDb, type Db } from '../shared/db/client.ts'
 import { AccountStore, ensureDefaultAccount } from './auth/accounts.ts'
 import { scryptCost } from '../shared/auth/password.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
@@ -61,7 +61,10 @@ export interface Component {
 }
 
 export interface RuntimeServices {
-  services: Services
+  /** Every part, and the database the runtime's own parts (and tests) use. */
+  services: Services & { db: Db }
+  /** What handlers get in `ctx`: the same parts, without the database (docs/architecture.md "The handler contract"). */
+  handlerServices: Services
   /** The concrete `ctx.device`, for the server to attach its restart procedure. */
   deviceHost: RuntimeDeviceHost
   /** The upload service itself (the runtime mounts the native tus endpoint on it). */
@@ -205,7 +208,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   // Backup, restore, factory reset (spec 4.10 System): a staged restore or reset is applied at the next start (runtime/server.ts).
   const backup = new RuntimeBackupService({ client: database.client, config, clock, log: log.child({ area: 'backup' }), events: eventSystem.events, uploads, device: deviceHost, softwareVersion: () => processInfo.softwareVersion })
   const services: Services = {
-    db: database.db, config, clock, log, process: processInfo, routes: options.routes ?? (() => []), device: deviceHost,
+    config, clock, log, process: processInfo, routes: options.routes ?? (() => []), device: deviceHost,
     events: eventSystem.events, algorithms: algorithmRegistry, models, inference: inference.inference, tasks, galleries, uploads, sessions, accounts, loginThrottle, metrics,
     network, cameras, streams, audio, time, imageQuality, logo, debug, backup, schedules, alarms, streamTokens, recording, live,
   }
@@ -265,7 +268,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
   ]
 
   return {
-    services,
+    services: { ...services, db: database.db },
+    handlerServices: services,
     deviceHost,
     uploads,
     metrics,

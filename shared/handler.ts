@@ -1,6 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { Config } from './config.ts'
-import type { Db } from './db/client.ts'
 import type { DeviceHost } from './aihost/types.ts'
 import type { AlgorithmRegistry } from './algorithms/types.ts'
 import type { EventsService } from './events/types.ts'
@@ -91,9 +90,11 @@ export interface Logger {
   child(bindings: Record<string, unknown>): Logger
 }
 
-/** Long-lived resources owned by the runtime; handlers reach them only through `ctx`. */
+/**
+ * Long-lived resources owned by the runtime; handlers reach them only through `ctx`. No
+ * database: every piece of state is reached through its area's service (docs/architecture.md "Areas").
+ */
 export interface Services {
-  db: Db
   config: Config
   clock: Clock
   log: Logger

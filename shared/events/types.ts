@@ -16,7 +16,8 @@ export interface DeviceEvent {
 export interface EmitOptions {
   /**
    * A drizzle transaction: the event is written in it, so it exists exactly when the state
-   * change that caused it commits (`await ctx.db.transaction(async (tx) => { ...; await ctx.events.emit(kind, payload, { tx }) })`).
+   * change that caused it commits (`await db.transaction(async (tx) => { ...; await events.emit(kind, payload, { tx }) })`
+   * inside a runtime service: handlers reach no database).
    */
   tx?: unknown
   /** Overrides the kind's default source. */
