@@ -12,6 +12,7 @@ import { registerPresetModels } from './models/presets.ts'
 import { ModelStore } from './models/service.ts'
 import { wireInference } from './aihost/wire-inference.ts'
 import { reportUpgradeOutcomes } from './aihost/upgrade-report.ts'
+import { DeviceUpgrade } from './upgrade/service.ts'
 import { deviceBootId } from './boot-id.ts'
 import { defaultManifestDir } from '../models/load-manifests.ts'
 import { AlgorithmRegistryService } from './algorithms/registry.ts'
@@ -207,10 +208,12 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const live = new LiveViewService({ config, clock, log: log.child({ area: 'live' }), cameras, streams, streamTokens, events: eventSystem.events })
   // Backup, restore, factory reset (spec 4.10 System): a staged restore or reset is applied at the next start (runtime/server.ts).
   const backup = new RuntimeBackupService({ client: database.client, config, clock, log: log.child({ area: 'backup' }), events: eventSystem.events, uploads, device: deviceHost, softwareVersion: () => processInfo.softwareVersion })
+  // Software upgrade (spec 4.11): staged here, installed by the supervisor at the next start.
+  const upgrade = new DeviceUpgrade({ config, clock, log: log.child({ area: 'upgrade' }), uploads, events: eventSystem.events, device: deviceHost, softwareVersion: () => processInfo.softwareVersion })
   const services: Services = {
     config, clock, log, process: processInfo, routes: options.routes ?? (() => []), device: deviceHost,
     events: eventSystem.events, algorithms: algorithmRegistry, models, inference: inference.inference, tasks, galleries, uploads, sessions, accounts, loginThrottle, metrics,
-    network, cameras, streams, audio, time, imageQuality, logo, debug, backup, schedules, alarms, streamTokens, recording, live,
+    network, cameras, streams, audio, time, imageQuality, logo, debug, upgrade, backup, schedules, alarms, streamTokens, recording, live,
   }
 
   // ---- Phase 2: wire. Every reference that goes both ways, and every setter, is here. ----

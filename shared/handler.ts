@@ -23,6 +23,7 @@ import type { StreamTokenService } from './auth/stream-tokens.ts'
 import type { RecordingService } from './recording/types.ts'
 import type { LiveService } from './live/types.ts'
 import type { ModelsService } from './models/types.ts'
+import type { UpgradeService } from './upgrade/types.ts'
 
 /**
  * The handler contract (docs/architecture.md, "The handler contract").
@@ -142,6 +143,8 @@ export interface Services {
   logo: LogoService
   /** Log level and per-area debug switches applied without restart; log files for download (spec 4.10 System). */
   debug: DebugService
+  /** Software upgrade: staging an uploaded package, the upgrade record and journal (spec 4.11; shared/upgrade/types.ts). */
+  upgrade: UpgradeService
   /** Backup, restore and factory reset (spec 4.10 System; shared/backup/types.ts). */
   backup: BackupService
   /** Weekly schedules in the device's time zone, read by stream tasks and alarm policies (spec 4.10 Schedule; shared/schedules/types.ts). */

@@ -6,9 +6,9 @@ import { pipeline } from 'node:stream/promises'
 import { Type, type Static } from '@sinclair/typebox'
 import {
   extractTarGz, insidePath, inspectTarGz, type ArchiveLimits, type ArchiveViolation, type TarListing,
-} from '../archive/safe-unpack.ts'
-import { ApiError } from '../errors/index.ts'
-import { checkSchema, formatIssue } from '../schema/validate.ts'
+} from '../../shared/archive/safe-unpack.ts'
+import { ApiError } from '../../shared/errors/index.ts'
+import { checkSchema, formatIssue } from '../../shared/schema/validate.ts'
 
 /**
  * Upgrade package checks (spec 4.11 "Software upgrade request"): file name, MD5, archive
