@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { and, eq, inArray } from 'drizzle-orm'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { users } from '../../shared/db/schema/index.ts'
 import type { Account, AccountsService } from '../../shared/auth/accounts.ts'
 import type { SessionService } from '../../shared/auth/session-service.ts'

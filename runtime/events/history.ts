@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, gt, gte, inArray, lt, sql, type SQL } from 'drizzle-orm'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { events, webhookDeadLetters } from '../../shared/db/schema/index.ts'
 import { invalidParam } from '../../shared/errors/index.ts'
 import { CLIP_READY_KIND } from '../../shared/events/query.ts'

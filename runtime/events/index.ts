@@ -1,7 +1,7 @@
 import { count } from 'drizzle-orm'
 import type { Client } from '@libsql/client'
 import type { Config } from '../../shared/config.ts'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { webhookDeadLetters } from '../../shared/db/schema/index.ts'
 import type { ChannelSettingsService, ChannelStatus, EventsService, MqttSettings, WebhookSettings } from '../../shared/events/types.ts'
 import { invalidParam, isApiError } from '../../shared/errors/index.ts'

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { eq } from 'drizzle-orm'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { models } from '../../shared/db/schema/models.ts'
 import type { Logger } from '../../shared/handler.ts'
 import { inspectOnnx } from '../../shared/models/onnx.ts'

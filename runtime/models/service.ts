@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises'
 import { eq } from 'drizzle-orm'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { models } from '../../shared/db/schema/models.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Clock } from '../../shared/handler.ts'

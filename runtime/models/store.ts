@@ -1,6 +1,6 @@
 import { asc, eq, sql } from 'drizzle-orm'
 import path from 'node:path'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { models } from '../../shared/db/schema/models.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { ModelSettings, ModelView } from '../../shared/models/types.ts'

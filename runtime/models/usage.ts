@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { tasks } from '../../shared/db/schema/tasks.ts'
 import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 

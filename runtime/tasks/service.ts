@@ -1,6 +1,6 @@
 import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 import type { Config } from '../../shared/config.ts'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Clock, Logger } from '../../shared/handler.ts'
 import type { DetectionResult, ImageSource, InferenceService } from '../../shared/inference/types.ts'

@@ -5,7 +5,7 @@ import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { TusSessions } from './tus-sessions.ts'
 import type { Config } from '../../shared/config.ts'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Clock, Identity, Logger } from '../../shared/handler.ts'
 import type {
