@@ -22,7 +22,7 @@ import type {
 import { algorithmRow } from '../../shared/algorithms/view.ts'
 import { loadManifests, resolveManifest, validateManifest, type LoadedManifest } from '../../models/load-manifests.ts'
 import type { PipelineManifest } from '../../models/manifest-schema.ts'
-import type { ArchiveLimits } from '../../shared/archive/safe-unpack.ts'
+import type { ArchiveLimits } from '../archive/safe-unpack.ts'
 import { unpackAlgorithmPackage } from './package-archive.ts'
 import { Mutex } from '../../shared/keyed-mutex.ts'
 import { exportAlgorithmPackage } from './export-policy.ts'

@@ -1,7 +1,7 @@
 import { mkdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { Client } from '@libsql/client'
-import { archiveFormat, extractTarGz, inspectTarGz, type ArchiveLimits, type ArchiveRules, type ArchiveViolation } from '../../shared/archive/safe-unpack.ts'
+import { archiveFormat, extractTarGz, inspectTarGz, type ArchiveLimits, type ArchiveRules, type ArchiveViolation } from '../archive/safe-unpack.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import { migrateDb } from '../db/client.ts'
 import { decodeValue, deriveKeys, kdfProblem, manifestSignatureValid, type BackupKeys } from './codec.ts'

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises'
 import { Type, type Static } from '@sinclair/typebox'
 import {
   extractTarGz, insidePath, inspectTarGz, type ArchiveLimits, type ArchiveViolation, type TarListing,
-} from '../../shared/archive/safe-unpack.ts'
+} from '../archive/safe-unpack.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import { checkSchema, formatIssue } from '../../shared/schema/validate.ts'
 
@@ -87,7 +87,7 @@ export interface ArchiveListing extends TarListing {
 
 /**
  * Reads the archive's headers (streaming; no byte is written to disk) and refuses it on the
- * first unsafe entry (shared/archive: absolute or `..` paths, links resolving outside, device
+ * first unsafe entry (runtime/archive: absolute or `..` paths, links resolving outside, device
  * files / FIFOs, too many entries, too many expanded bytes), or when it has no valid
  * `manifest.json` at the root.
  */

@@ -1,7 +1,7 @@
 import { copyFile, mkdir, rename, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { ApiError } from '../../shared/errors/index.ts'
-import type { ArchiveLimits } from '../../shared/archive/safe-unpack.ts'
+import type { ArchiveLimits } from '../archive/safe-unpack.ts'
 import { compareVersions, extractPackage, validatePackage } from './package.ts'
 import { readUpgradeState, upgradeDir, writeUpgradeState, type PendingUpgrade } from './state.ts'
 import { withStagingLock } from './staging-lock.ts'
