@@ -3,7 +3,7 @@ import { storageOf, systemMemory, cpuLoad } from '../../shared/aihost/system.ts'
 import { haDiscoveryConfigs, haKey, haTopics, type HaInventory, type HaTask } from '../../shared/events/ha-discovery.ts'
 import type { DeviceEvent, MqttSettings } from '../../shared/events/types.ts'
 import type { Logger, Services } from '../../shared/handler.ts'
-import { DataUrl } from '../../shared/http/json-bytes.ts'
+import { DataUrl } from '../../shared/http/data-url.ts'
 
 /** What the MQTT channel offers a companion publisher on its connection (runtime/events/mqtt.ts). */
 export interface MqttCompanion {

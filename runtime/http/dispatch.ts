@@ -10,7 +10,7 @@ import type { InputValidator } from './validate.ts'
 import { scrapeTokenAccepted } from '../auth/scrape-token.ts'
 import { STREAM_TOKEN_PARAM } from '../../shared/auth/stream-tokens.ts'
 import { attachNodeBody } from './node-body.ts'
-import { jsonBytes } from '../../shared/http/json-bytes.ts'
+import { jsonBytes } from './json-bytes.ts'
 import { BodyTooLarge, bodyTooLargeError, discard, DRAIN_CAP_BYTES, limitBody, limitRequestBody, type LimitedBody } from './body-limit.ts'
 
 export interface DispatchDeps {

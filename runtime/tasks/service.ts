@@ -10,7 +10,7 @@ import type {
   CreateTaskRequest, DetectTaskRequest, TaskActivity, TaskConfig, TaskRow, TaskStatus, TasksService,
 } from '../../shared/tasks/types.ts'
 import { TaskActivityLog } from './activity.ts'
-import { DataUrl } from '../../shared/http/json-bytes.ts'
+import { DataUrl } from '../../shared/http/data-url.ts'
 import { FullPictures } from './full-picture.ts'
 import { decodeBase64Image, downloadImage, pickImageSource } from './image-source.ts'
 import { findTask, listTasks, markCancelled, saveCreatedTask } from './store.ts'
