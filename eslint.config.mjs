@@ -25,9 +25,10 @@ import tseslint from 'typescript-eslint'
  * the patterns are made per depth below `root`: from `runtime/console/views/X.ts`, `../../`
  * leaves the console and is followed by a folder of `runtime/`, `../../../` by a folder of the
  * repository root, and more `../` leave the repository. Files up to `maxDepth` folders below
- * `root` are covered (the deepest today are three).
+ * `root` are covered (the deepest today are three). `forbid` adds patterns (regexes of the import
+ * string, npm packages included) refused with the same message at every depth.
  */
-function layerRules({ name, root, allow = [], deny = [], message, maxDepth = 12 }) {
+function layerRules({ name, root, allow = [], deny = [], forbid = [], message, maxDepth = 12 }) {
   const rootParts = root.split('/')
   const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
   const blocks = []
@@ -48,7 +49,7 @@ function layerRules({ name, root, allow = [], deny = [], message, maxDepth = 12 
       }
     }
     // Out of the repository altogether.
-    patterns.push(`^(\\./)?(\\.\\./){${depth + 1}}`)
+    patterns.push(`^(\\./)?(\\.\\./){${depth + 1}}`, ...forbid)
     blocks.push({
       name: `layers/${name}/depth-${below}`,
       files: [`${root}/${'*/'.repeat(below)}*`],
@@ -162,11 +163,13 @@ export default defineConfig(
   },
   // Layers. Each file falls under at most one of these roots; test/, bench/, models/, infra/
   // and the rest of runtime/ are not confined.
+  // Handlers reach state only through the services on `ctx`: no database schema, no drizzle.
   layerRules({
     name: 'functions',
     root: 'functions',
     allow: ['shared/'],
-    message: 'functions/ may import only shared/ (and npm packages).',
+    forbid: ['(^|/)shared/db(/|$)', '^drizzle-orm(/|$)', '^@libsql/'],
+    message: 'functions/ may import only shared/ (and npm packages), never the database (shared/db/, drizzle-orm, @libsql): handlers reach state through a service on ctx.',
   }),
   layerRules({
     name: 'shared',

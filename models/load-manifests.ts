@@ -47,7 +47,7 @@ export function modelSourcePath(source: ModelSource, paths: ManifestPaths, preci
     const int8 = precision === 'int8' && paths.precision !== 'fp32'
     return path.join(paths.projectRoot, 'dist', 'models', `${source.build}${int8 ? '-int8' : ''}.onnx`)
   }
-  // shared/models/register.ts stores operator models as <DATA_DIR>/models/<modelId>.onnx.
+  // runtime/models/register.ts stores operator models as <DATA_DIR>/models/<modelId>.onnx.
   return path.join(paths.dataPath ?? path.resolve('data'), 'models', `${source.uploaded}.onnx`)
 }
 

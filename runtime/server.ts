@@ -52,7 +52,7 @@ export async function startDevice(config: Config = loadConfig()): Promise<Runnin
   table.watch()
 
   const inflight = new InFlight()
-  const app = createApp(runtime.services, table, inflight, { uploads: runtime.uploads, metrics: runtime.metrics, validator })
+  const app = createApp(runtime.handlerServices, table, inflight, { uploads: runtime.uploads, metrics: runtime.metrics, validator })
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s))
   })

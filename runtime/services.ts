@@ -3,14 +3,16 @@ import path from 'node:path'
 import type { Config } from '../shared/config.ts'
 import type { Clock, Logger, MountedRoute, Services } from '../shared/handler.ts'
 import type { LogFileHealth } from '../shared/aihost/types.ts'
-import { embeddedTuning, migrateDb, openDb } from '../shared/db/client.ts'
-import { ensureDefaultAccount } from '../shared/auth/accounts.ts'
+import { embeddedTuning, migrateDb, openDb, type Db } from './db/client.ts'
+import { AccountStore, ensureDefaultAccount } from './auth/accounts.ts'
 import { scryptCost } from '../shared/auth/password.ts'
 import { migrationsDir, projectRoot, distDir } from './paths.ts'
 import { RuntimeDeviceHost } from './device.ts'
 import { registerPresetModels } from './models/presets.ts'
+import { ModelStore } from './models/service.ts'
 import { wireInference } from './aihost/wire-inference.ts'
 import { reportUpgradeOutcomes } from './aihost/upgrade-report.ts'
+import { DeviceUpgrade } from './upgrade/service.ts'
 import { deviceBootId } from './boot-id.ts'
 import { defaultManifestDir } from '../models/load-manifests.ts'
 import { AlgorithmRegistryService } from './algorithms/registry.ts'
@@ -25,7 +27,7 @@ import { StreamTaskService } from './streams/service.ts'
 import { streamObservers } from './streams/observers/index.ts'
 import { GalleryService } from './galleries/service.ts'
 import { UploadManager } from './uploads/service.ts'
-import { removeOrphanSpoolFiles, spoolDirOf } from '../shared/uploads/spool.ts'
+import { removeOrphanSpoolFiles, spoolDirOf } from './uploads/spool.ts'
 import { SessionCache } from './auth/session-cache.ts'
 import { RuntimeLoginThrottle } from './auth/login-throttle.ts'
 import { removeLeftoverProducedFiles, scratchDirOf } from '../shared/http/produced-file.ts'
@@ -60,7 +62,10 @@ export interface Component {
 }
 
 export interface RuntimeServices {
-  services: Services
+  /** Every part, and the database the runtime's own parts (and tests) use. */
+  services: Services & { db: Db }
+  /** What handlers get in `ctx`: the same parts, without the database (docs/architecture.md "The handler contract"). */
+  handlerServices: Services
   /** The concrete `ctx.device`, for the server to attach its restart procedure. */
   deviceHost: RuntimeDeviceHost
   /** The upload service itself (the runtime mounts the native tus endpoint on it). */
@@ -133,6 +138,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
     db: database.db, clock, events: eventSystem.events, log: log.child({ area: 'login' }),
     policy: { maxFailures: config.loginMaxFailures, blockMs: config.loginLockMs, maxBlockMs: config.loginMaxBlockMs, accountDelayMaxMs: config.loginAccountDelayMaxMs },
   })
+  // Accounts (spec 4.1, 5.5): password checks run under the throttle; a password change revokes the account's sessions.
+  const accounts = new AccountStore({ db: database.db, sessions, events: eventSystem.events })
   // Inference: the supervised sidecar, the algorithm registry (spec 4.10 Algorithm) that defines
   // every algorithm in it, and the created tasks loaded into it once it runs.
   const manifestDir = config.modelsManifestDir ? path.resolve(config.modelsManifestDir) : defaultManifestDir(projectRoot)
@@ -144,6 +151,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
     sidecar: inference.inference,
     limits: { maxEntries: config.algorithmPackageMaxEntries, maxExpandedBytes: config.algorithmPackageMaxExpandedBytes },
   })
+  // Managed models (spec 4.10-4.11): the `models` table and the files under <DATA_DIR>/models; uploads are opened in the sidecar first.
+  const models = new ModelStore({ db: database.db, dataPath: config.dataPath, clock, inference: inference.inference, algorithms: algorithmRegistry })
   // Upload sessions: manifests in this database, bytes under <DATA_DIR>/uploads; its sweeper runs on a timer.
   const uploads = new UploadManager({ db: database.db, config, clock, log: log.child({ area: 'uploads' }), events: eventSystem.events, metrics: metrics.uploads })
   // Image-analysis tasks (spec 3.2): their lifecycle, locks and activity.
@@ -199,10 +208,12 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const live = new LiveViewService({ config, clock, log: log.child({ area: 'live' }), cameras, streams, streamTokens, events: eventSystem.events })
   // Backup, restore, factory reset (spec 4.10 System): a staged restore or reset is applied at the next start (runtime/server.ts).
   const backup = new RuntimeBackupService({ client: database.client, config, clock, log: log.child({ area: 'backup' }), events: eventSystem.events, uploads, device: deviceHost, softwareVersion: () => processInfo.softwareVersion })
+  // Software upgrade (spec 4.11): staged here, installed by the supervisor at the next start.
+  const upgrade = new DeviceUpgrade({ config, clock, log: log.child({ area: 'upgrade' }), uploads, events: eventSystem.events, device: deviceHost, softwareVersion: () => processInfo.softwareVersion })
   const services: Services = {
-    db: database.db, config, clock, log, process: processInfo, routes: options.routes ?? (() => []), device: deviceHost,
-    events: eventSystem.events, algorithms: algorithmRegistry, inference: inference.inference, tasks, galleries, uploads, sessions, loginThrottle, metrics,
-    network, cameras, streams, audio, time, imageQuality, logo, debug, backup, schedules, alarms, streamTokens, recording, live,
+    config, clock, log, process: processInfo, routes: options.routes ?? (() => []), device: deviceHost,
+    events: eventSystem.events, algorithms: algorithmRegistry, models, inference: inference.inference, tasks, galleries, uploads, sessions, accounts, loginThrottle, metrics,
+    network, cameras, streams, audio, time, imageQuality, logo, debug, upgrade, backup, schedules, alarms, streamTokens, recording, live,
   }
 
   // ---- Phase 2: wire. Every reference that goes both ways, and every setter, is here. ----
@@ -260,7 +271,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
   ]
 
   return {
-    services,
+    services: { ...services, db: database.db },
+    handlerServices: services,
     deviceHost,
     uploads,
     metrics,

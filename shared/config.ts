@@ -93,7 +93,7 @@ export const settings = {
   upgradeMaxEntries: s('UPGRADE_MAX_ENTRIES', 'int', 20_000, 'Most entries an upgrade archive may hold.'),
   upgradeMaxExpandedBytes: s('UPGRADE_MAX_EXPANDED_BYTES', 'int', 1024 * MB, 'Largest total size an upgrade archive may expand to.'),
   upgradeProbationMs: s('UPGRADE_PROBATION_MS', 'int', 60_000, 'After an install, how long the new version has to signal readiness and answer `Probe` before the supervisor rolls back.'),
-  upgradeTestKillAt: s('UPGRADE_TEST_KILL_AT', 'string', '', 'TEST ONLY: an upgrade step (shared/upgrade/kill-point.ts) at which the process SIGKILLs its whole process group, as a power cut would; the supervisor must lead its process group. Empty: off.'),
+  upgradeTestKillAt: s('UPGRADE_TEST_KILL_AT', 'string', '', 'TEST ONLY: an upgrade step (runtime/upgrade/kill-point.ts) at which the process SIGKILLs its whole process group, as a power cut would; the supervisor must lead its process group. Empty: off.'),
 
   // ── inference and image detection (spec 4.3, 4.7) ─────────────────────────────────────────
   modelsManifestDir: s('MODELS_MANIFEST_DIR', 'string', '', 'Folder of the pipeline manifests (the algorithms offered); default `models/manifests` of the project.'),

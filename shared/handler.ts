@@ -1,6 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { Config } from './config.ts'
-import type { Db } from './db/client.ts'
 import type { DeviceHost } from './aihost/types.ts'
 import type { AlgorithmRegistry } from './algorithms/types.ts'
 import type { EventsService } from './events/types.ts'
@@ -8,6 +7,7 @@ import type { InferenceService } from './inference/types.ts'
 import type { UploadService } from './uploads/index.ts'
 import type { SessionService } from './auth/session-service.ts'
 import type { LoginThrottle } from './auth/login-throttle.ts'
+import type { AccountsService } from './auth/accounts.ts'
 import type { TasksService } from './tasks/types.ts'
 import type { GalleriesService } from './galleries/types.ts'
 import type { MetricsService } from './metrics/types.ts'
@@ -22,6 +22,8 @@ import type { BackupService } from './backup/types.ts'
 import type { StreamTokenService } from './auth/stream-tokens.ts'
 import type { RecordingService } from './recording/types.ts'
 import type { LiveService } from './live/types.ts'
+import type { ModelsService } from './models/types.ts'
+import type { UpgradeService } from './upgrade/types.ts'
 
 /**
  * The handler contract (docs/architecture.md, "The handler contract").
@@ -89,9 +91,11 @@ export interface Logger {
   child(bindings: Record<string, unknown>): Logger
 }
 
-/** Long-lived resources owned by the runtime; handlers reach them only through `ctx`. */
+/**
+ * Long-lived resources owned by the runtime; handlers reach them only through `ctx`. No
+ * database: every piece of state is reached through its area's service (docs/architecture.md "Areas").
+ */
 export interface Services {
-  db: Db
   config: Config
   clock: Clock
   log: Logger
@@ -105,6 +109,8 @@ export interface Services {
   events: EventsService
   /** Algorithms and pipeline layouts: shipped, uploaded, saved (shared/algorithms/types.ts). */
   algorithms: AlgorithmRegistry
+  /** Managed models, preset and user: list, register, configure, delete, export (spec 4.10-4.11; shared/models/types.ts). */
+  models: ModelsService
   /** Client of the inference sidecar: pipelines, detection (shared/inference/types.ts). */
   inference: InferenceService
   /** Image-analysis tasks of spec 3.2: create, detect, cancel, status (shared/tasks/types.ts). */
@@ -113,6 +119,8 @@ export interface Services {
   galleries: GalleriesService
   /** Sign-in sessions: issue, resolve (cached), revoke (spec 5.2-5.5; shared/auth/session-service.ts). */
   sessions: SessionService
+  /** Accounts and passwords: sign-in check, password change, account names (spec 4.1, 5.5; shared/auth/accounts.ts). */
+  accounts: AccountsService
   /** The sign-in throttle every password check goes through (shared/auth/login-throttle.ts). */
   loginThrottle: LoginThrottle
   /** Chunked uploads and upload sessions (spec 2.5, 3.1, 4.4-4.6, 4.12); `claim` hands a complete upload to a consumer. */
@@ -135,6 +143,8 @@ export interface Services {
   logo: LogoService
   /** Log level and per-area debug switches applied without restart; log files for download (spec 4.10 System). */
   debug: DebugService
+  /** Software upgrade: staging an uploaded package, the upgrade record and journal (spec 4.11; shared/upgrade/types.ts). */
+  upgrade: UpgradeService
   /** Backup, restore and factory reset (spec 4.10 System; shared/backup/types.ts). */
   backup: BackupService
   /** Weekly schedules in the device's time zone, read by stream tasks and alarm policies (spec 4.10 Schedule; shared/schedules/types.ts). */

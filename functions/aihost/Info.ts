@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { secondsSince } from '../../shared/aihost/system.ts'
-import { listModels } from '../../shared/models/store.ts'
 
 export default defineHandler({
   routes: ['/v1/cwai/aihost/Info'],
@@ -11,7 +10,7 @@ export default defineHandler({
   input: Type.Object({}, { additionalProperties: false }),
   async handle(_input, ctx) {
     const inference = await ctx.device.inference()
-    const models = await listModels(ctx.db)
+    const models = await ctx.models.list()
     return {
       softwareVersion: ctx.process.softwareVersion,
       buildHash: ctx.process.buildHash,

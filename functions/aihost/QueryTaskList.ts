@@ -1,6 +1,4 @@
 import { Type } from '@sinclair/typebox'
-import { inArray } from 'drizzle-orm'
-import { users } from '../../shared/db/schema/index.ts'
 import { defineHandler } from '../../shared/handler.ts'
 import { PageNumber, PageSize } from '../../shared/http/paging.ts'
 
@@ -19,7 +17,7 @@ export default defineHandler({
     const pageSize = input.pageSize ?? 50
     const { total, rows } = await ctx.tasks.list({ state: input.state, offset: (pageNum - 1) * pageSize, limit: pageSize })
     const creators = [...new Set(rows.map((task) => task.createdBy).filter((id): id is string => !!id))]
-    const names = new Map(creators.length ? (await ctx.db.select({ id: users.id, name: users.accountName }).from(users).where(inArray(users.id, creators))).map((u) => [u.id, u.name]) : [])
+    const names = await ctx.accounts.names(creators)
     return {
       total, pageNum, pageSize,
       rows: rows.map((task) => ({ ...ctx.tasks.status(task), createdBy: task.createdBy, createdByAccount: task.createdBy ? names.get(task.createdBy) ?? null : null })),

@@ -1,9 +1,5 @@
-import { eq } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
-import { ApiError } from '../../shared/errors/index.ts'
-import { models } from '../../shared/db/schema/models.ts'
-import { getModel, toView } from '../../shared/models/store.ts'
 import { MODEL_ID_PATTERN, ModelSettings } from '../../shared/models/types.ts'
 
 export default defineHandler({
@@ -20,25 +16,7 @@ export default defineHandler({
     labels: Type.Optional(ModelSettings.properties.labels),
     exportable: Type.Optional(Type.Boolean()),
   }, { additionalProperties: false }),
-  async handle(input, ctx) {
-    const row = await getModel(ctx.db, input.modelId)
-    if (row.source === 'preset') throw new ApiError('ModelPresetReadOnly', { details: { modelId: row.modelId } })
-    const { normalization } = input
-    if (normalization && normalization.mean.length !== normalization.std.length)
-      throw new ApiError('InvalidParam', { details: { field: '/normalization/std', reason: 'must have as many values as mean' } })
-    const current = JSON.parse(row.settings) as ModelSettings
-    const settings: ModelSettings = {
-      inputWidth: input.inputWidth !== undefined ? input.inputWidth : current.inputWidth,
-      inputHeight: input.inputHeight !== undefined ? input.inputHeight : current.inputHeight,
-      normalization: normalization !== undefined ? normalization : current.normalization,
-      labels: input.labels ?? current.labels,
-    }
-    const [updated] = await ctx.db.update(models).set({
-      modelName: input.modelName ?? row.modelName,
-      exportable: input.exportable ?? row.exportable,
-      settings: JSON.stringify(settings),
-      updatedAt: ctx.clock.now(),
-    }).where(eq(models.modelId, row.modelId)).returning()
-    return toView(updated!)
+  handle({ modelId, ...changes }, ctx) {
+    return ctx.models.configure(modelId, changes)
   },
 })

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
-import { getModel, toView } from '../../shared/models/store.ts'
 import { MODEL_ID_PATTERN } from '../../shared/models/types.ts'
 
 export default defineHandler({
@@ -10,6 +9,6 @@ export default defineHandler({
   summary: 'One model with its signature and configuration.',
   input: Type.Object({ modelId: Type.String({ pattern: MODEL_ID_PATTERN }) }, { additionalProperties: false }),
   async handle(input, ctx) {
-    return toView(await getModel(ctx.db, input.modelId))
+    return ctx.models.get(input.modelId)
   },
 })

@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { ApiError } from '../../shared/errors/index.ts'
-import { rangedFileResponse, safeFileName } from '../../shared/http/ranged-file.ts'
-import { getModel, modelFilePath } from '../../shared/models/store.ts'
+import { rangedFileResponse } from '../../shared/http/ranged-file.ts'
 import { MODEL_ID_PATTERN } from '../../shared/models/types.ts'
 
 export default defineHandler({
@@ -13,15 +12,11 @@ export default defineHandler({
   summary: 'Streams an exportable user model as an attachment (single Range supported); presets answer DefaultCantBeExport.',
   input: Type.Object({ modelId: Type.String({ pattern: MODEL_ID_PATTERN }) }, { additionalProperties: false }),
   async handle(input, ctx) {
-    const row = await getModel(ctx.db, input.modelId)
-    // spec 4.11: a portability and security boundary, not a size quota.
-    const reason = row.source === 'preset' ? 'preset' : row.encrypted ? 'encrypted' : row.deviceBound ? 'device-bound' : !row.exportable ? 'not-exportable' : null
-    if (reason) throw new ApiError('DefaultCantBeExport', { details: { modelId: row.modelId, reason } })
-    const name = safeFileName(row.originalFilename.toLowerCase().endsWith('.onnx') ? row.originalFilename : `${row.originalFilename}.onnx`)
+    const { file, downloadName } = await ctx.models.exportFile(input.modelId)
     try {
-      return await rangedFileResponse(ctx.request, modelFilePath(row, ctx.config.dataPath), { downloadName: name, contentType: 'application/octet-stream' })
+      return await rangedFileResponse(ctx.request, file, { downloadName, contentType: 'application/octet-stream' })
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new ApiError('ModelFileMissing', { details: { modelId: row.modelId } })
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new ApiError('ModelFileMissing', { details: { modelId: input.modelId } })
       throw error
     }
   },

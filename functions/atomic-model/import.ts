@@ -3,8 +3,6 @@ import path from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { ApiError } from '../../shared/errors/index.ts'
-import { registerUserModel } from '../../shared/models/register.ts'
-import { toView } from '../../shared/models/store.ts'
 
 /** Where an operator (or a file transfer) puts model files for import. */
 const importDir = (dataPath: string) => path.join(dataPath, 'import', 'models')
@@ -31,14 +29,12 @@ export default defineHandler({
     } catch {
       throw new ApiError('ImportFileNotFound', { details: { fileName: input.fileName, folder: 'import/models' } })
     }
-    const row = await registerUserModel(ctx.db, ctx.config.dataPath, ctx.clock.now(), {
+    return ctx.models.register({
       sourcePath: file,
       take: 'copy',
       originalFilename: input.fileName,
       modelName: input.modelName ?? input.fileName,
       exportable: input.exportable ?? true,
-      inspect: (path) => ctx.inference.inspectModel(path),
     })
-    return toView(row)
   },
 })

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
-import { countModels, listModels, toView } from '../../shared/models/store.ts'
 import { PageNumber, PageSize } from '../../shared/http/paging.ts'
 
 export default defineHandler({
@@ -16,7 +15,7 @@ export default defineHandler({
   async handle(input, ctx) {
     const pageNo = input.pageNo ?? 1
     const pageSize = input.pageSize ?? 20
-    const rows = await listModels(ctx.db, { source: input.source, offset: (pageNo - 1) * pageSize, limit: pageSize })
-    return { total: await countModels(ctx.db, input.source), pageNo, pageSize, rows: rows.map(toView) }
+    const rows = await ctx.models.list({ source: input.source, offset: (pageNo - 1) * pageSize, limit: pageSize })
+    return { total: await ctx.models.count(input.source), pageNo, pageSize, rows }
   },
 })

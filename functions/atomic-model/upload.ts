@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
-import { registerUserModel } from '../../shared/models/register.ts'
 import { MODEL_ID_PATTERN } from '../../shared/models/types.ts'
-import { toView } from '../../shared/models/store.ts'
 
 export default defineHandler({
   routes: ['/gtw/cwai/atomic/Model/upload'],
@@ -20,17 +18,16 @@ export default defineHandler({
     // spec 3.1, 5.4: consumed once, by the identity that uploaded it, for this purpose.
     const file = await ctx.uploads.claim(input.uploadId, ctx.identity!, 'model', { keepUntilRelease: true })
     try {
-      const row = await registerUserModel(ctx.db, ctx.config.dataPath, ctx.clock.now(), {
+      const model = await ctx.models.register({
         sourcePath: file.path,
         take: 'move',
         originalFilename: file.originalFilename,
         modelName: input.modelName ?? file.originalFilename,
         exportable: input.exportable ?? true,
         ...(input.modelId ? { modelId: input.modelId } : {}),
-        inspect: (path) => ctx.inference.inspectModel(path),
       })
-      ctx.log.info({ modelId: row.modelId, uploadId: input.uploadId }, 'model uploaded')
-      return toView(row)
+      ctx.log.info({ modelId: model.modelId, uploadId: input.uploadId }, 'model uploaded')
+      return model
     } finally {
       await file.release()
     }

@@ -1,7 +1,5 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
-import { receiveChunk } from '../../shared/uploads/multipart.ts'
-import { spoolDirOf } from '../../shared/uploads/spool.ts'
 
 export default defineHandler({
   routes: ['/gtw/cwai/atomic/model/uploadTemp'],
@@ -13,8 +11,6 @@ export default defineHandler({
   summary: 'Uploads one chunk of a resumable upload; chunk 0 opens (or resumes) the session (spec 4.5, 4.12).',
   input: Type.Object({}),
   handle(_input, ctx) {
-    const spoolDir = spoolDirOf(ctx.config.dataPath)
-    return receiveChunk(ctx.request!, { maxChunkBytes: ctx.config.uploadMaxChunkBytes, spoolDir },
-      (fields, body) => ctx.uploads.putChunk(ctx.identity!, fields, body))
+    return ctx.uploads.receiveChunk(ctx.identity!, ctx.request!)
   },
 })

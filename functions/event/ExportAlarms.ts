@@ -1,13 +1,11 @@
 import { Readable } from 'node:stream'
 import { Type } from '@sinclair/typebox'
-import { asc, gt } from 'drizzle-orm'
 import yazl from 'yazl'
 import { defineHandler, type Ctx } from '../../shared/handler.ts'
-import { events } from '../../shared/db/schema/index.ts'
 import { alarmKinds } from '../../shared/events/kinds.ts'
-import { EventFilter, PayloadFilter, eventConditions, payloadConditions, whereAll } from '../../shared/events/query.ts'
+import { EventFilter, PayloadFilter } from '../../shared/events/query.ts'
 import { producedFileResponse, scratchDirOf } from '../../shared/http/produced-file.ts'
-import type { SQL } from 'drizzle-orm'
+import type { EventHistory } from '../../shared/events/types.ts'
 
 const Input = Type.Object({
   ...EventFilter,
@@ -16,6 +14,8 @@ const Input = Type.Object({
 }, { additionalProperties: false })
 
 const PAGE = 500
+
+type AlarmReader = ReturnType<EventHistory['reader']>
 const COLUMNS = ['id', 'time', 'kind', 'source', 'payload']
 
 /** RFC 4180 quoting; a leading formula character is neutralised for spreadsheet safety. */
@@ -28,10 +28,10 @@ const cell = (value: string) => {
  * The table, page by page as it is read (keyset on id), so memory stays flat. `picture` (zip)
  * names each row's picture in the archive and collects the files to add after the table.
  */
-async function* table(ctx: Ctx, conditions: SQL[], picture?: (payload: Record<string, unknown>, id: number) => Promise<string>) {
+async function* table(ctx: Ctx, reader: AlarmReader, picture?: (payload: Record<string, unknown>, id: number) => Promise<string>) {
   yield Buffer.from([...COLUMNS, ...(picture ? ['picture'] : [])].join(',') + '\r\n')
   for (let afterId = 0; !ctx.signal.aborted;) {
-    const rows = await ctx.db.select().from(events).where(whereAll([...conditions, gt(events.id, afterId)])).orderBy(asc(events.id)).limit(PAGE)
+    const rows = await reader.after(afterId, PAGE)
     if (rows.length === 0) return
     afterId = rows[rows.length - 1]!.id
     const lines: string[] = []
@@ -45,10 +45,10 @@ async function* table(ctx: Ctx, conditions: SQL[], picture?: (payload: Record<st
 }
 
 /** alarms.csv, then pictures/<event id>.jpg for each alarm whose picture is kept. */
-function zip(ctx: Ctx, conditions: SQL[]): Readable {
+function zip(ctx: Ctx, reader: AlarmReader): Readable {
   const archive = new yazl.ZipFile()
   const pictures: [string, string][] = []
-  const csv = Readable.from(table(ctx, conditions, async (payload, id) => {
+  const csv = Readable.from(table(ctx, reader, async (payload, id) => {
     const file = typeof payload.alarmId === 'string' ? await ctx.alarms.picture(payload.alarmId).catch(() => null) : null
     if (!file) return ''
     pictures.push([file, `pictures/${id}.jpg`])
@@ -71,16 +71,17 @@ export default defineHandler({
   summary: 'Alarm export (spec 4.10 Event): events of alarm kinds, filtered like EventPage; a zip of alarms.csv (id,time,kind,source,payload,picture) and the alarms\' pictures (default), or the CSV alone (`format: "csv"`, streamed). Single Range supported on the zip (spec 4.11).',
   input: Input,
   async handle(input, ctx) {
-    const conditions = [...eventConditions(input, alarmKinds), ...payloadConditions(input)]
+    // The filter is checked here (InvalidParam), before the response starts.
+    const reader = ctx.events.history.reader(input, alarmKinds)
     const stamp = new Date(ctx.clock.now()).toISOString().replace(/[:.]/g, '-')
     if (input.format === 'csv') {
-      const body = Readable.toWeb(Readable.from(table(ctx, conditions))) as ReadableStream<Uint8Array>
+      const body = Readable.toWeb(Readable.from(table(ctx, reader))) as ReadableStream<Uint8Array>
       return new Response(body, {
         status: 200,
         headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="alarms-${stamp}.csv"` },
       })
     }
-    return producedFileResponse(ctx.request, scratchDirOf(ctx.config.dataPath), () => zip(ctx, conditions), {
+    return producedFileResponse(ctx.request, scratchDirOf(ctx.config.dataPath), () => zip(ctx, reader), {
       downloadName: `alarms-${stamp}.zip`,
       contentType: 'application/zip',
     })

@@ -2,7 +2,6 @@ import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import { MD5_HEX, scryptCost } from '../../shared/auth/password.ts'
-import { authenticate } from '../../shared/auth/accounts.ts'
 
 // spec 4.1: account and the 32-hex-character MD5 digest of the password.
 const Input = Type.Object({
@@ -19,7 +18,7 @@ export default defineHandler({
   async handle({ account, pwd }, ctx) {
     const cost = scryptCost(ctx.config.passwordScrypt, ctx.config.passwordScryptAllowWeak)
     // Unknown account and wrong password are indistinguishable, in answer, cost and throttle.
-    const user = await ctx.loginThrottle.attempt(account, ctx.clientAddress, () => authenticate(ctx.db, account, pwd, cost))
+    const user = await ctx.loginThrottle.attempt(account, ctx.clientAddress, () => ctx.accounts.authenticate(account, pwd, cost))
     if (!user) throw new ApiError('LoginFailed')
     const mtk = await ctx.sessions.issue(user.id)
     return { accountName: user.accountName, mtk, passwordChangeRequired: user.passwordChangeRequired }

@@ -2,7 +2,6 @@ import os from 'node:os'
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
 import { bootId, cpuLoad, secondsSince, storageOf, systemMemory } from '../../shared/aihost/system.ts'
-import { readUpgradeState } from '../../shared/upgrade/state.ts'
 
 export default defineHandler({
   routes: ['/gtw/cwai/System/QueryDeviceStatus'],
@@ -12,7 +11,7 @@ export default defineHandler({
   input: Type.Object({}, { additionalProperties: false }),
   async handle(_input, ctx) {
     const inference = await ctx.device.inference()
-    const upgrade = readUpgradeState(ctx.config.dataPath)
+    const upgrade = ctx.upgrade.state()
     const now = ctx.clock.now()
     return {
       // spec 4.11: this boot of the device; new at every start of the device by its supervisor

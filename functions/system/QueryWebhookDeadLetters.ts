@@ -1,7 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { count, desc, eq } from 'drizzle-orm'
 import { defineHandler } from '../../shared/handler.ts'
-import { events, webhookDeadLetters } from '../../shared/db/schema/index.ts'
 import { PageNumber, PageSize } from '../../shared/http/paging.ts'
 
 const Input = Type.Object({
@@ -16,22 +14,19 @@ export default defineHandler({
   summary: 'Webhook deliveries that used up their attempts (dead letters), newest first, with the event when still retained.',
   input: Input,
   async handle({ pageNum, pageSize }, ctx) {
-    const [total] = await ctx.db.select({ n: count() }).from(webhookDeadLetters)
-    const rows = await ctx.db.select({ dead: webhookDeadLetters, event: events }).from(webhookDeadLetters)
-      .leftJoin(events, eq(events.id, webhookDeadLetters.eventId))
-      .orderBy(desc(webhookDeadLetters.id)).limit(pageSize).offset((pageNum - 1) * pageSize)
+    const { total, rows } = await ctx.events.history.deadLetters(pageNum, pageSize)
     return {
-      total: total?.n ?? 0,
+      total,
       pageNum,
       pageSize,
-      rows: rows.map(({ dead, event }) => ({
+      rows: rows.map((dead) => ({
         eventId: dead.eventId,
         url: dead.url,
         attempts: dead.attempts,
         lastError: dead.lastError,
         firstAttemptAt: new Date(dead.firstAttemptAt).toISOString(),
         deadAt: new Date(dead.deadAt).toISOString(),
-        event: event ? { id: event.id, kind: event.kind, time: new Date(event.time).toISOString(), source: event.source, payload: JSON.parse(event.payload) } : null,
+        event: dead.event ? { id: dead.event.id, kind: dead.event.kind, time: new Date(dead.event.time).toISOString(), source: dead.event.source, payload: JSON.parse(dead.event.payload) } : null,
       })),
     }
   },

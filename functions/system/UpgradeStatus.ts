@@ -1,7 +1,5 @@
 import { Type } from '@sinclair/typebox'
 import { defineHandler } from '../../shared/handler.ts'
-import { readUpgradeState } from '../../shared/upgrade/state.ts'
-import { readJournal } from '../../shared/upgrade/journal.ts'
 
 export default defineHandler({
   routes: ['/gtw/cwai/System/UpgradeStatus'],
@@ -10,8 +8,8 @@ export default defineHandler({
   summary: 'Running version, installed/previous release, pending upgrade and the upgrade history with reasons.',
   input: Type.Object({}, { additionalProperties: false }),
   handle(_input, ctx) {
-    const state = readUpgradeState(ctx.config.dataPath)
-    const journal = readJournal(ctx.config.dataPath)
+    const state = ctx.upgrade.state()
+    const journal = ctx.upgrade.journal()
     const time = (t: number | undefined) => t === undefined ? null : String(t)
     const release = (r: typeof state.current) => r && { version: r.version, installedAt: String(r.installedAt), base: r.dir === null }
     return {

@@ -1,6 +1,6 @@
 import type { EventsService } from '../../shared/events/types.ts'
 import type { Logger } from '../../shared/handler.ts'
-import { readUpgradeState, writeUpgradeState } from '../../shared/upgrade/state.ts'
+import { readUpgradeState, writeUpgradeState } from '../upgrade/state.ts'
 
 /**
  * At start, emits `upgrade.finished` for every upgrade outcome the supervisor recorded that

@@ -5,7 +5,7 @@ import type {
 } from '../../shared/alarms/types.ts'
 import { POLICY_LIMITS } from '../../shared/alarms/types.ts'
 import type { AudioService } from '../../shared/audio/types.ts'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { alarmPolicies } from '../../shared/db/schema/index.ts'
 import { KeyedMutex } from '../../shared/keyed-mutex.ts'
 import { ApiError, invalidParam } from '../../shared/errors/index.ts'

@@ -5,7 +5,7 @@
  */
 import { stat } from 'node:fs/promises'
 import { eq } from 'drizzle-orm'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { models } from '../../shared/db/schema/index.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { AlgorithmEntry, AlgorithmPackage, PackageFileEntry } from '../../shared/algorithms/types.ts'

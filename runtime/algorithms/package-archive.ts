@@ -1,9 +1,9 @@
-import { archiveFormat, unpackArchive, type ArchiveLimits, type ArchiveViolation } from '../../shared/archive/safe-unpack.ts'
+import { archiveFormat, unpackArchive, type ArchiveLimits, type ArchiveViolation } from '../archive/safe-unpack.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 
 /**
  * Unpacks an algorithm package (zip as `exportSingleAlg` writes it, tar.gz as `export` does)
- * into an empty folder under the archive rules of shared/archive (spec 4.10 "upload"): only
+ * into an empty folder under the archive rules of runtime/archive (spec 4.10 "upload"): only
  * regular files and folders, no links at all, no absolute or `..` paths, bounded entry
  * count and expanded size. The caller deletes the folder on failure.
  */

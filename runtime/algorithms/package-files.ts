@@ -9,7 +9,7 @@ import path from 'node:path'
 import { ApiError } from '../../shared/errors/index.ts'
 import { validateManifest } from '../../models/load-manifests.ts'
 import type { PipelineManifest } from '../../models/manifest-schema.ts'
-import type { ArchiveLimits } from '../../shared/archive/safe-unpack.ts'
+import type { ArchiveLimits } from '../archive/safe-unpack.ts'
 
 export const MANIFEST_FILE = 'manifest.json'
 const MANIFEST_MAX_BYTES = 1024 * 1024

@@ -1,6 +1,6 @@
 import { isIPv6 } from 'node:net'
 import { and, eq, lt } from 'drizzle-orm'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { loginThrottle } from '../../shared/db/schema/index.ts'
 import type { Clock, Logger } from '../../shared/handler.ts'
 import type { EventsService } from '../../shared/events/types.ts'

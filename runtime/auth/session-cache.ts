@@ -1,4 +1,4 @@
-import type { Db, DbOrTx } from '../../shared/db/client.ts'
+import type { Db, DbOrTx } from '../db/client.ts'
 import type { Clock, Identity } from '../../shared/handler.ts'
 import type { SessionService } from '../../shared/auth/session-service.ts'
 import { eq } from 'drizzle-orm'

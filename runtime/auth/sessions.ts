@@ -1,6 +1,6 @@
 import { randomBytes, createHash, randomUUID } from 'node:crypto'
 import { and, eq, isNull } from 'drizzle-orm'
-import type { Db, DbOrTx } from '../../shared/db/client.ts'
+import type { Db, DbOrTx } from '../db/client.ts'
 import { sessions, users } from '../../shared/db/schema/index.ts'
 import type { Identity } from '../../shared/handler.ts'
 

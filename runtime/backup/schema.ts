@@ -3,7 +3,7 @@ import path from 'node:path'
 import { is } from 'drizzle-orm'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core'
-import { schema } from '../../shared/db/client.ts'
+import { schema } from '../db/client.ts'
 import { tableExclusion, type TableExclusion } from './policy.ts'
 
 /** A table of the drizzle schema as a backup sees it: SQL names, and what its columns promise beyond SQL. */

@@ -1,7 +1,7 @@
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Client } from '@libsql/client'
-import { migrateDb, openDb, type OpenDb } from '../../shared/db/client.ts'
+import { migrateDb, openDb, type OpenDb } from '../db/client.ts'
 
 /**
  * The restore's scratch database: created at the schema level the backup was made at (its

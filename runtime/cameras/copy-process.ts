@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { ApiError } from '../../shared/errors/index.ts'
 import type { Logger } from '../../shared/handler.ts'
-import { redactText } from '../../shared/cameras/url.ts'
+import { redactText } from './url.ts'
 import { classifyFailure, parseInputStream } from './ffmpeg.ts'
 import { failure } from './reader.ts'
 import type { RelayTicket } from './credential-relay.ts'

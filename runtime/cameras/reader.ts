@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { ErrorId } from '../../shared/errors/catalogue.ts'
-import { redactText } from '../../shared/cameras/url.ts'
+import { redactText } from './url.ts'
 import { failure } from './failure.ts'
 import { burstCommand, classifyExit, classifyFailure, errorLine, isShowinfo, parseInputStream, parseOutputSize, parseShowinfo, readerArgs, timedSource, type InputSpec } from './ffmpeg.ts'
 import { monotonicNow } from '../../shared/clock.ts'

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { eventCursors } from '../../shared/db/schema/index.ts'
 import { monotonicNow } from '../../shared/clock.ts'
 

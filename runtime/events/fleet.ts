@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { MqttClient } from 'mqtt'
-import { and, count, desc, eq, gte } from 'drizzle-orm'
 import { storageOf } from '../../shared/aihost/system.ts'
-import { events } from '../../shared/db/schema/index.ts'
 import type { Envelope } from '../../shared/envelope.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { MqttSettings } from '../../shared/events/types.ts'
@@ -211,8 +209,7 @@ export class FleetWatcher implements MqttCompanion, FleetService, FleetLink {
     const now = services.clock.now()
     const cameras = await services.cameras.page({ pageNum: 1, pageSize: 500 })
     const tasks = services.streams.list()
-    const [recent] = await services.db.select({ n: count() }).from(events).where(and(eq(events.kind, 'alarm.raised'), gte(events.time, now - 3_600_000)))
-    const latest = await services.db.select().from(events).where(eq(events.kind, 'alarm.raised')).orderBy(desc(events.id)).limit(LATEST_ALARMS)
+    const { count: recent, latest } = await services.events.history.recent('alarm.raised', now - 3_600_000, LATEST_ALARMS)
     const latestAlarms: FleetAlarm[] = []
     for (const row of latest) {
       const p = JSON.parse(row.payload) as Record<string, unknown>
@@ -228,7 +225,7 @@ export class FleetWatcher implements MqttCompanion, FleetService, FleetLink {
       uptimeSeconds: Math.max(0, Math.floor((now - services.process.startedAt) / 1000)),
       cameras: { total: cameras.total, online: cameras.rows.filter((c) => c.status === 'online').length },
       tasks: { total: tasks.length, running: tasks.filter((t) => t.state === 'running').length },
-      alarmsLastHour: recent?.n ?? 0,
+      alarmsLastHour: recent,
       diskAvailableBytes: (await storageOf(services.config.dataPath)).availableBytes,
       latestAlarms,
     }

@@ -3,7 +3,7 @@ import { storageOf, systemMemory, cpuLoad } from '../../shared/aihost/system.ts'
 import { haDiscoveryConfigs, haKey, haTopics } from '../../shared/events/ha-discovery.ts'
 import type { DeviceEvent, MqttSettings } from '../../shared/events/types.ts'
 import type { Logger, Services } from '../../shared/handler.ts'
-import { DataUrl } from '../../shared/http/json-bytes.ts'
+import { DataUrl } from '../../shared/http/data-url.ts'
 import { cameraRows, haInventory, policyRows } from './ha-inventory.ts'
 import type { MqttCompanion } from './mqtt-companion.ts'
 

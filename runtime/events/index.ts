@@ -1,7 +1,7 @@
 import { count } from 'drizzle-orm'
 import type { Client } from '@libsql/client'
 import type { Config } from '../../shared/config.ts'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { webhookDeadLetters } from '../../shared/db/schema/index.ts'
 import type { ChannelSettingsService, ChannelStatus, EventsService, MqttSettings, WebhookSettings } from '../../shared/events/types.ts'
 import { invalidParam, isApiError } from '../../shared/errors/index.ts'
@@ -11,6 +11,7 @@ import { MqttChannel, type RequestRouter } from './mqtt.ts'
 import { loadMqttTls } from './mqtt-tls.ts'
 import { HaDiscoveryPublisher } from './ha-discovery.ts'
 import { FleetWatcher } from './fleet.ts'
+import { EventHistoryQueries } from './history.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { FleetService } from '../../shared/fleet/types.ts'
 import type { HttpAdvertisement } from './advertise.ts'
@@ -203,6 +204,7 @@ export function createEventSystem(deps: EventChannelDeps) {
     settings,
     subscribe,
     fleet,
+    history: new EventHistoryQueries(db),
   }
 
   const component = {

@@ -1,6 +1,6 @@
 import { asc, desc, gt, lt, lte, max, min } from 'drizzle-orm'
 import type { Client } from '@libsql/client'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { events } from '../../shared/db/schema/index.ts'
 import { EVENT_KINDS, isEventKind, type EventKind } from '../../shared/events/kinds.ts'
 import type { DeviceEvent, EmitOptions } from '../../shared/events/types.ts'

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os'
 import { eq } from 'drizzle-orm'
 import type { Config } from '../../shared/config.ts'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { systemSettings } from '../../shared/db/schema/index.ts'
 import { invalidParam } from '../../shared/errors/index.ts'
 import type { MqttSettings, WebhookSettings } from '../../shared/events/types.ts'

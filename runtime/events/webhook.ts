@@ -1,5 +1,5 @@
 import { deadline } from '../abort.ts'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { webhookDeadLetters } from '../../shared/db/schema/index.ts'
 import type { DeviceEvent, WebhookSettings } from '../../shared/events/types.ts'
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signWebhook } from './webhook-signature.ts'

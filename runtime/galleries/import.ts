@@ -2,8 +2,8 @@ import { createHash, randomUUID } from 'node:crypto'
 import { lstat, readFile, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { eq } from 'drizzle-orm'
-import { archiveFormat, insidePath, unpackArchive, type ArchiveLimits, type ArchiveViolation } from '../../shared/archive/safe-unpack.ts'
-import type { Db } from '../../shared/db/client.ts'
+import { archiveFormat, insidePath, unpackArchive, type ArchiveLimits, type ArchiveViolation } from '../archive/safe-unpack.ts'
+import type { Db } from '../db/client.ts'
 import { galleryImportJobs } from '../../shared/db/schema/index.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { ImportJob, ImportRowError } from '../../shared/galleries/types.ts'
@@ -48,7 +48,7 @@ function refusal(violation: ArchiveViolation): ApiError {
 /**
  * Face imports (spec 4.10 "File import"): an archive uploaded with purpose `face-import`
  * becomes an asynchronous job (one at a time: the machine has 2 cores) that unpacks it under
- * the archive rules of shared/archive (regular files and folders only, no absolute or `..`
+ * the archive rules of runtime/archive (regular files and folders only, no absolute or `..`
  * paths, bounded entries and expanded size) into `<DATA_DIR>/imports/<jobId>`, reads its
  * manifest and registers each row, recording progress, counts and per-row errors in
  * `gallery_import_jobs`. A job still running when the device stopped is marked failed at start.

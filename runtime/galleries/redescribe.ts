@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { eq, isNull, ne, or } from 'drizzle-orm'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { galleryTablesOf } from '../../shared/db/schema/index.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { EventsService } from '../../shared/events/types.ts'

@@ -1,5 +1,5 @@
 import { count, isNotNull, sql, type SQL } from 'drizzle-orm'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import type { GalleryTables } from '../../shared/db/schema/index.ts'
 import type { GalleryMatch } from '../../shared/galleries/types.ts'
 import { similarityOfDistance } from '../../shared/galleries/measure.ts'

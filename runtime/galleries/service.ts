@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm'
-import type { ArchiveLimits } from '../../shared/archive/safe-unpack.ts'
-import type { Db } from '../../shared/db/client.ts'
+import type { ArchiveLimits } from '../archive/safe-unpack.ts'
+import type { Db } from '../db/client.ts'
 import { galleryTablesOf } from '../../shared/db/schema/index.ts'
 import { GALLERY_KINDS, type GalleryKind } from '../../shared/galleries/kinds.ts'
 import type { GalleriesService, GalleryMatch, RecognizeRequest } from '../../shared/galleries/types.ts'

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { and, count, eq, inArray } from 'drizzle-orm'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import type { GalleryTables } from '../../shared/db/schema/index.ts'
-import { containsText } from '../../shared/db/like.ts'
+import { containsText } from '../db/like.ts'
 import { ApiError, invalidParam } from '../../shared/errors/index.ts'
 import { galleryKinds, type GalleryKind } from '../../shared/galleries/kinds.ts'
 import type {

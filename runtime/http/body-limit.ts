@@ -17,7 +17,7 @@ export class BodyTooLarge extends Error {
 
 export interface LimitedBody {
   stream: ReadableStream<Uint8Array> | null
-  /** The same body as a Node stream, when the request came from node:http (shared/http/node-body.ts). */
+  /** The same body as a Node stream, when the request came from node:http (runtime/http/node-body.ts). */
   node?: Readable
   /** Set once the limit was crossed, whatever the reader did with the error. */
   exceeded(): BodyTooLarge | null

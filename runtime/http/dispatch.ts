@@ -9,8 +9,8 @@ import type { RouteEntry, RouteTable } from './route-table.ts'
 import type { InputValidator } from './validate.ts'
 import { scrapeTokenAccepted } from '../auth/scrape-token.ts'
 import { STREAM_TOKEN_PARAM } from '../../shared/auth/stream-tokens.ts'
-import { attachNodeBody } from '../../shared/http/node-body.ts'
-import { jsonBytes } from '../../shared/http/json-bytes.ts'
+import { attachNodeBody } from './node-body.ts'
+import { jsonBytes } from './json-bytes.ts'
 import { BodyTooLarge, bodyTooLargeError, discard, DRAIN_CAP_BYTES, limitBody, limitRequestBody, type LimitedBody } from './body-limit.ts'
 
 export interface DispatchDeps {
@@ -180,7 +180,7 @@ async function readJson(body: LimitedBody): Promise<unknown> {
 /**
  * The request a multipart handler gets under node:http: @hono/node-server's own lightweight
  * Request (no web Request is built for it), with the limited body in place of the raw one, as a
- * Node stream (shared/http/node-body.ts) and as `body`.
+ * Node stream (runtime/http/node-body.ts) and as `body`.
  */
 function limitedNodeRequest(raw: Request, body: LimitedBody): Request {
   Object.defineProperty(raw, 'body', { get: () => body.stream })

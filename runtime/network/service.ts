@@ -1,4 +1,4 @@
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { invalidParam } from '../../shared/errors/index.ts'
 import type { EventsService } from '../../shared/events/types.ts'
 import type { Logger } from '../../shared/handler.ts'

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { systemSettings } from '../../shared/db/schema/index.ts'
 
 /** JSON values of the network area in `system_settings`, so they survive restarts. */

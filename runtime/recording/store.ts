@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gt, inArray, lt, or, sum, type SQL } from 'drizzle-orm'
 import type { Config } from '../../shared/config.ts'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { recordingCameras, recordingClipEvents, recordingClips, systemSettings } from '../../shared/db/schema/index.ts'
 import { clipUrlOf, type ClipPageInput, type ClipView } from '../../shared/recording/types.ts'
 

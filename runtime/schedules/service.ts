@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { eq } from 'drizzle-orm'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { schedules } from '../../shared/db/schema/index.ts'
 import { KeyedMutex } from '../../shared/keyed-mutex.ts'
 import { ApiError } from '../../shared/errors/index.ts'

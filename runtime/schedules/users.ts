@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm'
 import { alarmPolicies, streamTasks } from '../../shared/db/schema/index.ts'
-import type { DbOrTx } from '../../shared/db/client.ts'
+import type { DbOrTx } from '../db/client.ts'
 import type { ScheduleUsers } from '../../shared/schedules/types.ts'
 
 /** The stream tasks and alarm policies that refer to a schedule. */

@@ -1,5 +1,5 @@
 import { asc, eq } from 'drizzle-orm'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { streamTasks } from '../../shared/db/schema/index.ts'
 import { ApiError, invalidParam, isApiError, RecommendedAction } from '../../shared/errors/index.ts'
 import type { Clock, Identity, Logger } from '../../shared/handler.ts'

@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { loadConfig } from '../../shared/config.ts'
 import { RESTART_EXIT_CODE } from '../../shared/aihost/types.ts'
-import { endProbation, prepareStart, removeStrays, rollBack, type Checkpoint } from '../../shared/upgrade/install.ts'
-import { killPoint, processGroup } from '../../shared/upgrade/kill-point.ts'
-import { readUpgradeState } from '../../shared/upgrade/state.ts'
+import { endProbation, prepareStart, removeStrays, rollBack, type Checkpoint } from '../upgrade/install.ts'
+import { killPoint, processGroup } from '../upgrade/kill-point.ts'
+import { readUpgradeState } from '../upgrade/state.ts'
 import { projectRoot } from '../paths.ts'
 import { restartDelay } from './backoff.ts'
 import { probeAnswers } from './probe.ts'
@@ -23,7 +23,7 @@ import { runChild } from './run-child.ts'
  * - After an install the new version is on probation: if it exits or does not signal readiness
  *   (IPC `device.ready`, whatever LOG_LEVEL is; see readiness.ts) and answer `Probe` within
  *   UPGRADE_PROBATION_MS, it is stopped and the previous version restored. The install journal
- *   (shared/upgrade/journal.ts) carries the probation over a power cut or kill
+ *   (runtime/upgrade/journal.ts) carries the probation over a power cut or kill
  *   (docs/system.md "Rollback and power cuts").
  * - Each start of the device is a boot of spec 4.11: the device gets a new `bootId`
  *   (DEVICE_BOOT_ID), so a client sees that the restart of an upgrade or rollback happened.

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs'
 import path from 'node:path'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { ApiError, invalidParam } from '../../shared/errors/index.ts'
 import type { Logger } from '../../shared/handler.ts'
 import type { DebugService, DebugSettings, LogFileInfo, LogLevel } from '../../shared/system/types.ts'

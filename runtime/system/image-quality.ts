@@ -1,4 +1,4 @@
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import type { Logger } from '../../shared/handler.ts'
 import { JPEG_KINDS, type ImageQuality, type ImageQualityService, type JpegKind, type JpegSettings } from '../../shared/system/types.ts'
 import { loadSharp } from '../load-sharp.ts'

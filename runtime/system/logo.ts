@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Identity, Logger } from '../../shared/handler.ts'
 import type { UploadService } from '../../shared/uploads/index.ts'

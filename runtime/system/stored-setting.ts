@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { systemSettings } from '../../shared/db/schema/index.ts'
 
 /** One JSON value of the System settings in `system_settings`, so it survives restarts. */

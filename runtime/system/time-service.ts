@@ -1,5 +1,5 @@
 import { isIP } from 'node:net'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { ApiError, invalidParam } from '../../shared/errors/index.ts'
 import type { Logger } from '../../shared/handler.ts'
 import { isIanaTimeZone, localIso, utcOffsetMinutes } from '../../shared/system/time-zone.ts'

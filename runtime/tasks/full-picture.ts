@@ -3,7 +3,7 @@ import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat, utimes, wri
 import path from 'node:path'
 import type { Config } from '../../shared/config.ts'
 import { ApiError } from '../../shared/errors/index.ts'
-import { DataUrl } from '../../shared/http/json-bytes.ts'
+import { DataUrl } from '../../shared/http/data-url.ts'
 import type { DetectionResultCore, ImageSource, InferenceService } from '../../shared/inference/types.ts'
 import { FULL_PICTURE_ROUTE, picturesDir } from '../../shared/tasks/full-picture.ts'
 

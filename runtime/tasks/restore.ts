@@ -1,4 +1,4 @@
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import type { Logger } from '../../shared/handler.ts'
 import type { TaskConfig } from '../../shared/tasks/types.ts'
 import type { SidecarClient } from '../inference/client.ts'

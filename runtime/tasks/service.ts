@@ -1,6 +1,6 @@
 import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 import type { Config } from '../../shared/config.ts'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Clock, Logger } from '../../shared/handler.ts'
 import type { DetectionResult, ImageSource, InferenceService } from '../../shared/inference/types.ts'
@@ -10,7 +10,7 @@ import type {
   CreateTaskRequest, DetectTaskRequest, TaskActivity, TaskConfig, TaskRow, TaskStatus, TasksService,
 } from '../../shared/tasks/types.ts'
 import { TaskActivityLog } from './activity.ts'
-import { DataUrl } from '../../shared/http/json-bytes.ts'
+import { DataUrl } from '../../shared/http/data-url.ts'
 import { FullPictures } from './full-picture.ts'
 import { decodeBase64Image, downloadImage, pickImageSource } from './image-source.ts'
 import { findTask, listTasks, markCancelled, saveCreatedTask } from './store.ts'

@@ -1,5 +1,5 @@
 import { count, desc, eq, sql } from 'drizzle-orm'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { tasks } from '../../shared/db/schema/index.ts'
 import type { TaskConfig, TaskRow } from '../../shared/tasks/types.ts'
 

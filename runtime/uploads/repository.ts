@@ -1,5 +1,5 @@
 import { and, count, eq, getTableColumns, inArray, isNull, lte, or, sql } from 'drizzle-orm'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { uploadChunks, uploadSessions } from '../../shared/db/schema/uploads.ts'
 import type { UploadState } from '../../shared/uploads/index.ts'
 

@@ -5,7 +5,7 @@ import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { TusSessions } from './tus-sessions.ts'
 import type { Config } from '../../shared/config.ts'
-import type { Db } from '../../shared/db/client.ts'
+import type { Db } from '../db/client.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Clock, Identity, Logger } from '../../shared/handler.ts'
 import type {
@@ -117,10 +117,9 @@ export class UploadManager implements UploadService, SessionCore {
 
   capabilities(): Promise<UploadCapabilities> { return this.admission.capabilities() }
 
-  /** `uploadTemp` (spec 4.5): the uploadTemp adapter's. */
-  putChunk(identity: Identity, chunk: ChunkFields, body: Readable): Promise<UploadSessionView> {
-    return this.uploadTemp.putChunk(identity, chunk, body)
-  }
+  /** `uploadTemp` (spec 4.5): the uploadTemp adapter's, for a chunk and for the whole multipart request. */
+  putChunk(identity: Identity, chunk: ChunkFields, body: Readable): Promise<UploadSessionView> { return this.uploadTemp.putChunk(identity, chunk, body) }
+  receiveChunk(identity: Identity, request: Request): Promise<UploadSessionView> { return this.uploadTemp.receive(identity, request) }
 
   /** When sha256 was given, the completed file must match it; else the session fails and is released. */
   async verifySha256(session: UploadSessionRow): Promise<void> {

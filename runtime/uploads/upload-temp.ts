@@ -4,12 +4,14 @@ import { Readable } from 'node:stream'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Identity } from '../../shared/handler.ts'
 import type { ChunkFields, UploadSessionView } from '../../shared/uploads/index.ts'
-import { ByteGate } from '../../shared/uploads/byte-gate.ts'
+import { ByteGate } from './byte-gate.ts'
 import type { SessionWrite } from './locks.ts'
 import type { UploadSessionRow } from './repository.ts'
 import { checkChunkFields, checkChunkPlacement, checkResentChunk, checkSameFile, endedSessionError, metadataBytesOf } from './rules.ts'
 import type { SessionCore } from './session-core.ts'
 import { sha256Of } from './digest.ts'
+import { receiveChunk } from './multipart.ts'
+import { spoolDirOf } from './spool.ts'
 
 /**
  * The `uploadTemp` protocol (spec 4.5, 4.12): one adapter around the session core
@@ -45,6 +47,13 @@ export class UploadTempSessions {
       await this.core.forget(uploadId)
       throw error
     }
+  }
+
+  /** One multipart request (spec 4.5, 8): the chunk enforces maxChunkSize itself while it streams. */
+  receive(identity: Identity, request: Request): Promise<UploadSessionView> {
+    const { config } = this.core
+    return receiveChunk(request, { maxChunkBytes: config.uploadMaxChunkBytes, spoolDir: spoolDirOf(config.dataPath) },
+      (fields, body) => this.putChunk(identity, fields, body))
   }
 
   async putChunk(identity: Identity, chunk: ChunkFields, body: Readable): Promise<UploadSessionView> {

@@ -75,7 +75,7 @@ const format = ({ N, r, p }: ScryptCost, salt: Buffer, key: Buffer) =>
  * The stored form: `scrypt$N=<N>,r=<r>,p=<p>$<salt b64>$<key b64>` over the lower-cased MD5
  * digest. The digest is a password equivalent on the wire (spec 4.1), so it is stretched and
  * salted at rest; the parameters travel with the hash, so a change of cost leaves older hashes
- * verifiable (and upgraded at their next sign-in, shared/auth/accounts.ts).
+ * verifiable (and upgraded at their next sign-in, runtime/auth/accounts.ts).
  */
 export async function hashPasswordDigest(md5: string, cost: ScryptCost): Promise<string> {
   const salt = randomBytes(SALT_LENGTH)

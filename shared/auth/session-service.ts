@@ -1,4 +1,4 @@
-import type { DbOrTx } from '../db/client.ts'
+import type { DbOrTx } from '../db/types.ts'
 import type { Identity } from '../handler.ts'
 
 /**

@@ -1,5 +1,5 @@
 import type { Identity } from '../handler.ts'
-import type { DataUrl } from '../http/json-bytes.ts'
+import type { DataUrl } from '../http/data-url.ts'
 import type { AddCameraInput, UpdateCameraInput } from './inputs.ts'
 
 /**

@@ -16,7 +16,8 @@ export interface DeviceEvent {
 export interface EmitOptions {
   /**
    * A drizzle transaction: the event is written in it, so it exists exactly when the state
-   * change that caused it commits (`await ctx.db.transaction(async (tx) => { ...; await ctx.events.emit(kind, payload, { tx }) })`).
+   * change that caused it commits (`await db.transaction(async (tx) => { ...; await events.emit(kind, payload, { tx }) })`
+   * inside a runtime service: handlers reach no database).
    */
   tx?: unknown
   /** Overrides the kind's default source. */
@@ -38,6 +39,64 @@ export interface EventsService {
   subscribe(kinds: readonly EventKind[], listener: (event: DeviceEvent) => void | Promise<void>): () => void
   /** The devices on this device's broker and routes run on them (shared/fleet/types.ts; the console's Fleet view). */
   fleet: FleetService
+  /** The retained events, read back: the Event endpoints, the passenger-flow sums, webhook dead letters (runtime/events/history.ts). */
+  history: EventHistory
+}
+
+/** An event as the outbox keeps it: `time` in ms since epoch, `payload` the JSON text. */
+export interface StoredEvent {
+  id: number
+  kind: string
+  time: number
+  source: string
+  payload: string
+}
+
+/**
+ * The filters of the Event endpoints (shared/events/query.ts, docs/events.md "Event endpoints"):
+ * kinds, source and time range (ISO 8601, start inclusive, end exclusive), and the camera, task
+ * and label of the payload. An empty or inverted time range is InvalidParam.
+ */
+export interface EventQuery {
+  kinds?: string[]
+  source?: string
+  startTime?: string
+  endTime?: string
+  cameraId?: string
+  taskId?: string
+  label?: string
+}
+
+/** A webhook delivery that used up its attempts, with its event while the outbox still retains it. */
+export interface DeadLetter {
+  eventId: number
+  url: string
+  attempts: number
+  lastError: string
+  firstAttemptAt: number
+  deadAt: number
+  event: StoredEvent | null
+}
+
+/** `ctx.events.history`: queries of the outbox's retained events. */
+export interface EventHistory {
+  /**
+   * One page, newest first, with the total matching; `recordedClipUrl` is the clip the recording
+   * area wrote for the event afterwards (its `recording.clipReady` event), null when none.
+   */
+  page(query: EventQuery, pageNum: number, pageSize: number): Promise<{ total: number; rows: (StoredEvent & { recordedClipUrl: string | null })[] }>
+  /**
+   * The events of `kinds` (within the query's own kinds) oldest first, read in pages after an id
+   * (keyset), for exports; the query is checked at once (InvalidParam), before any page is read.
+   */
+  reader(query: EventQuery, kinds: readonly string[]): { after(afterId: number, limit: number): Promise<StoredEvent[]> }
+  /** Sums of `in` and `out` of `passengerFlow.counted` events per UTC hour, day or month, oldest first. */
+  passengerFlow(query: { startTime: string; endTime: string; period: 'hour' | 'day' | 'month'; source?: string; taskId?: string; counterId?: string }):
+    Promise<{ periodStart: string; in: number; out: number; events: number }[]>
+  /** Webhook dead letters, newest first, with the total. */
+  deadLetters(pageNum: number, pageSize: number): Promise<{ total: number; rows: DeadLetter[] }>
+  /** How many events of `kind` since `since` (ms), and the latest `limit` of them, newest first. */
+  recent(kind: string, since: number, limit: number): Promise<{ count: number; latest: StoredEvent[] }>
 }
 
 export interface MqttSettings {

@@ -1,6 +1,6 @@
 import type { TaskConfig } from '../tasks/types.ts'
 import type { ModelSignature } from '../models/onnx.ts'
-import type { DataUrl } from '../http/json-bytes.ts'
+import type { DataUrl } from '../http/data-url.ts'
 
 /**
  * What handlers see of the inference sidecar (`ctx.inference`) and the detection result of

@@ -39,3 +39,45 @@ export interface ModelView {
 }
 
 export const MODEL_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'
+
+/** A model file to register as a user model (a claimed upload, or a file of the import folder). */
+export interface NewModelFile {
+  sourcePath: string
+  /** Move it (claimed upload, same filesystem) or copy it (the import folder stays as it is). */
+  take: 'move' | 'copy'
+  originalFilename: string
+  modelName: string
+  exportable: boolean
+  /** An id chosen by the operator (a pipeline names it as `{"uploaded": "<id>"}`); random when absent. */
+  modelId?: string
+}
+
+/** What an operator may change of a user model (`Model/config`); an omitted field stays. */
+export interface ModelChanges {
+  modelName?: string
+  inputWidth?: ModelSettings['inputWidth']
+  inputHeight?: ModelSettings['inputHeight']
+  normalization?: ModelSettings['normalization']
+  labels?: ModelSettings['labels']
+  exportable?: boolean
+}
+
+/**
+ * `ctx.models`: the managed models, preset and user (spec 4.10-4.11; docs/system.md "Models").
+ * Implemented by `runtime/models/service.ts`.
+ */
+export interface ModelsService {
+  /** Preset models first, then by creation time. */
+  list(filter?: { source?: 'preset' | 'user'; offset?: number; limit?: number }): Promise<ModelView[]>
+  count(source?: 'preset' | 'user'): Promise<number>
+  /** ModelNotFound when there is none. */
+  get(modelId: string): Promise<ModelView>
+  /** Opens the file as ONNX in the sidecar (ModelInvalid), stores it under `<DATA_DIR>/models/` and records it. */
+  register(file: NewModelFile): Promise<ModelView>
+  /** ModelPresetReadOnly for a preset; InvalidParam when normalization's mean and std differ in length. */
+  configure(modelId: string, changes: ModelChanges): Promise<ModelView>
+  /** Deletes a user model and its file; ModelPresetReadOnly, or ModelInUse while a created task runs an algorithm that names it. */
+  remove(modelId: string): Promise<void>
+  /** The file of an exportable user model and its download name; DefaultCantBeExport otherwise (spec 4.11). */
+  exportFile(modelId: string): Promise<{ file: string; downloadName: string }>
+}

@@ -18,6 +18,11 @@ export interface UploadService {
    * On any error the session (manifest and stored bytes) is left exactly as it was.
    */
   putChunk(identity: Identity, chunk: ChunkFields, body: Readable): Promise<UploadSessionView>
+  /**
+   * One `uploadTemp` HTTP request as it arrives: its multipart body is streamed into `putChunk`
+   * (fields and file part in either order, the chunk within maxChunkSize; runtime/uploads/multipart.ts).
+   */
+  receiveChunk(identity: Identity, request: Request): Promise<UploadSessionView>
   /** `cancelUpload` (spec 4.6): releases the reservation at once and deletes the bytes. */
   cancel(identity: Identity, uploadId: string): Promise<void>
   /**

@@ -19,7 +19,7 @@ import { openAtLevel, tableNames, columnsOf } from '../../runtime/backup/scratch
 import { scratchDbOf, validateBackup } from '../../runtime/backup/validate.ts'
 import { createLogger } from '../../runtime/log.ts'
 import { nearestImagesQuery } from '../../runtime/galleries/search.ts'
-import { openDb } from '../../shared/db/client.ts'
+import { openDb } from '../../runtime/db/client.ts'
 import { migrationsDir } from '../../runtime/paths.ts'
 import { cameras, faceGalleries, galleryFaces, galleryPersons, galleryTablesOf, sessions, systemSettings, users } from '../../shared/db/schema/index.ts'
 import type { Identity } from '../../shared/handler.ts'

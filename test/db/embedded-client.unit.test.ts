@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import Database from 'libsql'
 import { createClient, LibsqlBatchError, LibsqlError, type Client, type InArgs, type InStatement, type ResultSet } from '@libsql/client'
-import { createEmbeddedClient } from '../../shared/db/embedded-client.ts'
-import { openDb } from '../../shared/db/client.ts'
+import { createEmbeddedClient } from '../../runtime/db/embedded-client.ts'
+import { openDb } from '../../runtime/db/client.ts'
 import { users } from '../../shared/db/schema/index.ts'
 
 // The embedded client against @libsql/client 0.18's sqlite3 client, which it mirrors, on real

@@ -9,7 +9,7 @@ import { expandConfig, isInMemoryConfig } from '@libsql/core/config'
 import { ResultSetImpl, transactionModeToBegin } from '@libsql/core/util'
 import { expectPinned } from '../helpers/pinned.ts'
 
-// shared/db/embedded-client.ts mirrors @libsql/client 0.18's sqlite3 client on libsql and uses
+// runtime/db/embedded-client.ts mirrors @libsql/client 0.18's sqlite3 client on libsql and uses
 // @libsql/core's internal modules: what it relies on of them, so that an upgrade that changes any
 // of it fails here instead of in the database layer. Upgrading means re-reading
 // @libsql/client's lib-esm/sqlite3.js against embedded-client.ts, then the versions below.

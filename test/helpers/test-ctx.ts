@@ -44,7 +44,7 @@ export async function createTestRuntime(overrides: Partial<Record<keyof Config, 
     config,
     clock,
     ctx: (identity = null, request = null) => ({
-      ...runtime.services,
+      ...runtime.handlerServices,
       identity,
       requestId: 'test-request',
       clientAddress: '127.0.0.1',

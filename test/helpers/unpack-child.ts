@@ -8,7 +8,7 @@
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { unpackAlgorithmPackage } from '../../runtime/algorithms/package-archive.ts'
-import { extractTarGz, type ArchiveLimits, type ArchiveViolation } from '../../shared/archive/safe-unpack.ts'
+import { extractTarGz, type ArchiveLimits, type ArchiveViolation } from '../../runtime/archive/safe-unpack.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 
 interface Job { mode: 'algorithm' | 'extract'; file: string; dest: string; limits: ArchiveLimits; accepted?: string[] }

@@ -10,7 +10,7 @@ import { writePackage } from './tarball.ts'
 /**
  * Power cuts during an upgrade, for test/upgrade/rollback.e2e.test.ts and the reliability
  * suite's `upgrade` part: the supervisor run in its own process group with the test-only
- * UPGRADE_TEST_KILL_AT (shared/upgrade/kill-point.ts), which SIGKILLs the whole group at a step.
+ * UPGRADE_TEST_KILL_AT (runtime/upgrade/kill-point.ts), which SIGKILLs the whole group at a step.
  */
 const root = path.resolve(import.meta.dirname, '../..')
 

@@ -41,6 +41,12 @@ describe('functions/ imports only shared/', () => {
   rejects('functions/atomic/probe.ts', `import { x } from '../../../elsewhere/x.ts'`)
   rejects('functions/probe.ts', `import { x } from '../runtime/x.ts'`)
   rejects('functions/a/b/c/probe.ts', `import { x } from '../../../../runtime/x.ts'`)
+  // Handlers reach state through a service on ctx, never the database.
+  rejects('functions/atomic/probe.ts', `import { events } from '../../shared/db/schema/index.ts'`)
+  rejects('functions/atomic/probe.ts', `import type { Db } from '../../shared/db/types.ts'`)
+  rejects('functions/atomic/probe.ts', `import { eq } from 'drizzle-orm'`)
+  rejects('functions/atomic/probe.ts', `import { drizzle } from 'drizzle-orm/libsql'`)
+  rejects('functions/atomic/probe.ts', `import { createClient } from '@libsql/client'`)
 
   accepts('functions/atomic/probe.ts', `import { defineHandler } from '../../shared/handler.ts'`)
   accepts('functions/atomic/probe.ts', `import { atomicActionCatalogue } from '../../shared/models/action-catalogue.ts'`)

@@ -10,7 +10,7 @@ import { EXECUTABLE } from '../../infra/release/build.mjs'
 import { CHANGED_PASSWORD, freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { md5, writePackage } from '../helpers/tarball.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
-import { stageUpgrade } from '../../shared/upgrade/stage.ts'
+import { stageUpgrade } from '../../runtime/upgrade/stage.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const version = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version as string

@@ -1,5 +1,5 @@
 /**
- * Decompression bombs cost bounded memory (shared/archive/safe-unpack.ts): each archive is
+ * Decompression bombs cost bounded memory (runtime/archive/safe-unpack.ts): each archive is
  * unpacked in a child process (test/helpers/unpack-child.ts) whose peak RSS rise is its own.
  * Declared sizes are refused at the header; bytes the headers do not declare are counted as
  * they are inflated; nothing is inflated in one piece.
@@ -13,7 +13,7 @@ import { pipeline } from 'node:stream/promises'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import yazl from 'yazl'
-import type { ArchiveLimits } from '../../shared/archive/safe-unpack.ts'
+import type { ArchiveLimits } from '../../runtime/archive/safe-unpack.ts'
 import { writeZerosTarGz, zeros } from '../helpers/tarball.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
@@ -51,7 +51,7 @@ async function writeZerosZip(file: string, name: string, size: number): Promise<
 
 const tooLarge = { messageKey: 'api.error.AlgorithmPackageTooLarge', details: { limitBytes: String(limits.maxExpandedBytes) } }
 
-describe('decompression bombs cost bounded memory (shared/archive)', () => {
+describe('decompression bombs cost bounded memory (runtime/archive)', () => {
   const file = (name: string) => path.join(dir, name)
 
   beforeAll(async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it, vi } from 'vitest'
-import { DataUrl, jsonBytes } from '../../shared/http/json-bytes.ts'
+import { DataUrl } from '../../shared/http/data-url.ts'
+import { jsonBytes } from '../../runtime/http/json-bytes.ts'
 
 describe('jsonBytes: JSON with Base64 data: URLs spliced in as bytes', () => {
   const jpeg = randomBytes(300_001)
@@ -35,8 +36,8 @@ describe('jsonBytes: JSON with Base64 data: URLs spliced in as bytes', () => {
   })
 
   it('splices a DataUrl made by another copy of the module (every handler bundle has its own) without making its text', async () => {
-    const specifier = '../../shared/http/json-bytes.ts?another-bundle'
-    const copy = await import(specifier) as typeof import('../../shared/http/json-bytes.ts')
+    const specifier = '../../shared/http/data-url.ts?another-bundle'
+    const copy = await import(specifier) as typeof import('../../shared/http/data-url.ts')
     expect(copy.DataUrl).not.toBe(DataUrl)
     const fromHandler = { fullPicture: new copy.DataUrl('image/jpeg', jpeg) }
     const asText = vi.spyOn(copy.DataUrl.prototype, 'toString')

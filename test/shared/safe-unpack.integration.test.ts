@@ -1,5 +1,5 @@
 /**
- * The archive rules both package kinds share (shared/archive/safe-unpack.ts): cases the
+ * The archive rules both package kinds share (runtime/archive/safe-unpack.ts): cases the
  * callers' own tests (test/algorithms/packages.unit.test.ts, test/upgrade/package.unit.test.ts)
  * cover for one link policy or one format only.
  */
@@ -11,7 +11,7 @@ import { constants, createGzip, gunzipSync } from 'node:zlib'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
   inspectTarGz, unpackArchive, type ArchiveFormat, type ArchiveRules, type ArchiveViolation, type TarEntry,
-} from '../../shared/archive/safe-unpack.ts'
+} from '../../runtime/archive/safe-unpack.ts'
 import { tarGz, type RawEntry } from '../helpers/tarball.ts'
 import { zipOf } from '../helpers/zip.ts'
 
@@ -44,7 +44,7 @@ async function unpack(bytes: Buffer, format: ArchiveFormat, policy: ArchiveRules
   return { dest }
 }
 
-describe('archive entry rules (shared/archive)', () => {
+describe('archive entry rules (runtime/archive)', () => {
   it('without links: hard links, symlinks, devices and FIFOs are refused by type, before anything is written', async () => {
     for (const [type, linkpath] of [['Link', 'a.txt'], ['SymbolicLink', 'a.txt'], ['CharacterDevice', undefined], ['BlockDevice', undefined], ['FIFO', undefined]] as const) {
       const archive = tarGz([{ path: 'a.txt', data: 'a' }, { path: 'x/odd', type, linkpath }])

@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { parsePackageName, validatePackage } from '../../shared/upgrade/package.ts'
-import { stageUpgrade } from '../../shared/upgrade/stage.ts'
-import { readUpgradeState } from '../../shared/upgrade/state.ts'
+import { parsePackageName, validatePackage } from '../../runtime/upgrade/package.ts'
+import { stageUpgrade } from '../../runtime/upgrade/stage.ts'
+import { readUpgradeState } from '../../runtime/upgrade/state.ts'
 import { md5, sha256, writePackage } from '../helpers/tarball.ts'
 
 const PRODUCT = 'EdgeAIDevice'

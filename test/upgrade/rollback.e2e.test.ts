@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { stageUpgrade } from '../../shared/upgrade/stage.ts'
+import { stageUpgrade } from '../../runtime/upgrade/stage.ts'
 import { closedPort, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { until } from '../helpers/processes.ts'
 import { buildRelease, PRODUCT } from '../helpers/release-package.ts'

@@ -6,7 +6,7 @@ import { startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { buildRelease, PRODUCT } from '../helpers/release-package.ts'
 import { writePackage } from '../helpers/tarball.ts'
 import { uploadFile } from '../helpers/upload-file.ts'
-import { stageUpgrade } from '../../shared/upgrade/stage.ts'
+import { stageUpgrade } from '../../runtime/upgrade/stage.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const baseVersion = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version

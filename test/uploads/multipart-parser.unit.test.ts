@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { MultipartParser } from '../../shared/uploads/multipart-parser.ts'
+import { MultipartParser } from '../../runtime/uploads/multipart-parser.ts'
 
 const BOUNDARY = 'xYz0123boundary'
 const DELIMITER = `\r\n--${BOUNDARY}`

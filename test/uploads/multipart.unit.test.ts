@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { receiveChunk } from '../../shared/uploads/multipart.ts'
+import { receiveChunk } from '../../runtime/uploads/multipart.ts'
 import { alice, apiError, bytes, harness, MB, sha256, type Harness } from './harness.ts'
 
 type Part = { name: string; value: string } | { name: string; filename?: string; data: Buffer }

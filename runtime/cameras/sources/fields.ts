@@ -1,5 +1,5 @@
 import { ApiError } from '../../../shared/errors/index.ts'
-import { parseSourceUrl } from '../../../shared/cameras/url.ts'
+import { parseSourceUrl } from '../url.ts'
 import type { SourceType } from '../../../shared/cameras/types.ts'
 import type { SourceFields, SourceInput, StoredSource } from './types.ts'
 

@@ -1,5 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises'
-import { USB_DEVICE } from '../../../shared/cameras/url.ts'
+import { USB_DEVICE } from '../url.ts'
 import type { UsbDevice } from '../../../shared/cameras/types.ts'
 import { baseFields, invalid, refuse } from './fields.ts'
 import type { CameraSource } from './types.ts'

@@ -7,8 +7,8 @@ import { Type, type Static } from '@sinclair/typebox'
 import {
   extractTarGz, insidePath, inspectTarGz, type ArchiveLimits, type ArchiveViolation, type TarListing,
 } from '../archive/safe-unpack.ts'
-import { ApiError } from '../errors/index.ts'
-import { checkSchema, formatIssue } from '../schema/validate.ts'
+import { ApiError } from '../../shared/errors/index.ts'
+import { checkSchema, formatIssue } from '../../shared/schema/validate.ts'
 
 /**
  * Upgrade package checks (spec 4.11 "Software upgrade request"): file name, MD5, archive
@@ -87,7 +87,7 @@ export interface ArchiveListing extends TarListing {
 
 /**
  * Reads the archive's headers (streaming; no byte is written to disk) and refuses it on the
- * first unsafe entry (shared/archive: absolute or `..` paths, links resolving outside, device
+ * first unsafe entry (runtime/archive: absolute or `..` paths, links resolving outside, device
  * files / FIFOs, too many entries, too many expanded bytes), or when it has no valid
  * `manifest.json` at the root.
  */

@@ -1,8 +1,8 @@
 import path from 'node:path'
-import { removeFilesStartingWith } from '../leftover-files.ts'
+import { removeFilesStartingWith } from '../../shared/leftover-files.ts'
 
 /**
- * Spool files of `uploadTemp` (shared/uploads/multipart.ts): a file part that arrives before
+ * Spool files of `uploadTemp` (runtime/uploads/multipart.ts): a file part that arrives before
  * the fields it needs is kept here until they are known, and deleted when its request ends.
  */
 export const spoolDirOf = (dataPath: string): string => path.join(dataPath, 'upload-spool')

@@ -1,9 +1,9 @@
 import { asc, eq, sql } from 'drizzle-orm'
 import path from 'node:path'
 import type { Db } from '../db/client.ts'
-import { models } from '../db/schema/models.ts'
-import { ApiError } from '../errors/index.ts'
-import type { ModelSettings, ModelView } from './types.ts'
+import { models } from '../../shared/db/schema/models.ts'
+import { ApiError } from '../../shared/errors/index.ts'
+import type { ModelSettings, ModelView } from '../../shared/models/types.ts'
 
 export type ModelRow = typeof models.$inferSelect
 

@@ -1,6 +1,6 @@
-import { invalidParam } from '../errors/index.ts'
-import { adapterConfigProblem } from './check.ts'
-import type { AdapterConfig } from './schemas.ts'
+import { invalidParam } from '../../shared/errors/index.ts'
+import { adapterConfigProblem } from '../../shared/network/check.ts'
+import type { AdapterConfig } from '../../shared/network/schemas.ts'
 
 /**
  * Checks an adapter change before anything is touched (spec 4.10 Network; the checks are in

@@ -1,5 +1,5 @@
-import { ApiError } from '../errors/index.ts'
-import type { SourceType } from './types.ts'
+import { ApiError } from '../../shared/errors/index.ts'
+import type { SourceType } from '../../shared/cameras/types.ts'
 
 /** URL schemes per source type: nothing else reaches ffmpeg (no file:, concat:, subfile: ...). */
 export const URL_SCHEMES: Partial<Record<SourceType, string[]>> = {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { readdir, rename, rm, symlink } from 'node:fs/promises'
 import path from 'node:path'
-import { isApiError } from '../errors/index.ts'
+import { isApiError } from '../../shared/errors/index.ts'
 import type { ArchiveLimits } from '../archive/safe-unpack.ts'
 import { syncPath, syncTree } from './durable.ts'
 import { clearJournal, MAX_INSTALL_ATTEMPTS, MAX_PROBATION_STARTS, readJournal, writeJournal } from './journal.ts'

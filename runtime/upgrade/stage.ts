@@ -1,6 +1,6 @@
 import { copyFile, mkdir, rename, rm } from 'node:fs/promises'
 import path from 'node:path'
-import { ApiError } from '../errors/index.ts'
+import { ApiError } from '../../shared/errors/index.ts'
 import type { ArchiveLimits } from '../archive/safe-unpack.ts'
 import { compareVersions, extractPackage, validatePackage } from './package.ts'
 import { readUpgradeState, upgradeDir, writeUpgradeState, type PendingUpgrade } from './state.ts'

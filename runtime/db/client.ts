@@ -1,14 +1,11 @@
 import { createClient, type Client } from '@libsql/client'
-import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql'
+import { drizzle } from 'drizzle-orm/libsql'
 import { migrate } from 'drizzle-orm/libsql/migrator'
 import { createEmbeddedClient } from './embedded-client.ts'
-import * as schema from './schema/index.ts'
+import * as schema from '../../shared/db/schema/index.ts'
+import type { Db } from '../../shared/db/types.ts'
 
-export type Db = LibSQLDatabase<typeof schema>
-/** A drizzle transaction (`db.transaction(async (tx) => ...)`); queries on it commit together. */
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
-/** Either the database or a transaction on it. */
-export type DbOrTx = Db | Tx
+export type { Db, DbOrTx, Tx } from '../../shared/db/types.ts'
 export { schema }
 
 export interface OpenDb {

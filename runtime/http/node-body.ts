@@ -6,9 +6,9 @@ import type { Readable } from 'node:stream'
  *
  * Why: reading an upload chunk through web streams costs a copy of every 64 KB read (Node's
  * web adapter detaches each Buffer from its pool) and several promise hops per read; on the
- * 2-core device that was a third of the upload path's CPU (bench/upload.bench.mjs). A handler
- * that streams a large body takes `nodeBodyOf(request)` when present, else `request.body`.
- * Only one of the two may be read.
+ * 2-core device that was a third of the upload path's CPU (bench/upload.bench.mjs). What
+ * streams a large body (`ctx.uploads.receiveChunk`, runtime/uploads/multipart.ts) takes
+ * `nodeBodyOf(request)` when present, else `request.body`. Only one of the two may be read.
  */
 const NODE_BODY = Symbol.for('edge-ai-device.nodeBody')
 

@@ -4,9 +4,9 @@ import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import { PassThrough, Readable } from 'node:stream'
 import { finished, pipeline } from 'node:stream/promises'
-import { ApiError } from '../errors/index.ts'
+import { ApiError } from '../../shared/errors/index.ts'
 import { nodeBodyOf } from '../http/node-body.ts'
-import type { ChunkFields } from './types.ts'
+import type { ChunkFields } from '../../shared/uploads/types.ts'
 import { ByteGate } from './byte-gate.ts'
 import { boundaryOf, MultipartParser } from './multipart-parser.ts'
 import { SPOOL_FILE_PREFIX } from './spool.ts'
@@ -77,7 +77,7 @@ const drained = (stream: NodeJS.EventEmitter) => new Promise<void>((resolve) => 
 })
 
 /**
- * Feeds a Node body (shared/http/node-body.ts) to the parser: plain `pipe`, no copies. After a
+ * Feeds a Node body (runtime/http/node-body.ts) to the parser: plain `pipe`, no copies. After a
  * parse failure the rest is still read (and dropped) so the client gets its answer; the
  * runtime's body limit bounds that. Resolves when the body ended or failed.
  */

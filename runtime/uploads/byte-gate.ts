@@ -1,5 +1,5 @@
 import { Transform, type Readable, type TransformCallback } from 'node:stream'
-import { ApiError } from '../errors/index.ts'
+import { ApiError } from '../../shared/errors/index.ts'
 import { UPLOAD_STREAM_BUFFER_BYTES } from './stream-buffer.ts'
 
 /**

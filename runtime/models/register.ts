@@ -5,11 +5,11 @@ import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
-import { invalidParam } from '../errors/index.ts'
-import { models } from '../db/schema/models.ts'
-import { imageSizeOf, type ModelSignature } from './onnx.ts'
+import { invalidParam } from '../../shared/errors/index.ts'
+import { models } from '../../shared/db/schema/models.ts'
+import { imageSizeOf, type ModelSignature } from '../../shared/models/onnx.ts'
 import { userModelDir, type ModelRow } from './store.ts'
-import { MODEL_ID_PATTERN, type ModelSettings } from './types.ts'
+import { MODEL_ID_PATTERN, type ModelSettings } from '../../shared/models/types.ts'
 
 export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256')

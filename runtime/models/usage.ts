@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
-import { tasks } from '../db/schema/tasks.ts'
-import type { AlgorithmRegistry } from '../algorithms/types.ts'
+import { tasks } from '../../shared/db/schema/tasks.ts'
+import type { AlgorithmRegistry } from '../../shared/algorithms/types.ts'
 
 export interface ModelUsage {
   /** Algorithms whose manifest names the model (`{"uploaded": "<modelId>"}`). */
