@@ -1,6 +1,6 @@
 import type { MqttClient } from 'mqtt'
 import { storageOf, systemMemory, cpuLoad } from '../../shared/aihost/system.ts'
-import { haDiscoveryConfigs, haKey, haTopics } from '../../shared/events/ha-discovery.ts'
+import { haDiscoveryConfigs, haKey, haTopics } from './ha-configs.ts'
 import type { DeviceEvent, MqttSettings } from '../../shared/events/types.ts'
 import type { Logger, Services } from '../../shared/handler.ts'
 import { DataUrl } from '../../shared/http/data-url.ts'
@@ -22,7 +22,7 @@ const EVENT_KINDS = ['object.entered', 'object.left', 'alarm.raised', 'passenger
 
 /**
  * Publishes Home Assistant MQTT discovery (docs/events.md "Home Assistant MQTT discovery") on
- * the device's own connection: the retained configs of shared/events/ha-discovery.ts, compared
+ * the device's own connection: the retained configs of runtime/events/ha-configs.ts, compared
  * every `refreshMs` with the cameras, tasks and policies (a removed entity's config is cleared
  * with an empty retained payload, also one left on the broker by an earlier run), all again
  * after each connect and on Home Assistant's birth message, and the states they point at.

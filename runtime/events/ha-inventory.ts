@@ -1,4 +1,4 @@
-import type { HaInventory, HaTask } from '../../shared/events/ha-discovery.ts'
+import type { HaInventory, HaTask } from './ha-configs.ts'
 import type { Services } from '../../shared/handler.ts'
 
 /** More labels than this in an algorithm: only those seen on the task get a binary sensor. */
@@ -35,7 +35,7 @@ function declaredLabels(services: Services, algorithmCode: string): string[] {
 }
 
 /**
- * What the device has, as Home Assistant entities see it (shared/events/ha-discovery.ts
+ * What the device has, as Home Assistant entities see it (runtime/events/ha-configs.ts
  * HaInventory): cameras, stream tasks with the labels their algorithm declares and those seen
  * on them (`seenLabels`, by task id), their counters, and the alarm policies.
  */

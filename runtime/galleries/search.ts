@@ -2,7 +2,7 @@ import { count, isNotNull, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import type { GalleryTables } from '../../shared/db/schema/index.ts'
 import type { GalleryMatch } from '../../shared/galleries/types.ts'
-import { similarityOfDistance } from '../../shared/galleries/measure.ts'
+import { similarityOfDistance } from './measure.ts'
 
 /**
  * The `candidates` images nearest to `descriptor` by the kind's vector index, those of

@@ -35,7 +35,7 @@ const IMAGE_PURPOSES = ['image', 'face-import'] as const
  * come from the sidecar (the kind's algorithm's `recognizer` node); they are stored in an
  * `F32_BLOB` column with a `libsql_vector_idx` index of the kind's measure (cosine; Euclidean
  * for faces) and searched with `vector_top_k` beyond EXACT_SEARCH_MAX_IMAGES (search.ts); `similarity` is the measure's
- * (shared/galleries/measure.ts). Names on the wire come from shared/galleries/kinds.ts.
+ * (runtime/galleries/measure.ts). Names on the wire come from shared/galleries/kinds.ts.
  */
 export class GalleryStore implements Store {
   readonly #info

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { haDiscoveryConfigs, haKey } from '../../shared/events/ha-discovery.ts'
+import { haDiscoveryConfigs, haKey } from '../../runtime/events/ha-configs.ts'
 import { checkDiscoveryConfig } from '../helpers/ha-schema.ts'
 
 const device = { topicPrefix: 'cwai', clientId: 'cam.east', discoveryPrefix: 'homeassistant', softwareVersion: '1.2.3', configurationUrl: 'http://192.0.2.10:8080' }
@@ -12,7 +12,7 @@ const inventory = {
   policies: [{ policyId: 'p1', policyName: 'visitor' }],
 }
 
-describe('Home Assistant discovery configs (shared/events/ha-discovery.ts)', () => {
+describe('Home Assistant discovery configs (runtime/events/ha-configs.ts)', () => {
   it('keeps ids of [a-zA-Z0-9_-] and makes others safe and distinct', () => {
     expect(haKey('door_1-A')).toBe('door_1-A')
     expect(haKey('door+1')).toMatch(/^door_1_[0-9a-f]{8}$/)

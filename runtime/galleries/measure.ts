@@ -1,4 +1,4 @@
-import type { GalleryMeasure } from '../db/schema/galleries.ts'
+import type { GalleryMeasure } from '../../shared/db/schema/galleries.ts'
 
 /**
  * The length R of a face descriptor of the shipped model (dlib ResNet-29, raw): its norms on
