@@ -27,7 +27,8 @@ export interface VisitFootage {
  * The device fixture (device-fixture.ts) with a camera's worth of that footage: `visitFootage`
  * starts the RTSP server once per file, on a free port, and stops it after the file.
  */
-export const visitFootageTest = deviceTest.extend('visitFootage', { scope: 'file' }, async (_, { onCleanup }): Promise<VisitFootage> => {
+// eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+export const visitFootageTest = deviceTest.extend('visitFootage', { scope: 'file' }, async ({}, { onCleanup }): Promise<VisitFootage> => {
   const dir = mkdtempSync(path.join(tmpdir(), 'visit-footage-'))
   const source = path.join(dir, 'visit.mp4')
   spliceVideo(PERSON_VIDEO, VISIT_PIECES, source, VISIT_LOOPS)
