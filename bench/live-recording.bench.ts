@@ -10,8 +10,8 @@
  * - Live latency: source frame sent → the same frame in Chromium's video element on the
  *   console's Live page (the first time the page can draw it: the video is drawn every 10 ms
  *   and the frame's number read from its pixels); beside it the latency of ffmpeg decoding the
- *   RTSP stream directly (the floor of any viewer). Target (the issue's): p50 and p90 < 2 s.
- *   The issue's floor, ffmpeg copying to a file, shows no frame, so it has no latency to
+ *   RTSP stream directly (the floor of any viewer). Target: p50 and p90 < 2 s.
+ *   The floor, ffmpeg copying to a file, shows no frame, so it has no latency to
  *   compare; a decoder reading the camera is the closest thing a viewer can do.
  * - Live CPU: the live ffmpeg and the runtime's own CPU above an idle window just before, with
  *   1 and with 4 viewers reading the stream, against the floor's CPU; per viewer with 4 is the
@@ -19,7 +19,7 @@
  *   details.
  * - Recording CPU per camera: the segment writer and the clip joins (continuous recording with
  *   a clip every CHUNK_SECONDS = 10 s, 30 times the joins of the default 300 s), and the
- *   segment writer alone (a camera between clips), against the floor. Target (the issue's) ≤
+ *   segment writer alone (a camera between clips), against the floor. Target ≤
  *   1.2 × the floor. The runtime's own CPU above the idle window (a line per segment, a row and
  *   an event per clip) is in details beside its idle CPU: it is within the idle work's spread.
  * Idle and busy windows alternate in rounds; medians are reported, every round in details. The

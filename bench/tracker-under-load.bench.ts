@@ -1,5 +1,5 @@
 /**
- * The tracker when the detector falls behind (docs/detection.md "Tracking"): the person
+ * The tracker when the detector falls behind (docs/cameras-and-stream-tasks.md "Tracking"): the person
  * detector runs in process (the sidecar's engine, bundled as the device builds it) on every
  * frame of one-by-one-person-detection.mp4 at 10 fps, longest side 512; the tracker
  * (runtime/streams/tracker.ts with the task's TRACKING) is then replayed on the frames a

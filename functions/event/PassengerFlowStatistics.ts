@@ -21,7 +21,6 @@ export default defineHandler({
   input: Input,
   async handle(input, ctx) {
     if (Date.parse(input.endTime) - Date.parse(input.startTime) > MAX_RANGE_MS) throw invalidParam('/endTime', 'the range may span at most 5 years')
-    // Buckets are UTC calendar periods.
     const rows = await ctx.events.history.passengerFlow(input)
     const totals = rows.reduce((t, r) => ({ in: t.in + r.in, out: t.out + r.out }), { in: 0, out: 0 })
     return {

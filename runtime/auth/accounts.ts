@@ -7,7 +7,7 @@ import type { SessionService } from '../../shared/auth/session-service.ts'
 import type { EventsService } from '../../shared/events/types.ts'
 import { dummyPasswordHash, hashPasswordDigest, md5Hex, needsRehash, verifyPasswordDigest, type ScryptCost } from '../../shared/auth/password.ts'
 
-export const DEFAULT_ACCOUNT = 'admin'
+const DEFAULT_ACCOUNT = 'admin'
 
 /** Creates the default account on a new database (spec 5.10: default account policy is the device's). */
 export async function ensureDefaultAccount(db: Db, initialPassword: string, changeRequired: boolean, now: number, cost: ScryptCost) {
@@ -34,7 +34,7 @@ async function findUserByAccount(db: Db, accountName: string) {
  * Until then a wrong password for that account costs the older hash, so its timing can tell
  * that the account exists (docs/sign-in-and-errors.md "Sign-in and sessions"); every guess is throttled all the same.
  */
-export async function authenticate(db: Db, accountName: string, md5: string, cost: ScryptCost) {
+async function authenticate(db: Db, accountName: string, md5: string, cost: ScryptCost) {
   const user = await findUserByAccount(db, accountName)
   const valid = await verifyPasswordDigest(md5, user?.passwordHash ?? dummyPasswordHash(cost))
   if (!user || !valid) return null

@@ -29,7 +29,7 @@ import { EmbeddedTransaction, executeBatch, inTransaction, type BatchStatement }
 import { mapSqliteError } from './embedded/values.ts'
 
 /** Prepared statements kept per connection; each costs a few KB of SQLite memory. */
-export const STATEMENT_CACHE_SIZE = 128
+const STATEMENT_CACHE_SIZE = 128
 
 export interface EmbeddedOptions {
   /** Statements kept prepared per connection. */

@@ -3,10 +3,12 @@ import type { Db } from '../db/client.ts'
 import { events, webhookDeadLetters } from '../../shared/db/schema/index.ts'
 import { invalidParam } from '../../shared/errors/index.ts'
 import { CLIP_READY_KIND } from '../../shared/events/query.ts'
+import { alarmKinds } from '../../shared/events/kinds.ts'
 import type { EventHistory, EventQuery } from '../../shared/events/types.ts'
+import { alarmExport } from './alarm-export.ts'
 
 /** The WHERE conditions of the Event endpoints' filters; an empty or inverted time range is InvalidParam. */
-export function eventConditions(filter: EventQuery, restrictKinds?: readonly string[]): SQL[] {
+function eventConditions(filter: EventQuery, restrictKinds?: readonly string[]): SQL[] {
   const start = filter.startTime === undefined ? null : Date.parse(filter.startTime)
   const end = filter.endTime === undefined ? null : Date.parse(filter.endTime)
   if (start !== null && end !== null && start >= end) throw invalidParam('/endTime', 'must be later than startTime')
@@ -21,7 +23,7 @@ export function eventConditions(filter: EventQuery, restrictKinds?: readonly str
 }
 
 /** The payload filters of EventPage and ExportAlarms: camera, task and label of analysis events. */
-export function payloadConditions(filter: { cameraId?: string; taskId?: string; label?: string }): SQL[] {
+function payloadConditions(filter: { cameraId?: string; taskId?: string; label?: string }): SQL[] {
   return (['cameraId', 'taskId', 'label'] as const).filter((field) => filter[field] !== undefined)
     .map((field) => sql`json_extract(${events.payload}, ${`$.${field}`}) = ${filter[field]}`)
 }
@@ -58,6 +60,10 @@ export class EventHistoryQueries implements EventHistory {
       after: (afterId: number, limit: number) =>
         this.#db.select().from(events).where(whereAll([...conditions, gt(events.id, afterId)])).orderBy(asc(events.id)).limit(limit),
     }
+  }
+
+  exportAlarms(query: EventQuery, options: Parameters<EventHistory['exportAlarms']>[1]) {
+    return alarmExport(this.reader(query, alarmKinds), options)
   }
 
   async passengerFlow(query: Parameters<EventHistory['passengerFlow']>[0]) {

@@ -7,7 +7,8 @@ import type { ChannelSettingsService, ChannelStatus, EventsService, MqttSettings
 import { invalidParam, isApiError } from '../../shared/errors/index.ts'
 import type { Clock, Logger, Services } from '../../shared/handler.ts'
 import { CursorStore } from './cursors.ts'
-import { MqttChannel, type RequestRouter } from './mqtt.ts'
+import { MqttChannel } from './mqtt.ts'
+import type { RequestRouter } from './mqtt-requests.ts'
 import { loadMqttTls } from './mqtt-tls.ts'
 import { HaDiscoveryPublisher } from './ha-discovery.ts'
 import { FleetWatcher } from './fleet.ts'
@@ -24,7 +25,7 @@ import type { DeviceMetrics, EventChannel } from '../metrics/index.ts'
 import { monotonicNow } from '../../shared/clock.ts'
 import { Mutex } from '../../shared/keyed-mutex.ts'
 
-export type { RequestRouter } from './mqtt.ts'
+export type { RequestRouter } from './mqtt-requests.ts'
 
 export interface EventChannelDeps {
   db: Db

@@ -12,9 +12,6 @@ import type { MqttTlsMaterial } from './mqtt-tls.ts'
 import type { DeliveryRecorder } from '../metrics/index.ts'
 import type { MqttCompanion } from './mqtt-companion.ts'
 
-// runtime/events/index.ts names the router's type from here.
-export type { RequestRouter } from './mqtt-requests.ts'
-
 const MAX_IN_FLIGHT = 2000
 
 export interface MqttChannelDeps {

@@ -51,7 +51,7 @@ function searchTerms(tables: GalleryTables, descriptor: Float32Array, galleryIds
  * (the same photo enrolled for two people, one of them deleted), and a small gallery costs a
  * scan of a few milliseconds (docs/galleries.md "Search").
  */
-export const EXACT_SEARCH_MAX_IMAGES = 2000
+const EXACT_SEARCH_MAX_IMAGES = 2000
 
 /**
  * The `k` closest items (best image each): every image compared when the kind holds at most

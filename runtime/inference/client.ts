@@ -80,7 +80,7 @@ export class SidecarClient implements InferenceService {
     }
   }
 
-  // ── gallery recognition (protocol.ts RECOGNIZE_CALL) ───────────────────────────────────
+  // ── gallery recognition (runtime/sidecar/protocol.ts RECOGNIZE_CALL) ───────────────────────────────────
   /** The gallery search a `recognizer` node asks for during a detection (runtime/galleries). */
   setRecognizer(recognize: Recognize): void {
     this.#recognize = recognize

@@ -19,11 +19,11 @@ export interface ConnectionOptions {
    * connection is lost or the client closed.
    */
   restore(current: () => boolean): Promise<void>
-  /** A call the sidecar makes back (protocol.ts RECOGNIZE_CALL), answered on `socket`. */
+  /** A call the sidecar makes back (runtime/sidecar/protocol.ts RECOGNIZE_CALL), answered on `socket`. */
   onRecognize(socket: net.Socket, header: Record<string, unknown>, body: Buffer): void
 }
 
-export const unavailable = (why: string) => new ApiError('SidecarUnavailable', { details: { reason: why } })
+const unavailable = (why: string) => new ApiError('SidecarUnavailable', { details: { reason: why } })
 
 /**
  * The runtime's socket to the sidecar (runtime/sidecar/protocol.ts frames): connects whenever

@@ -6,7 +6,7 @@ import { encodeFrame, unpackVectors } from '../sidecar/protocol.ts'
 import type { SupervisorLog } from './supervisor.ts'
 
 /**
- * Answers the one call the sidecar makes back (protocol.ts RECOGNIZE_CALL): the gallery search
+ * Answers the one call the sidecar makes back (runtime/sidecar/protocol.ts RECOGNIZE_CALL): the gallery search
  * of a `recognizer` node's descriptors during a detection (docs/architecture.md "The inference
  * sidecar"), run by `recognize` (runtime/galleries).
  */

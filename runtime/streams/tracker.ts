@@ -73,9 +73,12 @@ export function predictBox(track: Track, now: number, maxPredictMs: number): Tar
 
 /**
  * Associates detections across frames into objects with stable ids: greedy matching of the
- * highest-overlap pairs of the same label, then of the nearest centres, each track's box
- * first moved to where its velocity has taken it since it was last seen; a track confirmed
- * after `confirmHits` sightings, and ended after `leaveAfterMs` without one. Returns the
+ * highest-overlap pairs of the same label, then of the nearest centres, each track looked for
+ * where its velocity has taken it since it was last seen and where it was last seen, a late
+ * sighting allowed further (`maxSidesPerSecond`, up to `maxLateShift`); a track confirmed after
+ * `confirmHits` sightings, and ended after `leaveAfterMs` without one. A track is ended after
+ * the frame's matching, not before: a detector that saw no frame for that long has no evidence
+ * the object left (ending it first split visits when frames came seconds apart). Returns the
  * objects that entered and left.
  */
 export class IouTracker {

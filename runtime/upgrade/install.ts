@@ -7,7 +7,8 @@ import { syncPath, syncTree } from './durable.ts'
 import { clearJournal, MAX_INSTALL_ATTEMPTS, MAX_PROBATION_STARTS, readJournal, writeJournal } from './journal.ts'
 import type { KillPoint } from './kill-point.ts'
 import { checkMd5, extractPackage, inspectArchive, parsePackageName } from './package.ts'
-import { readUpgradeState, releasesDir, upgradeDir, writeUpgradeState, type InstalledRelease, type UpgradeState } from './state.ts'
+import type { InstalledRelease, UpgradeState } from '../../shared/upgrade/types.ts'
+import { readUpgradeState, releasesDir, upgradeDir, writeUpgradeState } from './state.ts'
 
 export type InstallOutcome =
   | { kind: 'none' }

@@ -4,8 +4,6 @@ import { syncPath, writeFileDurable } from './durable.ts'
 import { upgradeDir } from './state.ts'
 import type { UpgradeJournal } from '../../shared/upgrade/types.ts'
 
-export type { UpgradeJournal } from '../../shared/upgrade/types.ts'
-
 /** An install interrupted this many times is refused: the package, not bad luck, is the cause. */
 export const MAX_INSTALL_ATTEMPTS = 3
 /** The new version gets this many starts on probation; a power cut or kill in each one rolls it back. */

@@ -3,8 +3,6 @@ import path from 'node:path'
 import type { UpgradeState } from '../../shared/upgrade/types.ts'
 import { writeFileDurable } from './durable.ts'
 
-export type { InstalledRelease, PendingUpgrade, UpgradeRecord, UpgradeState } from '../../shared/upgrade/types.ts'
-
 const HISTORY_LIMIT = 50
 
 export const upgradeDir = (dataPath: string) => path.join(dataPath, 'upgrade')

@@ -295,5 +295,3 @@ export class UploadManager implements UploadService, SessionCore {
     return session
   }
 }
-
-export const createUploadService = (options: UploadServiceOptions): UploadManager => new UploadManager(options)

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream'
 import type { EventKind } from './kinds.ts'
 import type { FleetService } from '../fleet/types.ts'
 
@@ -78,6 +79,12 @@ export interface DeadLetter {
   event: StoredEvent | null
 }
 
+/** ExportAlarms' two files, each a stream made when asked for. */
+export interface AlarmExport {
+  csv(): Readable
+  zip(): Readable
+}
+
 /** `ctx.events.history`: queries of the outbox's retained events. */
 export interface EventHistory {
   /**
@@ -90,6 +97,12 @@ export interface EventHistory {
    * (keyset), for exports; the query is checked at once (InvalidParam), before any page is read.
    */
   reader(query: EventQuery, kinds: readonly string[]): { after(afterId: number, limit: number): Promise<StoredEvent[]> }
+  /**
+   * The alarm events matching the query as `alarms.csv` (id, time, kind, source, payload), or a
+   * zip of it with a `picture` column and each alarm's picture (`picture` finds its file), read
+   * page by page as it streams; the query is checked at once (InvalidParam).
+   */
+  exportAlarms(query: EventQuery, options: { signal: AbortSignal; picture(alarmId: string): Promise<string> }): AlarmExport
   /** Sums of `in` and `out` of `passengerFlow.counted` events per UTC hour, day or month, oldest first. */
   passengerFlow(query: { startTime: string; endTime: string; period: 'hour' | 'day' | 'month'; source?: string; taskId?: string; counterId?: string }):
     Promise<{ periodStart: string; in: number; out: number; events: number }[]>

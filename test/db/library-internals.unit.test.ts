@@ -9,10 +9,10 @@ import { expandConfig, isInMemoryConfig } from '@libsql/core/config'
 import { ResultSetImpl, transactionModeToBegin } from '@libsql/core/util'
 import { expectPinned } from '../helpers/pinned.ts'
 
-// runtime/db/embedded-client.ts mirrors @libsql/client 0.18's sqlite3 client on libsql and uses
+// runtime/db/embedded-client.ts (its parts in runtime/db/embedded/) mirrors @libsql/client 0.18's sqlite3 client on libsql and uses
 // @libsql/core's internal modules: what it relies on of them, so that an upgrade that changes any
 // of it fails here instead of in the database layer. Upgrading means re-reading
-// @libsql/client's lib-esm/sqlite3.js against embedded-client.ts, then the versions below.
+// @libsql/client's lib-esm/sqlite3.js against embedded-client.ts and embedded/, then the versions below.
 describe('library internals the embedded client relies on', () => {
   it('runs on the exact versions it was written against', () => {
     expectPinned('@libsql/client', '0.18.0')

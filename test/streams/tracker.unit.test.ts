@@ -87,16 +87,17 @@ describe('IouTracker', () => {
   it('a person rising into view from the bottom edge, seen again 800 ms later, is one object: the box grew, its feet stayed', () => {
     const tracker = new IouTracker(options)
     const ids = tracksOf(tracker, [[0, [box([125, 202, 89, 86])]], [200, [box([123, 158, 160, 127])]], [400, [box([147, 111, 187, 176])]], [1200, [box([213, 23, 127, 263])]]])
-    // The centre climbed 46 px a frame, so the velocity puts the box above the frame by then (no overlap, centres 147 px apart).
+    // The box grew up and right as the person rose: its velocity (37 px right, 23 px up a frame) carries it to (289, 19), where it
+    // overlaps the new box by IoU 0.15 and its centre is 116 px away, past 0.6 of its side; where it was last seen, IoU 0.47.
     expect(ids).toEqual([['1'], ['1'], ['1'], ['1']])
   })
 
-  it('a walker standing, then seen 1.2 s later 150 px on (0.6 of the box\'s height), is one object; 2.5 box heights away is someone else', () => {
+  it('a walker standing, then seen 1.2 s later 150 px on (0.6 of the box\'s height), is one object; 1.6 box heights away 2.2 s later is someone else', () => {
     const walker = new IouTracker(options)
     const sightings: [number, Detection[]][] = [[0, [box([257, 11, 87, 247])]], [400, [box([257, 10, 87, 248])]], [600, [box([257, 10, 87, 248])]], [1000, [box([256, 11, 96, 246])]], [2200, [box([404, 7, 108, 244])]]]
     expect(tracksOf(walker, sightings)).toEqual([['1'], ['1'], ['1'], ['1'], ['1']])
     const far = new IouTracker(options)
-    // 1.5 heights is the most a late sighting may have moved, however late.
-    expect(tracksOf(far, [[0, [person(0, 0, 40, 100)]], [200, [person(0, 0, 40, 100)]], [2400, [person(250, 0, 40, 100)]]])).toEqual([['1'], ['1'], ['2']])
+    // 0.8 heights a second for 2.2 s would allow 1.76; 1.5 is the most a late sighting may have moved, however late.
+    expect(tracksOf(far, [[0, [person(0, 0, 40, 100)]], [200, [person(0, 0, 40, 100)]], [2400, [person(160, 0, 40, 100)]]])).toEqual([['1'], ['1'], ['2']])
   })
 })

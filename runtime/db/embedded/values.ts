@@ -39,7 +39,7 @@ const maxSafeBigint = 9007199254740991n
 const minInteger = -9223372036854775808n
 const maxInteger = 9223372036854775807n
 
-export function valueFromSql(sqlValue: unknown, intMode: IntMode): unknown {
+function valueFromSql(sqlValue: unknown, intMode: IntMode): unknown {
   if (typeof sqlValue === 'bigint') {
     if (intMode === 'number') {
       if (sqlValue < minSafeBigint || sqlValue > maxSafeBigint) throw new RangeError('Received integer which cannot be safely represented as a JavaScript number')
@@ -53,7 +53,7 @@ export function valueFromSql(sqlValue: unknown, intMode: IntMode): unknown {
   return sqlValue
 }
 
-export function valueToSql(value: InValue, intMode: IntMode): unknown {
+function valueToSql(value: InValue, intMode: IntMode): unknown {
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new RangeError('Only finite numbers (not Infinity or NaN) can be passed as arguments')
     return value
