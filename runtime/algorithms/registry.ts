@@ -24,7 +24,7 @@ import { loadManifests, resolveManifest, validateManifest, type LoadedManifest }
 import type { PipelineManifest } from '../../models/manifest-schema.ts'
 import type { ArchiveLimits } from '../archive/safe-unpack.ts'
 import { unpackAlgorithmPackage } from './package-archive.ts'
-import { Mutex } from '../../shared/keyed-mutex.ts'
+import { Mutex } from '../keyed-mutex.ts'
 import { exportAlgorithmPackage } from './export-policy.ts'
 import { PackageInstall, type Active, type AlgorithmSink, type ResolveError } from './install.ts'
 import { copyPackageFolder, MANIFEST_FILE } from './package-files.ts'
@@ -61,7 +61,7 @@ export class AlgorithmRegistryService implements AlgorithmRegistry {
   readonly #dir: string
   readonly #active = new Map<string, Active>()
   #presets = new Map<string, LoadedManifest>()
-  /** Registry changes run one at a time (shared/keyed-mutex.ts). */
+  /** Registry changes run one at a time (runtime/keyed-mutex.ts). */
   readonly #queue = new Mutex()
 
   /** The package-install transaction (runtime/algorithms/install.ts), run inside `#exclusive`. */

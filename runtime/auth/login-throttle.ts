@@ -6,7 +6,7 @@ import type { Clock, Logger } from '../../shared/handler.ts'
 import type { EventsService } from '../../shared/events/types.ts'
 import type { LoginThrottle } from '../../shared/auth/login-throttle.ts'
 import { ApiError } from '../../shared/errors/index.ts'
-import { KeyedMutex } from '../../shared/keyed-mutex.ts'
+import { KeyedMutex } from '../keyed-mutex.ts'
 import { loginBusy } from '../../shared/auth/hash-slots.ts'
 import { monotonicOf } from '../../shared/clock.ts'
 

@@ -23,7 +23,7 @@ import { Tail } from './tail.ts'
 import { EventWebSocketServer } from './websocket.ts'
 import type { DeviceMetrics, EventChannel } from '../metrics/index.ts'
 import { monotonicNow } from '../../shared/clock.ts'
-import { Mutex } from '../../shared/keyed-mutex.ts'
+import { Mutex } from '../keyed-mutex.ts'
 
 export type { RequestRouter } from './mqtt-requests.ts'
 

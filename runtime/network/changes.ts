@@ -10,7 +10,7 @@ import type { BackendContext, NetworkBackend } from './backends/types.ts'
 import { HostCommandError } from './host.ts'
 import { readAdapterIpv4 } from './read.ts'
 import type { NetworkStore } from './store.ts'
-import { Mutex } from '../../shared/keyed-mutex.ts'
+import { Mutex } from '../keyed-mutex.ts'
 
 const PENDING_KEY = 'network.pendingChange'
 const LAST_KEY = 'network.lastChange'

@@ -1,5 +1,5 @@
 import type { Logger } from '../../shared/handler.ts'
-import { Mutex } from '../../shared/keyed-mutex.ts'
+import { Mutex } from '../keyed-mutex.ts'
 import { Samples } from './stats.ts'
 import type { Track } from './tracker.ts'
 

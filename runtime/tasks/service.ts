@@ -4,7 +4,7 @@ import type { Db } from '../db/client.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { Clock, Logger } from '../../shared/handler.ts'
 import type { DetectionResult, ImageSource, InferenceService } from '../../shared/inference/types.ts'
-import { KeyedMutex } from '../../shared/keyed-mutex.ts'
+import { KeyedMutex } from '../keyed-mutex.ts'
 import type { UploadLease, UploadService } from '../../shared/uploads/index.ts'
 import type {
   CreateTaskRequest, DetectTaskRequest, TaskActivity, TaskConfig, TaskRow, TaskStatus, TasksService,

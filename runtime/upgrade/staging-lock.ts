@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { KeyedMutex } from '../../shared/keyed-mutex.ts'
+import { KeyedMutex } from '../keyed-mutex.ts'
 
 /**
  * One staging at a time per data folder: the pending check, the validation and the write of

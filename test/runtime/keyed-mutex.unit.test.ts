@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { KeyedMutex, Mutex } from '../../shared/keyed-mutex.ts'
+import { KeyedMutex, Mutex } from '../../runtime/keyed-mutex.ts'
 
 /** A step that finishes when the test says so. */
 function gate() {
