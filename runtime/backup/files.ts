@@ -1,16 +1,8 @@
-import { createHash } from 'node:crypto'
-import { createReadStream } from 'node:fs'
 import { lstat, mkdir, readdir, rename, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { isBackedUpFolder } from './policy.ts'
 
 /** Helpers for the folders of DATA_DIR a backup holds and a restore swaps. */
-
-export async function sha256File(file: string): Promise<string> {
-  const hash = createHash('sha256')
-  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer)
-  return hash.digest('hex')
-}
 
 /** The folders at the top of `dir` that a backup holds (policy.ts). */
 export async function backedUpFolders(dir: string): Promise<string[]> {

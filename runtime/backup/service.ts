@@ -13,7 +13,7 @@ import { rangedFileResponse } from '../../shared/http/ranged-file.ts'
 import type { UploadService } from '../../shared/uploads/index.ts'
 import { migrationsDir } from '../paths.ts'
 import { ConfirmationTokens } from './confirmation.ts'
-import { sha256File } from './files.ts'
+import { sha256File } from '../digest.ts'
 import { FORMAT_VERSION } from './manifest.ts'
 import {
   backupDirOf, factoryResetMarker, readLastRestore, readPendingRestore, restoreDirOf, writeFactoryResetRequest, writeLastRestore, writePendingRestore,

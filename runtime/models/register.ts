@@ -1,35 +1,16 @@
-import { createHash, randomUUID } from 'node:crypto'
-import { createReadStream } from 'node:fs'
+import { randomUUID } from 'node:crypto'
 import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { pipeline } from 'node:stream/promises'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { invalidParam } from '../../shared/errors/index.ts'
 import { models } from '../../shared/db/schema/models.ts'
 import { imageSizeOf, type ModelSignature } from '../../shared/models/onnx.ts'
+import { sha256File } from '../digest.ts'
 import { userModelDir, type ModelRow } from './store.ts'
-import { MODEL_ID_PATTERN, type ModelSettings } from '../../shared/models/types.ts'
+import { MODEL_ID_PATTERN, type ModelSettings, type NewModelFile } from '../../shared/models/types.ts'
 
-export async function sha256File(file: string): Promise<string> {
-  const hash = createHash('sha256')
-  await pipeline(createReadStream(file), hash)
-  return hash.digest('hex')
-}
-
-export interface NewUserModel {
-  /** The file to register (a claimed upload or a file of the import folder). */
-  sourcePath: string
-  /** Move it (claimed upload, same filesystem) or copy it (import folder stays as it is). */
-  take: 'move' | 'copy'
-  originalFilename: string
-  modelName: string
-  exportable: boolean
-  /**
-   * An id chosen by the operator, so that a pipeline that names an operator-supplied model
-   * (`{"uploaded": "<id>"}` in a manifest) finds it at `<DATA_DIR>/models/<id>.onnx`.
-   */
-  modelId?: string
+export interface NewUserModel extends NewModelFile {
   /** Opens the file as an ONNX model and reads its signature: the sidecar's `inspectModel` (ModelInvalid). */
   inspect: (file: string) => Promise<ModelSignature>
 }

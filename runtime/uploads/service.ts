@@ -14,7 +14,7 @@ import type {
 import type { DeviceMetrics, UploadProtocol } from '../metrics/index.ts'
 import { Admission } from './admission.ts'
 import { statDisk, type Capacity, type StatDisk } from './capacity.ts'
-import { sha256Of } from './digest.ts'
+import { sha256Of } from '../digest.ts'
 import { expiryOf } from './expiry.ts'
 import { SessionWriteLocks, type SessionWrite } from './locks.ts'
 import { UploadRepository, type UploadSessionRow } from './repository.ts'

@@ -9,7 +9,7 @@ import type { SessionWrite } from './locks.ts'
 import type { UploadSessionRow } from './repository.ts'
 import { checkChunkFields, checkChunkPlacement, checkResentChunk, checkSameFile, endedSessionError, metadataBytesOf } from './rules.ts'
 import type { SessionCore } from './session-core.ts'
-import { sha256Of } from './digest.ts'
+import { sha256Of } from '../digest.ts'
 import { receiveChunk } from './multipart.ts'
 import { spoolDirOf } from './spool.ts'
 
