@@ -23,6 +23,8 @@ export interface Track extends Detection {
   recognition?: ObjectRecognition
   /** Movement of the box's centre, px per ms, smoothed over the sightings (0 until the second). */
   velocity: { x: number; y: number }
+  /** Frames the tracker saw since this track's last sighting that did not show it. */
+  missed: number
 }
 
 export interface TrackerOptions {
@@ -43,7 +45,10 @@ export interface TrackerOptions {
   maxLateShift: number
   /** Sightings before a track is an object (filters one-frame false positives). */
   confirmHits: number
-  /** A track not seen for this long has left. */
+  /**
+   * A track not seen for this long has left: ended before a frame's matching once a frame
+   * since its last sighting did not show it, else after (see IouTracker).
+   */
   leaveAfterMs: number
   /**
    * A track unseen carries on along its velocity for at most this long (a detector that runs
@@ -76,10 +81,12 @@ export function predictBox(track: Track, now: number, maxPredictMs: number): Tar
  * highest-overlap pairs of the same label, then of the nearest centres, each track looked for
  * where its velocity has taken it since it was last seen and where it was last seen, a late
  * sighting allowed further (`maxSidesPerSecond`, up to `maxLateShift`); a track confirmed after
- * `confirmHits` sightings, and ended after `leaveAfterMs` without one. A track is ended after
- * the frame's matching, not before: a detector that saw no frame for that long has no evidence
- * the object left (ending it first split visits when frames came seconds apart). Returns the
- * objects that entered and left.
+ * `confirmHits` sightings, and ended after `leaveAfterMs` without one. Such a track is ended
+ * before the frame's matching when a frame seen since its last sighting did not show it (the
+ * object was looked for and was gone: someone walking in 3 s after a person left must not
+ * continue that person), after the matching otherwise: a detector that saw no frame for that
+ * long has no evidence the object left (ending it first split visits when frames came seconds
+ * apart). Returns the objects that entered and left.
  */
 export class IouTracker {
   private tracks: Track[] = []
@@ -107,6 +114,7 @@ export class IouTracker {
   }
 
   update(detections: Detection[], now: number): { entered: Track[]; left: Track[] } {
+    const gone = this.expire(now, (track) => track.missed > 0)
     const predicted = new Map(this.predict(now).map(({ track, box }) => [track, box]))
     const usedTracks = new Set<Track>()
     const usedDetections = new Set<Detection>()
@@ -131,7 +139,7 @@ export class IouTracker {
           const w = track.hits === 1 ? 1 : VELOCITY_WEIGHT
           track.velocity = { x: w * seen.x + (1 - w) * track.velocity.x, y: w * seen.y + (1 - w) * track.velocity.y }
         }
-        Object.assign(track, { box: detection.box, confidence: detection.confidence, areaId: detection.areaId, target: detection.target, lastSeen: now, hits: track.hits + 1 })
+        Object.assign(track, { box: detection.box, confidence: detection.confidence, areaId: detection.areaId, target: detection.target, lastSeen: now, hits: track.hits + 1, missed: 0 })
         if (!track.confirmed && track.hits >= this.options.confirmHits) {
           track.confirmed = true
           entered.push(track)
@@ -155,16 +163,17 @@ export class IouTracker {
     })
     for (const detection of detections) {
       if (usedDetections.has(detection)) continue
-      const track: Track = { ...detection, id: String(this.next++), firstSeen: now, lastSeen: now, hits: 1, confirmed: this.options.confirmHits <= 1, velocity: { x: 0, y: 0 } }
+      const track: Track = { ...detection, id: String(this.next++), firstSeen: now, lastSeen: now, hits: 1, confirmed: this.options.confirmHits <= 1, velocity: { x: 0, y: 0 }, missed: 0 }
       this.tracks.push(track)
       if (track.confirmed) entered.push(track)
     }
-    return { entered, left: this.expire(now) }
+    for (const track of this.tracks) if (!usedTracks.has(track) && track.lastSeen < now) track.missed++
+    return { entered, left: [...gone, ...this.expire(now)] }
   }
 
-  /** Ends the tracks not seen for the leave delay; the confirmed ones are returned. */
-  expire(now: number): Track[] {
-    const gone = this.tracks.filter((track) => now - track.lastSeen > this.options.leaveAfterMs)
+  /** Ends the tracks (`which` of them) not seen for the leave delay; the confirmed ones are returned. */
+  private expire(now: number, which: (track: Track) => boolean = () => true): Track[] {
+    const gone = this.tracks.filter((track) => now - track.lastSeen > this.options.leaveAfterMs && which(track))
     this.tracks = this.tracks.filter((track) => !gone.includes(track))
     return gone.filter((track) => track.confirmed)
   }

@@ -100,4 +100,26 @@ describe('IouTracker', () => {
     // 0.8 heights a second for 2.2 s would allow 1.76; 1.5 is the most a late sighting may have moved, however late.
     expect(tracksOf(far, [[0, [person(0, 0, 40, 100)]], [200, [person(0, 0, 40, 100)]], [2400, [person(160, 0, 40, 100)]]])).toEqual([['1'], ['1'], ['2']])
   })
+
+  // Boxes from one-by-one-person-detection.mp4 (512 × 288): the first person leaves through the right edge at 19.4 s, the
+  // second walks in from the bottom left at 22.9 s; in between the detector looks at the empty room once a second.
+  const leaving: [number, Detection[]][] = [[18_700, [box([327, 21, 101, 235])]], [19_000, [box([340, 23, 141, 233])]], [19_400, [box([409, 37, 102, 209])]]]
+  const arriving: [number, Detection[]][] = [[22_900, [box([132, 183, 136, 104])]], [23_000, [box([146, 144, 137, 142])]]]
+
+  it('someone walking in 3.5 s after a person left is a new object when a frame in between did not show the person', () => {
+    const tracker = new IouTracker(options)
+    const left: string[] = []
+    const ids = [...leaving, [20_400, []], [21_400, []], ...arriving].map(([t, detections]) => {
+      left.push(...tracker.update(detections as Detection[], t as number).left.map((track) => track.id))
+      return tracker.predict(t as number).filter(({ track }) => track.lastSeen === t).map(({ track }) => track.id)
+    })
+    // 234 px between the centres, within 1.5 of the leaver's 209 px side: the late allowance alone would join them.
+    expect(ids).toEqual([['1'], ['1'], ['1'], [], [], ['2'], ['2']])
+    expect(left).toEqual(['1'])
+  })
+
+  it('a track the detector had no frame for since its last sighting is still looked for after the leave delay', () => {
+    // The same sightings with no frame between: nothing says the first person left, and the late allowance applies.
+    expect(tracksOf(new IouTracker(options), [...leaving, ...arriving])).toEqual([['1'], ['1'], ['1'], ['1'], ['1']])
+  })
 })
