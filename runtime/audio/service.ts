@@ -15,6 +15,7 @@ import type { AddAudioColumnInput, UpdateAudioColumnInput } from '../../shared/a
 import { ffmpegBinary } from '../cameras/ffmpeg.ts'
 import { AudioFfmpegError, TARGET_LOUDNESS, convertForPush, decodedAudio, normalizeToMp3, probeAudio, PUSH_FORMATS } from './ffmpeg-audio.ts'
 import { push, tcpConnect } from './http-push.ts'
+import { splitCredentials, type SplitUrl } from '../url-credentials.ts'
 
 type FileRow = typeof audioFiles.$inferSelect
 type ColumnRow = typeof audioColumns.$inferSelect
@@ -34,7 +35,7 @@ const invalidFile = (reason: string, details: Record<string, unknown> = {}) =>
   new ApiError('AudioFileInvalid', { details: { reason, ...details }, msgText: `The audio file was refused: ${reason}` })
 
 /** A column URL: http(s) only, credentials split off (given fields win), no white space. */
-function parseColumnUrl(raw: string): { url: string; username: string | null; password: string | null } {
+function parseColumnUrl(raw: string): SplitUrl {
   // eslint-disable-next-line no-control-regex
   if (/[\s\x00-\x1f\x7f]/.test(raw)) throw invalidParam('/url', 'contains white space or control characters')
   let parsed: URL
@@ -45,11 +46,7 @@ function parseColumnUrl(raw: string): { url: string; username: string | null; pa
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidParam('/url', 'must start with http:// or https://')
   if (!parsed.hostname) throw invalidParam('/url', 'has no host')
-  const username = parsed.username ? decodeURIComponent(parsed.username) : null
-  const password = parsed.password ? decodeURIComponent(parsed.password) : null
-  parsed.username = ''
-  parsed.password = ''
-  return { url: parsed.toString(), username, password }
+  return splitCredentials(parsed)
 }
 
 /**

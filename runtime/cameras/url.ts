@@ -1,5 +1,6 @@
 import { ApiError } from '../../shared/errors/index.ts'
 import type { SourceType } from '../../shared/cameras/types.ts'
+import { splitCredentials, type SplitUrl } from '../url-credentials.ts'
 
 /** URL schemes per source type: nothing else reaches ffmpeg (no file:, concat:, subfile: ...). */
 export const URL_SCHEMES: Partial<Record<SourceType, string[]>> = {
@@ -16,7 +17,7 @@ const invalid = (field: string, reason: string) =>
  * Checks a source URL and splits it into the URL without user info and the credentials in
  * it (credentials given in their own fields win). Throws CameraUrlInvalid.
  */
-export function parseSourceUrl(sourceType: SourceType, raw: string): { url: string; username: string | null; password: string | null } {
+export function parseSourceUrl(sourceType: SourceType, raw: string): SplitUrl {
   const schemes = URL_SCHEMES[sourceType]
   if (!schemes) throw invalid('url', `a ${sourceType} camera has no URL`)
   // eslint-disable-next-line no-control-regex
@@ -29,11 +30,7 @@ export function parseSourceUrl(sourceType: SourceType, raw: string): { url: stri
   }
   if (!schemes.includes(parsed.protocol)) throw invalid('url', `must start with ${schemes.map((s) => `${s}//`).join(' or ')}`)
   if (!parsed.hostname) throw invalid('url', 'has no host')
-  const username = parsed.username ? decodeURIComponent(parsed.username) : null
-  const password = parsed.password ? decodeURIComponent(parsed.password) : null
-  parsed.username = ''
-  parsed.password = ''
-  return { url: parsed.toString(), username, password }
+  return splitCredentials(parsed)
 }
 
 /** The URL with its credentials, for the reader only (never logged, never returned). */
