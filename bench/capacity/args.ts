@@ -16,6 +16,8 @@ export interface CapacityArgs {
   scope: Scope
   stepMode: StepMode
   motionGating: boolean
+  /** `taskConfig.detectorInputSize` of every task (docs/detection.md "Detector input size"); null: the algorithm's own. */
+  detectorInputSize: number | null
   video: string
   helmetClassifier: string | null
   outDir: string
@@ -27,6 +29,7 @@ export interface CapacityArgs {
 export const USAGE = `usage: npm run bench:capacity -- --workload ${WORKLOADS.join('|')} --target-fps N
   [--min-channels N (${DEFAULT_RUN.minChannels})] [--max-channels M (${DEFAULT_RUN.maxChannels})] [--step double|increment (${DEFAULT_RUN.stepMode})]
   [--hold-seconds S (${DEFAULT_RUN.holdSeconds})] [--warmup-seconds S (${DEFAULT_RUN.warmupSeconds})] [--motion-gating on|off (on)]
+  [--detector-input-size N (the algorithm's own)]
   [--video FILE.mp4 (${DEFAULT_RUN.video})] [--helmet-classifier FILE.onnx] [--scope ${SCOPES.join('|')}] [--out DIR (${DEFAULT_RUN.outDir})]
   [--algorithm TASK=ID (${Object.entries(DEFAULT_ALGORITHM_BY_TASK).map(([t, a]) => `${t}=${a}`).join(', ')})]
   [--min-fps-ratio X] [--max-missing-rate X] [--max-average-discard-rate X] [--max-critical-path-latency-ms X] [--max-detector-latency-ms X]`
@@ -40,7 +43,7 @@ const GATE_FLAGS: Record<string, keyof Gates> = {
 }
 
 const STRING_FLAGS = ['workload', 'target-fps', 'min-channels', 'max-channels', 'hold-seconds', 'warmup-seconds', 'scope', 'step',
-  'motion-gating', 'video', 'helmet-classifier', 'out', ...Object.keys(GATE_FLAGS)]
+  'motion-gating', 'detector-input-size', 'video', 'helmet-classifier', 'out', ...Object.keys(GATE_FLAGS)]
 
 function number(name: string, raw: string | undefined, fallback: number | undefined, check: (n: number) => boolean, rule: string): number {
   if (raw === undefined) {
@@ -92,6 +95,7 @@ export function parseCapacityArgs(argv: string[]): CapacityArgs {
     scope: scope as Scope,
     stepMode: step,
     motionGating: gating === 'on',
+    detectorInputSize: str('detector-input-size') === undefined ? null : number('detector-input-size', str('detector-input-size'), undefined, isInt1, 'an integer >= 1'),
     video: str('video') ?? DEFAULT_RUN.video,
     helmetClassifier: str('helmet-classifier') ?? null,
     outDir: str('out') ?? DEFAULT_RUN.outDir,

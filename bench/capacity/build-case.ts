@@ -73,9 +73,12 @@ export function buildCaseFile(input: { platformId: string; platform: string; sco
   }
 }
 
-/** `caseId` of a run: workload, target rate and `-ungated` without motion gating, as the pattern ^[a-z0-9-]+$ allows. */
-export function caseIdFor(workload: Workload, targetFps: number, motionGating = true): string {
-  return `${workload}-${String(targetFps).replace(/[^0-9]+/g, '-')}fps${motionGating ? '' : '-ungated'}`
+/**
+ * `caseId` of a run: workload, target rate, `-ungated` without motion gating and `-in320` with
+ * the detector's input size chosen, as the pattern ^[a-z0-9-]+$ allows.
+ */
+export function caseIdFor(workload: Workload, targetFps: number, motionGating = true, detectorInputSize: number | null = null): string {
+  return `${workload}-${String(targetFps).replace(/[^0-9]+/g, '-')}fps${motionGating ? '' : '-ungated'}${detectorInputSize === null ? '' : `-in${detectorInputSize}`}`
 }
 
 /** spec 2.8 `evidenceDate` (format date): the run's UTC calendar day. */

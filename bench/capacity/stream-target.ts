@@ -35,6 +35,8 @@ export interface StreamTargetOptions {
   video: string
   maxChannels: number
   motionGating: boolean
+  /** `taskConfig.detectorInputSize` of every task; null or absent: the algorithm's own. */
+  detectorInputSize?: number | null
   warmupSeconds: number
   /** Algorithm id per task (spec 2.3: ids differ by deployment). */
   algorithms: Record<TaskName, string>
@@ -133,7 +135,7 @@ export async function openStreamTarget(o: StreamTargetOptions): Promise<StreamTa
       const createdAt = Date.now()
       try {
         for (const t of tasks) {
-          await createTask(client, t, { algorithmCode: o.algorithms[t.task], cameraId: cameras[t.channel]!, motionGating: o.motionGating }, plan.channels)
+          await createTask(client, t, { algorithmCode: o.algorithms[t.task], cameraId: cameras[t.channel]!, motionGating: o.motionGating, ...(o.detectorInputSize ? { taskConfig: { detectorInputSize: o.detectorInputSize } } : {}) }, plan.channels)
           created.push(t.taskId)
         }
         const startWaitMs = await untilRunning(client, tasks)
@@ -179,7 +181,7 @@ export async function openStreamTarget(o: StreamTargetOptions): Promise<StreamTa
     return {
       runStep,
       settings: {
-        video: path.basename(o.video), motionGating: o.motionGating, warmupSeconds: o.warmupSeconds, algorithms: o.algorithms,
+        video: path.basename(o.video), motionGating: o.motionGating, detectorInputSize: o.detectorInputSize ?? null, warmupSeconds: o.warmupSeconds, algorithms: o.algorithms,
         helmetClassifier: o.helmetClassifier ? path.basename(o.helmetClassifier) : null, footage, idleRssMb: idle.rssPeakMb, deviceEnv: o.deviceEnv ?? {},
         cameras: 'one RTSP mount per channel (GStreamer RTSP server on loopback, H.264 passed through, a pipeline per client), one camera per mount',
         streamOffsetsSeconds: mounts.map((m) => m.offsetSeconds),
@@ -193,7 +195,7 @@ export async function openStreamTarget(o: StreamTargetOptions): Promise<StreamTa
 }
 
 /** TaskCreate; an answer that stands for a setup block (setup-errors.ts) throws SetupBlockedError. */
-async function createTask(client: DeviceClient, t: ChannelTask, settings: { algorithmCode: string; cameraId: string; motionGating: boolean }, channels: number): Promise<void> {
+async function createTask(client: DeviceClient, t: ChannelTask, settings: { algorithmCode: string; cameraId: string; motionGating: boolean; taskConfig?: { detectorInputSize: number } }, channels: number): Promise<void> {
   const answer = await client.call('/v1/cwai/aihost/TaskCreate', { taskId: t.taskId, targetFps: t.targetFps, ...settings })
   if (answer.resCode === 1) return
   const block = answer.resMsg[0] && setupBlockOf(answer.resMsg[0], `${t.task} (algorithm ${settings.algorithmCode}) on channel ${t.channel + 1} of ${channels}`)

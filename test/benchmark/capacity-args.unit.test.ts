@@ -8,7 +8,7 @@ describe('parseCapacityArgs', () => {
   it('takes workload and target fps and fills the defaults', () => {
     expect(parseCapacityArgs(['--workload', 'person-detector', '--target-fps', '5'])).toEqual({
       workload: 'person-detector', targetFps: 5, minChannels: 1, maxChannels: DEFAULT_RUN.maxChannels, holdSeconds: DEFAULT_RUN.holdSeconds,
-      warmupSeconds: DEFAULT_RUN.warmupSeconds, scope: 'additional-experimental-platform', stepMode: 'double', motionGating: true,
+      warmupSeconds: DEFAULT_RUN.warmupSeconds, scope: 'additional-experimental-platform', stepMode: 'double', motionGating: true, detectorInputSize: null,
       video: DEFAULT_RUN.video, helmetClassifier: null, outDir: DEFAULT_RUN.outDir, algorithms: DEFAULT_ALGORITHM_BY_TASK, gates: DEFAULT_GATES,
     })
     expect(DEFAULT_RUN.video).toMatch(/\/shared\/media\/one-by-one-person-detection\.mp4$/)
@@ -16,10 +16,10 @@ describe('parseCapacityArgs', () => {
 
   it('reads every optional flag, gates included', () => {
     const a = parseCapacityArgs(['--workload', 'concurrent-mixed', '--target-fps', '2.5', '--min-channels', '2', '--max-channels', '3', '--hold-seconds', '4',
-      '--warmup-seconds', '0', '--scope', 'release-platform', '--step', 'increment', '--motion-gating', 'off', '--video', '/tmp/v.mp4',
+      '--warmup-seconds', '0', '--scope', 'release-platform', '--step', 'increment', '--motion-gating', 'off', '--detector-input-size', '320', '--video', '/tmp/v.mp4',
       '--helmet-classifier', '/tmp/h.onnx', '--out', '/tmp/x', '--min-fps-ratio', '0.9', '--max-detector-latency-ms', '250', '--algorithm', 'person-detector=people-v2'])
     expect(a).toMatchObject({ workload: 'concurrent-mixed', targetFps: 2.5, minChannels: 2, maxChannels: 3, holdSeconds: 4, warmupSeconds: 0, scope: 'release-platform',
-      stepMode: 'increment', motionGating: false, video: '/tmp/v.mp4', helmetClassifier: '/tmp/h.onnx', outDir: '/tmp/x' })
+      stepMode: 'increment', motionGating: false, detectorInputSize: 320, video: '/tmp/v.mp4', helmetClassifier: '/tmp/h.onnx', outDir: '/tmp/x' })
     expect(a.gates).toEqual({ ...DEFAULT_GATES, minFpsRatio: 0.9, maxDetectorLatencyMs: 250 })
     expect(a.algorithms).toEqual({ ...DEFAULT_ALGORITHM_BY_TASK, 'person-detector': 'people-v2' })
   })
@@ -36,6 +36,7 @@ describe('parseCapacityArgs', () => {
     [['--workload', 'person-detector', '--target-fps', '5', '--warmup-seconds=-1'], /--warmup-seconds must be a number >= 0/],
     [['--workload', 'person-detector', '--target-fps', '5', '--motion-gating', 'yes'], /--motion-gating must be on or off/],
     [['--workload', 'person-detector', '--target-fps', '5', '--max-missing-rate=-1'], /--max-missing-rate must be a number >= 0/],
+    [['--workload', 'person-detector', '--target-fps', '5', '--detector-input-size', '320.5'], /--detector-input-size must be an integer >= 1/],
     [['--workload', 'person-detector', '--target-fps', '5', '--channels', '2'], /Unknown option '--channels'/],
     [['--workload', 'person-detector', '--target-fps', '5', '--algorithm', 'helmet=x'], /--algorithm must be TASK=ID/],
     [['--workload', 'person-detector', '--target-fps', '5', '--algorithm', 'person-detector'], /--algorithm must be TASK=ID/],

@@ -164,6 +164,7 @@ describe('buildCase', () => {
   it('names cases and dates evidence as spec 2.8 patterns allow', () => {
     expect(caseIdFor('concurrent-mixed', 2.5)).toBe('concurrent-mixed-2-5fps')
     expect(caseIdFor('person-detector', 5, false)).toBe('person-detector-5fps-ungated')
+    expect(caseIdFor('person-detector', 5, true, 320)).toBe('person-detector-5fps-in320')
     expect(evidenceDateOf(new Date('2026-11-22T23:59:59Z'))).toBe('2026-11-22')
   })
 })
