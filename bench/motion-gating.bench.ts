@@ -10,7 +10,8 @@
  * without counter lines (target ≤ 1/3 of every frame: the detector work behind the capacity
  * target of 3×); the person visits, and their counter crossings, that the replay with every
  * frame found and a gated one missed (target 0); the object.entered events (target: no more
- * than with every frame). The capacity run (capacity.bench.ts) measures the machine; this
+ * than with every frame); and, in its details, the same replay with the gate's intervals swept
+ * (`intervalSweep`). The capacity run (capacity.bench.ts) measures the machine; this
  * checks the gate itself, the same on any machine. Boxes stay in the analysed frame's pixels (the task scales them to the
  * camera's and back; the tracker's thresholds are ratios). `npx tsx bench/motion-gating.bench.ts`
  */
@@ -105,6 +106,12 @@ const crossed = { every: visitsWith(every.crossings), gated: visitsWith(gated.cr
 // The counter line's crossings are the counting task's to find; every gated replay must find the visits.
 const missed = missing(found.every, found.gated).length + missing(found.every, found.counting).length + missing(crossed.every, crossed.counting).length
 
+// The gate's intervals swept (not a target): what the detector's share and the visits found do when objects are looked at less often.
+const sweep = [[1000, 1000], [3000, 1000], [3000, 1500], [3000, 2000]].map(([minDetectIntervalMs, trackedDetectIntervalMs]) => {
+  const replayed = replay(frames, size, { ...GATE, minDetectIntervalMs: minDetectIntervalMs!, trackedDetectIntervalMs: trackedDetectIntervalMs! })
+  return { minDetectIntervalMs, trackedDetectIntervalMs, detectedShare: replayed.detectedShare, entered: replayed.entered.length, visitsMissed: missing(found.every, visitsWith(replayed.entered)).length }
+})
+
 const file = await writeReport({
   benchmark: 'motion-gating',
   description: 'Share of the footage\'s frames a person-detector stream task sends to the detector with motion gating, replayed without a clock, vs every frame; the visits and counter crossings found',
@@ -120,6 +127,7 @@ const file = await writeReport({
   details: {
     detectorMsPerFrame: detectMs, detectedShareWithCounterLine: counting.detectedShare,
     gateReasons: { gated: gated.reasons, counting: counting.reasons },
+    intervalSweep: sweep,
     visitsFound: found, crossingsFound: crossed,
     enteredSeconds: { every: every.entered.map((t) => t / 1000), gated: gated.entered.map((t) => t / 1000), counting: counting.entered.map((t) => t / 1000) },
   },
