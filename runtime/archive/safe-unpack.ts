@@ -1,6 +1,6 @@
 import { mkdir, open } from 'node:fs/promises'
 import type { ArchiveFormat, ArchiveRules } from './rules.ts'
-import { extractTarGz, inspectTarGz } from './tar-gz.ts'
+import { extractTarGz, GZIP_MAGIC, inspectTarGz } from './tar-gz.ts'
 import { unpackZip } from './zip.ts'
 
 /**
@@ -20,7 +20,6 @@ export { insidePath, type ArchiveFormat, type ArchiveLimits, type ArchiveRules, 
 export { extractTarGz, inspectTarGz, type TarEntry, type TarListing } from './tar-gz.ts'
 
 const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04])
-const GZIP_MAGIC = Buffer.from([0x1f, 0x8b])
 
 /** The format by its magic bytes; null when it is neither. */
 export async function archiveFormat(file: string): Promise<ArchiveFormat | null> {

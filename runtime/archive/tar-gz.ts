@@ -25,7 +25,7 @@ export interface TarListing {
   limits: ArchiveLimits
 }
 
-const GZIP_MAGIC = Buffer.from([0x1f, 0x8b])
+export const GZIP_MAGIC = Buffer.from([0x1f, 0x8b])
 const TAR_REGULAR = new Set(['File', 'OldFile', 'ContiguousFile'])
 const TAR_LINKS = new Set(['SymbolicLink', 'Link'])
 /**

@@ -1,11 +1,14 @@
 import { Readable } from 'node:stream'
 import yazl from 'yazl'
-import type { AlarmExport, EventHistory } from '../../shared/events/types.ts'
+import type { AlarmExport, StoredEvent } from '../../shared/events/types.ts'
 
 const PAGE = 500
 const COLUMNS = ['id', 'time', 'kind', 'source', 'payload']
 
-type EventReader = ReturnType<EventHistory['reader']>
+/** The events to export, oldest first, read in pages after an id (keyset). */
+export interface EventReader {
+  after(afterId: number, limit: number): Promise<StoredEvent[]>
+}
 
 /** RFC 4180 quoting; a leading formula character is neutralised for spreadsheet safety. */
 const cell = (value: string) => {

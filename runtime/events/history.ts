@@ -5,7 +5,7 @@ import { invalidParam } from '../../shared/errors/index.ts'
 import { CLIP_READY_KIND } from '../../shared/events/query.ts'
 import { alarmKinds } from '../../shared/events/kinds.ts'
 import type { EventHistory, EventQuery } from '../../shared/events/types.ts'
-import { alarmExport } from './alarm-export.ts'
+import { alarmExport, type EventReader } from './alarm-export.ts'
 
 /** The WHERE conditions of the Event endpoints' filters; an empty or inverted time range is InvalidParam. */
 function eventConditions(filter: EventQuery, restrictKinds?: readonly string[]): SQL[] {
@@ -22,9 +22,12 @@ function eventConditions(filter: EventQuery, restrictKinds?: readonly string[]):
   return conditions
 }
 
-/** The payload filters of EventPage and ExportAlarms: camera, task and label of analysis events. */
-function payloadConditions(filter: { cameraId?: string; taskId?: string; label?: string }): SQL[] {
-  return (['cameraId', 'taskId', 'label'] as const).filter((field) => filter[field] !== undefined)
+/** Payload fields a filter may name: the camera, task and label of analysis events (EventPage, ExportAlarms), a counter line. */
+type PayloadField = 'cameraId' | 'taskId' | 'label' | 'counterId'
+
+/** The filter's payload conditions on `fields`, each `payload.<field> = value`. */
+function payloadConditions(filter: Partial<Record<PayloadField, string>>, fields: readonly PayloadField[] = ['cameraId', 'taskId', 'label']): SQL[] {
+  return fields.filter((field) => filter[field] !== undefined)
     .map((field) => sql`json_extract(${events.payload}, ${`$.${field}`}) = ${filter[field]}`)
 }
 
@@ -54,7 +57,8 @@ export class EventHistoryQueries implements EventHistory {
     return { total: total?.n ?? 0, rows: rows.map((row) => ({ ...row, recordedClipUrl: clipOf.get(row.id) ?? null })) }
   }
 
-  reader(query: EventQuery, kinds: readonly string[]) {
+  /** The events of `kinds` (within the query's own) oldest first, in pages after an id (keyset); the query is checked at once. */
+  #reader(query: EventQuery, kinds: readonly string[]): EventReader {
     const conditions = [...eventConditions(query, kinds), ...payloadConditions(query)]
     return {
       after: (afterId: number, limit: number) =>
@@ -63,13 +67,11 @@ export class EventHistoryQueries implements EventHistory {
   }
 
   exportAlarms(query: EventQuery, options: Parameters<EventHistory['exportAlarms']>[1]) {
-    return alarmExport(this.reader(query, alarmKinds), options)
+    return alarmExport(this.#reader(query, alarmKinds), options)
   }
 
   async passengerFlow(query: Parameters<EventHistory['passengerFlow']>[0]) {
-    const conditions = eventConditions({ ...query, kinds: ['passengerFlow.counted'] })
-    if (query.taskId) conditions.push(sql`json_extract(${events.payload}, '$.taskId') = ${query.taskId}`)
-    if (query.counterId) conditions.push(sql`json_extract(${events.payload}, '$.counterId') = ${query.counterId}`)
+    const conditions = [...eventConditions({ ...query, kinds: ['passengerFlow.counted'] }), ...payloadConditions(query, ['taskId', 'counterId'])]
     const bucket = sql<string>`strftime(${PERIOD_FORMAT[query.period]}, ${events.time} / 1000, 'unixepoch')`
     const rows = await this.#db.select({
       periodStart: bucket,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { DATA_URL_SPLICER, type DataUrl } from '../../shared/http/data-url.ts'
+import { DATA_URL_SPLICER, type DataUrl, type Splicer } from '../../shared/http/data-url.ts'
 
-const holder = globalThis as { [DATA_URL_SPLICER]?: ((dataUrl: DataUrl) => string) | null }
+const holder = globalThis as { [DATA_URL_SPLICER]?: Splicer | null }
 
 /** Stands for a DataUrl in the text of `jsonBytes`; random, so no client string can forge it. */
 const MARK = `splice-${randomBytes(16).toString('hex')}-`

@@ -23,8 +23,6 @@ export interface Track extends Detection {
   recognition?: ObjectRecognition
   /** Movement of the box's centre, px per ms, smoothed over the sightings (0 until the second). */
   velocity: { x: number; y: number }
-  /** Frames the tracker saw since this track's last sighting that did not show it. */
-  missed: number
 }
 
 export interface TrackerOptions {
@@ -91,6 +89,8 @@ export function predictBox(track: Track, now: number, maxPredictMs: number): Tar
 export class IouTracker {
   private tracks: Track[] = []
   private next = 1
+  /** The tracks a frame seen since their last sighting did not show (looked for, not found). */
+  private readonly missed = new WeakSet<Track>()
 
   constructor(private readonly options: TrackerOptions) {}
 
@@ -114,7 +114,7 @@ export class IouTracker {
   }
 
   update(detections: Detection[], now: number): { entered: Track[]; left: Track[] } {
-    const gone = this.expire(now, (track) => track.missed > 0)
+    const gone = this.expire(now, (track) => this.missed.has(track))
     const predicted = new Map(this.predict(now).map(({ track, box }) => [track, box]))
     const usedTracks = new Set<Track>()
     const usedDetections = new Set<Detection>()
@@ -139,7 +139,7 @@ export class IouTracker {
           const w = track.hits === 1 ? 1 : VELOCITY_WEIGHT
           track.velocity = { x: w * seen.x + (1 - w) * track.velocity.x, y: w * seen.y + (1 - w) * track.velocity.y }
         }
-        Object.assign(track, { box: detection.box, confidence: detection.confidence, areaId: detection.areaId, target: detection.target, lastSeen: now, hits: track.hits + 1, missed: 0 })
+        Object.assign(track, { box: detection.box, confidence: detection.confidence, areaId: detection.areaId, target: detection.target, lastSeen: now, hits: track.hits + 1 })
         if (!track.confirmed && track.hits >= this.options.confirmHits) {
           track.confirmed = true
           entered.push(track)
@@ -163,11 +163,14 @@ export class IouTracker {
     })
     for (const detection of detections) {
       if (usedDetections.has(detection)) continue
-      const track: Track = { ...detection, id: String(this.next++), firstSeen: now, lastSeen: now, hits: 1, confirmed: this.options.confirmHits <= 1, velocity: { x: 0, y: 0 }, missed: 0 }
+      const track: Track = { ...detection, id: String(this.next++), firstSeen: now, lastSeen: now, hits: 1, confirmed: this.options.confirmHits <= 1, velocity: { x: 0, y: 0 } }
       this.tracks.push(track)
       if (track.confirmed) entered.push(track)
     }
-    for (const track of this.tracks) if (!usedTracks.has(track) && track.lastSeen < now) track.missed++
+    for (const track of this.tracks) {
+      if (track.lastSeen < now) this.missed.add(track)
+      else this.missed.delete(track)
+    }
     return { entered, left: [...gone, ...this.expire(now)] }
   }
 

@@ -54,7 +54,7 @@ export class DeviceUpgrade implements UpgradeService {
         product: config.upgradeProduct,
         limits: { maxEntries: config.upgradeMaxEntries, maxExpandedBytes: config.upgradeMaxExpandedBytes },
         runningVersion: this.#o.softwareVersion(),
-        requestedBy: identity.accountName ?? null,
+        requestedBy: identity.accountName,
         now: this.#o.clock.now(),
         // TEST ONLY (docs/configuration.md): the supervisor leads the process group it kills.
         killAt: config.upgradeTestKillAt ? { step: config.upgradeTestKillAt, groupLeader: process.ppid } : undefined,

@@ -93,11 +93,6 @@ export interface EventHistory {
    */
   page(query: EventQuery, pageNum: number, pageSize: number): Promise<{ total: number; rows: (StoredEvent & { recordedClipUrl: string | null })[] }>
   /**
-   * The events of `kinds` (within the query's own kinds) oldest first, read in pages after an id
-   * (keyset), for exports; the query is checked at once (InvalidParam), before any page is read.
-   */
-  reader(query: EventQuery, kinds: readonly string[]): { after(afterId: number, limit: number): Promise<StoredEvent[]> }
-  /**
    * The alarm events matching the query as `alarms.csv` (id, time, kind, source, payload), or a
    * zip of it with a `picture` column and each alarm's picture (`picture` finds its file), read
    * page by page as it streams; the query is checked at once (InvalidParam).

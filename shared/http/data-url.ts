@@ -28,5 +28,5 @@ export class DataUrl {
  * DataUrl a handler returns must find the splicer of the runtime's.
  */
 export const DATA_URL_SPLICER = Symbol.for('edge-ai-device.jsonBytes.splicer')
-type Splicer = (dataUrl: DataUrl) => string
+export type Splicer = (dataUrl: DataUrl) => string
 const splicer = () => (globalThis as { [DATA_URL_SPLICER]?: Splicer | null })[DATA_URL_SPLICER]

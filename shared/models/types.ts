@@ -52,15 +52,8 @@ export interface NewModelFile {
   modelId?: string
 }
 
-/** What an operator may change of a user model (`Model/config`); an omitted field stays. */
-export interface ModelChanges {
-  modelName?: string
-  inputWidth?: ModelSettings['inputWidth']
-  inputHeight?: ModelSettings['inputHeight']
-  normalization?: ModelSettings['normalization']
-  labels?: ModelSettings['labels']
-  exportable?: boolean
-}
+/** What an operator may change of a user model (`Model/config`): its settings, name and export flag; an omitted field stays. */
+export type ModelChanges = Partial<ModelSettings> & { modelName?: string; exportable?: boolean }
 
 /**
  * `ctx.models`: the managed models, preset and user (spec 4.10-4.11; docs/system.md "Models").

@@ -72,13 +72,8 @@ export interface UpgradeJournal {
   stagedAt: number
 }
 
-/** What `ctx.upgrade.stage` answers: the version staged, the one it replaces, when. */
-export interface StagedUpgrade {
-  version: string
-  fromVersion: string
-  stagedAt: number
-  requestedBy: string | null
-}
+/** What `ctx.upgrade.stage` answers of the pending upgrade: the version staged, the one it replaces, when, by whom. */
+export type StagedUpgrade = Pick<PendingUpgrade, 'version' | 'fromVersion' | 'stagedAt' | 'requestedBy'>
 
 /**
  * `ctx.upgrade`: the software upgrade of spec 4.11 as the running device sees it

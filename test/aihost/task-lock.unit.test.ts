@@ -69,21 +69,22 @@ describe('PTaskCancle never interleaves with PTaskDetectPic or OperateNode (spec
   async function raceWithCancel(taskId: string, during: (ctx: never) => unknown) {
     const inference = scriptedInference()
     const base = t.ctx(admin)
+    const db = t.runtime.services.db
     // The real task service (its locks), over the scripted inference.
-    const tasks = new TaskService({ db: t.runtime.services.db, config: base.config, clock: base.clock, log: base.log, inference: inference.service, uploads: base.uploads, algorithms: base.algorithms })
+    const tasks = new TaskService({ db, config: base.config, clock: base.clock, log: base.log, inference: inference.service, uploads: base.uploads, algorithms: base.algorithms })
     const ctx = { ...base, inference: inference.service, tasks }
-    await saveCreatedTask(t.runtime.services.db, { taskId, algorithmCode: 'face-detection', taskConfig: {}, createdBy: 'admin' }, Date.now())
+    await saveCreatedTask(db, { taskId, algorithmCode: 'face-detection', taskConfig: {}, createdBy: 'admin' }, Date.now())
     inference.loaded.add(taskId)
 
     const held = inference.holdNextRelease()
     const cancelling = PTaskCancle.handle({ taskId, algorithmCode: 'face-detection' }, ctx as never)
     await held.reached // pipeline released, task not yet marked cancelled
-    expect((await findTask(t.runtime.services.db, taskId))!.state).toBe('created')
+    expect((await findTask(db, taskId))!.state).toBe('created')
     const outcome = Promise.resolve(during(ctx as never)).then(() => 'succeeded', (error: ApiError) => error.item.messageKey)
     await new Promise((r) => setTimeout(r, 50))
     held.open()
     await cancelling
-    return { outcome: await outcome, state: (await findTask(t.runtime.services.db, taskId))!.state, loaded: inference.loaded.has(taskId) }
+    return { outcome: await outcome, state: (await findTask(db, taskId))!.state, loaded: inference.loaded.has(taskId) }
   }
 
   it('a detection that passed its state check while a cancel was releasing does not reload the cancelled task', async () => {

@@ -8,7 +8,7 @@ const policy = (conditions: PolicyConditions, cooldownS = 60, scheduleId: string
 /** A track as the tracker keeps it after a sighting at `at`. */
 const track = (id: string, firstSeen: number, at: number, extra: Partial<Track> = {}): Track => ({
   id, label: 'person', confidence: 0.9, box: { x: 10, y: 10, width: 50, height: 100 }, areaId: '0',
-  firstSeen, lastSeen: at, hits: 5, confirmed: true, velocity: { x: 0, y: 0 }, missed: 0, ...extra,
+  firstSeen, lastSeen: at, hits: 5, confirmed: true, velocity: { x: 0, y: 0 }, ...extra,
 })
 
 /**
