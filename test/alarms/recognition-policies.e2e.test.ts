@@ -35,6 +35,18 @@ test.describe('alarm policies with recognition conditions (watch list, stranger)
     expect(answer.resMsg, `${route}: ${JSON.stringify(answer.resMsg)}`).toEqual([])
     return answer.resData
   }
+  /** What the device saw, printed at once (a run's output keeps it where the failure report is cut short). */
+  const diagnose = async (error: Error): Promise<never> => {
+    const events = (await ok('/gtw/cwai/Event/EventPage', { pageNum: 1, pageSize: 500, taskId: 'door' })).rows.reverse()
+    const diagnosis = [
+      `task: ${JSON.stringify(await ok('/v1/cwai/aihost/QueryTaskStatus', { taskId: 'door' }))}`,
+      `events: ${JSON.stringify(events.map((e: any) => [e.kind, e.payload.objectId, e.time, e.payload.name ?? '', e.payload.box]))}`,
+      `RTSP pipelines: ${JSON.stringify(rtsp.media.map((m) => ({ id: m.id, startedAt: m.startedAt, loops: m.loops.length })))}`,
+      `device warnings: ${device.logs.filter((l) => Number(l.level) >= 40).slice(-20).map((l) => JSON.stringify(l)).join('\n')}`,
+    ].join('\n')
+    console.error(`recognition-policies: ${error.message}\n${diagnosis}`)
+    throw new Error(`${error.message}\n${diagnosis}`)
+  }
   const refusal = async (body: unknown) => (await post('/gtw/cwai/AlarmStrage/add', body)).body.resMsg[0]
   const eventsOf = async (kind: string) =>
     (await ok('/gtw/cwai/Event/EventPage', { pageNum: 1, pageSize: 500, kinds: [kind], taskId: 'door' })).rows.reverse().map((e: any) => ({ id: e.id, ...e.payload }))
@@ -85,6 +97,7 @@ test.describe('alarm policies with recognition conditions (watch list, stranger)
     })
     expect(first.similarity).toBeGreaterThanOrEqual(THRESHOLD)
     await until(async () => (await eventsOf('object.left')).some((e: any) => e.objectId === first.objectId), 'the first pass to end', 60_000)
+      .catch(diagnose)
     expect((await alarms(watchId)).filter((a: any) => a.objectId === first.objectId)).toHaveLength(1)
     expect(await alarms(strangerId)).toEqual([])
 
@@ -97,6 +110,7 @@ test.describe('alarm policies with recognition conditions (watch list, stranger)
     expect(stranger).toMatchObject({ policyName: 'strangers', label: 'face', personId: null, name: 'unknown', galleryId: null, message: 'strangers: face unknown' })
     expect(stranger.similarity).toBeLessThan(THRESHOLD)
     await until(async () => (await eventsOf('object.left')).some((e: any) => e.objectId === stranger.objectId), 'the stranger\'s pass to end', 60_000)
+      .catch(diagnose)
     // Since the deletion: stranger alarms only, one per pass (a later pass may have begun meanwhile).
     const after = (await eventsOf('alarm.raised')).filter((a: any) => a.id > before)
     expect(after[0]).toMatchObject({ policyId: strangerId, objectId: stranger.objectId })
