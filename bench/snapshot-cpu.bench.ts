@@ -45,7 +45,7 @@ const log = { warn: () => {}, info: () => {}, error: () => {}, debug: () => {}, 
 function frameAt(size: { width: number; height: number }, source: { width: number; height: number }): Frame {
   const rgb = execFileSync(binary, ['-v', 'error', '-ss', String(AT_SECONDS), '-i', VIDEO, '-frames:v', '1', '-vf', `scale=${size.width}:${size.height}:flags=area`,
     '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { maxBuffer: 64 * 1024 * 1024 })
-  return { rgb, width: size.width, height: size.height, source, time: 1_000_000 }
+  return { rgb, width: size.width, height: size.height, source, time: 1_000_000, at: 1_000 }
 }
 
 /** The alarm.raised overlay (runtime/alarms/raiser.ts: the box and its label; object.entered draws the box alone), in green. */

@@ -1,4 +1,5 @@
 import type { ApiError } from '../../shared/errors/index.ts'
+import { monotonicNow } from '../../shared/clock.ts'
 import type { CameraStatus } from '../../shared/cameras/types.ts'
 import type { Frame, Reader, ReaderHandlers } from './reader.ts'
 import { failure } from './reader.ts'
@@ -97,7 +98,7 @@ export class CameraChannel {
   private onFrame(frame: Frame): void {
     this.latest = frame
     this.recent.push(frame)
-    while (this.recent.length > RECENT_FRAMES || frame.time - this.recent[0]!.time > RECENT_MS) this.recent.shift()
+    while (this.recent.length > RECENT_FRAMES || frame.at - this.recent[0]!.at > RECENT_MS) this.recent.shift()
     this.size = frame.source
     if (this.status !== 'online') {
       this.error = null
@@ -180,15 +181,15 @@ export class CameraChannel {
 
   /** The reader at its burst rate for the next `ms` (longer if held), so that `recent` has the frames of that time. */
   arm(ms: number): void {
-    this.armedUntil = Math.max(this.armedUntil, Date.now() + ms)
+    this.armedUntil = Math.max(this.armedUntil, monotonicNow() + ms)
     if (this.armTimer) clearTimeout(this.armTimer)
-    this.armTimer = setTimeout(() => { this.armTimer = null; this.updateBurst() }, this.armedUntil - Date.now())
+    this.armTimer = setTimeout(() => { this.armTimer = null; this.updateBurst() }, this.armedUntil - monotonicNow())
     this.armTimer.unref?.()
     this.updateBurst()
   }
 
   private updateBurst(): void {
-    const on = !this.stopped && (this.holds > 0 || Date.now() < this.armedUntil)
+    const on = !this.stopped && (this.holds > 0 || monotonicNow() < this.armedUntil)
     if (on === this.bursting) return
     // A reader without a burst rate (or none running) stays as it is.
     if (this.reader?.burst?.(on)) this.bursting = on

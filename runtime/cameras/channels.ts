@@ -1,3 +1,4 @@
+import { monotonicNow } from '../../shared/clock.ts'
 import type { Config } from '../../shared/config.ts'
 import { ApiError } from '../../shared/errors/index.ts'
 import type { EventsService } from '../../shared/events/types.ts'
@@ -132,7 +133,7 @@ export class CameraChannels {
     const last = this.fullFrames.get(cameraId)
     if (last?.analysed === analysed) return last.frame
     if (last && !last.done) return Promise.reject(new FullFrameUnavailable('a full-resolution capture of this camera is already in flight'))
-    const search = { analysed, done: false, frame: fullFrameAfter(open.channel, analysed, { maxSkewMs: this.config.snapshotMaxSkewMs, now: () => Date.now() }) }
+    const search = { analysed, done: false, frame: fullFrameAfter(open.channel, analysed, { maxSkewMs: this.config.snapshotMaxSkewMs, now: monotonicNow }) }
     search.frame.then(() => { search.done = true }, () => { search.done = true })
     this.fullFrames.set(cameraId, search)
     return search.frame

@@ -47,7 +47,7 @@ export interface FullFrame {
  * when each was received (`pts`, RTSP), else when each was decoded.
  */
 export const skewOf = (frame: Frame, analysed: Frame) =>
-  frame.pts != null && analysed.pts != null ? frame.pts - analysed.pts : frame.time - analysed.time
+  frame.pts != null && analysed.pts != null ? frame.pts - analysed.pts : frame.at - analysed.at
 
 /**
  * The camera's first frame at its own size at or after `analysed` (within SAME_MOMENT_MS before
@@ -74,7 +74,7 @@ export async function fullFrameAfter(source: FullFrameSource, analysed: Frame, t
     const found = inTime(frame)
     if (found) return found
   }
-  const deadline = analysed.time + timing.maxSkewMs
+  const deadline = analysed.at + timing.maxSkewMs
   const release = source.holdBurst()
   try {
     for (;;) {

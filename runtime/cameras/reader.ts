@@ -13,8 +13,14 @@ export interface Frame {
   height: number
   /** The camera's own picture size (larger than the frame when the reader shrinks it). */
   source: { width: number; height: number }
-  /** When it was decoded, ms since epoch. */
+  /** When it was decoded, ms since epoch: the time its events and snapshots are dated with. */
   time: number
+  /**
+   * When it was decoded on the monotonic clock (shared/clock.ts `monotonicNow()`), ms: what
+   * stream tasks time with (the gate's intervals, tracking, dwell, cooldowns), so a wall-clock
+   * step neither ends the objects in view nor keeps one from leaving (docs/system.md "Clocks").
+   */
+  at: number
   /**
    * When the device received it, ms since epoch: the timestamp the same frame has in the
    * camera's live view (docs/recording-and-live-view.md "Boxes on the frame shown"); absent
@@ -179,7 +185,7 @@ export class FfmpegReader implements Reader {
       this.pendingBytes = rest.length
       this.hadFrame = true
       this.lastProgress = monotonicNow()
-      const frame: Frame = { rgb, width: this.size.width, height: this.size.height, source: this.sourceSize ?? this.size, time: Date.now() }
+      const frame: Frame = { rgb, width: this.size.width, height: this.size.height, source: this.sourceSize ?? this.size, time: Date.now(), at: monotonicNow() }
       if (!this.timed) this.handlers.onFrame(frame)
       else {
         this.held.push({ frame, n: this.framesOut++ })

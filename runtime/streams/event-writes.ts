@@ -1,4 +1,5 @@
 import type { Logger } from '../../shared/handler.ts'
+import { monotonicNow } from '../../shared/clock.ts'
 import { Mutex } from '../keyed-mutex.ts'
 import { Samples } from './stats.ts'
 import type { Track } from './tracker.ts'
@@ -21,11 +22,11 @@ export class EventWrites {
 
   constructor(private readonly log: Logger) {}
 
-  /** Queues `write` for the frame decoded at `frameTime` (ms since epoch). */
-  async later(frameTime: number, write: () => Promise<unknown>): Promise<void> {
+  /** Queues `write` for the frame decoded at `frameAt` (its monotonic `Frame.at`). */
+  async later(frameAt: number, write: () => Promise<unknown>): Promise<void> {
     this.#waiting++
     const done = this.#order.run(write)
-      .then(() => this.delay.add(Date.now() - frameTime), (error: Error) => this.log.error({ err: error.message }, 'stream task event not written'))
+      .then(() => this.delay.add(monotonicNow() - frameAt), (error: Error) => this.log.error({ err: error.message }, 'stream task event not written'))
       .finally(() => { this.#waiting-- })
     if (this.#waiting > EVENT_WRITES_MAX) await done
   }

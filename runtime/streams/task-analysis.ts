@@ -73,7 +73,7 @@ export class TaskAnalysis {
     if (found) this.regionFrames++
     else {
       found = await detect({ kind: 'rgb', width: frame.width, height: frame.height, data: frame.rgb })
-      this.lastWholeAt = frame.time
+      this.lastWholeAt = frame.at
     }
     // The detector's cost of the frame: every crop's detection, and the whole frame's after a cut one.
     const latency = monotonicNow() - started
@@ -90,13 +90,13 @@ export class TaskAnalysis {
       taskId: this.row.taskId, cameraId: this.row.cameraId, time: frame.time, pts: frame.pts ?? null, width: frame.source.width, height: frame.source.height,
       objects: detections.map(({ box, label, confidence }) => ({ box, label, confidence })),
     }
-    const { entered, left } = this.tracker.update(detections, frame.time)
+    const { entered, left } = this.tracker.update(detections, frame.at)
     // A tentative object is confirmed at its next sighting, an object.entered with a snapshot: the camera's reader keeps
     // its frames at the burst rate until then (docs/cameras-and-stream-tasks.md "Snapshots").
     if (this.tracker.hasTentative) this.deps.snapshots?.arm(this.row.cameraId, frame, ARM_MS)
     this.objectsEntered += entered.length
-    const analysis = { frame, result, tracks: this.tracker.objects, entered, left, later: (write: () => Promise<unknown>) => this.writes.later(frame.time, write) }
+    const analysis = { frame, result, tracks: this.tracker.objects, entered, left, later: (write: () => Promise<unknown>) => this.writes.later(frame.at, write) }
     for (const observer of this.observers) await observer.onAnalysis?.(analysis)
-    this.criticalLatency.add(Date.now() - frame.time)
+    this.criticalLatency.add(monotonicNow() - frame.at)
   }
 }

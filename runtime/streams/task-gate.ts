@@ -41,9 +41,9 @@ export class TaskGate {
     // Motion gating (runtime/streams/gating.ts): the tracked boxes where the tracker predicts them on this frame.
     let crops: TargetBox[] | null = null
     if (this.row.motionGating) {
-      const motion = this.motion.detect(frame.rgb, frame.width, frame.height, frame.time)
-      const tracked = tracker.predict(frame.time).map(({ track, box }) => ({ box: inFramePixels(box, frame), confirmed: track.confirmed }))
-      const decision = decide(motion, tracked, frame.time - this.lastDetectAt, this.settings)
+      const motion = this.motion.detect(frame.rgb, frame.width, frame.height, frame.at)
+      const tracked = tracker.predict(frame.at).map(({ track, box }) => ({ box: inFramePixels(box, frame), confirmed: track.confirmed }))
+      const decision = decide(motion, tracked, frame.at - this.lastDetectAt, this.settings)
       if (!decision.detect) {
         this.motionSkipped++
         if (decision.reason === 'tracked') this.trackedSkipped++
@@ -51,12 +51,12 @@ export class TaskGate {
       }
       // Detection on motion regions (docs/cameras-and-stream-tasks.md "Detection on motion regions").
       crops = cropsFor({
-        side: this.regionSide, reason: decision.reason, sinceWholeMs: frame.time - lastWholeAt, minDetectIntervalMs: this.row.minDetectIntervalMs,
+        side: this.regionSide, reason: decision.reason, sinceWholeMs: frame.at - lastWholeAt, minDetectIntervalMs: this.row.minDetectIntervalMs,
         motion: motion.regions.map((region) => region.box), tracked: tracked.map((t) => t.box), frame: { width: frame.width, height: frame.height },
       })
     }
     // The intervals count from the frame sent, not from when its turn comes.
-    this.lastDetectAt = frame.time
+    this.lastDetectAt = frame.at
     return { crops }
   }
 }

@@ -14,7 +14,7 @@ import { createTestRuntime, type TestRuntime } from '../helpers/test-ctx.ts'
 import { until } from '../helpers/processes.ts'
 
 /** A grey 64×48 frame with one object in it. */
-const frame = { rgb: Buffer.alloc(64 * 48 * 3, 128), width: 64, height: 48, source: { width: 64, height: 48 }, time: Date.parse('2026-03-02T08:00:00Z') }
+const frame = { rgb: Buffer.alloc(64 * 48 * 3, 128), width: 64, height: 48, source: { width: 64, height: 48 }, time: Date.parse('2026-03-02T08:00:00Z'), at: 1_000 }
 const person: Track = { id: '7', label: 'person', confidence: 0.9, box: { x: 8, y: 4, width: 20, height: 40 }, areaId: 'door', firstSeen: frame.time - 5000, lastSeen: frame.time, hits: 25, confirmed: true, velocity: { x: 0, y: 0 } }
 
 // The one producer of alarm.raised, on real services: the snapshot kept, the clip asked of the recording area.

@@ -10,7 +10,7 @@ class RecordingReader implements Reader {
   constructor(readonly source: string, readonly handlers: ReaderHandlers) {}
   start(): void { this.started = true }
   async stop(): Promise<void> { this.stopped = true }
-  frame(): void { this.handlers.onFrame({ rgb: Buffer.alloc(3), width: 1, height: 1, source: { width: 1, height: 1 }, time: Date.now() }) }
+  frame(): void { this.handlers.onFrame({ rgb: Buffer.alloc(3), width: 1, height: 1, source: { width: 1, height: 1 }, time: Date.now(), at: performance.now() }) }
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve))

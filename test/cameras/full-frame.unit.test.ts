@@ -17,7 +17,7 @@ class DrivenReader implements Reader {
   }
 
   frame(pts: number, time = pts + 30): Frame {
-    const frame = { rgb: Buffer.alloc(3), width: 1920, height: 1080, source: { width: 1920, height: 1080 }, time, pts }
+    const frame = { rgb: Buffer.alloc(3), width: 1920, height: 1080, source: { width: 1920, height: 1080 }, time, at: time, pts }
     this.handlers.onFrame(frame)
     return frame
   }
@@ -34,8 +34,8 @@ async function channelWithReader(): Promise<{ channel: CameraChannel; reader: Dr
   return { channel, reader: reader! }
 }
 
-/** An analysed frame (512 × 288 of the 1920 × 1080 camera) received at `pts`, decoded 20 ms later. */
-const analysedAt = (pts: number): Frame => ({ rgb: Buffer.alloc(3), width: 512, height: 288, source: { width: 1920, height: 1080 }, time: pts + 20, pts })
+/** An analysed frame (512 × 288 of the 1920 × 1080 camera) received at `pts`, decoded 20 ms later (the monotonic clock reads the same here). */
+const analysedAt = (pts: number): Frame => ({ rgb: Buffer.alloc(3), width: 512, height: 288, source: { width: 1920, height: 1080 }, time: pts + 20, at: pts + 20, pts })
 const timing = (now: () => number) => ({ maxSkewMs: 700, now })
 const reasonOf = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => (error instanceof FullFrameUnavailable ? error.reason : `not a fallback: ${String(error)}`))
 const tick = () => new Promise((resolve) => setTimeout(resolve, 10))
@@ -105,11 +105,14 @@ describe('the camera\'s first frame at its own size at or after an analysed fram
     await channel.stop()
   })
 
-  it('compares decode times when a frame has no reception time (sources other than RTSP)', async () => {
+  it('compares decode times on the monotonic clock when a frame has no reception time (sources other than RTSP)', async () => {
     const { channel, reader } = await channelWithReader()
     const latest = reader.frame(10_000)
     latest.pts = null
     expect(await fullFrameAfter(channel, analysedAt(9_950), timing(() => 10_050))).toEqual({ frame: latest, skewMs: 60 })
+    // The wall clock stepped back 3 h between the two decodes (docs/system.md "Clocks"): still 60 ms apart.
+    const beforeTheStep = { ...analysedAt(9_950), time: 9_970 + 3 * 3_600_000 }
+    expect(await fullFrameAfter(channel, beforeTheStep, timing(() => 10_050))).toEqual({ frame: latest, skewMs: 60 })
     await channel.stop()
   })
 })

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import sharp from 'sharp'
 import { afterEach, describe, expect, test } from 'vitest'
 import { freePort, startDevice, type DeviceProcess } from '../helpers/device.ts'
 import { addRtspCamera } from '../helpers/cameras.ts'
@@ -8,6 +9,9 @@ import { startRtspServer, type RtspServer } from '../helpers/rtsp-server.ts'
 import { PERSON_VIDEO } from '../helpers/video.ts'
 import { chunkedUpload } from '../helpers/upload-file.ts'
 import { faketimeEnv, hasFaketime, step as stepClock } from '../helpers/faketime.ts'
+import { until } from '../helpers/processes.ts'
+import { cropFace, samplePhoto } from '../galleries/faces.ts'
+import { makeFaceFootage } from '../streams/face-footage.ts'
 
 /**
  * A wall-clock step on the running device (docs/system.md "Clocks"): the built device runs under
@@ -158,4 +162,39 @@ describe('a wall-clock step ends no work in flight (docs/system.md "Clocks")', (
     // The mtk was used a moment ago: it still works.
     expect(await post('/gtw/cwai/Camera/page', {})).toMatchObject({ resCode: 1 })
   }, 180_000)
+
+  test('+3 h, then back, each during a face\'s pass in front of a stream task: no dwell alarm the face did not stay for, and the object leaves with the face, its dwell its real stay', async () => {
+    const { device, mtk, post, step } = await steppedDevice({})
+    const dir = mkdtempSync(path.join(tmpdir(), 'clock-step-faces-'))
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+    // One face crossing the picture from 1 s to 7 s of every 11 s (test/streams/face-footage.ts): each pass is one object.
+    const face = await sharp(await cropFace(await samplePhoto(device, mtk, 1), 0)).png().toBuffer()
+    const rtsp = await startRtspServer(makeFaceFootage(dir, [{ name: 'face', png: face, y: 40, onScreen: [1, 7] }], 11), await freePort())
+    cleanups.push(() => rtsp.stop())
+    const cameraId = await addRtspCamera(device, mtk, rtsp.url, 'door')
+    expect((await post('/v1/cwai/aihost/TaskCreate', { taskId: 'door', algorithmCode: 'face-detection', cameraId, targetFps: 5 })).resMsg).toEqual([])
+    // A face staying a minute raises an alarm; a 6 s pass never does.
+    expect((await post('/gtw/cwai/AlarmStrage/add', { policyName: 'lingering', conditions: { taskId: 'door', minDwellS: 60 } })).resMsg).toEqual([])
+    const events = async (kind: string) =>
+      (await post('/gtw/cwai/Event/EventPage', { pageNum: 1, pageSize: 500, kinds: [kind], taskId: 'door' })).resData.rows.map((e: any) => ({ id: e.id, ...e.payload }))
+    const entered = async (after: number) => until(async () => (await events('object.entered')).find((e: any) => e.id > after), 'a face to enter', 60_000)
+    const leaves = async (objectId: string) => until(async () => (await events('object.left')).find((e: any) => e.objectId === objectId), `object ${objectId} to leave`, 30_000)
+
+    // Steps while the face is in view: it is seen before and after each.
+    const first = await entered(0)
+    step('+3h')
+    expect(Math.abs(await deviceOffset(device) - 3 * HOUR)).toBeLessThan(5_000)
+    const firstLeft = await leaves(first.objectId)
+    const second = await entered(first.id)
+    step('+0')
+    expect(Math.abs(await deviceOffset(device))).toBeLessThan(5_000)
+    const secondLeft = await leaves(second.objectId)
+    // Each stay as long as the face was in view (6 s, give or take when the frames were decoded), whichever way the clock went.
+    for (const left of [firstLeft, secondLeft]) {
+      expect(left.dwellMs).toBeGreaterThan(0)
+      expect(left.dwellMs).toBeLessThan(6_500)
+    }
+    expect(await events('alarm.raised')).toEqual([])
+    expect((await post('/v1/cwai/aihost/TaskCancle', { taskId: 'door' })).resMsg).toEqual([])
+  }, 240_000)
 })

@@ -1,3 +1,4 @@
+import { monotonicNow } from '../../../shared/clock.ts'
 import { ApiError } from '../../../shared/errors/index.ts'
 import { loadSharp } from '../../load-sharp.ts'
 import { failure } from '../failure.ts'
@@ -97,7 +98,7 @@ async function fetchSnapshot(url: string, authorization: string | null, timing: 
     const { width, height } = await picture.metadata()
     if (maxSide) picture.resize(maxSide, maxSide, { fit: 'inside', withoutEnlargement: true })
     const { data, info } = await picture.removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true })
-    return { rgb: data, width: info.width, height: info.height, source: { width: width ?? info.width, height: height ?? info.height }, time: Date.now() }
+    return { rgb: data, width: info.width, height: info.height, source: { width: width ?? info.width, height: height ?? info.height }, time: Date.now(), at: monotonicNow() }
   } catch (error) {
     throw failure('CameraUnsupportedCodec', `the snapshot is not an image the device can decode (${(error as Error).message})`)
   }

@@ -23,7 +23,7 @@ export const alarmPolicies = (deps: AlarmObserverDeps): StreamObserverFactory =>
   const open = (scheduleId: string) => deps.schedules.gate(scheduleId)?.active ?? true
   return {
     async onAnalysis({ frame, tracks, later }) {
-      for (const alarm of evaluator.evaluate(deps.policies.forTask(row.taskId, row.cameraId), tracks, frame.time, open)) {
+      for (const alarm of evaluator.evaluate(deps.policies.forTask(row.taskId, row.cameraId), tracks, frame.at, open)) {
         const objects = alarm.objects.map(trackNow)
         await later(() => deps.raiser.raise({ alarmType: 'policy', policy: alarm.policy, taskId: row.taskId, cameraId: row.cameraId, frame, objects, dwellMs: alarm.dwellMs })
           .then(() => undefined, (error: Error) => deps.log.error({ taskId: row.taskId, policyId: alarm.policy.policyId, err: error.message }, 'alarm not raised')))
