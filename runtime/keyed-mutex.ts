@@ -31,4 +31,9 @@ export class Mutex {
   run<T>(step: () => Promise<T>): Promise<T> {
     return this.#keyed.run('', step)
   }
+
+  /** Whether a step is running or queued. */
+  get busy(): boolean {
+    return this.#keyed.busy('')
+  }
 }

@@ -27,6 +27,7 @@ import { Connection, type SchemaVersion } from './embedded/connection.ts'
 import { ConnectionPool } from './embedded/pool.ts'
 import { EmbeddedTransaction, executeBatch, inTransaction, type BatchStatement } from './embedded/transaction.ts'
 import { mapSqliteError } from './embedded/values.ts'
+import { READS_ONLY, WriteGate } from './embedded/write-gate.ts'
 
 /** Prepared statements kept per connection; each costs a few KB of SQLite memory. */
 const STATEMENT_CACHE_SIZE = 128
@@ -86,9 +87,14 @@ export function createEmbeddedClient(config: Config, { statementCacheSize = STAT
   return new EmbeddedClient(pool, expanded.intMode)
 }
 
+/**
+ * Beyond 0.18's sqlite3 client: writes from different connections take turns (WriteGate)
+ * instead of failing with SQLITE_BUSY while a transaction is open.
+ */
 class EmbeddedClient implements Client {
   closed = false
   readonly protocol = 'file'
+  readonly #gate = new WriteGate()
 
   constructor(
     private readonly pool: ConnectionPool,
@@ -99,7 +105,7 @@ class EmbeddedClient implements Client {
   execute(sql: string, args?: InArgs): Promise<ResultSet>
   async execute(stmtOrSql: InStatement | string, args?: InArgs): Promise<ResultSet> {
     const stmt = typeof stmtOrSql === 'string' ? { sql: stmtOrSql, args: args || [] } : stmtOrSql
-    return this.#withConnection((conn) => conn.execute(stmt, this.intMode))
+    return this.#withConnection((conn) => conn.execute(stmt, this.intMode), !READS_ONLY.test(stmt.sql))
   }
 
   async batch(stmts: BatchStatement[], mode: TransactionMode = 'deferred'): Promise<ResultSet[]> {
@@ -109,7 +115,7 @@ class EmbeddedClient implements Client {
       const resultSets = executeBatch(() => inTransaction(conn), stmts, this.intMode)
       conn.execute('COMMIT', this.intMode)
       return resultSets
-    })
+    }, mode !== 'read')
   }
 
   async migrate(stmts: InStatement[]): Promise<ResultSet[]> {
@@ -124,24 +130,36 @@ class EmbeddedClient implements Client {
         if (conn.db.inTransaction) conn.execute('ROLLBACK', this.intMode)
         conn.execute('PRAGMA foreign_keys=on', this.intMode)
       }
-    })
+    }, true)
   }
 
   async transaction(mode: TransactionMode = 'write'): Promise<Transaction> {
     this.#checkNotClosed()
-    const conn = await this.pool.acquire(true)
+    // A transaction that may write holds the gate until it ends.
+    const ungate = mode === 'read' ? () => {} : await this.#gate.hold()
+    let conn: Connection
+    try {
+      conn = await this.pool.acquire(true)
+    } catch (e) {
+      ungate()
+      throw e
+    }
     try {
       this.#checkUsable(conn)
       conn.execute(transactionModeToBegin(mode), this.intMode)
     } catch (e) {
       this.pool.release(conn)
+      ungate()
       throw e
     }
-    return new EmbeddedTransaction(conn, this.intMode, (used) => this.pool.release(used))
+    return new EmbeddedTransaction(conn, this.intMode, (used) => {
+      this.pool.release(used)
+      ungate()
+    })
   }
 
   async executeMultiple(sql: string): Promise<void> {
-    return this.#withConnection((conn) => conn.exec(sql))
+    return this.#withConnection((conn) => conn.exec(sql), true)
   }
 
   async sync(): Promise<Replicated> {
@@ -158,9 +176,15 @@ class EmbeddedClient implements Client {
     this.pool.close()
   }
 
-  async #withConnection<T>(work: (conn: Connection) => T): Promise<T> {
+  /** `work` on a borrowed connection; a `write` waits for the gate while a transaction holds it (checked again right before it runs). */
+  async #withConnection<T>(work: (conn: Connection) => T, write = false): Promise<T> {
     this.#checkNotClosed()
+    if (write && this.#gate.busy) return this.#gate.run(() => this.#withConnection(work))
     const conn = await this.pool.acquire()
+    if (write && this.#gate.busy) {
+      this.pool.release(conn)
+      return this.#gate.run(() => this.#withConnection(work))
+    }
     try {
       this.#checkUsable(conn)
       return work(conn)

@@ -160,6 +160,36 @@ describe('embedded client', () => {
     expect((await error(dropped.execute('SELECT 1')))?.code).toBe('TRANSACTION_CLOSED')
   })
 
+  it('lets writes on other connections wait for an open transaction instead of failing with SQLITE_BUSY; reads run beside it', async () => {
+    // Where it parts from @libsql/client: there a write beside an open transaction fails at once.
+    const reference = open(createClient({ url }))
+    await reference.execute('CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)')
+    const held = await reference.transaction('write')
+    expect((await error(reference.execute({ sql: 'INSERT INTO t (name) VALUES (?)', args: ['x'] })))?.code).toBe('SQLITE_BUSY')
+    await held.rollback()
+
+    const client = open(createEmbeddedClient({ url }))
+    const names = async () => (await client.execute('SELECT name FROM t ORDER BY id')).rows.map((r) => r.name)
+    const tx = await client.transaction('write')
+    await tx.execute({ sql: 'INSERT INTO t (name) VALUES (?)', args: ['in the transaction'] })
+    const done: string[] = []
+    const write = client.execute({ sql: 'INSERT INTO t (name) VALUES (?)', args: ['a write'] }).then(() => done.push('write'))
+    const batch = client.batch([{ sql: 'INSERT INTO t (name) VALUES (?)', args: ['a batch'] }]).then(() => done.push('batch'))
+    const next = client.transaction('write').then(async (second) => {
+      done.push('next transaction')
+      await second.execute({ sql: 'INSERT INTO t (name) VALUES (?)', args: ['the next transaction'] })
+      await second.commit()
+    })
+    // Reads do not wait: they see what was committed before the transaction.
+    expect(await names()).toEqual([])
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(done).toEqual([])
+    await tx.commit()
+    await Promise.all([write, batch, next])
+    expect(done).toEqual(['write', 'batch', 'next transaction'])
+    expect(await names()).toEqual(['in the transaction', 'a write', 'a batch', 'the next transaction'])
+  })
+
   it('has a single connection for :memory:, and says TRANSACTION_ACTIVE while a transaction holds it', async () => {
     const client = open(createEmbeddedClient({ url: ':memory:' }))
     await client.execute('CREATE TABLE t (x)')

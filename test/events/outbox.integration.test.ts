@@ -38,6 +38,22 @@ describe('event outbox', () => {
     expect(rows[0]!.id).toBe(id)
   })
 
+  it('writes an event emitted while another part of the device holds a write transaction once it ends, instead of losing it', async () => {
+    const { db, events: ev } = t.runtime.services
+    // A clip being stored with its links (runtime/recording/store.ts) while a stream task writes an object.left.
+    let emitted: Promise<number> | null = null
+    await db.transaction(async (tx) => {
+      await tx.update(users).set({ passwordChangedAt: 1 }).where(eq(users.accountName, 'admin'))
+      emitted = ev.emit('object.left', { taskId: 'door', cameraId: 'cam', objectId: '7', label: 'person', dwellMs: 4000 })
+      // The outbox's group window passes while the transaction is open.
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    })
+    const id = await emitted!
+    const [row] = await db.select().from(events).where(eq(events.id, id))
+    expect(row).toMatchObject({ kind: 'object.left' })
+    expect(JSON.parse(row!.payload)).toMatchObject({ objectId: '7', dwellMs: 4000 })
+  })
+
   it('refuses an unknown kind', async () => {
     await expect(t.runtime.services.events.emit('no.such' as never, {})).rejects.toThrow(/unknown event kind/)
   })
