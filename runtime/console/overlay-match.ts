@@ -12,7 +12,8 @@ export interface OverlayResult {
   mediaTime: number | null
   width: number
   height: number
-  objects: { box: OverlayBox; label: string; confidence: number }[]
+  /** `velocity`: px per second of the picture, as the tracker saw the object move (absent before its second sighting). */
+  objects: { box: OverlayBox; label: string; confidence: number; velocity?: { x: number; y: number } }[]
 }
 
 /** How the boxes drawn were chosen: the shown frame's own result, the task's last one (it skipped this frame), or none. */
@@ -44,6 +45,19 @@ export function resultForFrame(results: OverlayResult[], mediaTime: number, fram
   for (const r of placed) if (r.mediaTime! < mediaTime && (!before || r.mediaTime! > before.mediaTime!)) before = r
   if (before && mediaTime - before.mediaTime! <= hold) return { result: before, match: 'held' }
   return { result: null, match: 'none' }
+}
+
+/**
+ * A result held over a later frame (`mediaTime`), its boxes moved as far as each object moves
+ * in between (its velocity): a walker's box stays on the walker while the task skips frames.
+ */
+export function movedTo(result: OverlayResult, mediaTime: number): OverlayResult {
+  const dt = result.mediaTime === null ? 0 : Math.max(0, mediaTime - result.mediaTime)
+  if (dt === 0) return result
+  return {
+    ...result,
+    objects: result.objects.map((o) => (o.velocity ? { ...o, box: { ...o.box, x: o.box.x + o.velocity.x * dt, y: o.box.y + o.velocity.y * dt } } : o)),
+  }
 }
 
 /**

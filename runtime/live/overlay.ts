@@ -9,7 +9,7 @@ const KEEP_ALIVE_MS = 15_000
 /**
  * The overlay of a live view session as Server-Sent Events (`text/event-stream`): one
  * `data:` line per new detector result, `{time, pts, mediaTime, width, height, objects: [{box,
- * label, confidence}]}`, boxes in pixels of the analysed frame (`width` × `height`); the player
+ * label, confidence, velocity?}]}`, boxes in pixels of the analysed frame (`width` × `height`); the player
  * scales them onto the picture. `mediaTime` is where the analysed frame is in the session's
  * video, in seconds (the player draws the result on that very frame,
  * docs/recording-and-live-view.md "Boxes on the frame shown"); null when the stream has no

@@ -85,12 +85,16 @@ export class TaskAnalysis {
     const detections: Detection[] = result.areaList.flatMap((area) => area.targetList.map((target) => ({
       box: target.box, label: target.confidence[0]?.label ?? 'object', confidence: target.confidence[0]?.confidence ?? 0, areaId: area.areaId, target,
     })))
-    // The live view draws these over the camera's picture: its own size and pixels.
+    const { entered, left } = this.tracker.update(detections, frame.at)
+    // The live view draws these over the camera's picture: its own size and pixels, each box with its track's movement.
     this.latest = {
       taskId: this.row.taskId, cameraId: this.row.cameraId, time: frame.time, pts: frame.pts ?? null, width: frame.source.width, height: frame.source.height,
-      objects: detections.map(({ box, label, confidence }) => ({ box, label, confidence })),
+      objects: detections.map((detection) => {
+        const { box, label, confidence } = detection
+        const moving = this.tracker.trackOf(detection)?.recentVelocity
+        return { box, label, confidence, ...(moving ? { velocity: { x: moving.x * 1000, y: moving.y * 1000 } } : {}) }
+      }),
     }
-    const { entered, left } = this.tracker.update(detections, frame.at)
     // A tentative object is confirmed at its next sighting, an object.entered with a snapshot: the camera's reader keeps
     // its frames at the burst rate until then (docs/cameras-and-stream-tasks.md "Snapshots").
     if (this.tracker.hasTentative) this.deps.snapshots?.arm(this.row.cameraId, frame, ARM_MS)

@@ -23,6 +23,12 @@ export interface Track extends Detection {
   recognition?: ObjectRecognition
   /** Movement of the box's centre, px per ms, smoothed over the sightings (0 until the second). */
   velocity: { x: number; y: number }
+  /**
+   * Movement of the box's centre between its last two sightings, px per ms (absent before the
+   * second): where it is heading now, a turn included, for a view that moves a box it holds
+   * over a frame or two (runtime/streams/task-analysis.ts `latest`).
+   */
+  recentVelocity?: { x: number; y: number }
 }
 
 export interface TrackerOptions {
@@ -108,6 +114,11 @@ export class IouTracker {
     return this.tracks.filter((track) => track.confirmed)
   }
 
+  /** The track that a detection of the last update continued or began (it took the detection's box). */
+  trackOf(detection: Detection): Track | undefined {
+    return this.tracks.find((track) => track.box === detection.box)
+  }
+
   /** Every track (tentative ones included) with its box where it should be at `now`. */
   predict(now: number): { track: Track; box: TargetBox }[] {
     return this.tracks.map((track) => ({ track, box: predictBox(track, now, this.options.maxPredictMs) }))
@@ -138,6 +149,7 @@ export class IouTracker {
           const seen = { x: (centre(detection.box).x - centre(track.box).x) / dt, y: (centre(detection.box).y - centre(track.box).y) / dt }
           const w = track.hits === 1 ? 1 : VELOCITY_WEIGHT
           track.velocity = { x: w * seen.x + (1 - w) * track.velocity.x, y: w * seen.y + (1 - w) * track.velocity.y }
+          track.recentVelocity = seen
         }
         Object.assign(track, { box: detection.box, confidence: detection.confidence, areaId: detection.areaId, target: detection.target, lastSeen: now, hits: track.hits + 1 })
         if (!track.confirmed && track.hits >= this.options.confirmHits) {

@@ -135,7 +135,18 @@ export interface StreamTaskResult {
   /** The camera's picture size; boxes are in its pixels (whatever size the frame was analysed at). */
   width: number
   height: number
-  objects: { box: { x: number; y: number; width: number; height: number }; label: string; confidence: number }[]
+  objects: {
+    box: { x: number; y: number; width: number; height: number }
+    label: string
+    confidence: number
+    /**
+     * How the object's box moves, px per second of the camera's picture (its centre's movement
+     * between the tracker's last two sightings of it); absent before the second. A live tile moves a
+     * result it holds over frames the task skipped by it (docs/recording-and-live-view.md
+     * "Boxes on the frame shown").
+     */
+    velocity?: { x: number; y: number }
+  }[]
 }
 
 export interface StreamTasksService {

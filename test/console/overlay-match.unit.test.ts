@@ -3,7 +3,7 @@
  * docs/recording-and-live-view.md "Boxes on the frame shown"), and where their label goes.
  */
 import { describe, expect, it } from 'vitest'
-import { labelPlace, medianGap, resultForFrame, type OverlayResult } from '../../runtime/console/overlay-match.ts'
+import { labelPlace, medianGap, movedTo, resultForFrame, type OverlayResult } from '../../runtime/console/overlay-match.ts'
 
 const result = (mediaTime: number | null, x = 0): OverlayResult => ({ time: 1000 + (mediaTime ?? 0) * 1000, mediaTime, width: 768, height: 432, objects: [{ box: { x, y: 0, width: 10, height: 10 }, label: 'person', confidence: 0.9 }] })
 
@@ -34,6 +34,28 @@ describe('resultForFrame', () => {
   it('a frame is never matched to a result of the next frame', () => {
     // The result for 0.3 has not come yet: 0.2's is held, never a later frame's.
     expect(resultForFrame(every.slice(0, 3), 0.3, 0.1)).toEqual({ result: every[2], match: 'held' })
+  })
+})
+
+describe('movedTo', () => {
+  it('moves each box of a held result as far as its object moves by the frame shown; one without a velocity stays', () => {
+    const held: OverlayResult = {
+      time: 1000, mediaTime: 0.2, width: 768, height: 432,
+      objects: [
+        { box: { x: 100, y: 50, width: 40, height: 120 }, label: 'person', confidence: 0.9, velocity: { x: 120, y: -10 } },
+        { box: { x: 400, y: 60, width: 40, height: 120 }, label: 'person', confidence: 0.8 },
+      ],
+    }
+    // Two frames of a 10 fps camera later: 0.2 s × 120 px/s = 24 px right, 2 px up.
+    const moved = movedTo(held, 0.4)
+    expect(moved.objects[0]!.box.x).toBeCloseTo(124, 6)
+    expect(moved.objects[0]!.box.y).toBeCloseTo(48, 6)
+    expect(moved.objects[0]!.box).toMatchObject({ width: 40, height: 120 })
+    expect(moved.objects[1]).toEqual(held.objects[1])
+    // Its own frame, an earlier one, or a result without a place in the video: unmoved.
+    expect(movedTo(held, 0.2)).toBe(held)
+    expect(movedTo(held, 0.1)).toBe(held)
+    expect(movedTo({ ...held, mediaTime: null }, 0.4).objects).toEqual(held.objects)
   })
 })
 

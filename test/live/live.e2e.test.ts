@@ -182,7 +182,8 @@ test.describe('live view (spec 4.10 Live stream)', () => {
     const results: any[] = []
     // Until a result with a person (the footage has someone in the room most of the time).
     const deadline = Date.now() + 100_000
-    while (!(results.some((r) => r.objects.length > 0) && results.filter((r) => r.mediaTime !== null).length >= 3) && Date.now() < deadline) {
+    const moving = () => results.some((r) => r.objects.some((o: any) => o.velocity))
+    while (!(results.some((r) => r.objects.length > 0) && moving() && results.filter((r) => r.mediaTime !== null).length >= 3) && Date.now() < deadline) {
       const { value, done } = await reader.read()
       if (done) break
       text += decoder.decode(value, { stream: true })
@@ -211,6 +212,10 @@ test.describe('live view (spec 4.10 Live stream)', () => {
     const seen = results.find((r) => r.objects.length > 0)
     expect(seen.objects[0]).toMatchObject({ label: 'person', confidence: expect.any(Number), box: { x: expect.any(Number), y: expect.any(Number), width: expect.any(Number), height: expect.any(Number) } })
     expect(seen.objects[0].box.x + seen.objects[0].box.width).toBeLessThanOrEqual(768)
+    // A person the tracker has seen twice says how his box moves: a walker's pace, well under the picture's width a second.
+    const velocities = results.flatMap((r) => r.objects.flatMap((o: any) => (o.velocity ? [o.velocity] : [])))
+    expect(velocities.length).toBeGreaterThan(0)
+    for (const v of velocities) expect(Math.hypot(v.x, v.y)).toBeLessThan(768)
     await post('/gtw/cwai/LiveStream/stop', { sessionId: session.sessionId })
     expect((await playing).bytes.length).toBeGreaterThan(0)
     await post('/v1/cwai/aihost/TaskCancle', { taskId: 'people' })

@@ -82,6 +82,22 @@ describe('IouTracker', () => {
     expect(predictBox(track, 9400, 2000)).toEqual({ x: 240, y: 60, width: 100, height: 300 })
   })
 
+  it('the recent velocity is the last step alone: a walker who turned heads back at once', () => {
+    const tracker = new IouTracker(options)
+    const first = person(100, 0)
+    tracker.update([first], 0)
+    expect(tracker.trackOf(first)?.recentVelocity).toBeUndefined()
+    for (const [x, t] of [[124, 200], [148, 400]] as const) tracker.update([person(x, 0)], t)
+    // He turned: 24 px back in 200 ms.
+    const back = person(124, 0)
+    tracker.update([back], 600)
+    const track = tracker.trackOf(back)!
+    expect(track.recentVelocity).toEqual({ x: -0.12, y: 0 })
+    // The smoothed one is half the step back, half the steps before: as if he stood still.
+    expect(track.velocity.x).toBeCloseTo(0, 9)
+    expect(tracker.trackOf(person(124, 0))).toBeUndefined()
+  })
+
   // The boxes below are the person detector's on one-by-one-person-detection.mp4 (512 × 288), at the times a loaded
   // detector saw them; the tracker before these rules split each visit in two objects.
   it('a person rising into view from the bottom edge, seen again 800 ms later, is one object: the box grew, its feet stayed', () => {

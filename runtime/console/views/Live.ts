@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import { DeviceError } from '../../client/errors.ts'
 import { ErrorPanel } from '../components/ErrorPanel.ts'
-import { labelPlace, medianGap, resultForFrame, type Match, type OverlayResult } from '../overlay-match.ts'
+import { labelPlace, medianGap, movedTo, resultForFrame, type Match, type OverlayResult } from '../overlay-match.ts'
 
 interface Camera { cameraId: string; cameraName: string; sourceType: string; status: string }
 interface LiveSession { sessionId: string; url: string; overlayUrl: string | null; idleTimeoutMs: number }
@@ -149,7 +149,8 @@ function LiveTile({ client, camera, overlay }: { client: DeviceClient; camera: C
       if (shownTimes.length > 30) shownTimes.shift()
       const interval = medianGap(shownTimes) ?? 0.1
       const { result, match } = resultForFrame(results.current, meta.mediaTime, interval)
-      if (results.current.at(-1)?.mediaTime !== null) paint(canvas.current, video.current, result, match, meta.mediaTime)
+      const shown = result && match === 'held' ? movedTo(result, meta.mediaTime) : result
+      if (results.current.at(-1)?.mediaTime !== null) paint(canvas.current, video.current, shown, match, meta.mediaTime)
       // What the clock estimate (the fallback) would draw on this frame, for comparison (docs/recording-and-live-view.md "Boxes on the frame shown").
       if (canvas.current) canvas.current.dataset.estimated = JSON.stringify(estimatedResult(video.current, results.current)?.objects.map((o) => o.box) ?? [])
       frameHandle = v!.requestVideoFrameCallback!(onFrame)
