@@ -18,8 +18,8 @@ export class TaskGate {
   private readonly settings: GateSettings
   /** The smallest crop side (the detector's input side), null: the whole frame always (runtime/streams/regions.ts). */
   private readonly regionSide: number | null
-  /** When the frame last sent to the detector was decoded. */
-  private lastDetectAt = 0
+  /** When the frame last sent to the detector was decoded (its monotonic `at`; none yet: -Infinity). */
+  private lastDetectAt = -Infinity
   motionSkipped = 0
   trackedSkipped = 0
 

@@ -21,6 +21,8 @@ import { makeWallFootage, WALL_FOOTAGE as F } from './wall-footage.ts'
 
 /** Pixels the footage's person moves from one frame to the next. */
 const STEP = F.speed / F.fps
+/** Where the marker's centre is when he turns: his leftmost and rightmost places (wall-footage.ts, his picture 380 of 1024 px wide). */
+const TURNS = [F.left + (F.personHeight * 380 / 1024) / 2, F.left + F.speed * 5 + (F.personHeight * 380 / 1024) / 2] as const
 
 // Sessions of a closed page end soon (they are not stopped by a page that goes away).
 test.override('deviceOptions', { env: { LIVE_MAX_VIEWERS_PER_CAMERA: '1', LIVE_IDLE_TIMEOUT_MS: '4000' } })
@@ -105,8 +107,7 @@ async function boxesAgainstPerson(tile: Locator) {
     }
     video.requestVideoFrameCallback(onFrame)
   }), F)
-  const personWidth = F.personHeight * 380 / 1024
-  const inside = (m: number) => m > F.left + personWidth / 2 + STEP && m < F.left + F.speed * 5 + personWidth / 2 - STEP
+  const inside = (m: number) => m > TURNS[0] + STEP && m < TURNS[1] - STEP
   // Samples of a frame the overlay drew for, with the person away from the turns, and the way he walks.
   const measured: { error: number; way: number; match: string; late: boolean; marker: number }[] = []
   // The baseline, on the same frames: the box the clock estimate (the former way, now the fallback) would have drawn.
@@ -245,9 +246,7 @@ test.describe('console: live wall', () => {
     // About every other frame is held over; unmoved, its box would be one frame (STEP px) behind him.
     // He turns at once at each end: a result of the frame of the turn, held over the next, is carried
     // one step on the way he came (two frames off); away from the ends every held box is on him.
-    const personWidth = F.personHeight * 380 / 1024
-    const ends = [F.left + personWidth / 2, F.left + F.speed * 5 + personWidth / 2]
-    const walking = (i: number) => ends.every((end) => Math.abs(measured[i]!.marker - end) > 2.5 * STEP)
+    const walking = (i: number) => TURNS.every((turn) => Math.abs(measured[i]!.marker - turn) > 2.5 * STEP)
     const held = offsets.filter((_, i) => measured[i]!.match === 'held' && walking(i))
     expect(held.length).toBeGreaterThanOrEqual(10)
     expect(median(held)).toBeLessThanOrEqual(0.35)
