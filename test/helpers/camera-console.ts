@@ -40,9 +40,18 @@ export async function startCameraConsole(env: Record<string, string> = {}, camer
       launchBrowser().then((browser) => { started.browser = browser }),
     ])).find((result) => result.status === 'rejected')
     if (failed) throw failed.reason
-    const { device, browser, rtsp } = started as Required<typeof started>
+    const { device, browser } = started as Required<typeof started>
     const mtk = await device.adminToken()
-    const cameraId = await addRtspCamera(device, mtk, rtsp.url, cameraName)
+    // A retry gets a server started afresh, as a camera that reboots: a GStreamer mount whose
+    // first session failed under load can stay without frames for the next ones (helpers/cameras.ts).
+    const restart = async () => {
+      await started.rtsp!.stop()
+      started.rtsp = undefined
+      started.rtsp = await startRtspServer(PERSON_VIDEO, await freePort())
+      return { url: started.rtsp.url, note: 'the RTSP server was started again for the retry' }
+    }
+    const cameraId = await addRtspCamera(device, mtk, started.rtsp!.url, cameraName, restart)
+    const rtsp = started.rtsp!
     const api = async (route: string, body: unknown) => {
       const answer = (await device.post(route, body, mtk)).body
       expect(answer.resMsg, route).toEqual([])
