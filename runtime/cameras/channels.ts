@@ -122,7 +122,8 @@ export class CameraChannels {
    * camera's own reader, which decodes it at its size for status and capture (no decode of its
    * own), raised to its burst rate while the search waits. At most one search per camera in
    * flight: one for the same frame shares it (also once it ended: a search started with the
-   * detection, Snapshots.prepare), one for another frame is refused while it runs.
+   * detection, Snapshots.prepare), one for another frame starts once it ends (each ends by its
+   * own frame's deadline, SNAPSHOT_MAX_SKEW_MS after it, so a line of them stays short).
    * Throws FullFrameUnavailable with the reason.
    */
   fullFrame(cameraId: string, analysed: Frame): Promise<FullFrame> {
@@ -132,8 +133,8 @@ export class CameraChannels {
     if (refused) return Promise.reject(new FullFrameUnavailable(refused))
     const last = this.fullFrames.get(cameraId)
     if (last?.analysed === analysed) return last.frame
-    if (last && !last.done) return Promise.reject(new FullFrameUnavailable('a full-resolution capture of this camera is already in flight'))
-    const search = { analysed, done: false, frame: fullFrameAfter(open.channel, analysed, { maxSkewMs: this.config.snapshotMaxSkewMs, now: monotonicNow }) }
+    const turn = last && !last.done ? last.frame.then(() => undefined, () => undefined) : Promise.resolve()
+    const search = { analysed, done: false, frame: turn.then(() => fullFrameAfter(open.channel, analysed, { maxSkewMs: this.config.snapshotMaxSkewMs, now: monotonicNow })) }
     search.frame.then(() => { search.done = true }, () => { search.done = true })
     this.fullFrames.set(cameraId, search)
     return search.frame
