@@ -5,6 +5,7 @@ import type { EventsService } from '../../shared/events/types.ts'
 import type { Logger } from '../../shared/handler.ts'
 import type { CameraStatus } from '../../shared/cameras/types.ts'
 import { urlWithCredentials } from './url.ts'
+import { KeyedMutex } from '../keyed-mutex.ts'
 import { CameraChannel } from './channel.ts'
 import type { CopyInput } from './copy-process.ts'
 import { CredentialRelay } from './credential-relay.ts'
@@ -37,7 +38,9 @@ export class CameraChannels {
   /** Source URLs with credentials reach ffmpeg through it, not through its command line. */
   private readonly relay = new CredentialRelay()
   /** The last full-resolution frame search per camera (fullFrame), kept for its analysed frame: at most one in flight. */
-  private readonly fullFrames = new Map<string, { analysed: Frame; frame: Promise<FullFrame>; done: boolean }>()
+  private readonly fullFrames = new Map<string, { analysed: Frame; frame: Promise<FullFrame> }>()
+  /** One full-resolution search per camera at a time, in the order they were asked for. */
+  private readonly searches = new KeyedMutex()
 
   constructor(private readonly options: { config: Config; log: Logger; events: EventsService }) {
     this.binary = ffmpegBinary(options.config.ffmpegPath)
@@ -133,9 +136,7 @@ export class CameraChannels {
     if (refused) return Promise.reject(new FullFrameUnavailable(refused))
     const last = this.fullFrames.get(cameraId)
     if (last?.analysed === analysed) return last.frame
-    const turn = last && !last.done ? last.frame.then(() => undefined, () => undefined) : Promise.resolve()
-    const search = { analysed, done: false, frame: turn.then(() => fullFrameAfter(open.channel, analysed, { maxSkewMs: this.config.snapshotMaxSkewMs, now: monotonicNow })) }
-    search.frame.then(() => { search.done = true }, () => { search.done = true })
+    const search = { analysed, frame: this.searches.run(cameraId, () => fullFrameAfter(open.channel, analysed, { maxSkewMs: this.config.snapshotMaxSkewMs, now: monotonicNow })) }
     this.fullFrames.set(cameraId, search)
     return search.frame
   }

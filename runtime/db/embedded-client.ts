@@ -137,18 +137,13 @@ class EmbeddedClient implements Client {
     this.#checkNotClosed()
     // A transaction that may write holds the gate until it ends.
     const ungate = mode === 'read' ? () => {} : await this.#gate.hold()
-    let conn: Connection
+    let conn: Connection | undefined
     try {
       conn = await this.pool.acquire(true)
-    } catch (e) {
-      ungate()
-      throw e
-    }
-    try {
       this.#checkUsable(conn)
       conn.execute(transactionModeToBegin(mode), this.intMode)
     } catch (e) {
-      this.pool.release(conn)
+      if (conn) this.pool.release(conn)
       ungate()
       throw e
     }
