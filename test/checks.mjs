@@ -3,7 +3,11 @@
 // the linter with its layer rules (`eslint .`), side by side (each keeps one core busy for
 // about 20 s), each one's output printed whole once it ends. Exits non-zero if either fails.
 import { spawn } from 'node:child_process'
+import { setPriority } from 'node:os'
 import path from 'node:path'
+
+// They run beside the real-time e2e files (vitest.config.ts): at the background files' priority.
+setPriority(10)
 
 const bin = (name) => path.join(import.meta.dirname, '..', 'node_modules', '.bin', name)
 const checks = [
