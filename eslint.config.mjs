@@ -195,4 +195,14 @@ export default defineConfig(
     allow: ['shared/', 'models/'],
     message: 'The inference sidecar is a process of its own: it may import runtime/sidecar/, shared/ and models/, nothing of the server.',
   }),
+  {
+    // The server process loads sharp (libvips) on its first use, not at every start
+    // (runtime/load-sharp.ts; bench/README.md "Device start").
+    name: 'server/lazy-sharp',
+    files: ['runtime/**/*.ts', 'functions/**/*.ts', 'shared/**/*.ts'],
+    ignores: ['runtime/sidecar/**', 'runtime/load-sharp.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { paths: [{ name: 'sharp', allowTypeImports: true, message: 'The server loads sharp on first use: `const sharp = await loadSharp()` (runtime/load-sharp.ts). Only the sidecar imports it.' }] }],
+    },
+  },
 )

@@ -1,4 +1,4 @@
-import sharp from 'sharp'
+import { loadSharp } from '../load-sharp.ts'
 import type { DescribedRegion } from '../../shared/galleries/types.ts'
 
 /**
@@ -49,6 +49,7 @@ export async function faceQuality(region: Pick<DescribedRegion, 'landmark' | 'pi
 
 /** Standard deviation of the 4-neighbour Laplacian of a picture's grey levels (its border left out). */
 async function laplacianStd(picture: Buffer): Promise<number> {
+  const sharp = await loadSharp()
   const { data, info } = await sharp(picture).greyscale().raw().toBuffer({ resolveWithObject: true })
   const { width: w, height: h } = info
   let sum = 0, sq = 0, n = 0

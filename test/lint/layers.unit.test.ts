@@ -110,3 +110,21 @@ describe('other areas are not confined', () => {
   accepts('test/lint/probe.ts', `import { x } from '../../runtime/server.ts'`)
   accepts('bench/probe.ts', `import { x } from '../runtime/server.ts'`)
 })
+
+describe('the server process loads sharp on first use (runtime/load-sharp.ts); only the sidecar imports it', () => {
+  const sharpErrors = async (file: string, code: string) => {
+    const [result] = await eslint.lintText(`${code}\n`, { filePath: path.join(root, file) })
+    return result!.messages.filter((m) => m.ruleId === '@typescript-eslint/no-restricted-imports' || m.fatal).map((m) => m.message)
+  }
+  for (const file of ['runtime/galleries/probe.ts', 'runtime/probe.ts', 'functions/atomic/probe.ts', 'shared/probe.ts'])
+    it(`${file}: rejects a value import of sharp`, async () => {
+      const errors = await sharpErrors(file, `import sharp from 'sharp'`)
+      expect(errors).toHaveLength(1)
+      expect(errors[0]).toContain('loadSharp()')
+    })
+  it('accepts a type import of sharp in the server, and a value import in the sidecar and in runtime/load-sharp.ts', async () => {
+    expect(await sharpErrors('runtime/galleries/probe.ts', `import type Sharp from 'sharp'`)).toEqual([])
+    expect(await sharpErrors('runtime/sidecar/image/probe.ts', `import sharp from 'sharp'`)).toEqual([])
+    expect(await sharpErrors('runtime/load-sharp.ts', `import sharp from 'sharp'`)).toEqual([])
+  })
+})
