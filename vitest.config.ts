@@ -27,7 +27,7 @@ const builtDevice = (niceness: number) => ({
   setupFiles: ['test/helpers/process-priority.ts', 'test/helpers/cpu-log.ts'],
   env: { TEST_NICENESS: String(niceness) },
 })
-/** The niceness of files that run beside the real-time ones: their processes get about a tenth of a core the real-time ones want. */
+/** The niceness of the files that run beside the real-time ones: where both want a core, a process of theirs gets about a tenth of what one at niceness 0 gets (the kernel's weights, 110 against 1024). */
 const BACKGROUND_NICENESS = 10
 
 export default defineConfig({

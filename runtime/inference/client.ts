@@ -140,8 +140,8 @@ export class SidecarClient implements InferenceService {
   }
 
   async release(handle: string): Promise<void> {
-    if ((this.#inflight.get(handle) ?? 0) > 0)
-      throw new ApiError('TaskBusy', { details: { taskId: handle, running: this.#inflight.get(handle) } })
+    if (this.running(handle) > 0)
+      throw new ApiError('TaskBusy', { details: { taskId: handle, running: this.running(handle) } })
     this.#handles.delete(handle)
     try {
       await this.#connection.request('release', { handle })
@@ -171,6 +171,10 @@ export class SidecarClient implements InferenceService {
 
   has(handle: string): boolean {
     return this.#handles.has(handle)
+  }
+
+  running(handle: string): number {
+    return this.#inflight.get(handle) ?? 0
   }
 
   loaded(handle: string): { algorithmId: string; taskConfig: TaskConfig } | undefined {

@@ -158,6 +158,7 @@ export class TaskService implements TasksService {
       updatedAt: String(task.updatedAt),
       detections: activity?.detections ?? 0,
       failures: activity?.failures ?? 0,
+      running: this.options.inference.running(task.taskId),
       lastDetectionAt: activity?.lastDetectionAt == null ? null : String(activity.lastDetectionAt),
       lastError: activity?.lastError ? { ...activity.lastError, at: String(activity.lastError.at) } : null,
     }

@@ -101,6 +101,8 @@ export interface InferenceService {
   release(handle: string): Promise<void>
   /** Whether `handle` is loaded (in this runtime's view, re-established across restarts). */
   has(handle: string): boolean
+  /** How many detections run on `handle` now: while any does, `release` answers TaskBusy. */
+  running(handle: string): number
   /**
    * Detection starts as in flight when `detect` is called (synchronously), so a `release`
    * after that call is refused with TaskBusy.

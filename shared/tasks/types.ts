@@ -109,6 +109,8 @@ export interface TaskStatus {
   updatedAt: string
   detections: number
   failures: number
+  /** Detections running on the task now: a PTaskCancle meanwhile answers TaskBusy (spec 4.8). */
+  running: number
   lastDetectionAt: string | null
   lastError: { messageKey: string; msgText: string; at: string } | null
 }

@@ -30,6 +30,7 @@ function scriptedInference() {
       await holdRelease
     },
     has: (handle) => loaded.has(handle),
+    running: (handle) => inflight.get(handle) ?? 0,
     async detect(request) {
       inflight.set(request.handle, (inflight.get(request.handle) ?? 0) + 1)
       try {

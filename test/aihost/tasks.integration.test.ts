@@ -72,13 +72,13 @@ test.describe('AI-host task routes with the real sidecar', () => {
 
   test('counts detections, keeps stage timings and streams the latest annotated picture', async () => {
     const before = (await call('QueryTaskStatus', { taskId: 'aihost-task' })).body.resData
-    expect(before).toMatchObject({ taskId: 'aihost-task', algorithmCode: 'face-detection', state: 'created', loaded: true, detections: 0, lastError: null })
+    expect(before).toMatchObject({ taskId: 'aihost-task', algorithmCode: 'face-detection', state: 'created', loaded: true, detections: 0, running: 0, lastError: null })
     for (let i = 0; i < 2; i++) {
       const detected = await call('PTaskDetectPic', { taskId: 'aihost-task', algorithmCode: 'face-detection', imageBase64: sample1.toString('base64') })
       expect(detected.body.resCode).toBe(1)
     }
     const status = (await call('QueryTaskStatus', { taskId: 'aihost-task' })).body.resData
-    expect(status).toMatchObject({ detections: 2, failures: 0, lastError: null })
+    expect(status).toMatchObject({ detections: 2, failures: 0, running: 0, lastError: null })
     const info = (await call('QueryTaskInfo', { taskId: 'aihost-task' })).body.resData
     expect(info).toMatchObject({ detections: 2, overviewAvailable: true, algorithm: { algorithmId: 'face-detection', nodes: [{ id: 'face', action: 'detector' }] } })
     expect(Object.keys(info.lastTimings).length).toBeGreaterThan(0)
