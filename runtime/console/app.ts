@@ -64,6 +64,9 @@ export function App() {
   }
 
   const client = useMemo(() => createClient(() => {
+    // Already signed out by a part that said why (a restore's or a reset's restart, a sign-out):
+    // a poll answered 401 after it keeps that notice instead of replacing it.
+    if (!sessionStore.load()) return
     // spec 5.3: a missing or expired mtk → sign in again; the interrupted upload restarts as a new session.
     sessionStore.clear()
     const stale = browserResumeStore.drain().map((r) => r.uploadId).filter((id): id is string => !!id)

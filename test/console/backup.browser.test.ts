@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { expect } from 'vitest'
-import type { Page } from 'playwright-core'
+import type { Page, Route } from 'playwright-core'
 import { browserTest as test, openConsole } from '../helpers/browser.ts'
 import { CHANGED_PASSWORD, INITIAL_PASSWORD, type DeviceProcess } from '../helpers/device.ts'
 import { md5Hex } from '../../shared/auth/password.ts'
@@ -103,9 +103,29 @@ test.describe('console: backup and reset', () => {
     await page.getByRole('button', { name: 'Change password' }).click()
     await page.getByRole('heading', { name: 'Backup and reset', level: 1 }).waitFor()
     expect(await galleries(RESET_PASSWORD)).toEqual([])
+    // A poll of the console's own (the metrics, every 5 s) in flight across the restart and
+    // answered 401 after the restore's notice is shown must not replace it with "Your session has
+    // ended": the restart's polls are held until one metrics request is, and that one until then.
+    let heldMetrics: Route | null = null
+    let metricsHeld!: () => void
+    const metricsSeen = new Promise<void>((resolve) => { metricsHeld = resolve })
+    await page.route('**/gtw/cwai/System/Metrics', async (route) => {
+      if (heldMetrics) return route.continue()
+      heldMetrics = route
+      metricsHeld()
+    })
+    await page.route('**/gtw/cwai/System/BackupStatus', async (route) => { await metricsSeen; await route.continue() })
     await restore(backupFile, PASSPHRASE)
     await page.getByTestId('restarting').waitFor()
     await page.getByTestId('notice').filter({ hasText: 'restored the backup' }).waitFor({ timeout: 180_000 })
+    const lateAnswer = page.waitForResponse('**/gtw/cwai/System/Metrics')
+    await heldMetrics!.continue()
+    expect((await lateAnswer).status()).toBe(401)
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 500)))
+    expect(await page.getByTestId('notice').filter({ hasText: 'restored the backup' }).count()).toBe(1)
+    expect(await page.getByText('Your session has ended').count()).toBe(0)
+    await page.unroute('**/gtw/cwai/System/Metrics')
+    await page.unroute('**/gtw/cwai/System/BackupStatus')
     await signIn(page, CHANGED_PASSWORD)
     await page.getByRole('heading', { name: 'Backup and reset', level: 1 }).waitFor()
     await page.getByTestId('last-restore').filter({ hasText: 'was restored' }).waitFor()

@@ -104,7 +104,8 @@ test.describe('console: galleries', () => {
     expect(await best.getAttribute('data-item-id')).toBe('p0')
     expect(parseFloat((await best.getByTestId('similarity').textContent())!)).toBeGreaterThan(70)
     // Each face found is shown cut out of the searched image; a match names its gallery and shows the person's picture.
-    expect(await results.getByTestId('search-crop').count()).toBe(3)
+    // (cut in the browser, each when its image has loaded)
+    await expect.poll(() => results.getByTestId('search-crop').count()).toBe(3)
     await expect.poll(() => results.getByTestId('search-crop').first().evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true)
     expect(await best.getByTestId('match-gallery').textContent()).toBe('Staff')
     await best.locator('img.thumb').waitFor()

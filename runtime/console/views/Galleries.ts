@@ -1,5 +1,5 @@
 import { html } from 'htm/preact'
-import { useEffect, useMemo, useState } from 'preact/hooks'
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { DeviceClient } from '../../client/client.ts'
 import { GalleryClient, type Gallery } from '../../client/galleries.ts'
 import { GALLERY_KINDS, galleryKinds, type GalleryKind } from '../../../shared/galleries/kinds.ts'
@@ -31,10 +31,16 @@ export function Galleries({ client, account }: { client: DeviceClient; account: 
   // Bumped when pictures are added outside the items list (an import, a search result's face): the open gallery's items are read again.
   const [version, setVersion] = useState(0)
 
-  const load = () => galleries.galleries().then((page) => {
-    setRows(page.rows)
-    setOpenId((id) => page.rows.some((g) => g.galleryId === id) ? id : page.rows[0]?.galleryId ?? null)
-  }, (e) => setError({ error: e, context: 'Galleries' }))
+  // Two reads in flight (two additions in a row) can be answered out of order: only the latest one's answer counts.
+  const latestLoad = useRef(0)
+  const load = () => {
+    const mine = ++latestLoad.current
+    return galleries.galleries().then((page) => {
+      if (mine !== latestLoad.current) return
+      setRows(page.rows)
+      setOpenId((id) => page.rows.some((g) => g.galleryId === id) ? id : page.rows[0]?.galleryId ?? null)
+    }, (e) => { if (mine === latestLoad.current) setError({ error: e, context: 'Galleries' }) })
+  }
   useEffect(() => { setRows(null); setOpenId(null); setError(null); load() }, [galleries])
   const picturesAdded = () => { load(); setVersion((n) => n + 1) }
 
