@@ -26,16 +26,24 @@ const recorded: Record<string, number> = JSON.parse(readFileSync(path.join(root,
 
 interface Entry { spec: TestSpecification; seconds: number }
 
+/** `entries` by `keyOf`, each list in the entries' order. */
+function groupBy<K>(entries: Entry[], keyOf: (entry: Entry) => K): Map<K, Entry[]> {
+  const groups = new Map<K, Entry[]>()
+  for (const entry of entries) {
+    const key = keyOf(entry)
+    const group = groups.get(key)
+    if (group) group.push(entry)
+    else groups.set(key, [entry])
+  }
+  return groups
+}
+
 /**
  * One group's files in the order its workers should take them: each project's files longest
  * first, on LANES[project] lanes of its own; the next file is the one whose lane frees first.
  */
 function byLanes(entries: Entry[]): Entry[] {
-  const queues = new Map<string, Entry[]>()
-  for (const entry of entries) {
-    const name = entry.spec.project.name
-    queues.set(name, [...(queues.get(name) ?? []), entry])
-  }
+  const queues = groupBy(entries, (entry) => entry.spec.project.name)
   const lanes = [...queues.keys()].flatMap((project) => Array.from({ length: LANES[project] ?? 1 }, () => ({ project, freeAt: 0 })))
   const order: Entry[] = []
   while (order.length < entries.length) {
@@ -63,11 +71,7 @@ export class LongestFirst extends BaseSequencer {
     const seconds = (spec: TestSpecification) => recorded[`${spec.project.name}:${path.relative(root, spec.moduleId)}`] ?? -1
     const entries = sorted.map((spec, index) => ({ spec, index, seconds: seconds(spec) }))
       .sort((a, b) => rank(a.spec) - rank(b.spec) || b.seconds - a.seconds || a.index - b.index)
-    const groups = new Map<number, Entry[]>()
-    for (const entry of entries) {
-      const group = entry.spec.project.config.sequence.groupOrder ?? 0
-      groups.set(group, [...(groups.get(group) ?? []), entry])
-    }
+    const groups = groupBy(entries, (entry) => entry.spec.project.config.sequence.groupOrder ?? 0)
     return [...groups.keys()].sort((a, b) => a - b).flatMap((group) => byLanes(groups.get(group)!)).map(({ spec }) => spec)
   }
 }

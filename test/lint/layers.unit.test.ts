@@ -8,11 +8,12 @@ import { describe, expect, it } from 'vitest'
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const eslint = new ESLint({ cwd: root })
 
-/** The layer-rule messages for `code` as the file `file` (relative to the repository root). */
-async function layerErrors(file: string, code: string): Promise<string[]> {
+/** The messages of rule `ruleId` (and parse errors) for `code` as the file `file` (relative to the repository root). */
+async function ruleErrors(file: string, code: string, ruleId = 'no-restricted-imports'): Promise<string[]> {
   const [result] = await eslint.lintText(`${code}\n`, { filePath: path.join(root, file) })
-  return result!.messages.filter((m) => m.ruleId === 'no-restricted-imports' || m.fatal).map((m) => m.message)
+  return result!.messages.filter((m) => m.ruleId === ruleId || m.fatal).map((m) => m.message)
 }
+const layerErrors = (file: string, code: string) => ruleErrors(file, code)
 
 /** The message of the layer a file belongs to (eslint.config.mjs). */
 const LAYERS: [prefix: string, message: string][] = [
@@ -112,10 +113,7 @@ describe('other areas are not confined', () => {
 })
 
 describe('the server process loads sharp on first use (runtime/load-sharp.ts); only the sidecar imports it', () => {
-  const sharpErrors = async (file: string, code: string) => {
-    const [result] = await eslint.lintText(`${code}\n`, { filePath: path.join(root, file) })
-    return result!.messages.filter((m) => m.ruleId === '@typescript-eslint/no-restricted-imports' || m.fatal).map((m) => m.message)
-  }
+  const sharpErrors = (file: string, code: string) => ruleErrors(file, code, '@typescript-eslint/no-restricted-imports')
   for (const file of ['runtime/galleries/probe.ts', 'runtime/probe.ts', 'functions/atomic/probe.ts', 'shared/probe.ts'])
     it(`${file}: rejects a value import of sharp`, async () => {
       const errors = await sharpErrors(file, `import sharp from 'sharp'`)
